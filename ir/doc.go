@@ -1,0 +1,72 @@
+// Package ir is kc's kernel intermediate representation: the one form that
+// the .kc front end and the Go builder produce, that the checker validates,
+// and that every emitter (WGSL, HLSL, SPIR-V) and the reference interpreter
+// consume. Package ir imports nothing else of kc.
+//
+// # Structure
+//
+// A Module holds `enable` directives, compile-time constants (Const) and
+// kernels. A Kernel has parameters, a workgroup size, workgroup-shared
+// variables and a Block of statements. The tree is made of pointers to
+// concrete node types behind two sealed interfaces, Stmt and Expr, as go/ast
+// does. Every node carries the Pos it was parsed from (zero when built from
+// Go).
+//
+// # Types
+//
+// bool, i32, u32, f32, f16 (Scalar); vec2..vec4 of those (Vector); fixed
+// arrays [N]T (*Array); atomic<i32|u32> (Atomic); and cooperative matrices
+// (CoopMat, reserved). Scalar, Vector, Atomic and CoopMat are comparable
+// values, so equal types are == ; use Identical when an *Array may be
+// involved.
+//
+// # Resources and bindings
+//
+// Scalar parameters (i32, u32, f32) are packed into one uniform block at
+// group 0, binding 0 (ParamsLayout); storage buffers ([]T, read or
+// read_write) take bindings 1, 2, ... in declaration order. Shared
+// variables live in workgroup memory and start zeroed.
+//
+// # Semantics
+//
+// Expressions are pure, except calls of atomic intrinsics, and evaluate
+// operands left to right. Integer arithmetic wraps (two's complement);
+// shift amounts are taken modulo 32; integer division by zero yields the
+// dividend (x / 0 == x) and remainder by zero yields 0; i32 MIN / -1 yields
+// MIN and MIN % -1 yields 0 (all as in WGSL). Float arithmetic is IEEE 754
+// binary32 (f16: binary16, rounded to nearest even). Float to integer
+// conversion truncates toward zero and saturates. Statements run in order;
+// control flow is structured: if/else, for (counted, while-style or
+// infinite) with break and continue, and return, which ends the invocation.
+// workgroupBarrier and storageBarrier must be reached by every invocation of
+// a workgroup together, so they may only appear in uniform control flow. An
+// out-of-bounds buffer or array access is an error of the program: targets
+// may clamp it or drop it; the reference interpreter reports it.
+//
+// # What Check establishes
+//
+// Emitters accept only a Module for which Check returned nil (Checked set).
+// They may then rely on:
+//   - every Expr's Type() is concrete (untyped literals have their chosen
+//     type in Lit.Ty; an Ident's Ty is the referenced value's type; for a
+//     buffer Ident it is the element type, for Index on a buffer, the
+//     element);
+//   - every Ident's Obj points to its *Param, *Shared, *Const or *Decl, and
+//     every Decl's Ty is set;
+//   - Array.Len and Kernel.Size are evaluated; Const.Val holds each
+//     constant's value (an Ident whose Obj is a *Const is to be emitted as
+//     that value, converted to the Ident's Ty);
+//   - operand types follow the rules of the op table in ops.go: binary
+//     arithmetic on one type or a vector with a scalar of its component type,
+//     comparisons on scalars only, shifts with a u32 amount, logical ops on
+//     bool;
+//   - assignments target a var local, a read_write buffer element, a shared
+//     variable or a component or element of one of those;
+//   - barriers appear only in uniform control flow; break and continue only
+//     inside a for;
+//   - Kernel.Features lists the optional features used, each enabled by an
+//     `enable` directive.
+//
+// Targets that cannot express a feature report an *UnsupportedError naming
+// the feature and the target (see RequireFeatures).
+package ir

@@ -1,0 +1,106 @@
+package ir
+
+// Node is any syntax node; every node knows where it came from.
+type Node interface {
+	Position() Pos
+}
+
+// Module is one .kc file: enable directives, compile-time constants and kernels.
+type Module struct {
+	File    string
+	Enables []*Enable
+	Consts  []*Const
+	Kernels []*Kernel
+
+	// Checked is set by Check when the module passed without errors; the
+	// emitters refuse unchecked modules because they need its annotations.
+	Checked bool
+}
+
+// Enable is `enable f16` or `enable subgroups`.
+type Enable struct {
+	Pos     Pos
+	Feature Feature
+}
+
+// Const is a module-level compile-time constant: `const TILE = 16` or
+// `const EPS f32 = 1e-5`. Specialize replaces Value before checking.
+type Const struct {
+	Doc   []string // comment lines above the declaration, without //
+	Pos   Pos
+	Name  string
+	Type  Type // as written; nil for an untyped constant
+	Value Expr
+
+	Val Value // set by Check: the evaluated value
+	Ty  Type  // set by Check: Type, or nil when the constant is untyped
+}
+
+// Kernel is one compute entry point.
+type Kernel struct {
+	Doc       []string // comment lines above the kernel, without //
+	Pos       Pos
+	Name      string
+	Params    []*Param
+	Workgroup []Expr // one to three constant expressions, as written
+	Shared    []*Shared
+	Body      *Block
+
+	// Set by Check.
+	Size     [3]int          // the evaluated workgroup size
+	Features Features        // optional capabilities the kernel uses
+	FeatPos  map[Feature]Pos // where each of Features is first used
+}
+
+// ParamKind separates uniform scalar parameters from storage buffers.
+type ParamKind uint8
+
+const (
+	ScalarParam ParamKind = iota + 1 // packed into the params uniform block (binding 0)
+	BufferParam                      // a storage buffer []Type (bindings 1.., in order)
+)
+
+// Param is a kernel parameter. For a scalar parameter Type is its type; for
+// a buffer, Type is the element type and Access says how it may be used.
+type Param struct {
+	Pos    Pos
+	Name   string
+	Kind   ParamKind
+	Type   Type
+	Access Access // buffers only
+}
+
+// Shared is a workgroup-shared variable: `shared tile [16][17]f32`.
+type Shared struct {
+	Pos  Pos
+	Name string
+	Type Type
+}
+
+// Object is what an identifier can refer to: *Param, *Shared, *Const or *Decl.
+type Object interface {
+	Node
+	ObjName() string
+}
+
+func (p *Param) ObjName() string  { return p.Name }
+func (s *Shared) ObjName() string { return s.Name }
+func (c *Const) ObjName() string  { return c.Name }
+func (d *Decl) ObjName() string   { return d.Name }
+
+func (m *Module) Position() Pos { return Pos{File: m.File, Line: 1, Col: 1} }
+func (e *Enable) Position() Pos { return e.Pos }
+func (c *Const) Position() Pos  { return c.Pos }
+func (k *Kernel) Position() Pos { return k.Pos }
+func (p *Param) Position() Pos  { return p.Pos }
+func (s *Shared) Position() Pos { return s.Pos }
+
+// Kernel returns the kernel called name, or nil.
+func (m *Module) Kernel(name string) *Kernel {
+	for _, k := range m.Kernels {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}

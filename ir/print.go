@@ -1,0 +1,376 @@
+package ir
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// This file is the canonical text form of .kc (kc fmt). The parser accepts
+// everything printed here; parse(Print(m)) equals m up to positions.
+
+// Print returns the canonical .kc text of m.
+func Print(m *Module) []byte {
+	var p printer
+	p.module(m)
+	return p.buf.Bytes()
+}
+
+// Fprint writes the canonical .kc text of m to w.
+func Fprint(w io.Writer, m *Module) error {
+	_, err := w.Write(Print(m))
+	return err
+}
+
+// ExprString returns the canonical text of one expression.
+func ExprString(e Expr) string {
+	var p printer
+	p.expr(e, 0)
+	return p.buf.String()
+}
+
+// TypeString returns the .kc spelling of a type (including an unresolved array length).
+func TypeString(t Type) string {
+	if t == nil {
+		return "<nil>"
+	}
+	return t.String()
+}
+
+type printer struct {
+	buf    bytes.Buffer
+	indent int
+}
+
+func (p *printer) line(parts ...string) {
+	for i := 0; i < p.indent; i++ {
+		p.buf.WriteByte('\t')
+	}
+	for _, s := range parts {
+		p.buf.WriteString(s)
+	}
+	p.buf.WriteByte('\n')
+}
+
+func (p *printer) docs(lines []string) {
+	for _, l := range lines {
+		p.line("//", l)
+	}
+}
+
+func (p *printer) module(m *Module) {
+	sep := false
+	blank := func() {
+		if sep {
+			p.buf.WriteByte('\n')
+		}
+		sep = true
+	}
+	if len(m.Enables) > 0 {
+		blank()
+		for _, e := range m.Enables {
+			p.line("enable ", e.Feature.Name())
+		}
+	}
+	if len(m.Consts) > 0 {
+		blank()
+		for _, c := range m.Consts {
+			p.docs(c.Doc)
+			if c.Type != nil {
+				p.line("const ", c.Name, " ", TypeString(c.Type), " = ", ExprString(c.Value))
+			} else {
+				p.line("const ", c.Name, " = ", ExprString(c.Value))
+			}
+		}
+	}
+	for _, k := range m.Kernels {
+		blank()
+		p.kernel(k)
+	}
+}
+
+func (p *printer) kernel(k *Kernel) {
+	p.docs(k.Doc)
+	var params []string
+	for _, prm := range k.Params {
+		if prm.Kind == BufferParam {
+			params = append(params, prm.Name+" "+prm.Access.String()+" []"+TypeString(prm.Type))
+		} else {
+			params = append(params, prm.Name+" "+TypeString(prm.Type))
+		}
+	}
+	var wg []string
+	for _, e := range k.Workgroup {
+		wg = append(wg, ExprString(e))
+	}
+	p.line("kernel ", k.Name, "(", strings.Join(params, ", "), ") workgroup(", strings.Join(wg, ", "), ") {")
+	p.indent++
+	for _, s := range k.Shared {
+		p.line("shared ", s.Name, " ", TypeString(s.Type))
+	}
+	if k.Body != nil {
+		p.stmts(k.Body.Stmts)
+	}
+	p.indent--
+	p.line("}")
+}
+
+func (p *printer) stmts(list []Stmt) {
+	for _, s := range list {
+		p.stmt(s)
+	}
+}
+
+func (p *printer) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *Comment:
+		p.line("//", s.Text)
+	case *Block:
+		p.line("{")
+		p.indent++
+		p.stmts(s.Stmts)
+		p.indent--
+		p.line("}")
+	case *Decl:
+		p.line(declText(s))
+	case *Assign:
+		p.line(assignText(s))
+	case *If:
+		p.ifStmt(s, "")
+	case *For:
+		p.forStmt(s)
+	case *Break:
+		p.line("break")
+	case *Continue:
+		p.line("continue")
+	case *Return:
+		p.line("return")
+	case *Barrier:
+		p.line(s.Kind.String(), "()")
+	case *ExprStmt:
+		p.line(ExprString(s.Call))
+	default:
+		p.line("/* unknown statement */")
+	}
+}
+
+func declText(d *Decl) string {
+	kw := "let "
+	if d.Mut {
+		kw = "var "
+	}
+	s := kw + d.Name
+	if d.Type != nil {
+		s += " " + TypeString(d.Type)
+	}
+	if d.Init != nil {
+		s += " = " + ExprString(d.Init)
+	}
+	return s
+}
+
+func assignText(a *Assign) string {
+	if a.Op == OpAdd || a.Op == OpSub {
+		if l, ok := a.RHS.(*Lit); ok && l.Val.Kind == IntValue && l.Val.Int == 1 {
+			return ExprString(a.LHS) + a.Op.String() + a.Op.String()
+		}
+	}
+	return ExprString(a.LHS) + " " + a.Op.String() + "= " + ExprString(a.RHS)
+}
+
+func (p *printer) ifStmt(s *If, prefix string) {
+	p.line(prefix, "if ", ExprString(s.Cond), " {")
+	p.indent++
+	p.stmts(s.Then.Stmts)
+	p.indent--
+	switch e := s.Else.(type) {
+	case nil:
+		p.line("}")
+	case *If:
+		// "} else if" continues on the closing brace's line.
+		p.ifStmt(e, "} else ")
+	case *Block:
+		p.line("} else {")
+		p.indent++
+		p.stmts(e.Stmts)
+		p.indent--
+		p.line("}")
+	}
+}
+
+func (p *printer) forStmt(s *For) {
+	var head string
+	switch {
+	case s.Init == nil && s.Post == nil && s.Cond == nil:
+		head = "for {"
+	case s.Init == nil && s.Post == nil:
+		head = "for " + ExprString(s.Cond) + " {"
+	default:
+		var init, cond, post string
+		if s.Init != nil {
+			init = s.Init.Name + " := " + ExprString(s.Init.Init)
+		}
+		if s.Cond != nil {
+			cond = " " + ExprString(s.Cond)
+		}
+		if s.Post != nil {
+			post = " " + assignText(s.Post)
+		}
+		head = "for " + init + ";" + cond + ";" + post + " {"
+	}
+	p.line(head)
+	p.indent++
+	p.stmts(s.Body.Stmts)
+	p.indent--
+	p.line("}")
+}
+
+// expr prints e; prec is the precedence of the enclosing binary operator
+// (0 at the top), right whether e is its right operand.
+func (p *printer) expr(e Expr, prec int) {
+	p.exprSide(e, prec, false)
+}
+
+func (p *printer) exprSide(e Expr, prec int, right bool) {
+	switch e := e.(type) {
+	case *Binary:
+		ep := e.Op.Precedence()
+		paren := ep < prec || (right && ep == prec)
+		if paren {
+			p.buf.WriteByte('(')
+		}
+		p.exprSide(e.X, ep, false)
+		p.buf.WriteString(" " + e.Op.String() + " ")
+		p.exprSide(e.Y, ep, true)
+		if paren {
+			p.buf.WriteByte(')')
+		}
+	case *Unary:
+		p.buf.WriteString(e.Op.String())
+		if _, ok := e.X.(*Binary); ok {
+			p.buf.WriteByte('(')
+			p.expr(e.X, 0)
+			p.buf.WriteByte(')')
+		} else if u, ok := e.X.(*Unary); ok && u.Op == e.Op && e.Op == OpNeg {
+			// "--x" would lex as a decrement.
+			p.buf.WriteByte('(')
+			p.expr(e.X, 0)
+			p.buf.WriteByte(')')
+		} else if l, ok := e.X.(*Lit); ok && l.Val.Kind != BoolValue && isNegative(l.Val) {
+			p.buf.WriteByte('(')
+			p.expr(e.X, 0)
+			p.buf.WriteByte(')')
+		} else {
+			p.expr(e.X, 6)
+		}
+	case *Lit:
+		s := LitText(e.Val)
+		// A negative literal as an operand keeps its sign attached to it.
+		if isNegative(e.Val) && prec >= 6 {
+			s = "(" + s + ")"
+		}
+		p.buf.WriteString(s)
+	case *Ident:
+		p.buf.WriteString(e.Name)
+	case *BuiltinValue:
+		p.buf.WriteString(e.Kind.String())
+	case *Call:
+		p.call(e.Func.String(), e.Args)
+	case *Convert:
+		p.call(e.To.String(), []Expr{e.X})
+	case *Construct:
+		p.call(e.To.String(), e.Args)
+	case *Bitcast:
+		p.call("bitcast<"+TypeString(e.To)+">", []Expr{e.X})
+	case *Index:
+		p.postfixOperand(e.X)
+		p.buf.WriteByte('[')
+		p.expr(e.Index, 0)
+		p.buf.WriteByte(']')
+	case *Swizzle:
+		p.postfixOperand(e.X)
+		p.buf.WriteByte('.')
+		p.buf.WriteString(e.Comps)
+	case *Len:
+		p.buf.WriteString("len(")
+		if e.Buf != nil {
+			p.buf.WriteString(e.Buf.Name)
+		}
+		p.buf.WriteByte(')')
+	default:
+		p.buf.WriteString("/* unknown expression */")
+	}
+}
+
+// postfixOperand prints the operand of x[i] or x.f, parenthesised unless it
+// is already a primary expression.
+func (p *printer) postfixOperand(x Expr) {
+	switch x.(type) {
+	case *Binary, *Unary:
+		p.buf.WriteByte('(')
+		p.expr(x, 0)
+		p.buf.WriteByte(')')
+	case *Lit:
+		if l := x.(*Lit); isNegative(l.Val) {
+			p.buf.WriteByte('(')
+			p.expr(x, 0)
+			p.buf.WriteByte(')')
+			return
+		}
+		p.expr(x, 0)
+	default:
+		p.expr(x, 0)
+	}
+}
+
+func (p *printer) call(name string, args []Expr) {
+	p.buf.WriteString(name)
+	p.buf.WriteByte('(')
+	for i, a := range args {
+		if i > 0 {
+			p.buf.WriteString(", ")
+		}
+		p.expr(a, 0)
+	}
+	p.buf.WriteByte(')')
+}
+
+func isNegative(v Value) bool {
+	switch v.Kind {
+	case IntValue:
+		return v.Int < 0
+	case FloatValue:
+		return math.Signbit(v.Float)
+	}
+	return false
+}
+
+// LitText spells a constant as .kc source: integers in decimal, floats in the
+// shortest form that reads back as the same float64 and always with a '.' or
+// an exponent, so that they stay floats.
+func LitText(v Value) string {
+	switch v.Kind {
+	case IntValue:
+		return strconv.FormatInt(v.Int, 10)
+	case BoolValue:
+		return strconv.FormatBool(v.Bool)
+	case FloatValue:
+		f := v.Float
+		switch {
+		case math.IsInf(f, 1):
+			return "inf"
+		case math.IsInf(f, -1):
+			return "-inf"
+		case math.IsNaN(f):
+			return "nan"
+		}
+		s := strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0"
+		}
+		return s
+	}
+	return "?"
+}
