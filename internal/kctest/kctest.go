@@ -1,0 +1,168 @@
+// Package kctest holds what kc's own tests share: the test-kernel corpus in
+// testdata/kernels with its directives, and the policy for missing tools
+// (skip with a reason locally, fail in CI, because a skipped check in CI is
+// a lie).
+//
+// Directives are comment lines anywhere in a test kernel:
+//
+//	//kc:targets wgsl spirv     the targets this case is emitted for (default: all)
+//	//kc:define TILE=16         a compile-time constant for the golden build
+//	//kc:skip-naga REASON       naga v0.23 (wgpu) cannot take this kernel, and why
+package kctest
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// Case is one test kernel.
+type Case struct {
+	Name     string // file name without .kc
+	Path     string
+	Src      []byte
+	Targets  []string          // nil: every target
+	Defines  map[string]string // -D values for the golden build
+	SkipNaga string            // non-empty: why naga v0.23 cannot take it
+}
+
+// Root returns the repository root (the directory holding go.mod).
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("kctest: go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Golden returns the golden file path for a case and a file extension
+// ("wgsl", "spvasm", "hlsl").
+func Golden(t testing.TB, name, ext string) string {
+	return filepath.Join(Root(t), "testdata", "golden", name+"."+ext)
+}
+
+// Cases reads every testdata/kernels/*.kc in name order.
+func Cases(t testing.TB) []Case {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(Root(t), "testdata", "kernels", "*.kc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	var out []Case
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, parseDirectives(p, src))
+	}
+	if len(out) == 0 {
+		t.Fatal("kctest: no test kernels in testdata/kernels")
+	}
+	return out
+}
+
+func parseDirectives(path string, src []byte) Case {
+	c := Case{
+		Name:    strings.TrimSuffix(filepath.Base(path), ".kc"),
+		Path:    path,
+		Src:     src,
+		Defines: map[string]string{},
+	}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "//kc:")
+		if !ok {
+			continue
+		}
+		verb, arg, _ := strings.Cut(rest, " ")
+		arg = strings.TrimSpace(arg)
+		switch verb {
+		case "targets":
+			c.Targets = strings.Fields(arg)
+		case "define":
+			for _, f := range strings.Fields(arg) {
+				if k, v, ok := strings.Cut(f, "="); ok {
+					c.Defines[k] = v
+				}
+			}
+		case "skip-naga":
+			c.SkipNaga = arg
+		}
+	}
+	return c
+}
+
+// Wants reports whether the case is emitted for target.
+func (c Case) Wants(target string) bool {
+	if c.Targets == nil {
+		return true
+	}
+	for _, t := range c.Targets {
+		if t == target {
+			return true
+		}
+	}
+	return false
+}
+
+// Module parses, specialises and checks the case, failing t on any error.
+func (c Case) Module(t testing.TB) *ir.Module {
+	t.Helper()
+	m, err := parse.File(c.Path, c.Src)
+	if err != nil {
+		t.Fatalf("parse %s:\n%v", c.Name, err)
+	}
+	if len(c.Defines) > 0 {
+		if err := ir.Specialize(m, c.Defines); err != nil {
+			t.Fatalf("specialize %s: %v", c.Name, err)
+		}
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatalf("check %s:\n%v", c.Name, err)
+	}
+	return m
+}
+
+// InCI reports whether the tests run in CI (CI=true).
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Missing reports that a test needs something absent: it fails the test in
+// CI and skips it with the reason elsewhere.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("required in CI: "+format, args...)
+	}
+	t.Skipf("skipped: "+format, args...)
+}
+
+// Tool returns the path of an executable on PATH, or reports it Missing.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, "%s not on PATH (scripts/test.sh installs it)", name)
+	}
+	return p
+}
