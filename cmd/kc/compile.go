@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kcgo/kc/ir"
+)
+
+func init() {
+	register("compile", "compile a .kc file to WGSL, HLSL, SPIR-V or DXIL", runCompile)
+}
+
+// compileOptions are the flags every target sees.
+type compileOptions struct {
+	kernel       string // -kernel: one kernel, or "" for all the target can hold
+	coopmat      string // -coopmat khr|nv
+	via          string // -via hlsl: SPIR-V through the HLSL path
+	hlslCompiler string // -hlsl-compiler dxc|glslang|PATH
+	spirvVersion string // -spirv-version 1.3|1.6
+}
+
+// target turns a checked module into output bytes.
+type target struct {
+	describe string
+	emit     func(ctx context.Context, m *ir.Module, o compileOptions) ([]byte, error)
+}
+
+// targets is filled by one file per target (compile_wgsl.go, ...).
+var targets = map[string]target{}
+
+func targetNames() string {
+	names := make([]string, 0, len(targets))
+	for n := range targets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, "|")
+}
+
+func runCompile(env *cliEnv, args []string) int {
+	fs := newFlagSet(env, "compile", "[-target "+targetNames()+"] [-o FILE] [-D NAME=VALUE]... [-kernel NAME] FILE.kc")
+	tgt := fs.String("target", "wgsl", "output format: "+targetNames())
+	out := fs.String("o", "", "output file (default or - : standard output)")
+	var o compileOptions
+	fs.StringVar(&o.kernel, "kernel", "", "compile only this kernel")
+	fs.StringVar(&o.coopmat, "coopmat", "khr", "cooperative-matrix flavour for SPIR-V: khr|nv")
+	fs.StringVar(&o.via, "via", "", "with -target spirv: 'hlsl' compiles kc's HLSL with dxc or glslang instead of the direct emitter")
+	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "HLSL compiler: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
+	fs.StringVar(&o.spirvVersion, "spirv-version", "1.3", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3)")
+	defs := defineFlags{}
+	fs.Var(defs, "D", "define a compile-time constant NAME=VALUE (repeatable)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	t, ok := targets[*tgt]
+	if !ok {
+		fmt.Fprintf(env.stderr, "kc compile: unknown target %q (want %s)\n", *tgt, targetNames())
+		return exitUsage
+	}
+	if o.via != "" && o.via != "hlsl" {
+		fmt.Fprintf(env.stderr, "kc compile: unknown -via %q (want hlsl)\n", o.via)
+		return exitUsage
+	}
+	if o.coopmat != "khr" && o.coopmat != "nv" {
+		fmt.Fprintf(env.stderr, "kc compile: unknown -coopmat %q (want khr or nv)\n", o.coopmat)
+		return exitUsage
+	}
+	m, err := loadModule(env, fs.Arg(0), defs)
+	if err != nil {
+		printErr(env, err)
+		return exitInput
+	}
+	if o.kernel != "" && m.Kernel(o.kernel) == nil {
+		fmt.Fprintf(env.stderr, "kc compile: %s has no kernel %q\n", fs.Arg(0), o.kernel)
+		return exitInput
+	}
+	data, err := t.emit(context.Background(), m, o)
+	if err != nil {
+		printErr(env, err)
+		return exitInput
+	}
+	if err := writeOutput(env, *out, data); err != nil {
+		printErr(env, err)
+		return exitInput
+	}
+	return exitOK
+}
