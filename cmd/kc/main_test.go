@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// kc runs the CLI in-process and returns its stdout, stderr and exit status.
+func kc(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &cliEnv{
+		stdin:  strings.NewReader(stdin),
+		stdout: &out,
+		stderr: &errb,
+		getenv: func(string) string { return "" },
+	}
+	code := runCLI(env, args)
+	return out.String(), errb.String(), code
+}
+
+func TestUsageExitCodes(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		in   string // substring expected in stdout+stderr
+	}{
+		{nil, exitUsage, "Commands:"},
+		{[]string{"help"}, exitOK, "compile"},
+		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{[]string{"compile"}, exitUsage, "usage: kc compile"},
+		{[]string{"compile", "-target", "pdf", "x.kc"}, exitUsage, `unknown target "pdf"`},
+		{[]string{"compile", "-nosuchflag", "x.kc"}, exitUsage, "flag provided but not defined"},
+		{[]string{"compile", "-h"}, exitOK, "-target"},
+		{[]string{"help", "fmt"}, exitOK, "-w"},
+		{[]string{"check"}, exitUsage, "usage: kc check"},
+		{[]string{"fmt"}, exitUsage, "usage: kc fmt"},
+		{[]string{"compile", "-D", "NOEQUALS", "x.kc"}, exitUsage, "want NAME=VALUE"},
+		{[]string{"check", "/nonexistent/x.kc"}, exitInput, "no such file"},
+	}
+	for _, tt := range tests {
+		stdout, stderr, code := kc(t, "", tt.args...)
+		if code != tt.code {
+			t.Errorf("kc %v: exit %d, want %d\nstderr: %s", tt.args, code, tt.code, stderr)
+		}
+		if !strings.Contains(stdout+stderr, tt.in) {
+			t.Errorf("kc %v: output lacks %q:\n%s%s", tt.args, tt.in, stdout, stderr)
+		}
+	}
+}
