@@ -1,0 +1,249 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// DeviceType is the kind of hardware behind an adapter.
+type DeviceType uint8
+
+// Device types, as Vulkan and WebGPU report them.
+const (
+	TypeUnknown    DeviceType = iota
+	TypeDiscrete              // a discrete GPU
+	TypeIntegrated            // a GPU sharing memory with the CPU
+	TypeVirtual               // a virtualised GPU
+	TypeCPU                   // a software rasteriser (lavapipe, llvmpipe, WARP)
+)
+
+var typeNames = [...]string{"unknown", "discrete", "integrated", "virtual", "cpu"}
+
+func (t DeviceType) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "DeviceType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// MarshalText writes the type's name (for JSON).
+func (t DeviceType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// Limits are the adapter limits kc checks on the host before recording.
+type Limits struct {
+	MaxBufferSize                   int64
+	MaxStorageBufferBindingSize     int64
+	MaxUniformBufferBindingSize     int64
+	MaxStorageBuffersPerStage       int
+	MinStorageBufferOffsetAlignment int64
+	MinUniformBufferOffsetAlignment int64
+	MaxWorkgroupSize                [3]int
+	MaxInvocationsPerWorkgroup      int
+	MaxWorkgroupsPerDimension       uint32
+	MaxSharedMemory                 int // bytes of workgroup memory
+}
+
+// CoopMatShape is one cooperative-matrix instruction shape an adapter offers
+// (from vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR or the NV
+// equivalent): D(MxN, Result) = A(MxK, A) * B(KxN, B) + C(MxN, C). Type names
+// are "f16", "bf16", "f32", "f64", "s8", "u8", "s32", "u32".
+type CoopMatShape struct {
+	M, N, K    int
+	A, B, C    string
+	Result     string
+	Saturating bool   `json:",omitempty"`
+	Scope      string // "subgroup" (the only scope kc uses), "workgroup", ...
+	Flavor     string // "khr" or "nv"
+}
+
+func (s CoopMatShape) String() string {
+	return fmt.Sprintf("%dx%dx%d %s*%s+%s->%s (%s)", s.M, s.N, s.K, s.A, s.B, s.C, s.Result, s.Flavor)
+}
+
+// AdapterInfo describes one adapter of one driver.
+type AdapterInfo struct {
+	Index       int        // position in Adapters() (all drivers); set by package backend
+	Driver      string     // driver name: "wgpu", "vulkan"
+	DriverIndex int        // position in the driver's own list
+	Name        string     // device name ("NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)")
+	API         string     // graphics API and version: "Vulkan 1.3.255", "Vulkan", "Metal", "OpenGL"
+	Type        DeviceType // discrete, integrated, cpu, ...
+	VendorID    uint32
+	DeviceID    uint32
+	DriverInfo  string // driver name and version as the API reports them
+
+	Targets []Target // artifact kinds the device accepts, preferred first
+
+	Limits       Limits
+	F16          bool           // f16 arithmetic and 16-bit storage in shaders
+	Subgroups    bool           // subgroup operations usable from the accepted targets
+	SubgroupSize int            // the default subgroup size (0: unknown)
+	SubgroupMin  int            // smallest subgroup size (0: unknown)
+	SubgroupMax  int            // largest subgroup size (0: unknown)
+	Timestamps   bool           // GPU timestamps between commands
+	TimestampNs  float64        // nanoseconds per timestamp tick (the period)
+	CoopMat      []CoopMatShape // cooperative-matrix shapes; empty when none
+	Extensions   []string       `json:",omitempty"` // notable extensions (Vulkan: cooperative matrix, subgroup size control, ...)
+}
+
+func (a AdapterInfo) String() string {
+	return fmt.Sprintf("%d: %s [%s %s, %s]", a.Index, a.Name, a.Driver, a.API, a.Type)
+}
+
+// Adapters enumerates every adapter of every registered driver. Adapters
+// are numbered across drivers: drivers in name order, each driver's adapters
+// in its own order. A driver that fails to enumerate (its system library is
+// missing, say) contributes no adapters; its error is joined into err,
+// which is non-nil only when some driver failed, even when others
+// succeeded: callers that want any working adapter use the slice.
+func Adapters(ctx context.Context) ([]AdapterInfo, error) {
+	var out []AdapterInfo
+	var errs []error
+	for _, name := range Drivers() {
+		as, err := driverByName(name).Adapters(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("driver %s: %w", name, err))
+			continue
+		}
+		for i, a := range as {
+			a.Driver = name
+			a.DriverIndex = i
+			a.Index = len(out)
+			out = append(out, a)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// Rank orders adapters for Choose: lower is better. The policy is: a
+// Vulkan-driver adapter with cooperative matrices first, then a discrete
+// Vulkan-driver adapter, then the best wgpu adapter (discrete, integrated,
+// virtual, cpu), then anything else in the same type order.
+func Rank(a AdapterInfo) int {
+	typeRank := map[DeviceType]int{TypeDiscrete: 0, TypeIntegrated: 1, TypeVirtual: 2, TypeCPU: 3}
+	tr, ok := typeRank[a.Type]
+	if !ok {
+		tr = 4
+	}
+	switch {
+	case a.Driver == "vulkan" && len(a.CoopMat) > 0:
+		return 0 + tr
+	case a.Driver == "vulkan" && a.Type == TypeDiscrete:
+		return 10
+	case a.Driver == "wgpu":
+		return 20 + tr
+	}
+	return 30 + tr
+}
+
+// Choose returns the position in as of the adapter the policy prefers (see
+// Rank; the first of equals), or -1 when as is empty.
+func Choose(as []AdapterInfo) int {
+	best := -1
+	for i, a := range as {
+		if best < 0 || Rank(a) < Rank(as[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// Select resolves a device selector against as and returns a position in
+// as. The selector (the KC_DEVICE environment variable, the -device flag)
+// is one of:
+//
+//	""              the policy's choice (Choose)
+//	"3"             adapter 3 of Adapters()
+//	"vulkan"        the policy's choice among one driver's adapters
+//	"wgpu:1"        adapter 1 of one driver's own list
+//	"llvmpipe"      the first adapter whose name contains the text (case-insensitive)
+func Select(as []AdapterInfo, sel string) (int, error) {
+	sel = strings.TrimSpace(sel)
+	if len(as) == 0 {
+		return -1, errors.New("backend: no GPU adapters found" + driversHint())
+	}
+	if sel == "" {
+		return Choose(as), nil
+	}
+	if n, err := strconv.Atoi(sel); err == nil {
+		if n < 0 || n >= len(as) {
+			return -1, fmt.Errorf("backend: device %d out of range (have %d adapters)", n, len(as))
+		}
+		return n, nil
+	}
+	if drv, idx, ok := strings.Cut(sel, ":"); ok {
+		n, err := strconv.Atoi(idx)
+		if err != nil {
+			return -1, fmt.Errorf("backend: bad device selector %q (want DRIVER:N)", sel)
+		}
+		for i, a := range as {
+			if a.Driver == drv && a.DriverIndex == n {
+				return i, nil
+			}
+		}
+		return -1, fmt.Errorf("backend: no adapter %d for driver %q", n, drv)
+	}
+	var sub []AdapterInfo
+	for _, a := range as {
+		if a.Driver == sel {
+			sub = append(sub, a)
+		}
+	}
+	if len(sub) > 0 {
+		return sub[Choose(sub)].Index, nil
+	}
+	low := strings.ToLower(sel)
+	for i, a := range as {
+		if strings.Contains(strings.ToLower(a.Name), low) || strings.Contains(strings.ToLower(a.DriverInfo), low) {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("backend: no adapter matches device selector %q", sel)
+}
+
+func driversHint() string {
+	if len(Drivers()) == 0 {
+		return " (no drivers registered: import github.com/kcgo/kc/backend/wgpu or backend/vulkan)"
+	}
+	return ""
+}
+
+// EnvDevice is the environment variable that selects a device (see Select).
+const EnvDevice = "KC_DEVICE"
+
+// Open opens a device. sel is a selector as Select takes it; when sel is
+// empty the KC_DEVICE environment variable is used, and when that is empty
+// too, the policy's choice.
+func Open(ctx context.Context, sel string) (*Device, error) {
+	if sel == "" {
+		sel = os.Getenv(EnvDevice)
+	}
+	as, enumErr := Adapters(ctx)
+	i, err := Select(as, sel)
+	if err != nil {
+		if enumErr != nil {
+			err = fmt.Errorf("%w (%v)", err, enumErr)
+		}
+		return nil, err
+	}
+	return OpenAdapter(ctx, as[i])
+}
+
+// OpenAdapter opens the device for an adapter that Adapters returned.
+func OpenAdapter(ctx context.Context, a AdapterInfo) (*Device, error) {
+	drv := driverByName(a.Driver)
+	if drv == nil {
+		return nil, fmt.Errorf("backend: driver %q is not registered", a.Driver)
+	}
+	impl, err := drv.Open(ctx, a.DriverIndex)
+	if err != nil {
+		return nil, fmt.Errorf("backend: open %s adapter %d (%s): %w", a.Driver, a.DriverIndex, a.Name, err)
+	}
+	info := impl.Info()
+	info.Index, info.Driver, info.DriverIndex = a.Index, a.Driver, a.DriverIndex
+	return newDevice(impl, info), nil
+}

@@ -1,0 +1,44 @@
+// Package backend runs kc kernels on GPUs: the driver-independent half of
+// kc's runtime, modelled on the seeds' compute contexts in Go idiom
+// (context.Context where work may block, errors as values, Close releases
+// everything).
+//
+//   - Adapters enumerates every adapter of every registered driver; Open
+//     picks one by selector (KC_DEVICE) or by policy: a Vulkan adapter with
+//     cooperative matrices, then a discrete Vulkan adapter, then the best
+//     wgpu adapter.
+//   - Device.Load builds a pipeline from an Artifact (WGSL text or SPIR-V
+//     words plus its binding Layout), cached by content hash and
+//     specialisation; LoadIR emits for the device's preferred target first.
+//   - Buffers: Upload (fresh, never pooled), Alloc (pooled by exact size),
+//     AllocZeroed (fresh, guaranteed zero), Persist (a persistent region for
+//     long-lived weights).
+//   - Dispatch and Copy record into nested scopes (Begin/End): only the
+//     outermost End submits. Read and ReadMany flush recorded work first and
+//     read any number of regions with one submit and one fence wait.
+//   - Stats counts dispatches, submits, compiles, cache hits, bytes and pool
+//     traffic; Stats.Since measures a region. Time is a timing oracle with
+//     GPU timestamps.
+//
+// Every binding is checked on the host before anything is recorded, so a
+// bad binding is a *BindError, never a driver abort.
+//
+// Drivers (backend/wgpu, backend/vulkan) implement the small interfaces of
+// driver.go and register themselves from init; import the ones you want:
+//
+//	import (
+//		"github.com/kcgo/kc/backend"
+//		_ "github.com/kcgo/kc/backend/wgpu"
+//	)
+//
+//	dev, err := backend.Open(ctx, "") // KC_DEVICE or the policy's choice
+//	defer dev.Close()
+//	p, err := dev.LoadIR(ctx, module, "saxpy")
+//	x, _ := dev.Upload(xs)
+//	y, _ := dev.Alloc(n * 4)
+//	err = dev.Dispatch(p, backend.Args{Params: []uint32{n}, Buffers: []backend.View{x.View(), y.View()}}, backend.Groups(n/64))
+//	out, err := dev.Read(ctx, y.View())
+//
+// Package backend imports ir and the emitters; only driver packages import
+// GPU bindings.
+package backend

@@ -1,0 +1,324 @@
+package backend
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+)
+
+// Scope groups recorded work into one submission. Dispatches and copies
+// made while any scope is open are recorded into one command encoder and
+// submitted when the outermost scope ends, so a whole decode step costs one
+// submit; outside any scope each dispatch is submitted on its own. Scopes
+// nest: a function may open its own scope without knowing whether its
+// caller has one. A readback inside a scope flushes what has been recorded
+// so far first (see Read), so reads always see program order.
+type Scope struct {
+	d     *Device
+	ended bool
+}
+
+// Begin opens a scope; End it (typically deferred) to close it.
+func (d *Device) Begin() *Scope {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.depth++
+	return &Scope{d: d}
+}
+
+// End closes the scope. When it is the outermost scope, the recorded work
+// is submitted (without waiting for it) and the first error recorded inside
+// the scopes, if any, is returned. Ending a scope twice is a no-op.
+func (s *Scope) End() error {
+	d := s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.ended {
+		return nil
+	}
+	s.ended = true
+	d.depth--
+	if d.depth > 0 {
+		return nil
+	}
+	err := d.scopeErr
+	d.scopeErr = nil
+	if d.closed {
+		return ErrClosed
+	}
+	if ferr := d.flushLocked(context.Background()); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// Do runs fn inside a scope and ends it, returning fn's error or End's.
+func (d *Device) Do(fn func() error) error {
+	s := d.Begin()
+	err := fn()
+	if eerr := s.End(); err == nil {
+		err = eerr
+	}
+	return err
+}
+
+// Flush submits the work recorded so far without closing any scope.
+func (d *Device) Flush() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.flushLocked(context.Background())
+}
+
+// Args are a dispatch's arguments.
+type Args struct {
+	// Params holds one 32-bit word per scalar parameter, in
+	// Layout.ParamNames order (u32 as is, i32 as uint32(x), f32 as
+	// math.Float32bits(x)).
+	Params []uint32
+	// Buffers binds Layout.Buffers in order.
+	Buffers []View
+}
+
+// Groups returns the workgroup counts {x, y, z}, with missing values 1.
+func Groups(n ...uint32) [3]uint32 {
+	g := [3]uint32{1, 1, 1}
+	copy(g[:], n)
+	return g
+}
+
+// BindError is a dispatch, copy or readback refused on the host before
+// anything was recorded.
+type BindError struct {
+	Kernel  string // "" for copies and reads
+	Binding int    // -1 when not about one binding
+	Name    string // the binding's parameter name
+	Msg     string
+}
+
+func (e *BindError) Error() string {
+	s := "backend: "
+	if e.Kernel != "" {
+		s += "dispatch " + e.Kernel + ": "
+	}
+	if e.Binding >= 0 {
+		s += fmt.Sprintf("binding %d (%s): ", e.Binding, e.Name)
+	}
+	return s + e.Msg
+}
+
+// Dispatch records kernel p with args over groups workgroups. Every binding
+// is checked on the host first (count, bounds, alignment, element stride,
+// read-only/read-write aliasing, workgroup limits); a bad one is a
+// *BindError and nothing is recorded. Outside a scope the dispatch is
+// submitted at once; inside one it waits for the outermost End. A dispatch
+// with a zero workgroup count does nothing.
+func (d *Device) Dispatch(p *Pipeline, args Args, groups [3]uint32) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if err := d.checkDispatch(p, args, groups); err != nil {
+		return err
+	}
+	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
+		return nil
+	}
+	return d.recordDispatch(p, args, groups)
+}
+
+func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error {
+	params := d.params[:0]
+	for _, w := range args.Params {
+		params = binary.LittleEndian.AppendUint32(params, w)
+	}
+	for len(params) < p.layout.Params {
+		params = append(params, 0)
+	}
+	d.params = params
+	ranges := d.ranges[:0]
+	for _, v := range args.Buffers {
+		ranges = append(ranges, Range{Buf: v.Buf.impl, Off: v.Off, Size: v.Size})
+	}
+	d.ranges = ranges
+	if p.layout.Params == 0 {
+		params = nil
+	}
+	e, err := d.encoder()
+	if err != nil {
+		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
+	}
+	if err := e.Dispatch(p.impl, params, ranges, groups); err != nil {
+		return d.failLocked(fmt.Errorf("backend: dispatch %s: %w", p.name, err))
+	}
+	d.encUsed = true
+	for _, v := range args.Buffers {
+		v.Buf.gen = d.encGen
+	}
+	d.stats.Dispatches++
+	if d.depth == 0 {
+		return d.submitLocked(context.Background())
+	}
+	return nil
+}
+
+func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
+	if p == nil || p.dev != d {
+		return &BindError{Binding: -1, Msg: "pipeline is nil or belongs to another device"}
+	}
+	l := &p.layout
+	bad := func(binding int, name, format string, a ...any) error {
+		return &BindError{Kernel: p.name, Binding: binding, Name: name, Msg: fmt.Sprintf(format, a...)}
+	}
+	if len(args.Params) != len(l.ParamNames) || len(args.Params)*4 > l.Params {
+		return bad(-1, "", "got %d params, kernel has %d scalar parameters %v", len(args.Params), len(l.ParamNames), l.ParamNames)
+	}
+	if len(args.Buffers) != len(l.Buffers) {
+		return bad(-1, "", "got %d buffers, kernel has %d", len(args.Buffers), len(l.Buffers))
+	}
+	lim := &d.info.Limits
+	for i, g := range groups {
+		if lim.MaxWorkgroupsPerDimension > 0 && g > lim.MaxWorkgroupsPerDimension {
+			return bad(-1, "", "workgroup count %d in dimension %c exceeds the device's %d", g, "xyz"[i], lim.MaxWorkgroupsPerDimension)
+		}
+	}
+	for i, v := range args.Buffers {
+		s := l.Buffers[i]
+		if err := d.checkView(v, lim.MinStorageBufferOffsetAlignment); err != "" {
+			return bad(s.Binding, s.Name, "%s", err)
+		}
+		if max := lim.MaxStorageBufferBindingSize; max > 0 && v.Size > max {
+			return bad(s.Binding, s.Name, "range of %d bytes exceeds the device's maximum storage binding of %d", v.Size, max)
+		}
+		if s.Stride > 0 && v.Size%int64(s.Stride) != 0 {
+			return bad(s.Binding, s.Name, "size %d is not a multiple of the element stride %d", v.Size, s.Stride)
+		}
+		if s.ReadOnly {
+			continue
+		}
+		for j, w := range args.Buffers {
+			if j != i && w.Buf == v.Buf && l.Buffers[j].ReadOnly {
+				return bad(s.Binding, s.Name, "buffer is bound read_write here and read-only at binding %d (%s)", l.Buffers[j].Binding, l.Buffers[j].Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkView returns "" when v is a usable range of a live buffer of this
+// device with offset a multiple of align, else what is wrong.
+func (d *Device) checkView(v View, align int64) string {
+	switch {
+	case v.Buf == nil:
+		return "no buffer"
+	case v.Buf.dev != d:
+		return "buffer belongs to another device"
+	case v.Buf.released:
+		return "buffer was released"
+	case v.Size <= 0:
+		return fmt.Sprintf("empty range (size %d)", v.Size)
+	case v.Off < 0 || v.Off+v.Size > v.Buf.size || v.Off+v.Size < v.Off:
+		return fmt.Sprintf("range %v is out of bounds", v)
+	case align > 0 && v.Off%align != 0:
+		return fmt.Sprintf("offset %d is not a multiple of %d", v.Off, align)
+	}
+	return ""
+}
+
+// Copy records a device-to-device copy of src into dst (equal sizes,
+// offsets and size multiples of 4, no overlap within one buffer). Like
+// Dispatch it is submitted at once outside a scope.
+func (d *Device) Copy(dst, src View) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if err := d.checkCopy(dst, src); err != nil {
+		return err
+	}
+	e, err := d.encoder()
+	if err != nil {
+		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
+	}
+	if err := e.Copy(src.Buf.impl, src.Off, dst.Buf.impl, dst.Off, roundUp(src.Size, 4)); err != nil {
+		return d.failLocked(fmt.Errorf("backend: copy: %w", err))
+	}
+	d.encUsed = true
+	src.Buf.gen, dst.Buf.gen = d.encGen, d.encGen
+	d.stats.Copies++
+	if d.depth == 0 {
+		return d.submitLocked(context.Background())
+	}
+	return nil
+}
+
+func (d *Device) checkCopy(dst, src View) error {
+	bad := func(format string, a ...any) error {
+		return &BindError{Binding: -1, Msg: "copy: " + fmt.Sprintf(format, a...)}
+	}
+	if e := d.checkView(src, 4); e != "" {
+		return bad("source: %s", e)
+	}
+	if e := d.checkView(dst, 4); e != "" {
+		return bad("destination: %s", e)
+	}
+	if src.Size != dst.Size {
+		return bad("source has %d bytes, destination %d", src.Size, dst.Size)
+	}
+	if src.Size%4 != 0 && (src.Off+src.Size != src.Buf.size || dst.Off+dst.Size != dst.Buf.size) {
+		return bad("size %d is not a multiple of 4", src.Size)
+	}
+	if src.Buf == dst.Buf && src.Off < dst.Off+dst.Size && dst.Off < src.Off+src.Size {
+		return bad("source %v and destination %v overlap", src, dst)
+	}
+	return nil
+}
+
+// Read returns the bytes of v. Work recorded so far (in any open scope) is
+// submitted first, in the same submission as the read, so the bytes reflect
+// every dispatch recorded before the call.
+func (d *Device) Read(ctx context.Context, v View) ([]byte, error) {
+	out, err := d.ReadMany(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// ReadMany reads several regions back with one submit and one fence wait,
+// together with any recorded work, and returns them in the order given.
+func (d *Device) ReadMany(ctx context.Context, vs ...View) ([][]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	if len(vs) == 0 {
+		return nil, nil
+	}
+	reads := make([]Range, len(vs))
+	for i, v := range vs {
+		if e := d.checkView(v, 4); e != "" {
+			return nil, &BindError{Binding: -1, Msg: fmt.Sprintf("read %d: %s", i, e)}
+		}
+		reads[i] = Range{Buf: v.Buf.impl, Off: v.Off, Size: roundUp(v.Size, 4)}
+	}
+	res, err := d.submitReads(ctx, reads)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Reads) != len(vs) {
+		return nil, fmt.Errorf("backend: driver returned %d regions for %d reads", len(res.Reads), len(vs))
+	}
+	out := res.Reads
+	for i, v := range vs {
+		out[i] = out[i][:v.Size]
+		d.stats.BytesDown += uint64(v.Size)
+	}
+	d.stats.Readbacks++
+	return out, nil
+}
