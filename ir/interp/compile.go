@@ -1,0 +1,482 @@
+package interp
+
+import (
+	"fmt"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// exprFn evaluates an expression for the active lanes and returns its
+// value column (four words per lane; only active lanes are meaningful).
+// The column belongs to the expression: callers read it and must not
+// write it.
+type exprFn func(act []int32) []uint32
+
+// stmtFn executes a statement for the active lanes (sorted) and returns
+// the lanes that continue with the next statement, in order.
+type stmtFn func(act []int32) []int32
+
+// compiler turns a checked kernel into closures, once per Run.
+type compiler struct {
+	m      *machine
+	locals map[*ir.Decl]*local
+	shared map[*ir.Shared][]byte
+	loops  []*loopState
+	zeros  []int // a zero offset per lane
+}
+
+// local is the storage of a local variable: a value column for scalars and
+// vectors, or memory with one region of size bytes per lane for arrays.
+type local struct {
+	col  []uint32
+	mem  []byte
+	size int
+	base []int // lane * size
+}
+
+// compileError aborts compilation; compileKernel recovers it.
+type compileError struct{ err *Error }
+
+func (c *compiler) errorf(pos ir.Pos, format string, args ...any) {
+	panic(compileError{&Error{Kernel: c.m.k.Name, Pos: pos, Msg: fmt.Sprintf(format, args...)}})
+}
+
+// compileKernel compiles the kernel's body for machine m.
+func compileKernel(m *machine) (body stmtFn, err error) {
+	m.initBuiltins()
+	c := &compiler{m: m, locals: map[*ir.Decl]*local{}, shared: map[*ir.Shared][]byte{}, zeros: make([]int, m.n)}
+	defer func() {
+		if r := recover(); r != nil {
+			ce, ok := r.(compileError)
+			if !ok {
+				panic(r)
+			}
+			body, err = nil, ce.err
+		}
+	}()
+	for _, s := range m.k.Shared {
+		size := memStride(s.Type)
+		if size <= 0 {
+			c.errorf(s.Pos, "shared %s has type %s without a memory layout", s.Name, s.Type)
+		}
+		b := make([]byte, size)
+		c.shared[s] = b
+		m.shared = append(m.shared, b)
+	}
+	if m.k.Body == nil {
+		return func(act []int32) []int32 { return act }, nil
+	}
+	return c.block(m.k.Body), nil
+}
+
+// memStride is the byte size of t in memory: ir.ElemStride, with bool
+// (only in shared and local memory) stored as a 4-byte word.
+func memStride(t ir.Type) int {
+	switch t := t.(type) {
+	case ir.Scalar:
+		if t == ir.Bool {
+			return 4
+		}
+	case ir.Vector:
+		if t.Elem == ir.Bool {
+			return memStride(ir.Vector{Elem: ir.U32, N: t.N})
+		}
+	case *ir.Array:
+		return t.Len * memStride(t.Elem)
+	case ir.CoopMat:
+		return 0
+	}
+	return ir.ElemStride(t)
+}
+
+// compSize is the byte size of one component of scalar type s in memory.
+func compSize(s ir.Scalar) int {
+	if s == ir.F16 {
+		return 2
+	}
+	return 4
+}
+
+// width is the number of components of a value type (1 for scalars).
+func width(t ir.Type) int {
+	if n := ir.Width(t); n > 0 {
+		return n
+	}
+	return 1
+}
+
+// stride1 is 1 for a vector operand and 0 for a scalar broadcast to one.
+func stride1(t ir.Type) int {
+	if _, ok := t.(ir.Vector); ok {
+		return 1
+	}
+	return 0
+}
+
+// constant returns an expression whose value is comps (splat over width w).
+func (c *compiler) constant(w int, comps ...uint32) exprFn {
+	col := c.m.newCol()
+	for l := 0; l < c.m.n; l++ {
+		for i := 0; i < w; i++ {
+			col[4*l+i] = comps[i%len(comps)]
+		}
+	}
+	return func([]int32) []uint32 { return col }
+}
+
+// column returns an expression that reads a column the machine keeps.
+func column(col *[]uint32) exprFn {
+	return func([]int32) []uint32 { return *col }
+}
+
+func (c *compiler) expr(e ir.Expr) exprFn {
+	if e.Type() == nil {
+		c.errorf(e.Position(), "expression %s has no type (module not checked?)", ir.ExprString(e))
+	}
+	switch e := e.(type) {
+	case *ir.Lit:
+		return c.constant(width(e.Ty), constBits(e.Val, ir.ElemScalar(e.Ty)))
+	case *ir.Ident:
+		return c.ident(e)
+	case *ir.BuiltinValue:
+		return c.builtin(e)
+	case *ir.Unary:
+		f := unaryFn(e.Op, ir.ElemScalar(e.Ty))
+		if f == nil {
+			c.errorf(e.Pos, "operator %s is not defined on %s", e.Op, e.Ty)
+		}
+		return c.map1(c.expr(e.X), width(e.Ty), f)
+	case *ir.Binary:
+		return c.binary(e)
+	case *ir.Call:
+		return c.call(e)
+	case *ir.Convert:
+		f := convertFn(ir.ElemScalar(e.X.Type()), e.To)
+		if f == nil || width(e.X.Type()) != 1 {
+			c.errorf(e.Pos, "cannot convert %s to %s", e.X.Type(), e.To)
+		}
+		return c.map1(c.expr(e.X), 1, f)
+	case *ir.Construct:
+		return c.construct(e)
+	case *ir.Bitcast:
+		return c.bitcast(e)
+	case *ir.Index:
+		if c.addressable(e.X) {
+			return c.load(c.ref(e))
+		}
+		return c.indexValue(e)
+	case *ir.Swizzle:
+		if len(e.Comps) == 1 && c.addressable(e.X) {
+			return c.load(c.ref(e))
+		}
+		return c.swizzle(e)
+	case *ir.Len:
+		p, ok := e.Buf.Obj.(*ir.Param)
+		if !ok || p.Kind != ir.BufferParam {
+			c.errorf(e.Pos, "len of %s, which is not a buffer", e.Buf.Name)
+		}
+		return c.constant(1, uint32(len(c.m.buffers[p])/ir.ElemStride(p.Type)))
+	}
+	c.errorf(e.Position(), "unsupported expression %s", ir.ExprString(e))
+	return nil
+}
+
+func (c *compiler) ident(e *ir.Ident) exprFn {
+	switch o := e.Obj.(type) {
+	case *ir.Param:
+		if o.Kind == ir.ScalarParam {
+			return c.constant(1, c.m.params[o])
+		}
+		c.errorf(e.Pos, "buffer %s used as a value", e.Name)
+	case *ir.Const:
+		s := ir.ElemScalar(e.Ty)
+		return c.constant(width(e.Ty), constBits(o.Val, s))
+	case *ir.Decl, *ir.Shared:
+		if ir.Width(e.Ty) == 0 {
+			c.errorf(e.Pos, "%s of type %s used as a value (only scalars and vectors are values)", e.Name, e.Ty)
+		}
+		return c.load(c.ref(e))
+	}
+	c.errorf(e.Pos, "unresolved identifier %s (module not checked?)", e.Name)
+	return nil
+}
+
+func (c *compiler) builtin(e *ir.BuiltinValue) exprFn {
+	m := c.m
+	switch e.Kind {
+	case ir.GlobalID:
+		return column(&m.globalID)
+	case ir.LocalID:
+		return column(&m.localID)
+	case ir.WorkgroupID:
+		return column(&m.workgroupID)
+	case ir.NumWorkgroups:
+		return column(&m.numWorkgroups)
+	case ir.LocalIndex:
+		return column(&m.localIndex)
+	case ir.SubgroupSize:
+		return column(&m.sgSizeCol)
+	case ir.SubgroupInvocationID:
+		return column(&m.sgInvocation)
+	}
+	c.errorf(e.Pos, "unknown builtin %v", e.Kind)
+	return nil
+}
+
+// map1 applies f to each of the w components of x.
+func (c *compiler) map1(x exprFn, w int, f fn1) exprFn {
+	out := c.m.newCol()
+	return func(act []int32) []uint32 {
+		a := x(act)
+		for _, l := range act {
+			o := int(l) * 4
+			for i := 0; i < w; i++ {
+				out[o+i] = f(a[o+i])
+			}
+		}
+		return out
+	}
+}
+
+// map2 applies f componentwise; sx and sy are 0 for a scalar operand
+// broadcast over the w components.
+func (c *compiler) map2(x, y exprFn, w, sx, sy int, f fn2) exprFn {
+	out := c.m.newCol()
+	if w == 1 {
+		return func(act []int32) []uint32 {
+			a, b := x(act), y(act)
+			for _, l := range act {
+				o := int(l) * 4
+				out[o] = f(a[o], b[o])
+			}
+			return out
+		}
+	}
+	return func(act []int32) []uint32 {
+		a, b := x(act), y(act)
+		for _, l := range act {
+			o := int(l) * 4
+			for i := 0; i < w; i++ {
+				out[o+i] = f(a[o+i*sx], b[o+i*sy])
+			}
+		}
+		return out
+	}
+}
+
+// map3 is map2 for three operands.
+func (c *compiler) map3(x, y, z exprFn, w, sx, sy, sz int, f fn3) exprFn {
+	out := c.m.newCol()
+	return func(act []int32) []uint32 {
+		a, b, d := x(act), y(act), z(act)
+		for _, l := range act {
+			o := int(l) * 4
+			for i := 0; i < w; i++ {
+				out[o+i] = f(a[o+i*sx], b[o+i*sy], d[o+i*sz])
+			}
+		}
+		return out
+	}
+}
+
+func (c *compiler) binary(e *ir.Binary) exprFn {
+	xt, yt := e.X.Type(), e.Y.Type()
+	if e.Op.IsLogical() && width(xt) == 1 {
+		return c.logical(e)
+	}
+	f := binaryFn(e.Op, ir.ElemScalar(xt))
+	if f == nil {
+		c.errorf(e.Pos, "operator %s is not defined on %s", e.Op, xt)
+	}
+	w := width(e.Ty)
+	if wx, wy := width(xt), width(yt); wx > w {
+		w = wx
+	} else if wy > w {
+		w = wy
+	}
+	return c.map2(c.expr(e.X), c.expr(e.Y), w, stride1(xt), stride1(yt), f)
+}
+
+// logical evaluates && and || with short circuit: the right operand is
+// evaluated only by the lanes whose left operand does not decide.
+func (c *compiler) logical(e *ir.Binary) exprFn {
+	x, y := c.expr(e.X), c.expr(e.Y)
+	out := c.m.newCol()
+	rest := c.m.newLanes()
+	decide := uint32(0) // && is decided by false
+	if e.Op == ir.OpLogOr {
+		decide = 1
+	}
+	return func(act []int32) []uint32 {
+		a := x(act)
+		r := rest[:0]
+		for _, l := range act {
+			v := a[4*l]
+			out[4*l] = v
+			if v != decide {
+				r = append(r, l)
+			}
+		}
+		if len(r) > 0 {
+			b := y(r)
+			for _, l := range r {
+				out[4*l] = b[4*l]
+			}
+		}
+		return out
+	}
+}
+
+// construct builds a vector from scalars and vectors, a splat, or a
+// componentwise conversion.
+func (c *compiler) construct(e *ir.Construct) exprFn {
+	to := e.To
+	type part struct {
+		arg  int
+		comp int
+		conv fn1
+	}
+	var parts []part
+	args := make([]exprFn, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = c.expr(a)
+		at := a.Type()
+		conv := convertFn(ir.ElemScalar(at), to.Elem)
+		if conv == nil || ir.Width(at) == 0 {
+			c.errorf(a.Position(), "cannot use %s in %s(...)", at, to)
+		}
+		for k := 0; k < width(at); k++ {
+			parts = append(parts, part{i, k, conv})
+		}
+	}
+	if len(parts) == 1 { // splat
+		for len(parts) < to.N {
+			parts = append(parts, parts[0])
+		}
+	}
+	if len(parts) != to.N {
+		c.errorf(e.Pos, "%s(...) given %d components", to, len(parts))
+	}
+	out := c.m.newCol()
+	cols := make([][]uint32, len(args))
+	return func(act []int32) []uint32 {
+		for i, a := range args {
+			cols[i] = a(act)
+		}
+		for _, l := range act {
+			o := int(l) * 4
+			for i, p := range parts {
+				out[o+i] = p.conv(cols[p.arg][o+p.comp])
+			}
+		}
+		return out
+	}
+}
+
+// bitcast reinterprets the bytes of a scalar or vector (little-endian,
+// first component lowest).
+func (c *compiler) bitcast(e *ir.Bitcast) exprFn {
+	from := e.X.Type()
+	fs, ts := ir.ElemScalar(from), ir.ElemScalar(e.To)
+	fw, tw := width(from), width(e.To)
+	fc, tc := compSize(fs), compSize(ts)
+	if fs == ir.Bool || ts == ir.Bool || fw*fc != tw*tc || ir.Width(from) == 0 || ir.Width(e.To) == 0 {
+		c.errorf(e.Pos, "cannot bitcast %s to %s", from, e.To)
+	}
+	x := c.expr(e.X)
+	if fc == tc {
+		return x // same words
+	}
+	out := c.m.newCol()
+	return func(act []int32) []uint32 {
+		a := x(act)
+		for _, l := range act {
+			o := int(l) * 4
+			var bits uint64
+			for i := fw - 1; i >= 0; i-- {
+				bits = bits<<(8*fc) | uint64(a[o+i])
+			}
+			mask := uint64(1)<<(8*tc) - 1
+			for i := 0; i < tw; i++ {
+				out[o+i] = uint32(bits & mask)
+				bits >>= 8 * tc
+			}
+		}
+		return out
+	}
+}
+
+// swizzle selects components of a vector value.
+func (c *compiler) swizzle(e *ir.Swizzle) exprFn {
+	x := c.expr(e.X)
+	idx := swizzleIndexes(e.Comps)
+	if idx == nil || len(idx) > 4 {
+		c.errorf(e.Pos, "bad swizzle .%s", e.Comps)
+	}
+	for _, i := range idx {
+		if i >= width(e.X.Type()) {
+			c.errorf(e.Pos, "swizzle .%s out of range for %s", e.Comps, e.X.Type())
+		}
+	}
+	out := c.m.newCol()
+	return func(act []int32) []uint32 {
+		a := x(act)
+		for _, l := range act {
+			o := int(l) * 4
+			for i, k := range idx {
+				out[o+i] = a[o+k]
+			}
+		}
+		return out
+	}
+}
+
+func swizzleIndexes(comps string) []int {
+	idx := make([]int, 0, len(comps))
+	for _, r := range comps {
+		switch r {
+		case 'x', 'r':
+			idx = append(idx, 0)
+		case 'y', 'g':
+			idx = append(idx, 1)
+		case 'z', 'b':
+			idx = append(idx, 2)
+		case 'w', 'a':
+			idx = append(idx, 3)
+		default:
+			return nil
+		}
+	}
+	return idx
+}
+
+// indexValue is v[i] on a vector value that lives in no variable.
+func (c *compiler) indexValue(e *ir.Index) exprFn {
+	vt, ok := e.X.Type().(ir.Vector)
+	if !ok {
+		c.errorf(e.Pos, "cannot index a %s value", e.X.Type())
+	}
+	x, ix := c.expr(e.X), c.expr(e.Index)
+	signed := ir.ElemScalar(e.Index.Type()) == ir.I32
+	out := c.m.newCol()
+	return func(act []int32) []uint32 {
+		a, iv := x(act), ix(act)
+		for _, l := range act {
+			o := int(l) * 4
+			i := indexInt(iv[o], signed)
+			if i < 0 || i >= int64(vt.N) {
+				c.m.fail(e.Pos, l, "index %d out of bounds for %s", i, vt)
+			}
+			out[o] = a[o+int(i)]
+		}
+		return out
+	}
+}
+
+// indexInt reads an index value as a signed number.
+func indexInt(v uint32, signed bool) int64 {
+	if signed {
+		return int64(int32(v))
+	}
+	return int64(v)
+}
