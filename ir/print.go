@@ -258,7 +258,9 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 			p.buf.WriteByte('(')
 			p.expr(e.X, 0)
 			p.buf.WriteByte(')')
-		} else if l, ok := e.X.(*Lit); ok && l.Val.Kind != BoolValue && isNegative(l.Val) {
+		} else if l, ok := e.X.(*Lit); ok && l.Val.Kind != BoolValue && (isNegative(l.Val) || e.Op == OpNeg) {
+			// The parser folds a minus directly on a number into the
+			// literal, so -(5) keeps its parentheses.
 			p.buf.WriteByte('(')
 			p.expr(e.X, 0)
 			p.buf.WriteByte(')')

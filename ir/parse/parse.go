@@ -1,16 +1,87 @@
-// Package parse reads the .kc text form into an ir.Module.
+// Package parse reads the .kc text form (docs/language.md) into an
+// ir.Module.
+//
+// The lexer is hand-written and inserts Go's automatic semicolons at line
+// ends; the statement grammar is a set of participle structs (grammar.go);
+// expressions are parsed by precedence climbing (expr.go) plugged into
+// participle. Every node gets the position of its first token, except a
+// binary expression (its operator), an index (its "[") and a swizzle (its
+// "."). // comments are kept: above a const or kernel they become its Doc,
+// inside a block they become ir.Comment statements; /* */ comments are
+// dropped. Syntax errors come back as an ir.ErrorList; semantic checks are
+// ir.Check's.
 package parse
 
 import (
-	"errors"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/kcgo/kc/ir"
 )
 
-// STUB: replaced by the front-end work. The signature is fixed.
-
 // File parses one .kc source. filename is used in positions and messages.
 // Errors are an ir.ErrorList of file:line:col: message entries.
 func File(filename string, src []byte) (*ir.Module, error) {
-	return nil, errors.New("parse.File: not implemented")
+	if err := checkEncoding(filename, src); err != nil {
+		return nil, ir.ErrorList{err}
+	}
+	toks, lerr := lex(filename, src)
+	if lerr != nil {
+		return nil, toErrorList(lerr)
+	}
+	var comments []lexer.Token
+	empty := true
+	for _, t := range toks {
+		switch t.Type {
+		case tokComment:
+			comments = append(comments, t)
+		case tokNewline, lexer.EOF:
+		default:
+			empty = false
+		}
+	}
+	if empty {
+		return nil, ir.ErrorList{ir.Errorf(ir.Pos{File: filename, Line: 1, Col: 1}, "empty file (expected a kernel)")}
+	}
+	peek, err := lexer.Upgrade(&replay{toks: toks}, tokComment)
+	if err != nil {
+		return nil, toErrorList(err)
+	}
+	ast, err := grammar.ParseFromLexer(peek)
+	if err != nil {
+		return nil, toErrorList(err)
+	}
+	m := &ir.Module{File: filename}
+	c := &converter{comments: comments}
+	c.file(ast, m)
+	if len(c.errs) == 0 && len(m.Kernels) == 0 {
+		c.errs = append(c.errs, ir.Errorf(irPos(toks[len(toks)-1].Pos), "no kernel in file"))
+	}
+	if len(c.errs) > 0 {
+		c.errs.Sort()
+		return nil, c.errs
+	}
+	return m, nil
+}
+
+// checkEncoding rejects invalid UTF-8 and NUL bytes anywhere in src.
+func checkEncoding(filename string, src []byte) *ir.Error {
+	line, col := 1, 1
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		pos := ir.Pos{File: filename, Line: line, Col: col}
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return ir.Errorf(pos, "invalid UTF-8 encoding")
+		case r == 0:
+			return ir.Errorf(pos, "invalid character NUL in source")
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col += size
+		}
+		i += size
+	}
+	return nil
 }

@@ -1,0 +1,339 @@
+package parse
+
+import (
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// converter turns the participle tree into ir nodes and reattaches the //
+// comments (elided from the grammar) by position.
+type converter struct {
+	errs     ir.ErrorList
+	comments []lexer.Token // every // comment, in source order
+	next     int           // first comment not yet placed or dropped
+	inKernel *ir.Kernel
+}
+
+func (c *converter) errorf(p lexer.Position, format string, args ...any) {
+	c.errs = append(c.errs, ir.Errorf(irPos(p), format, args...))
+}
+
+// commentsBefore returns the unplaced comments that start before off.
+func (c *converter) commentsBefore(off int) []lexer.Token {
+	start := c.next
+	for c.next < len(c.comments) && c.comments[c.next].Pos.Offset < off {
+		c.next++
+	}
+	return c.comments[start:c.next]
+}
+
+func (c *converter) file(f *fileAST, m *ir.Module) {
+	for _, d := range f.Decls {
+		if d.Enable != nil {
+			// Comments above an enable stay pending for the next declaration.
+			c.enable(d.Enable, m)
+			continue
+		}
+		var doc []string
+		for _, t := range c.commentsBefore(d.Pos.Offset) {
+			doc = append(doc, t.Value)
+		}
+		switch {
+		case d.Const != nil:
+			k := c.constDecl(d.Const)
+			k.Doc = doc
+			m.Consts = append(m.Consts, k)
+		case d.Kernel != nil:
+			k := c.kernel(d.Kernel)
+			k.Doc = doc
+			m.Kernels = append(m.Kernels, k)
+		}
+		// Comments inside a declaration but outside kernel bodies are dropped.
+		c.commentsBefore(d.EndPos.Offset)
+	}
+}
+
+func (c *converter) enable(e *enableAST, m *ir.Module) {
+	f, ok := ir.FeatureByName(e.Name)
+	if !ok {
+		c.errorf(e.Pos, "unknown feature %s in enable (want f16 or subgroups)", e.Name)
+		return
+	}
+	m.Enables = append(m.Enables, &ir.Enable{Pos: irPos(e.Pos), Feature: f})
+}
+
+func (c *converter) constDecl(d *constAST) *ir.Const {
+	c.checkName(d.Pos, d.Name)
+	k := &ir.Const{Pos: irPos(d.Pos), Name: d.Name, Value: c.value(d.Value)}
+	if d.Type != nil {
+		k.Type = c.typ(d.Type)
+	}
+	return k
+}
+
+func (c *converter) kernel(d *kernelAST) *ir.Kernel {
+	c.checkName(d.Pos, d.Name)
+	k := &ir.Kernel{Pos: irPos(d.Pos), Name: d.Name}
+	for _, p := range d.Params {
+		k.Params = append(k.Params, c.param(p))
+	}
+	if len(d.Workgroup) > 3 {
+		c.errorf(d.Workgroup[3].node().Pos, "workgroup takes one to three sizes, not %d", len(d.Workgroup))
+	}
+	for _, w := range d.Workgroup {
+		k.Workgroup = append(k.Workgroup, c.value(w))
+	}
+	c.inKernel = k
+	k.Body = c.block(d.Body, true)
+	c.inKernel = nil
+	return k
+}
+
+func (c *converter) param(p *paramAST) *ir.Param {
+	c.checkName(p.Pos, p.Name)
+	out := &ir.Param{Pos: irPos(p.Pos), Name: p.Name}
+	if p.Buffer != nil {
+		out.Kind = ir.BufferParam
+		out.Type = c.typ(p.Buffer.Elem)
+		switch p.Buffer.Access {
+		case "read":
+			out.Access = ir.Read
+		case "read_write":
+			out.Access = ir.ReadWrite
+		default:
+			c.errorf(p.Buffer.Pos, "buffer %s needs an access mode: %s read []T or %s read_write []T", p.Name, p.Name, p.Name)
+			out.Access = ir.Read
+		}
+		return out
+	}
+	out.Kind = ir.ScalarParam
+	out.Type = c.typ(p.Type)
+	return out
+}
+
+// checkName rejects declaring a name that the parser resolves by itself
+// (types, builtins, intrinsics), which could never be referred to.
+func (c *converter) checkName(p lexer.Position, name string) {
+	_, isScalar := ir.ScalarByName(name)
+	_, isBuiltin := ir.BuiltinByName(name)
+	_, isIntrinsic := ir.IntrinsicByName(name)
+	switch {
+	case isScalar || vecWidth(name) > 0 || name == "atomic" || name == "coopmat" || name == "bitcast" || name == "len":
+		c.errorf(p, "cannot use the predeclared name %s as a name", name)
+	case isBuiltin:
+		c.errorf(p, "cannot use the builtin value %s as a name", name)
+	case isIntrinsic || name == "workgroupBarrier" || name == "storageBarrier":
+		c.errorf(p, "cannot use the function name %s as a name", name)
+	}
+}
+
+// value unwraps an expression that must have a value.
+func (c *converter) value(n exprNode) ir.Expr {
+	if n == nil {
+		return nil
+	}
+	b := n.node()
+	if b.Barrier != 0 {
+		c.errorf(b.Pos, "%s() is a statement and has no value", b.Barrier)
+		return &ir.Lit{Pos: irPos(b.Pos), Val: ir.IntVal(0)}
+	}
+	return b.E
+}
+
+func (c *converter) typ(t *typeAST) ir.Type {
+	switch {
+	case t == nil:
+		return ir.Invalid
+	case t.Array != nil:
+		return &ir.Array{Elem: c.typ(t.Array.Elem), LenExpr: c.value(t.Array.Len)}
+	}
+	n := t.Named
+	if s, ok := ir.ScalarByName(n.Name); ok {
+		if n.Arg != nil {
+			c.errorf(n.Arg.Pos, "%s takes no type argument", n.Name)
+		}
+		return s
+	}
+	switch n.Name {
+	case "vec2", "vec3", "vec4", "atomic":
+		if n.Arg == nil {
+			c.errorf(n.Pos, "%s needs an element type, as in %s<%s>", n.Name, n.Name, map[bool]string{true: "u32", false: "f32"}[n.Name == "atomic"])
+			return ir.Invalid
+		}
+		elem, ok := c.typ(n.Arg).(ir.Scalar)
+		if !ok {
+			c.errorf(n.Arg.Pos, "the element type of %s must be a scalar type", n.Name)
+			return ir.Invalid
+		}
+		if n.Name == "atomic" {
+			return ir.Atomic{Elem: elem}
+		}
+		return ir.Vec(elem, vecWidth(n.Name))
+	case "coopmat":
+		c.errorf(n.Pos, "cooperative matrix types are not available in .kc text yet")
+		return ir.Invalid
+	}
+	c.errorf(n.Pos, "unknown type %s", n.Name)
+	return ir.Invalid
+}
+
+// block converts a braced block; top says it is a kernel body, where shared
+// declarations are allowed.
+func (c *converter) block(b *blockAST, top bool) *ir.Block {
+	out := &ir.Block{Pos: irPos(b.Pos)}
+	for i, it := range b.Items {
+		for _, t := range c.commentsBefore(it.Pos.Offset) {
+			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: t.Value})
+		}
+		if !it.Semi && i < len(b.Items)-1 {
+			c.errorf(b.Items[i+1].Pos, "unexpected %s after a statement (expected newline or \";\")", "statement")
+		}
+		if s := c.stmt(it.Stmt, top); s != nil {
+			out.Stmts = append(out.Stmts, s)
+		}
+		// Comments inside the statement, outside its blocks, are dropped.
+		c.commentsBefore(it.EndPos.Offset)
+	}
+	// Comments before the closing brace.
+	for _, t := range c.commentsBefore(b.EndPos.Offset) {
+		out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: t.Value})
+	}
+	return out
+}
+
+func (c *converter) stmt(s *stmtAST, top bool) ir.Stmt {
+	pos := irPos(s.Pos)
+	switch {
+	case s.Shared != nil:
+		if !top || c.inKernel == nil {
+			c.errorf(s.Pos, "shared %s must be declared at the top level of the kernel body", s.Shared.Name)
+			return nil
+		}
+		c.checkName(s.Shared.Pos, s.Shared.Name)
+		c.inKernel.Shared = append(c.inKernel.Shared, &ir.Shared{Pos: pos, Name: s.Shared.Name, Type: c.typ(s.Shared.Type)})
+		return nil
+	case s.Decl != nil:
+		return c.decl(s.Decl)
+	case s.If != nil:
+		return c.ifStmt(s.If)
+	case s.For != nil:
+		return c.forStmt(s.For)
+	case s.Break:
+		return &ir.Break{Pos: pos}
+	case s.Continue:
+		return &ir.Continue{Pos: pos}
+	case s.Return:
+		return &ir.Return{Pos: pos}
+	case s.Block != nil:
+		return c.block(s.Block, false)
+	case s.Simple != nil:
+		return c.simple(s.Simple)
+	}
+	return nil
+}
+
+func (c *converter) decl(d *declAST) ir.Stmt {
+	c.checkName(d.Pos, d.Name)
+	out := &ir.Decl{Pos: irPos(d.Pos), Name: d.Name, Mut: d.Kind == "var", Init: c.value(d.Init)}
+	if d.Type != nil {
+		out.Type = c.typ(d.Type)
+	}
+	switch {
+	case !out.Mut && out.Init == nil:
+		c.errorf(d.Pos, "let %s needs a value: let %s = ...", d.Name, d.Name)
+	case out.Init == nil && out.Type == nil:
+		c.errorf(d.Pos, "var %s needs a type or a value", d.Name)
+	}
+	return out
+}
+
+func (c *converter) ifStmt(s *ifAST) *ir.If {
+	out := &ir.If{Pos: irPos(s.Pos), Cond: c.value(s.Cond), Then: c.block(s.Then, false)}
+	switch {
+	case s.ElseIf != nil:
+		out.Else = c.ifStmt(s.ElseIf)
+	case s.Else != nil:
+		out.Else = c.block(s.Else, false)
+	}
+	return out
+}
+
+func (c *converter) forStmt(s *forAST) *ir.For {
+	out := &ir.For{Pos: irPos(s.Pos)}
+	if s.Clause == nil {
+		// for { } or for cond { }
+		if s.First != nil {
+			if s.First.Op != nil || s.First.Inc != nil {
+				c.errorf(s.First.Pos, "expected a condition after for; a loop with a statement is written for init; cond; post {")
+			} else {
+				out.Cond = c.value(s.First.LHS)
+			}
+		}
+	} else {
+		if s.First != nil {
+			out.Init = c.forInit(s.First)
+		}
+		out.Cond = c.value(s.Clause.Cond)
+		if s.Clause.Post != nil {
+			out.Post = c.forPost(s.Clause.Post)
+		}
+	}
+	out.Body = c.block(s.Body, false)
+	return out
+}
+
+func (c *converter) forInit(s *simpleAST) *ir.Decl {
+	if s.Op == nil || s.Op.Op != ":=" {
+		c.errorf(s.Pos, "the init statement of a for loop must declare its variable: for i := 0; ...")
+		return nil
+	}
+	st := c.simple(s)
+	d, _ := st.(*ir.Decl)
+	return d
+}
+
+func (c *converter) forPost(s *simpleAST) *ir.Assign {
+	if (s.Op == nil || s.Op.Op == ":=") && s.Inc == nil {
+		c.errorf(s.Pos, "the post statement of a for loop must be an assignment, ++ or --")
+		return nil
+	}
+	st := c.simple(s)
+	a, _ := st.(*ir.Assign)
+	return a
+}
+
+var assignOps = map[string]ir.BinaryOp{
+	"=": ir.OpNone, "+=": ir.OpAdd, "-=": ir.OpSub, "*=": ir.OpMul, "/=": ir.OpDiv,
+	"%=": ir.OpRem, "&=": ir.OpAnd, "|=": ir.OpOr, "^=": ir.OpXor, "<<=": ir.OpShl, ">>=": ir.OpShr,
+}
+
+func (c *converter) simple(s *simpleAST) ir.Stmt {
+	pos := irPos(s.Pos)
+	lhs := s.LHS.node()
+	switch {
+	case s.Inc != nil:
+		op := ir.OpAdd
+		if s.Inc.Op == "--" {
+			op = ir.OpSub
+		}
+		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: op, RHS: &ir.Lit{Pos: irPos(s.Inc.Pos), Val: ir.IntVal(1)}}
+	case s.Op != nil && s.Op.Op == ":=":
+		id, ok := lhs.E.(*ir.Ident)
+		if !ok {
+			c.errorf(s.Op.Pos, "non-name on the left side of :=")
+			return nil
+		}
+		c.checkName(s.Pos, id.Name)
+		return &ir.Decl{Pos: pos, Name: id.Name, Mut: true, Init: c.value(s.RHS)}
+	case s.Op != nil:
+		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Op], RHS: c.value(s.RHS)}
+	case lhs.Barrier != 0:
+		return &ir.Barrier{Pos: pos, Kind: lhs.Barrier}
+	}
+	if call, ok := lhs.E.(*ir.Call); ok {
+		return &ir.ExprStmt{Pos: pos, Call: call}
+	}
+	c.errorf(s.Pos, "%s is evaluated but not used", ir.ExprString(lhs.E))
+	return nil
+}

@@ -1,0 +1,98 @@
+package parse
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// unexpected reports token t where what was expected.
+func unexpected(t *lexer.Token, what string) error {
+	return participle.Errorf(t.Pos, "unexpected %s (expected %s)", describe(t), what)
+}
+
+// describe names a token the way a Go programmer reads it.
+func describe(t *lexer.Token) string {
+	switch t.Type {
+	case lexer.EOF:
+		return "end of file"
+	case tokNewline:
+		if t.Value == ";" && isInserted(t) {
+			return "newline"
+		}
+		return `";"`
+	case tokIdent:
+		return "name " + t.Value
+	case tokKeyword:
+		return "keyword " + t.Value
+	case tokInt, tokFloat:
+		return "number " + t.Value
+	}
+	return fmt.Sprintf("%q", t.Value)
+}
+
+// isInserted reports whether a newline token came from a line end rather
+// than an explicit ";" (explicit ones are lexed as punctuation).
+func isInserted(t *lexer.Token) bool { return t.Type == tokNewline }
+
+// participle's expectations are EBNF fragments; these are the plain words.
+var expectWords = []struct {
+	re   *regexp.Regexp
+	text string
+}{
+	{regexp.MustCompile(`^<ident>`), "a name"},
+	{regexp.MustCompile(`^"enable"|^topAST`), `"kernel", "const" or "enable"`},
+	{regexp.MustCompile(`^itemAST|^stmtAST|^"}"`), `a statement or "}"`},
+	{regexp.MustCompile(`^typeAST|^namedTypeAST|^arrayTypeAST|^"\["`), "a type"},
+	{regexp.MustCompile(`^exprNode`), "an expression"},
+	{regexp.MustCompile(`^paramAST`), `a parameter or ")"`},
+	{regexp.MustCompile(`^blockAST|^"{"`), `"{"`},
+	{regexp.MustCompile(`^";"`), "newline or \";\""},
+	{regexp.MustCompile(`^("[^"]+")`), "$1"},
+}
+
+func expectText(e string) string {
+	for _, w := range expectWords {
+		if w.re.MatchString(e) {
+			loc := w.re.FindStringSubmatchIndex(e)
+			return string(w.re.ExpandString(nil, w.text, e, loc))
+		}
+	}
+	return e
+}
+
+// toErrorList converts a lexer or participle error into an ir.ErrorList.
+func toErrorList(err error) ir.ErrorList {
+	var le *lexError
+	if errors.As(err, &le) {
+		return ir.ErrorList{{Pos: irPos(le.pos), Msg: le.msg}}
+	}
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		msg := "unexpected " + describe(&ute.Unexpected)
+		exp := ute.Expect
+		if exp == "" {
+			// The message carries the expectation computed from the grammar.
+			if _, rest, ok := strings.Cut(ute.Message(), " (expected "); ok {
+				exp = strings.TrimSuffix(rest, ")")
+			}
+		}
+		if exp != "" {
+			msg += " (expected " + expectText(exp) + ")"
+		} else if ute.Unexpected.Type == lexer.EOF {
+			msg += " (expected \"}\")"
+		}
+		return ir.ErrorList{{Pos: irPos(ute.Unexpected.Pos), Msg: msg}}
+	}
+	var pe participle.Error
+	if errors.As(err, &pe) {
+		return ir.ErrorList{{Pos: irPos(pe.Position()), Msg: pe.Message()}}
+	}
+	return ir.ErrorList{{Msg: err.Error()}}
+}

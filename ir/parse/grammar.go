@@ -1,0 +1,164 @@
+package parse
+
+import (
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The grammar, one production per struct (participle). Newline tokens are
+// the semicolons the lexer inserts at line ends; expressions are parsed by
+// the hand-written precedence climber in expr.go (exprNode).
+
+type fileAST struct {
+	Pos   lexer.Position
+	Decls []*topAST `parser:"( @@ ';' )*"`
+}
+
+type topAST struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Enable *enableAST `parser:"  @@"`
+	Const  *constAST  `parser:"| @@"`
+	Kernel *kernelAST `parser:"| @@"`
+}
+
+type enableAST struct {
+	Pos  lexer.Position
+	Name string `parser:"'enable' @Ident"`
+}
+
+type constAST struct {
+	Pos   lexer.Position
+	Name  string   `parser:"'const' @Ident"`
+	Type  *typeAST `parser:"@@?"`
+	Value exprNode `parser:"'=' @@"`
+}
+
+type kernelAST struct {
+	Pos       lexer.Position
+	Name      string      `parser:"'kernel' @Ident"`
+	Params    []*paramAST `parser:"'(' ( @@ ( ',' @@ )* ','? )? ')'"`
+	Workgroup []exprNode  `parser:"'workgroup' '(' @@ ( ',' @@ )* ','? ')'"`
+	Body      *blockAST   `parser:"@@"`
+}
+
+type paramAST struct {
+	Pos    lexer.Position
+	Name   string     `parser:"@Ident"`
+	Buffer *bufferAST `parser:"( @@"`
+	Type   *typeAST   `parser:"| @@ )"`
+}
+
+type bufferAST struct {
+	Pos    lexer.Position
+	Access string   `parser:"@( 'read' | 'read_write' )?"`
+	Elem   *typeAST `parser:"'[' ']' @@"`
+}
+
+type typeAST struct {
+	Pos   lexer.Position
+	Array *arrayTypeAST `parser:"  @@"`
+	Named *namedTypeAST `parser:"| @@"`
+}
+
+type arrayTypeAST struct {
+	Pos  lexer.Position
+	Len  exprNode `parser:"'[' @@ ']'"`
+	Elem *typeAST `parser:"@@"`
+}
+
+type namedTypeAST struct {
+	Pos  lexer.Position
+	Name string   `parser:"@Ident"`
+	Arg  *typeAST `parser:"( '<' @@ '>' )?"`
+}
+
+type blockAST struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Items  []*itemAST `parser:"'{' @@* '}'"`
+}
+
+// itemAST is a statement and its terminator; Semi is false only for the last
+// statement before "}".
+type itemAST struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Stmt   *stmtAST `parser:"@@"`
+	Semi   bool     `parser:"@';'?"`
+}
+
+type stmtAST struct {
+	Pos      lexer.Position
+	Shared   *sharedAST `parser:"  @@"`
+	Decl     *declAST   `parser:"| @@"`
+	If       *ifAST     `parser:"| @@"`
+	For      *forAST    `parser:"| @@"`
+	Break    bool       `parser:"| @'break'"`
+	Continue bool       `parser:"| @'continue'"`
+	Return   bool       `parser:"| @'return'"`
+	Block    *blockAST  `parser:"| @@"`
+	Simple   *simpleAST `parser:"| @@"`
+}
+
+type sharedAST struct {
+	Pos  lexer.Position
+	Name string   `parser:"'shared' @Ident"`
+	Type *typeAST `parser:"@@"`
+}
+
+type declAST struct {
+	Pos  lexer.Position
+	Kind string   `parser:"@( 'let' | 'var' )"`
+	Name string   `parser:"@Ident"`
+	Type *typeAST `parser:"@@?"`
+	Init exprNode `parser:"( '=' @@ )?"`
+}
+
+type ifAST struct {
+	Pos    lexer.Position
+	Cond   exprNode  `parser:"'if' @@"`
+	Then   *blockAST `parser:"@@"`
+	ElseIf *ifAST    `parser:"( 'else' ( @@"`
+	Else   *blockAST `parser:"| @@ ) )?"`
+}
+
+type forAST struct {
+	Pos    lexer.Position
+	First  *simpleAST  `parser:"'for' @@?"`
+	Clause *forRestAST `parser:"@@?"`
+	Body   *blockAST   `parser:"@@"`
+}
+
+// forRestAST is "; cond; post" after an optional init statement.
+type forRestAST struct {
+	Pos  lexer.Position
+	Cond exprNode   `parser:"';' @@? ';'"`
+	Post *simpleAST `parser:"@@?"`
+}
+
+// simpleAST is an expression statement, an assignment, x := e, x++ or x--.
+type simpleAST struct {
+	Pos lexer.Position
+	LHS exprNode  `parser:"@@"`
+	Op  *assignOp `parser:"( @@"`
+	RHS exprNode  `parser:"  @@"`
+	Inc *incOp    `parser:"| @@ )?"`
+}
+
+type assignOp struct {
+	Pos lexer.Position
+	Op  string `parser:"@( '=' | ':=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
+}
+
+type incOp struct {
+	Pos lexer.Position
+	Op  string `parser:"@( '++' | '--' )"`
+}
+
+var grammar = participle.MustBuild[fileAST](
+	participle.Lexer(definition{}),
+	participle.Elide("Comment"),
+	participle.ParseTypeWith(parseExprNode),
+	participle.UseLookahead(4),
+)

@@ -1,0 +1,91 @@
+package parse_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// ignorePos compares modules up to positions (NaN literals are equal to each other).
+var ignorePos = cmp.Options{cmpopts.IgnoreTypes(ir.Pos{}), cmpopts.EquateNaNs()}
+
+// TestRoundTrip: parse -> Print -> parse gives the same module, and Print is
+// idempotent, for every test kernel.
+func TestRoundTrip(t *testing.T) {
+	for _, c := range kctest.Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			m1, err := parse.File(c.Path, c.Src)
+			if err != nil {
+				t.Fatalf("parse:\n%v", err)
+			}
+			out1 := ir.Print(m1)
+			m2, err := parse.File(c.Path, out1)
+			if err != nil {
+				t.Fatalf("parse of printed text:\n%v\n%s", err, out1)
+			}
+			if d := cmp.Diff(m1, m2, ignorePos); d != "" {
+				t.Errorf("parse(print(m)) differs from m (-first +second):\n%s", d)
+			}
+			if out2 := ir.Print(m2); !bytes.Equal(out1, out2) {
+				t.Errorf("Print is not idempotent:\n%s", cmp.Diff(string(out1), string(out2)))
+			}
+		})
+	}
+}
+
+// TestKernelsKeepComments: every // line of a test kernel survives parse and
+// print (as a Doc line or a Comment statement), except trailing ones.
+func TestKernelsKeepComments(t *testing.T) {
+	for _, c := range kctest.Cases(t) {
+		m, err := parse.File(c.Path, c.Src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		out := string(ir.Print(m))
+		for _, line := range strings.Split(string(c.Src), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "//") && !strings.Contains(out, line) {
+				t.Errorf("%s: comment %q lost", c.Name, line)
+			}
+		}
+	}
+}
+
+// TestBuilderSaxpy: the Go builder and the parser produce the same saxpy.
+func TestBuilderSaxpy(t *testing.T) {
+	b := ir.NewKernel("saxpy", 64)
+	a, n := b.Param("a", ir.F32), b.Param("n", ir.U32)
+	x, y := b.Buffer("x", ir.F32, ir.Read), b.Buffer("y", ir.F32, ir.ReadWrite)
+	i := b.Let("i", ir.X(ir.Builtin(ir.GlobalID)))
+	b.If(ir.Ge(i, n), func() { b.Return() })
+	b.Assign(ir.At(y, i), ir.Add(ir.Mul(a, ir.At(x, i)), ir.At(y, i)))
+	built := &ir.Module{Kernels: []*ir.Kernel{b.Kernel()}}
+
+	path := filepath.Join(kctest.Root(t), "testdata", "kernels", "saxpy.kc")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := parse.File(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := cmp.Options{ignorePos, cmpopts.IgnoreFields(ir.Module{}, "File"), cmpopts.IgnoreFields(ir.Kernel{}, "Doc")}
+	if d := cmp.Diff(built, parsed, opts); d != "" {
+		t.Errorf("builder and parser disagree (-built +parsed):\n%s", d)
+	}
+	// The builder's module prints as the kernel's text, minus its doc line.
+	want := string(src[bytes.IndexByte(src, '\n')+1:])
+	if got := string(ir.Print(built)); got != want {
+		t.Errorf("Print(built):\n%s\nwant:\n%s", got, want)
+	}
+}
