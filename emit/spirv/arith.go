@@ -1,0 +1,423 @@
+package spirv
+
+import (
+	"math"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// This file lowers expressions: the dispatcher, literals, arithmetic with
+// the guards ir/doc.go's semantics need (integer division and remainder by
+// zero and of MIN by -1, shift amounts modulo 32, saturating float to
+// integer conversion), comparisons, short-circuit logic, conversions,
+// vector construction, bitcasts and swizzles.
+
+// expr evaluates e into an id.
+func (f *fn) expr(e ir.Expr) uint32 {
+	switch e := e.(type) {
+	case *ir.Lit:
+		return f.constOf(e.Ty, e.Val)
+	case *ir.Ident:
+		return f.ident(e)
+	case *ir.BuiltinValue:
+		r := f.builder.id()
+		f.body.inst(opLoad, f.tid(e.Type()), r, f.builtin(e.Kind))
+		return r
+	case *ir.Unary:
+		return f.unary(e)
+	case *ir.Binary:
+		return f.binary(e)
+	case *ir.Call:
+		return f.call(e)
+	case *ir.Convert:
+		return f.convert(f.expr(e.X), e.X.Type(), e.To)
+	case *ir.Construct:
+		return f.construct(e)
+	case *ir.Bitcast:
+		return f.bitcast(e)
+	case *ir.Index:
+		if p, ok := f.placeOf(e); ok {
+			return f.load(p)
+		}
+		return f.indexValue(e)
+	case *ir.Swizzle:
+		if len(e.Comps) == 1 {
+			if p, ok := f.placeOf(e); ok {
+				return f.load(p)
+			}
+		}
+		return f.swizzleValue(f.expr(e.X), e.X.Type().(ir.Vector), e.Comps)
+	case *ir.Len:
+		return f.length(e)
+	case nil:
+		fail(errorf("spirv: missing expression"))
+	}
+	fail(ir.Errorf(e.Position(), "spirv: unexpected expression %T", e))
+	return 0
+}
+
+// exprAs evaluates e, whose type the checker made t.
+func (f *fn) exprAs(e ir.Expr, t ir.Type) uint32 { return f.expr(e) }
+
+// tid is the id of a value type (arrays without explicit layout).
+func (f *fn) tid(t ir.Type) uint32 { return f.typeID(t, false) }
+
+// boolType is bool, or a bool vector of t's width.
+func (f *fn) boolType(t ir.Type) uint32 { return f.vecOf(f.tBool(), ir.Width(t)) }
+
+// op1 .. op3 write a value instruction and return its result.
+func (f *fn) op1(o op, typ, a uint32) uint32 {
+	r := f.builder.id()
+	f.body.inst(o, typ, r, a)
+	return r
+}
+
+func (f *fn) op2(o op, typ, a, b uint32) uint32 {
+	r := f.builder.id()
+	f.body.inst(o, typ, r, a, b)
+	return r
+}
+
+func (f *fn) op3(o op, typ, a, b, c uint32) uint32 {
+	r := f.builder.id()
+	f.body.inst(o, typ, r, a, b, c)
+	return r
+}
+
+// splat widens scalar v of type t to n components (n > 1 and t scalar);
+// otherwise it returns v.
+func (f *fn) splat(v uint32, t ir.Type, n int) uint32 {
+	s, ok := t.(ir.Scalar)
+	if !ok || n <= 1 {
+		return v
+	}
+	ops := []uint32{f.tid(ir.Vec(s, n)), 0}
+	for i := 0; i < n; i++ {
+		ops = append(ops, v)
+	}
+	r := f.builder.id()
+	ops[1] = r
+	f.body.inst(opCompositeConstruct, ops...)
+	return r
+}
+
+func (f *fn) unary(e *ir.Unary) uint32 {
+	x := f.expr(e.X)
+	t := f.tid(e.Ty)
+	switch e.Op {
+	case ir.OpNeg:
+		if ir.ElemScalar(e.Ty).IsFloat() {
+			return f.op1(opFNegate, t, x)
+		}
+		return f.op1(opSNegate, t, x) // two's complement: wraps
+	case ir.OpNot:
+		return f.op1(opLogicalNot, t, x)
+	case ir.OpBitNot:
+		return f.op1(opNot, t, x)
+	}
+	fail(ir.Errorf(e.Pos, "spirv: unknown unary operator %v", e.Op))
+	return 0
+}
+
+func (f *fn) binary(e *ir.Binary) uint32 {
+	if e.Op.IsLogical() {
+		return f.logical(e)
+	}
+	x := f.expr(e.X)
+	y := f.expr(e.Y)
+	return f.binop(e.Op, x, e.X.Type(), y, e.Y.Type(), e.Ty)
+}
+
+// binop applies a non-logical binary operator; xt and yt are the operand
+// types, rt the result type (a scalar operand is splatted to a vector rt).
+func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yt ir.Type, rt ir.Type) uint32 {
+	if o.IsComparison() {
+		return f.compare(o, x, y, xt)
+	}
+	n := ir.Width(rt)
+	x = f.splat(x, xt, n)
+	if o.IsShift() {
+		return f.shift(o, x, f.splat(y, yt, n), rt)
+	}
+	y = f.splat(y, yt, n)
+	t := f.tid(rt)
+	s := ir.ElemScalar(rt)
+	fl := s.IsFloat()
+	pick := func(fo, io op) op {
+		if fl {
+			return fo
+		}
+		return io
+	}
+	switch o {
+	case ir.OpAdd:
+		return f.op2(pick(opFAdd, opIAdd), t, x, y)
+	case ir.OpSub:
+		return f.op2(pick(opFSub, opISub), t, x, y)
+	case ir.OpMul:
+		return f.op2(pick(opFMul, opIMul), t, x, y)
+	case ir.OpDiv:
+		if fl {
+			return f.op2(opFDiv, t, x, y)
+		}
+		return f.intDivRem(o, x, y, rt)
+	case ir.OpRem:
+		if fl {
+			return f.op2(opFRem, t, x, y)
+		}
+		return f.intDivRem(o, x, y, rt)
+	case ir.OpAnd:
+		return f.op2(opBitwiseAnd, t, x, y)
+	case ir.OpOr:
+		return f.op2(opBitwiseOr, t, x, y)
+	case ir.OpXor:
+		return f.op2(opBitwiseXor, t, x, y)
+	}
+	fail(errorf("spirv: unknown binary operator %v", o))
+	return 0
+}
+
+// intDivRem lowers integer / and %. SPIR-V leaves division by zero and
+// MIN / -1 undefined, so the divisor is replaced by 1 in those cases:
+// x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1 == 0, as ir/doc.go says.
+func (f *fn) intDivRem(o ir.BinaryOp, x, y uint32, t ir.Type) uint32 {
+	s := ir.ElemScalar(t)
+	bt := f.boolType(t)
+	tt := f.tid(t)
+	if c, ok := f.constValue(y); ok && c != 0 && !(s == ir.I32 && c == 0xffffffff) {
+		// A constant divisor that is neither 0 nor -1 needs no guard.
+		return f.op2(divRemOp(o, s), tt, x, y)
+	}
+	bad := f.op2(opIEqual, bt, y, f.constInt(t, 0))
+	if s == ir.I32 {
+		isMin := f.op2(opIEqual, bt, x, f.constInt(t, math.MinInt32))
+		isNeg1 := f.op2(opIEqual, bt, y, f.constInt(t, -1))
+		bad = f.op2(opLogicalOr, bt, bad, f.op2(opLogicalAnd, bt, isMin, isNeg1))
+	}
+	safe := f.op3(opSelect, tt, bad, f.constInt(t, 1), y)
+	return f.op2(divRemOp(o, s), tt, x, safe)
+}
+
+// divRemOp is the SPIR-V opcode of integer / or % on s; the signed
+// remainder takes the sign of the dividend, like Go and WGSL.
+func divRemOp(o ir.BinaryOp, s ir.Scalar) op {
+	switch {
+	case o == ir.OpDiv && s == ir.I32:
+		return opSDiv
+	case o == ir.OpDiv:
+		return opUDiv
+	case s == ir.I32:
+		return opSRem
+	}
+	return opUMod
+}
+
+// shift lowers << and >>: SPIR-V leaves shifts by the bit width or more
+// undefined, so the amount is masked to its low 5 bits (amount mod 32).
+func (f *fn) shift(o ir.BinaryOp, x, amount uint32, t ir.Type) uint32 {
+	ut := ir.WithElem(t, ir.U32)
+	masked := f.op2(opBitwiseAnd, f.tid(ut), amount, f.constInt(ut, 31))
+	tt := f.tid(t)
+	switch {
+	case o == ir.OpShl:
+		return f.op2(opShiftLeftLogical, tt, x, masked)
+	case ir.ElemScalar(t) == ir.I32:
+		return f.op2(opShiftRightArithmetic, tt, x, masked)
+	}
+	return f.op2(opShiftRightLogical, tt, x, masked)
+}
+
+// compare lowers == != < <= > >= on operands of type t. Float comparisons
+// are ordered except !=, which is true when either side is NaN.
+func (f *fn) compare(o ir.BinaryOp, x, y uint32, t ir.Type) uint32 {
+	s := ir.ElemScalar(t)
+	var code op
+	switch {
+	case s == ir.Bool:
+		code = map[ir.BinaryOp]op{ir.OpEq: opLogicalEqual, ir.OpNe: opLogicalNotEqual}[o]
+	case s.IsFloat():
+		code = [...]op{ir.OpEq: opFOrdEqual, ir.OpNe: opFUnordNotEqual, ir.OpLt: opFOrdLessThan,
+			ir.OpLe: opFOrdLessThanEqual, ir.OpGt: opFOrdGreaterThan, ir.OpGe: opFOrdGreaterThanEqual}[o]
+	case s == ir.I32:
+		code = [...]op{ir.OpEq: opIEqual, ir.OpNe: opINotEqual, ir.OpLt: opSLessThan,
+			ir.OpLe: opSLessThanEqual, ir.OpGt: opSGreaterThan, ir.OpGe: opSGreaterThanEqual}[o]
+	default:
+		code = [...]op{ir.OpEq: opIEqual, ir.OpNe: opINotEqual, ir.OpLt: opULessThan,
+			ir.OpLe: opULessThanEqual, ir.OpGt: opUGreaterThan, ir.OpGe: opUGreaterThanEqual}[o]
+	}
+	if code == 0 {
+		fail(errorf("spirv: operator %v on %v", o, t))
+	}
+	return f.op2(code, f.boolType(t), x, y)
+}
+
+// logical lowers && and ||. When the right operand may trap or has an
+// effect (it indexes memory or calls an intrinsic) it is evaluated only
+// when needed, in a selection construct joined by OpPhi; otherwise both
+// sides are evaluated and combined with OpLogicalAnd/OpLogicalOr.
+func (f *fn) logical(e *ir.Binary) uint32 {
+	x := f.expr(e.X)
+	code := opLogicalAnd
+	if e.Op == ir.OpLogOr {
+		code = opLogicalOr
+	}
+	if cheap(e.Y) {
+		return f.op2(code, f.tBool(), x, f.expr(e.Y))
+	}
+	start := f.cur
+	rhs, merge := f.builder.id(), f.builder.id()
+	f.body.inst(opSelectionMerge, merge, selectionControlNone)
+	if e.Op == ir.OpLogAnd {
+		f.body.inst(opBranchConditional, x, rhs, merge)
+	} else {
+		f.body.inst(opBranchConditional, x, merge, rhs)
+	}
+	line := f.line
+	f.label(rhs, false)
+	y := f.expr(e.Y)
+	end := f.cur
+	f.jump(merge)
+	f.label(merge, true)
+	r := f.builder.id()
+	f.body.inst(opPhi, f.tBool(), r, x, start, y, end)
+	if line.IsValid() && !f.opts.NoDebugInfo {
+		f.body.inst(opLine, f.file(), uint32(line.Line), uint32(line.Col))
+		f.line = line
+	}
+	return r
+}
+
+// cheap reports whether e neither reads memory through an index nor calls
+// an intrinsic, so evaluating it unconditionally is safe.
+func cheap(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Lit, *ir.Ident, *ir.BuiltinValue, *ir.Len:
+		return true
+	case *ir.Unary:
+		return cheap(e.X)
+	case *ir.Binary:
+		return cheap(e.X) && cheap(e.Y)
+	case *ir.Convert:
+		return cheap(e.X)
+	case *ir.Bitcast:
+		return cheap(e.X)
+	case *ir.Swizzle:
+		return cheap(e.X)
+	case *ir.Construct:
+		for _, a := range e.Args {
+			if !cheap(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// convert converts v from type from to the scalar type (or same-width
+// vector of) to, componentwise, with ir/doc.go's semantics.
+func (f *fn) convert(v uint32, from ir.Type, to ir.Scalar) uint32 {
+	fs := ir.ElemScalar(from)
+	n := ir.Width(from)
+	tt := ir.Type(to)
+	if n > 1 {
+		tt = ir.Vec(to, n)
+	}
+	if fs == to {
+		return v
+	}
+	t := f.tid(tt)
+	switch {
+	case to == ir.Bool && fs.IsFloat():
+		return f.op2(opFUnordNotEqual, t, v, f.constFloat(from, 0))
+	case to == ir.Bool:
+		return f.op2(opINotEqual, t, v, f.constInt(from, 0))
+	case fs == ir.Bool:
+		return f.op3(opSelect, t, v, f.constOf(tt, ir.IntVal(1)), f.constOf(tt, ir.IntVal(0)))
+	case fs.IsInt() && to.IsInt():
+		return f.op1(opBitcast, t, v)
+	case fs == ir.I32:
+		return f.op1(opConvertSToF, t, v)
+	case fs == ir.U32:
+		return f.op1(opConvertUToF, t, v)
+	case to.IsFloat():
+		return f.op1(opFConvert, t, v)
+	}
+	return f.floatToInt(v, from, tt)
+}
+
+// floatToInt converts with truncation toward zero, saturating at the
+// integer type's range, NaN giving 0. SPIR-V leaves out-of-range
+// conversions undefined, so the value is first clamped to the largest
+// representable float inside the range.
+func (f *fn) floatToInt(v uint32, from, to ir.Type) uint32 {
+	fs := ir.ElemScalar(from)
+	signed := ir.ElemScalar(to) == ir.I32
+	var lo, hi float64
+	switch {
+	case fs == ir.F16 && signed:
+		lo, hi = -65504, 65504
+	case fs == ir.F16:
+		lo, hi = 0, 65504
+	case signed:
+		lo, hi = -2147483648, 2147483520 // 2^31 - 128: the largest f32 below 2^31
+	default:
+		lo, hi = 0, 4294967040 // 2^32 - 256: the largest f32 below 2^32
+	}
+	ft := f.tid(from)
+	clamped := f.extInst(ft, glslFClamp, v, f.constFloat(from, lo), f.constFloat(from, hi))
+	code := opConvertFToU
+	if signed {
+		code = opConvertFToS
+	}
+	tt := f.tid(to)
+	conv := f.op1(code, tt, clamped)
+	nan := f.op1(opIsNan, f.boolType(from), v)
+	return f.op3(opSelect, tt, nan, f.constInt(to, 0), conv)
+}
+
+func (f *fn) construct(e *ir.Construct) uint32 {
+	if len(e.Args) == 1 {
+		at := e.Args[0].Type()
+		v := f.expr(e.Args[0])
+		if _, ok := at.(ir.Scalar); ok {
+			return f.splat(f.convert(v, at, e.To.Elem), e.To.Elem, e.To.N)
+		}
+		if ir.Width(at) == e.To.N {
+			return f.convert(v, at, e.To.Elem)
+		}
+	}
+	ops := []uint32{f.tid(e.To), 0}
+	for _, a := range e.Args {
+		ops = append(ops, f.convert(f.expr(a), a.Type(), e.To.Elem))
+	}
+	r := f.builder.id()
+	ops[1] = r
+	f.body.inst(opCompositeConstruct, ops...)
+	return r
+}
+
+func (f *fn) bitcast(e *ir.Bitcast) uint32 {
+	v := f.expr(e.X)
+	if ir.Identical(e.X.Type(), e.To) {
+		return v
+	}
+	return f.op1(opBitcast, f.tid(e.To), v)
+}
+
+// swizzleValue selects components of vector value v.
+func (f *fn) swizzleValue(v uint32, vt ir.Vector, comps string) uint32 {
+	if len(comps) == 1 {
+		r := f.builder.id()
+		f.body.inst(opCompositeExtract, f.tid(vt.Elem), r, v, uint32(compIndex(comps[0])))
+		return r
+	}
+	ops := []uint32{f.tid(ir.Vec(vt.Elem, len(comps))), 0, v, v}
+	for i := 0; i < len(comps); i++ {
+		ops = append(ops, uint32(compIndex(comps[i])))
+	}
+	r := f.builder.id()
+	ops[1] = r
+	f.body.inst(opVectorShuffle, ops...)
+	return r
+}

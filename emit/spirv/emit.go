@@ -1,0 +1,290 @@
+package spirv
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// Target is the name this emitter gives itself in *ir.UnsupportedError.
+const Target = "spirv"
+
+// Version is a SPIR-V version, encoded as in the module header.
+type Version uint32
+
+// Supported versions. The zero Version means V1_3.
+const (
+	V1_3 Version = 0x00010300 // Vulkan 1.1
+	V1_6 Version = 0x00010600 // Vulkan 1.3
+)
+
+func (v Version) resolve() Version {
+	if v == 0 {
+		return V1_3
+	}
+	return v
+}
+
+// String is "1.3" or "1.6".
+func (v Version) String() string {
+	v = v.resolve()
+	return fmt.Sprintf("%d.%d", v>>16&0xff, v>>8&0xff)
+}
+
+// VulkanEnv is the spirv-val --target-env that matches v: vulkan1.1 for
+// SPIR-V 1.3, vulkan1.3 for SPIR-V 1.6.
+func (v Version) VulkanEnv() string {
+	if v.resolve() == V1_6 {
+		return "vulkan1.3"
+	}
+	return "vulkan1.1"
+}
+
+// Options control Emit. The zero value emits every kernel of the module as
+// one SPIR-V 1.3 module with debug information.
+type Options struct {
+	// Kernel selects the one kernel to emit. Empty means every kernel of the
+	// module, each an OpEntryPoint of the same name in one module (each
+	// with its own resource variables, so their bindings do not interact).
+	Kernel string
+	// Version is V1_3 (the default, for Vulkan 1.1) or V1_6 (Vulkan 1.3).
+	Version Version
+	// NoDebugInfo leaves out OpString/OpSource/OpLine and OpName/OpMemberName.
+	NoDebugInfo bool
+}
+
+// Module is an emitted SPIR-V module.
+type Module struct {
+	// Words is the module, header included.
+	Words []uint32
+	// Version is the SPIR-V version in the header.
+	Version Version
+	// EntryPoints are the kernel names, in module order.
+	EntryPoints []string
+
+	lines []lineRec // source positions by word offset, ascending
+}
+
+// lineRec says that the instructions from word Off on came from Pos.
+type lineRec struct {
+	Off int
+	Pos ir.Pos
+}
+
+// Bytes returns the module as little-endian bytes, the form a .spv file and
+// vkCreateShaderModule take.
+func (m *Module) Bytes() []byte {
+	out := make([]byte, 4*len(m.Words))
+	for i, w := range m.Words {
+		binary.LittleEndian.PutUint32(out[4*i:], w)
+	}
+	return out
+}
+
+// Pos returns the .kc position of the instruction at word offset off (the
+// offset of its opcode word in Words), or false when none is known.
+func (m *Module) Pos(off int) (ir.Pos, bool) {
+	i := sort.Search(len(m.lines), func(i int) bool { return m.lines[i].Off > off })
+	if i == 0 {
+		return ir.Pos{}, false
+	}
+	p := m.lines[i-1].Pos
+	return p, p.IsValid()
+}
+
+// IDPos returns the .kc position of the instruction that defines result id
+// (as the disassembly numbers it: %12 is id 12), or false.
+func (m *Module) IDPos(id uint32) (ir.Pos, bool) {
+	off := -1
+	var fbuf [16]field
+	_ = forEachInst(m.Words[5:], 5, func(o int, code op, operands []uint32) error {
+		info, ok := grammar[code]
+		if !ok {
+			return nil
+		}
+		fs, err := decodeOperands(info, operands, fbuf[:])
+		if err != nil {
+			return nil
+		}
+		for _, f := range fs {
+			if f.kind == kResult && f.words[0] == id {
+				off = o
+				return errStop
+			}
+		}
+		return nil
+	})
+	if off < 0 {
+		return ir.Pos{}, false
+	}
+	return m.Pos(off)
+}
+
+var errStop = errors.New("stop")
+
+// Disassemble returns the text form of m (see Disassemble).
+func (m *Module) Disassemble() (string, error) { return Disassemble(m.Words) }
+
+// bailout carries an error out of deep emission code to Emit.
+type bailout struct{ err error }
+
+// Emit lowers the checked module m to SPIR-V. It refuses a module that
+// Check has not passed, reports an *ir.UnsupportedError for what SPIR-V
+// emission cannot express yet (cooperative matrices), and never panics.
+// The output depends only on m and opts: it is identical byte for byte on
+// every run, and Emit may be called concurrently.
+func Emit(m *ir.Module, opts Options) (mod *Module, err error) {
+	if m == nil {
+		return nil, errors.New("spirv: nil module")
+	}
+	if !m.Checked {
+		return nil, errors.New("spirv: module has not been checked (run ir.Check first)")
+	}
+	opts.Version = opts.Version.resolve()
+	if opts.Version != V1_3 && opts.Version != V1_6 {
+		return nil, fmt.Errorf("spirv: unsupported SPIR-V version %#x (want V1_3 or V1_6)", uint32(opts.Version))
+	}
+	var kernels []*ir.Kernel
+	if opts.Kernel != "" {
+		k := m.Kernel(opts.Kernel)
+		if k == nil {
+			return nil, fmt.Errorf("spirv: no kernel %q in %s", opts.Kernel, m.File)
+		}
+		kernels = []*ir.Kernel{k}
+	} else {
+		kernels = m.Kernels
+	}
+	if len(kernels) == 0 {
+		return nil, fmt.Errorf("spirv: %s has no kernels", m.File)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			mod = nil
+			if b, ok := r.(bailout); ok {
+				err = b.err
+				return
+			}
+			err = fmt.Errorf("spirv: internal error: %v\n%s", r, debug.Stack())
+		}
+	}()
+	b := newBuilder(m, opts)
+	for _, k := range kernels {
+		if k.Features&ir.FeatureCoopMat != 0 {
+			return nil, &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
+		}
+		b.kernel(k)
+	}
+	return b.finish()
+}
+
+// builder holds the module under construction: the id allocator, one
+// section per part of the module in the order the spec requires, and the
+// interning tables for types and constants.
+type builder struct {
+	m    *ir.Module
+	opts Options
+	next uint32 // the next free id
+
+	caps map[capability]bool
+	exts map[string]bool
+
+	// Sections, in module order.
+	entries  section // OpEntryPoint
+	modes    section // OpExecutionMode
+	debugSrc section // OpString, OpSource
+	names    section // OpName, OpMemberName
+	annots   section // OpDecorate, OpMemberDecorate
+	globals  section // types, constants, global variables
+	funcs    section // function definitions
+
+	glslID     uint32 // OpExtInstImport "GLSL.std.450", 0 until needed
+	fileID     uint32 // OpString of the source file name, 0 until needed
+	types      map[tkey]uint32
+	named      map[uint32]bool   // ids that carry an OpName or are constants/types
+	constVals  map[uint32]uint32 // the bits of each scalar OpConstant
+	lines      []lineRec         // offsets into funcs
+	entryNames []string
+}
+
+func newBuilder(m *ir.Module, opts Options) *builder {
+	return &builder{
+		m:         m,
+		opts:      opts,
+		next:      1,
+		caps:      map[capability]bool{capShader: true},
+		exts:      map[string]bool{},
+		types:     map[tkey]uint32{},
+		named:     map[uint32]bool{},
+		constVals: map[uint32]uint32{},
+	}
+}
+
+// id allocates a fresh result id.
+func (b *builder) id() uint32 {
+	b.next++
+	return b.next - 1
+}
+
+// fail aborts emission with err.
+func fail(err error) { panic(bailout{err}) }
+
+func (b *builder) unsupported(pos ir.Pos, feature string) {
+	fail(&ir.UnsupportedError{Pos: pos, Target: Target, Feature: feature})
+}
+
+func (b *builder) capability(c capability) { b.caps[c] = true }
+
+// glsl returns the id of the GLSL.std.450 import.
+func (b *builder) glsl() uint32 {
+	if b.glslID == 0 {
+		b.glslID = b.id()
+	}
+	return b.glslID
+}
+
+// finish lays the sections out in the order of the spec's logical layout
+// (2.4), renumbers ids canonically and returns the module.
+func (b *builder) finish() (*Module, error) {
+	var w []uint32
+	w = append(w, magicNumber, uint32(b.opts.Version), generatorID, 0, 0)
+	var pre section
+	caps := make([]int, 0, len(b.caps))
+	for c := range b.caps {
+		caps = append(caps, int(c))
+	}
+	sort.Ints(caps)
+	for _, c := range caps {
+		pre.inst(opCapability, uint32(c))
+	}
+	exts := make([]string, 0, len(b.exts))
+	for e := range b.exts {
+		exts = append(exts, e)
+	}
+	sort.Strings(exts)
+	for _, e := range exts {
+		pre.instStr(opExtension, nil, e)
+	}
+	if b.glslID != 0 {
+		pre.instStr(opExtInstImport, []uint32{b.glslID}, "GLSL.std.450")
+	}
+	pre.inst(opMemoryModel, addressingLogical, memoryModelGLSL450)
+	for _, s := range []*section{&pre, &b.entries, &b.modes, &b.debugSrc, &b.names, &b.annots, &b.globals} {
+		w = append(w, s.w...)
+	}
+	base := len(w)
+	w = append(w, b.funcs.w...)
+	bound, err := renumber(w[5:], b.next)
+	if err != nil {
+		return nil, fmt.Errorf("spirv: internal error: %v", err)
+	}
+	w[3] = bound
+	lines := make([]lineRec, len(b.lines))
+	for i, l := range b.lines {
+		lines[i] = lineRec{Off: base + l.Off, Pos: l.Pos}
+	}
+	return &Module{Words: w, Version: b.opts.Version, EntryPoints: b.entryNames, lines: lines}, nil
+}

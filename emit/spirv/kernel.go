@@ -1,0 +1,234 @@
+package spirv
+
+import (
+	"github.com/kcgo/kc/ir"
+)
+
+// This file lowers one kernel: its resource variables (params uniform block,
+// storage buffers, shared memory, builtins), the entry point with its
+// execution mode, and the function that holds the body.
+
+// fn is the state of one kernel's function under construction.
+type fn struct {
+	*builder
+	k *ir.Kernel
+
+	id       uint32 // the OpFunction result
+	params   uint32 // the params uniform variable, 0 when none
+	paramIdx map[*ir.Param]uint32
+	buffers  map[*ir.Param]uint32
+	shared   map[*ir.Shared]uint32
+	builtins map[ir.BuiltinKind]uint32
+	iface    []uint32 // entry-point interface variables, in creation order
+	locals   map[*ir.Decl]local
+	vars     section // OpVariable instructions of the entry block
+	body     section // everything after them
+	cur      uint32  // the current block's label, 0 when the code is unreachable
+	loops    []*loop
+	line     ir.Pos    // the last OpLine written in the current block
+	pending  []lineRec // positions by offset into body
+}
+
+// local is a declared local: a value id for let, a Function pointer for var.
+type local struct {
+	id  uint32
+	ptr bool
+}
+
+// loop is an enclosing for statement's branch targets.
+type loop struct {
+	merge, cont uint32
+	broken      bool // some break branches to merge
+	contReached bool // some block branches to cont
+}
+
+func (b *builder) kernel(k *ir.Kernel) {
+	f := &fn{
+		builder:  b,
+		k:        k,
+		paramIdx: map[*ir.Param]uint32{},
+		buffers:  map[*ir.Param]uint32{},
+		shared:   map[*ir.Shared]uint32{},
+		builtins: map[ir.BuiltinKind]uint32{},
+		locals:   map[*ir.Decl]local{},
+	}
+	f.id = b.id()
+	f.name(f.id, k.Name)
+	f.declareParams()
+	f.declareBuffers()
+	f.declareShared()
+	f.function()
+	f.entryPoint()
+}
+
+// declareParams creates the params uniform block: a Block struct of the
+// scalar parameters at their std140 offsets, at set 0 binding 0.
+func (f *fn) declareParams() {
+	fields, _ := ir.ParamsLayout(f.k)
+	if len(fields) == 0 {
+		return
+	}
+	st := f.builder.id()
+	members := []uint32{st}
+	for _, fd := range fields {
+		members = append(members, f.typeID(fd.Param.Type, true))
+	}
+	f.globals.inst(opTypeStruct, members...)
+	f.named[st] = true
+	f.annots.inst(opDecorate, st, decBlock)
+	for i, fd := range fields {
+		f.annots.inst(opMemberDecorate, st, uint32(i), decOffset, uint32(fd.Offset))
+		f.paramIdx[fd.Param] = uint32(i)
+		if !f.opts.NoDebugInfo {
+			f.names.instStr(opMemberName, []uint32{st, uint32(i)}, fd.Param.Name)
+		}
+	}
+	f.name(st, f.k.Name+"_params")
+	v := f.builder.id()
+	f.globals.inst(opVariable, f.tPtr(scUniform, st), v, scUniform)
+	f.annots.inst(opDecorate, v, decDescriptorSet, 0)
+	f.annots.inst(opDecorate, v, decBinding, ir.ParamsBinding)
+	f.name(v, "params")
+	f.params = v
+	f.global(v)
+}
+
+// declareBuffers creates one StorageBuffer variable per buffer parameter.
+func (f *fn) declareBuffers() {
+	for _, p := range ir.Buffers(f.k) {
+		if ir.UsesF16(p.Type) {
+			f.capability(capStorageBuffer16BitAccess)
+			f.exts["SPV_KHR_16bit_storage"] = true
+		}
+		st := f.blockStruct(p.Type)
+		v := f.builder.id()
+		f.globals.inst(opVariable, f.tPtr(scStorageBuffer, st), v, scStorageBuffer)
+		f.annots.inst(opDecorate, v, decDescriptorSet, 0)
+		f.annots.inst(opDecorate, v, decBinding, uint32(ir.BufferBinding(f.k, p)))
+		if p.Access != ir.ReadWrite {
+			f.annots.inst(opDecorate, v, decNonWritable)
+		}
+		f.name(v, p.Name)
+		f.buffers[p] = v
+		f.global(v)
+	}
+}
+
+// declareShared creates one Workgroup variable per shared variable.
+func (f *fn) declareShared() {
+	for _, s := range f.k.Shared {
+		v := f.builder.id()
+		f.globals.inst(opVariable, f.tPtr(scWorkgroup, f.typeID(s.Type, false)), v, scWorkgroup)
+		f.name(v, s.Name)
+		f.shared[s] = v
+		f.global(v)
+	}
+}
+
+// global records a module-scope variable of the kernel for the entry
+// point's interface: SPIR-V 1.4 and later list every global the entry point
+// uses; 1.3 lists only Input and Output variables.
+func (f *fn) global(v uint32) {
+	if f.opts.Version >= V1_6 {
+		f.iface = append(f.iface, v)
+	}
+}
+
+var builtinDecor = map[ir.BuiltinKind]uint32{
+	ir.GlobalID:             biGlobalInvocationID,
+	ir.LocalID:              biLocalInvocationID,
+	ir.WorkgroupID:          biWorkgroupID,
+	ir.NumWorkgroups:        biNumWorkgroups,
+	ir.LocalIndex:           biLocalInvocationIndex,
+	ir.SubgroupSize:         biSubgroupSize,
+	ir.SubgroupInvocationID: biSubgroupLocalInvocationID,
+}
+
+// builtin returns the Input variable of a builtin, creating it on first use.
+func (f *fn) builtin(kind ir.BuiltinKind) uint32 {
+	if v, ok := f.builtins[kind]; ok {
+		return v
+	}
+	bi, ok := builtinDecor[kind]
+	if !ok {
+		fail(errorf("spirv: internal error: builtin %d", kind))
+	}
+	if kind == ir.SubgroupSize || kind == ir.SubgroupInvocationID {
+		f.capability(capGroupNonUniform)
+	}
+	v := f.builder.id()
+	f.globals.inst(opVariable, f.tPtr(scInput, f.typeID(kind.Type(), false)), v, scInput)
+	f.annots.inst(opDecorate, v, decBuiltIn, bi)
+	f.name(v, kind.String())
+	f.builtins[kind] = v
+	f.iface = append(f.iface, v)
+	return v
+}
+
+// entryPoint writes OpEntryPoint and OpExecutionMode LocalSize.
+func (f *fn) entryPoint() {
+	head := []uint32{execModelGLCompute, f.id}
+	f.entries.instStr(opEntryPoint, head, f.k.Name, f.iface...)
+	size := f.k.Size
+	for i := range size {
+		if size[i] == 0 {
+			size[i] = 1
+		}
+	}
+	f.modes.inst(opExecutionMode, f.id, execModeLocalSize, uint32(size[0]), uint32(size[1]), uint32(size[2]))
+	f.entryNames = append(f.entryNames, f.k.Name)
+}
+
+// function writes the kernel's OpFunction: the entry block's variables,
+// the shared-memory zeroing, the body and the closing return.
+func (f *fn) function() {
+	void := f.tVoid()
+	fnType := f.tFn(void)
+	entry := f.builder.id()
+	f.debugLine(f.k.Pos)
+	f.cur = entry
+	f.zeroShared()
+	f.block(f.k.Body)
+	if f.cur != 0 {
+		f.body.inst(opReturn)
+	}
+	start := len(f.funcs.w)
+	f.funcs.inst(opFunction, void, f.id, functionControlNone, fnType)
+	f.funcs.inst(opLabel, entry)
+	f.funcs.w = append(f.funcs.w, f.vars.w...)
+	base := len(f.funcs.w)
+	f.funcs.w = append(f.funcs.w, f.body.w...)
+	f.funcs.inst(opFunctionEnd)
+	for i := range f.pending {
+		f.pending[i].Off += base
+	}
+	if len(f.pending) > 0 {
+		f.lines = append(f.lines, lineRec{Off: start, Pos: f.k.Pos})
+	}
+	f.lines = append(f.lines, f.pending...)
+}
+
+// zeroShared gives shared variables their zero start value: invocation 0
+// of the workgroup stores OpConstantNull into each, then a workgroup
+// barrier publishes the stores (Workgroup variables cannot carry an
+// initializer in Vulkan 1.1).
+func (f *fn) zeroShared() {
+	if len(f.k.Shared) == 0 {
+		return
+	}
+	u32 := f.tU32()
+	idx := f.builder.id()
+	f.body.inst(opLoad, u32, idx, f.builtin(ir.LocalIndex))
+	cond := f.builder.id()
+	f.body.inst(opIEqual, f.tBool(), cond, idx, f.constU32(0))
+	then, merge := f.builder.id(), f.builder.id()
+	f.body.inst(opSelectionMerge, merge, selectionControlNone)
+	f.body.inst(opBranchConditional, cond, then, merge)
+	f.label(then, false)
+	for _, s := range f.k.Shared {
+		f.body.inst(opStore, f.shared[s], f.constNull(f.typeID(s.Type, false)))
+	}
+	f.body.inst(opBranch, merge)
+	f.label(merge, false)
+	f.barrier(ir.WorkgroupBarrier)
+}

@@ -1,0 +1,299 @@
+package spirv
+
+import (
+	"github.com/kcgo/kc/ir"
+)
+
+// This file lowers memory: locals (let as SSA values, var as Function
+// variables hoisted to the entry block), places (a variable plus an access
+// chain), loads, stores and compound assignment, identifiers, indexing and
+// len.
+
+// place is an addressable location: a variable and the access-chain
+// indices into it.
+type place struct {
+	base    uint32
+	indices []uint32
+	sc      uint32
+	ty      ir.Type // the type at the end of the chain
+	layout  bool    // types inside use explicit layout (buffers, params)
+}
+
+func (f *fn) decl(d *ir.Decl) {
+	if !d.Mut {
+		v := f.expr(d.Init)
+		f.nameValue(v, d.Name)
+		f.locals[d] = local{id: v}
+		return
+	}
+	t := f.typeID(d.Ty, false)
+	v := f.builder.id()
+	f.vars.inst(opVariable, f.tPtr(scFunction, t), v, scFunction)
+	f.name(v, d.Name)
+	f.locals[d] = local{id: v, ptr: true}
+	var init uint32
+	if d.Init != nil {
+		init = f.exprAs(d.Init, d.Ty)
+	} else {
+		init = f.constNull(t)
+	}
+	f.body.inst(opStore, v, init)
+}
+
+// nameValue names an SSA value that this declaration introduced, but not a
+// constant or a value that already has a name.
+func (f *fn) nameValue(v uint32, name string) {
+	if f.named[v] {
+		return
+	}
+	f.name(v, name)
+}
+
+// placeOf returns the place e denotes, or ok false when e is not addressable.
+func (f *fn) placeOf(e ir.Expr) (p place, ok bool) {
+	switch e := e.(type) {
+	case *ir.Ident:
+		switch o := e.Obj.(type) {
+		case *ir.Decl:
+			l := f.locals[o]
+			if !l.ptr {
+				return place{}, false
+			}
+			return place{base: l.id, sc: scFunction, ty: o.Ty}, true
+		case *ir.Shared:
+			return place{base: f.shared[o], sc: scWorkgroup, ty: o.Type}, true
+		}
+		return place{}, false
+	case *ir.Index:
+		if id, isBuf := e.X.(*ir.Ident); isBuf {
+			if p, ok := id.Obj.(*ir.Param); ok && p.Kind == ir.BufferParam {
+				i := f.index(e.Index)
+				return place{base: f.buffers[p], indices: []uint32{f.constU32(0), i}, sc: scStorageBuffer, ty: p.Type, layout: true}, true
+			}
+		}
+		base, ok := f.placeOf(e.X)
+		if !ok {
+			return place{}, false
+		}
+		i := f.index(e.Index)
+		base.indices = append(base.indices, i)
+		base.ty = elemType(base.ty)
+		return base, true
+	case *ir.Swizzle:
+		if len(e.Comps) != 1 {
+			return place{}, false
+		}
+		base, ok := f.placeOf(e.X)
+		if !ok {
+			return place{}, false
+		}
+		base.indices = append(base.indices, f.constU32(uint32(compIndex(e.Comps[0]))))
+		base.ty = elemType(base.ty)
+		return base, true
+	}
+	return place{}, false
+}
+
+// elemType is the type of an element of an array or vector.
+func elemType(t ir.Type) ir.Type {
+	switch t := t.(type) {
+	case *ir.Array:
+		return t.Elem
+	case ir.Vector:
+		return t.Elem
+	}
+	return t
+}
+
+func compIndex(c byte) int {
+	switch c {
+	case 'x', 'r':
+		return 0
+	case 'y', 'g':
+		return 1
+	case 'z', 'b':
+		return 2
+	}
+	return 3
+}
+
+// index evaluates an index expression (i32 or u32; OpAccessChain takes either).
+func (f *fn) index(e ir.Expr) uint32 { return f.expr(e) }
+
+// pointer returns a pointer to p: the variable itself or an OpAccessChain.
+func (f *fn) pointer(p place) uint32 {
+	if len(p.indices) == 0 {
+		return p.base
+	}
+	ptrType := f.tPtr(p.sc, f.typeID(p.ty, p.layout))
+	r := f.builder.id()
+	ops := append([]uint32{ptrType, r, p.base}, p.indices...)
+	f.body.inst(opAccessChain, ops...)
+	return r
+}
+
+func (f *fn) load(p place) uint32 {
+	ptr := f.pointer(p)
+	r := f.builder.id()
+	f.body.inst(opLoad, f.typeID(p.ty, p.layout), r, ptr)
+	if p.layout {
+		if a, ok := p.ty.(*ir.Array); ok {
+			return f.relayout(r, a, true)
+		}
+	}
+	return r
+}
+
+func (f *fn) store(p place, v uint32) {
+	if p.layout {
+		if a, ok := p.ty.(*ir.Array); ok {
+			v = f.relayout(v, a, false)
+		}
+	}
+	f.body.inst(opStore, f.pointer(p), v)
+}
+
+// relayout rebuilds an array value between its laid-out form (inside a
+// buffer, with ArrayStride) and its plain form, element by element.
+func (f *fn) relayout(v uint32, a *ir.Array, toPlain bool) uint32 {
+	srcLayout := toPlain // the source is laid out when converting to plain
+	ops := []uint32{f.typeID(a, !toPlain), 0}
+	elem, isArr := a.Elem.(*ir.Array)
+	for i := 0; i < a.Len; i++ {
+		e := f.builder.id()
+		f.body.inst(opCompositeExtract, f.typeID(a.Elem, srcLayout), e, v, uint32(i))
+		if isArr {
+			e = f.relayout(e, elem, toPlain)
+		}
+		ops = append(ops, e)
+	}
+	r := f.builder.id()
+	ops[1] = r
+	f.body.inst(opCompositeConstruct, ops...)
+	return r
+}
+
+func (f *fn) assign(s *ir.Assign) {
+	if sw, ok := s.LHS.(*ir.Swizzle); ok && len(sw.Comps) > 1 {
+		f.assignSwizzle(s, sw)
+		return
+	}
+	p, ok := f.placeOf(s.LHS)
+	if !ok {
+		fail(ir.Errorf(s.Pos, "spirv: cannot assign to %s", ir.ExprString(s.LHS)))
+	}
+	if s.Op == ir.OpNone {
+		f.store(p, f.exprAs(s.RHS, p.ty))
+		return
+	}
+	old := f.load(p)
+	rhs := f.expr(s.RHS)
+	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS.Type(), p.ty))
+}
+
+// assignSwizzle writes several components of a vector: load the vector,
+// shuffle the new components in, store it back.
+func (f *fn) assignSwizzle(s *ir.Assign, sw *ir.Swizzle) {
+	p, ok := f.placeOf(sw.X)
+	if !ok {
+		fail(ir.Errorf(s.Pos, "spirv: cannot assign to %s", ir.ExprString(s.LHS)))
+	}
+	vt := p.ty.(ir.Vector)
+	old := f.load(p)
+	rhs := f.expr(s.RHS)
+	if s.Op != ir.OpNone {
+		cur := f.swizzleValue(old, vt, sw.Comps)
+		rhs = f.binop(s.Op, cur, sw.Ty, rhs, s.RHS.Type(), sw.Ty)
+	}
+	// Components 0..N-1 select from old, N.. from rhs.
+	sel := make([]uint32, vt.N)
+	for i := range sel {
+		sel[i] = uint32(i)
+	}
+	for j := 0; j < len(sw.Comps); j++ {
+		sel[compIndex(sw.Comps[j])] = uint32(vt.N + j)
+	}
+	r := f.builder.id()
+	ops := append([]uint32{f.typeID(vt, false), r, old, rhs}, sel...)
+	f.body.inst(opVectorShuffle, ops...)
+	f.store(p, r)
+}
+
+// ident evaluates an identifier's value.
+func (f *fn) ident(e *ir.Ident) uint32 {
+	switch o := e.Obj.(type) {
+	case *ir.Const:
+		return f.constOf(e.Ty, o.Val)
+	case *ir.Decl:
+		l, ok := f.locals[o]
+		if !ok {
+			fail(ir.Errorf(e.Pos, "spirv: %s used before its declaration", e.Name))
+		}
+		if !l.ptr {
+			return l.id
+		}
+		return f.load(place{base: l.id, sc: scFunction, ty: o.Ty})
+	case *ir.Shared:
+		return f.load(place{base: f.shared[o], sc: scWorkgroup, ty: o.Type})
+	case *ir.Param:
+		if o.Kind == ir.ScalarParam {
+			idx, ok := f.paramIdx[o]
+			if !ok {
+				fail(ir.Errorf(e.Pos, "spirv: parameter %s is not in the params block", e.Name))
+			}
+			return f.load(place{base: f.params, indices: []uint32{f.constU32(idx)}, sc: scUniform, ty: o.Type, layout: true})
+		}
+		fail(ir.Errorf(e.Pos, "spirv: buffer %s used as a value", e.Name))
+	}
+	fail(ir.Errorf(e.Pos, "spirv: unresolved identifier %s (module not checked?)", e.Name))
+	return 0
+}
+
+// indexValue evaluates X[i] that is not addressable: a component of a
+// vector value, or an element of an array value (spilled to a Function
+// variable when the index is not a constant).
+func (f *fn) indexValue(e *ir.Index) uint32 {
+	x := f.expr(e.X)
+	rt := f.typeID(e.Ty, false)
+	if c, ok := constIndex(e.Index); ok {
+		r := f.builder.id()
+		f.body.inst(opCompositeExtract, rt, r, x, c)
+		return r
+	}
+	i := f.index(e.Index)
+	if _, ok := e.X.Type().(ir.Vector); ok {
+		r := f.builder.id()
+		f.body.inst(opVectorExtractDynamic, rt, r, x, i)
+		return r
+	}
+	tmp := f.builder.id()
+	f.vars.inst(opVariable, f.tPtr(scFunction, f.typeID(e.X.Type(), false)), tmp, scFunction)
+	f.body.inst(opStore, tmp, x)
+	return f.load(place{base: tmp, indices: []uint32{i}, sc: scFunction, ty: e.Ty})
+}
+
+// constIndex returns the value of a constant index expression.
+func constIndex(e ir.Expr) (uint32, bool) {
+	switch e := e.(type) {
+	case *ir.Lit:
+		if e.Val.Kind == ir.IntValue {
+			return uint32(e.Val.Int), true
+		}
+	case *ir.Ident:
+		if c, ok := e.Obj.(*ir.Const); ok && c.Val.Kind == ir.IntValue {
+			return uint32(c.Val.Int), true
+		}
+	}
+	return 0, false
+}
+
+// length is len(buf): OpArrayLength of the runtime array member.
+func (f *fn) length(e *ir.Len) uint32 {
+	p, ok := e.Buf.Obj.(*ir.Param)
+	if !ok || p.Kind != ir.BufferParam {
+		fail(ir.Errorf(e.Pos, "spirv: len of %s, which is not a buffer", e.Buf.Name))
+	}
+	r := f.builder.id()
+	f.body.inst(opArrayLength, f.tU32(), r, f.buffers[p], 0)
+	return r
+}
