@@ -1,21 +1,170 @@
 package ir
 
-import "errors"
-
-// STUB: replaced by the checker work. The signatures are fixed.
+import (
+	"fmt"
+	"runtime/debug"
+)
 
 // Check type-checks m in place, filling the annotations documented in the
 // package comment, and returns every error found as an ErrorList sorted by
 // position (nil when m is valid). It never panics on any input.
-func Check(m *Module) error { return errors.New("ir.Check: not implemented") }
-
-// Specialize overrides compile-time constants before Check: defs maps a
-// constant's name to a literal ("64", "1e-5", "true"). Naming a constant the
-// module does not declare is an error.
-func Specialize(m *Module, defs map[string]string) error {
-	return errors.New("ir.Specialize: not implemented")
+//
+// Check is idempotent: it clears the annotations it owns before filling
+// them, so checking a module twice gives the same result. m.Checked is set
+// only when no error was found.
+func Check(m *Module) (err error) {
+	if m == nil {
+		return ErrorList{Errorf(Pos{}, "nil module")}
+	}
+	m.Checked = false
+	c := newChecker(m)
+	defer func() {
+		// A panic here is a bug in the checker; report it as an error
+		// rather than crashing the caller (the fuzz test looks for it).
+		if r := recover(); r != nil {
+			err = ErrorList{Errorf(m.Position(), "internal error: checker panic: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	c.module()
+	if len(c.errs) > 0 {
+		return c.errs.dedupSorted()
+	}
+	m.Checked = true
+	return nil
 }
 
-// RequireFeatures reports an *UnsupportedError for the first feature that
-// kernel k of a checked module uses and the target (named in messages) lacks.
-func RequireFeatures(k *Kernel, target string, have Features) error { return nil }
+// checker holds the state of one Check call.
+type checker struct {
+	m       *Module
+	errs    ErrorList
+	enabled Features
+
+	top     *scope          // module scope: the constants
+	consts  map[*Const]int8 // constState: 0 unvisited, 1 in progress, 2 done
+	vals    map[Expr]Value  // values of constant expressions with a concrete type
+	konst   map[Expr]bool   // constant expressions (typed or untyped)
+
+	at Pos // position of the node being checked, for errors about nodes without one
+
+	// per kernel
+	k         *Kernel
+	scope     *scope
+	loopDepth int
+	featErr   Features // features already reported missing in this kernel
+}
+
+const (
+	constUnvisited int8 = iota
+	constInProgress
+	constDone
+)
+
+func newChecker(m *Module) *checker {
+	return &checker{
+		m:      m,
+		consts: map[*Const]int8{},
+		vals:   map[Expr]Value{},
+		konst:  map[Expr]bool{},
+	}
+}
+
+// errorf records an error at pos.
+func (c *checker) errorf(pos Pos, format string, args ...any) {
+	c.errs = append(c.errs, Errorf(pos, format, args...))
+}
+
+// dedupSorted sorts l by position and drops exact duplicates.
+func (l ErrorList) dedupSorted() ErrorList {
+	l.Sort()
+	out := l[:0]
+	for i, e := range l {
+		if i > 0 && *e == *l[i-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// module checks the whole module: enables, constants, then each kernel.
+func (c *checker) module() {
+	c.enables()
+	c.declareConsts()
+	for _, k := range c.m.Consts {
+		if k != nil {
+			c.constDecl(k)
+		}
+	}
+	c.kernels()
+}
+
+func (c *checker) enables() {
+	for _, e := range c.m.Enables {
+		if e == nil {
+			c.errorf(c.m.Position(), "nil enable directive")
+			continue
+		}
+		switch e.Feature {
+		case FeatureF16, FeatureSubgroups:
+			c.enabled |= e.Feature
+		case FeatureCoopMat:
+			c.errorf(e.Pos, "enable %s: cooperative matrices are not supported yet", e.Feature.Name())
+		default:
+			c.errorf(e.Pos, "unknown feature in enable directive (Feature(%d))", uint8(e.Feature))
+		}
+	}
+}
+
+// kernels checks every kernel and the module-wide kernel rules.
+func (c *checker) kernels() {
+	if len(c.m.Kernels) == 0 {
+		c.errorf(Pos{File: c.m.File, Line: 1, Col: 1}, "no kernel in file")
+		return
+	}
+	seen := map[string]*Kernel{}
+	for _, k := range c.m.Kernels {
+		if k == nil {
+			c.errorf(c.m.Position(), "nil kernel")
+			continue
+		}
+		if prev, ok := seen[k.Name]; ok && k.Name != "" {
+			c.errorf(k.Pos, "kernel %s redeclared%s", k.Name, prevDecl(prev.Pos))
+		}
+		seen[k.Name] = k
+		c.kernel(k)
+	}
+}
+
+// prevDecl is the " (previous declaration at POS)" suffix of a redeclaration
+// error, empty when the previous declaration has no position.
+func prevDecl(p Pos) string {
+	if p == (Pos{}) {
+		return ""
+	}
+	return fmt.Sprintf(" (previous declaration at %s)", p)
+}
+
+// kernel checks one kernel: signature, workgroup size, shared memory, body,
+// then (when the body is well typed) the uniformity of its barriers.
+func (c *checker) kernel(k *Kernel) {
+	k.Size = [3]int{}
+	k.Features = 0
+	k.FeatPos = nil
+	c.k, c.featErr, c.loopDepth = k, 0, 0
+	defer func() { c.k = nil }()
+	nerr := len(c.errs)
+	c.checkName(k.Pos, k.Name, "kernel")
+	c.scope = newScope(c.top)
+	c.params(k)
+	c.workgroupSize(k)
+	c.sharedVars(k)
+	if k.Body == nil {
+		c.errorf(k.Pos, "kernel %s has no body", k.Name)
+	} else {
+		c.stmts(k.Body.Stmts, k.Body.Pos) // the body shares the parameters' scope, as in Go
+	}
+	c.scope = nil
+	if len(c.errs) == nerr {
+		c.uniformity(k)
+	}
+}

@@ -1,0 +1,327 @@
+package ir
+
+import "fmt"
+
+// Intrinsic calls, typed by the signature class of the op table (ops.go).
+// Arity is exact. Arguments that must share a type T take it from the
+// typed ones; when all are untyped they default (f32 for the float
+// classes). Atomics take an atomic location as their first argument;
+// subgroup operations need `enable subgroups`.
+
+func (c *checker) call(e *Call) Type {
+	e.Ty = nil
+	if e.Func < Exp || e.Func >= numIntrinsics {
+		c.errorf(c.at, "invalid intrinsic (%d)", e.Func)
+		c.checkArgs(e.Args)
+		return Invalid
+	}
+	info := e.Func.Info()
+	if info.Feature != 0 {
+		c.useFeature(info.Feature, c.at, info.Name)
+	}
+	if len(e.Args) != info.Arity {
+		c.checkArgs(e.Args)
+		c.errorf(c.at, "%s arguments in call to %s (have %d, want %d)", arityWord(len(e.Args), info.Arity), info.Name, len(e.Args), info.Arity)
+		return Invalid
+	}
+	t := c.callSig(e, info)
+	if bad(t) {
+		return Invalid
+	}
+	if t == noValue {
+		return noValue
+	}
+	e.Ty = t
+	return t
+}
+
+func arityWord(have, want int) string {
+	if have < want {
+		return "not enough"
+	}
+	return "too many"
+}
+
+// checkArgs checks arguments of a call that is wrong anyway, to report
+// the errors inside them.
+func (c *checker) checkArgs(args []Expr) {
+	for _, a := range args {
+		if t := c.expr(a); isUntyped(t) {
+			c.toDefault(a, t)
+		}
+	}
+}
+
+func (c *checker) callSig(e *Call, info IntrinsicInfo) Type {
+	switch info.Sig {
+	case SigFloat1, SigFloat2, SigFloat3:
+		return c.sameArgs(e, info, isFloatType, "a float scalar or vector")
+	case SigNumeric1, SigNumeric2, SigNumeric3, SigSubgroupArith:
+		return c.sameArgs(e, info, isNumericType, "a numeric scalar or vector")
+	case SigSigned1:
+		return c.sameArgs(e, info, isSignedType, "a float or i32 scalar or vector")
+	case SigInt1, SigSubgroupBits:
+		return c.sameArgs(e, info, isIntType, "an i32 or u32 scalar or vector")
+	case SigSubgroupFirst:
+		return c.sameArgs(e, info, isNumericType, "a numeric scalar or vector")
+	case SigFloatMix:
+		return c.mix(e, info)
+	case SigDot:
+		return c.dot(e, info)
+	case SigSelect:
+		return c.selectCall(e, info)
+	case SigAtomicLoad, SigAtomicStore, SigAtomicRMW:
+		return c.atomicCall(e, info)
+	case SigSubgroupLane:
+		return c.subgroupLane(e, info)
+	case SigSubgroupBallot, SigSubgroupVote:
+		return c.subgroupBool(e, info)
+	case SigSubgroupElect:
+		return Bool
+	}
+	c.errorf(c.at, "intrinsic %s has an unknown signature class", info.Name)
+	return Invalid
+}
+
+func isFloatType(t Type) bool   { return Width(t) > 0 && ElemScalar(t).IsFloat() }
+func isNumericType(t Type) bool { return Width(t) > 0 && ElemScalar(t).IsNumeric() }
+func isIntType(t Type) bool     { return Width(t) > 0 && ElemScalar(t).IsInt() }
+func isSignedType(t Type) bool {
+	return Width(t) > 0 && (ElemScalar(t).IsFloat() || ElemScalar(t) == I32)
+}
+
+// argTypes checks every argument as a value.
+func (c *checker) argTypes(args []Expr) ([]Type, bool) {
+	ts := make([]Type, len(args))
+	ok := true
+	for i, a := range args {
+		ts[i] = c.value(a)
+		ok = ok && !bad(ts[i])
+	}
+	return ts, ok
+}
+
+// unify gives every argument of args one type T: the first typed
+// argument's type, or when all are untyped the default of their kind
+// (float when floatDefault). It returns T or Invalid.
+func (c *checker) unify(name string, args []Expr, ts []Type, floatDefault bool) Type {
+	var t Type
+	kind := Type(untypedInt)
+	for _, at := range ts {
+		if !isUntyped(at) {
+			t = at
+			break
+		}
+		kind = maxKind(kind, at)
+	}
+	if t == nil {
+		t = defaultType(kind)
+		if floatDefault {
+			t = F32
+		}
+	}
+	for i, a := range args {
+		if !c.assignTo(a, ts[i], t, "argument to "+name) {
+			return Invalid
+		}
+	}
+	return t
+}
+
+// sameArgs types the (T, T, ...) T classes whose T satisfies class.
+func (c *checker) sameArgs(e *Call, info IntrinsicInfo, class func(Type) bool, want string) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	t := c.unify(info.Name, e.Args, ts, info.Sig <= SigFloatMix)
+	if bad(t) {
+		return Invalid
+	}
+	if !class(t) {
+		c.errorf(c.at, "invalid argument: %s requires %s, not %s", info.Name, want, TypeString(t))
+		return Invalid
+	}
+	return t
+}
+
+// mix(a T, b T, t T or scalar) T, T float.
+func (c *checker) mix(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	t := c.unify(info.Name, e.Args[:2], ts[:2], true)
+	if bad(t) {
+		return Invalid
+	}
+	if !isFloatType(t) {
+		c.errorf(c.at, "invalid argument: %s requires a float scalar or vector, not %s", info.Name, t)
+		return Invalid
+	}
+	third := t
+	if _, isVec := t.(Vector); isVec && !isUntyped(ts[2]) && Width(ts[2]) == 1 {
+		third = ElemScalar(t)
+	}
+	if !c.assignTo(e.Args[2], ts[2], third, "argument to "+info.Name) {
+		return Invalid
+	}
+	return t
+}
+
+// dot(vecN<T>, vecN<T>) T.
+func (c *checker) dot(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	t := c.unify(info.Name, e.Args, ts, false)
+	if bad(t) {
+		return Invalid
+	}
+	v, isVec := t.(Vector)
+	if !isVec || !v.Elem.IsNumeric() {
+		c.errorf(c.at, "invalid argument: dot requires numeric vectors, not %s", TypeString(t))
+		return Invalid
+	}
+	return v.Elem
+}
+
+// select(cond bool, a T, b T) T: a where cond is true.
+func (c *checker) selectCall(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	if ts[0] != Type(Bool) {
+		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s must be bool", c.describe(e.Args[0], ts[0]))
+		return Invalid
+	}
+	t := c.unify(info.Name, e.Args[1:], ts[1:], false)
+	if bad(t) {
+		return Invalid
+	}
+	if Width(t) == 0 {
+		c.errorf(c.at, "invalid argument: select requires scalar or vector values, not %s", TypeString(t))
+		return Invalid
+	}
+	return t
+}
+
+// subgroupLane types (x T, lane u32) T; subgroupBroadcast's lane must be a
+// constant below 128.
+func (c *checker) subgroupLane(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	t := c.toDefault(e.Args[0], ts[0])
+	lane := e.Args[1]
+	if !c.assignTo(lane, ts[1], U32, "argument to "+info.Name) || bad(t) {
+		return Invalid
+	}
+	if !isNumericType(t) {
+		c.errorf(c.at, "invalid argument: %s requires a numeric scalar or vector, not %s", info.Name, TypeString(t))
+		return Invalid
+	}
+	if e.Func == SubgroupBroadcast {
+		v, isConst := c.vals[lane]
+		if !isConst || !c.konst[lane] {
+			c.errorf(posOf(lane, c.at), "subgroupBroadcast lane %s must be a constant", c.text(lane))
+			return Invalid
+		}
+		if v.Int >= 128 {
+			c.errorf(posOf(lane, c.at), "subgroupBroadcast lane %d must be below 128", v.Int)
+			return Invalid
+		}
+	}
+	return t
+}
+
+// subgroupBool types subgroupBallot (bool) vec4<u32> and the votes (bool) bool.
+func (c *checker) subgroupBool(e *Call, info IntrinsicInfo) Type {
+	t := c.value(e.Args[0])
+	if bad(t) {
+		return Invalid
+	}
+	if t != Type(Bool) {
+		c.errorf(posOf(e.Args[0], c.at), "invalid argument: %s requires a bool, not %s", info.Name, c.describe(e.Args[0], t))
+		return Invalid
+	}
+	if info.Sig == SigSubgroupBallot {
+		return Vec(U32, 4)
+	}
+	return Bool
+}
+
+// atomicCall types atomicLoad(a), atomicStore(a, v) and the
+// read-modify-write atomics (a, v) T, a an atomic<T> location.
+func (c *checker) atomicCall(e *Call, info IntrinsicInfo) Type {
+	at := c.expr(e.Args[0])
+	elem, ok := c.atomicLocation(e.Args[0], at, info.Name)
+	if info.Sig != SigAtomicLoad {
+		vt := c.value(e.Args[1])
+		if !ok || bad(vt) || !c.assignTo(e.Args[1], vt, elem, "argument to "+info.Name) {
+			return Invalid
+		}
+	}
+	if !ok {
+		return Invalid
+	}
+	if info.Sig == SigAtomicStore {
+		return noValue
+	}
+	return elem
+}
+
+// atomicLocation checks that e (of type t) denotes an atomic<T> in a
+// read_write buffer or in shared memory, and returns T.
+func (c *checker) atomicLocation(e Expr, t Type, name string) (Scalar, bool) {
+	if bad(t) {
+		return Invalid, false
+	}
+	a, ok := t.(Atomic)
+	if !ok || c.bufferParam(e) != nil {
+		c.errorf(posOf(e, c.at), "invalid argument: %s requires an atomic location, not %s", name, c.describeLoc(e, t))
+		return Invalid, false
+	}
+	if p := rootBuffer(e); p != nil && p.Access != ReadWrite {
+		c.errorf(posOf(e, c.at), "invalid argument: %s on buffer %s, which is read-only (declared read)", name, p.Name)
+		return Invalid, false
+	}
+	return a.Elem, true
+}
+
+func (c *checker) describeLoc(e Expr, t Type) string {
+	if p := c.bufferParam(e); p != nil {
+		return fmt.Sprintf("buffer %s (index it: %s[i])", p.Name, p.Name)
+	}
+	if t == noValue || isUntyped(t) {
+		return c.text(e)
+	}
+	return c.describe(e, t)
+}
+
+// rootBuffer returns the buffer parameter at the root of an index chain.
+func rootBuffer(e Expr) *Param {
+	for {
+		switch x := e.(type) {
+		case *Index:
+			if x == nil {
+				return nil
+			}
+			e = x.X
+		case *Ident:
+			if x == nil {
+				return nil
+			}
+			p, _ := x.Obj.(*Param)
+			if p != nil && p.Kind == BufferParam {
+				return p
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+}

@@ -1,0 +1,243 @@
+package ir
+
+// Types as written (parameters, shared variables, locals, constants,
+// conversion targets): their structure, array lengths, and where each kind
+// of type may be used.
+
+// validType checks the structure of t and evaluates its array lengths.
+func (c *checker) validType(t Type, pos Pos) bool {
+	if isNil(t) {
+		c.errorf(pos, "missing type")
+		return false
+	}
+	switch t := t.(type) {
+	case Scalar:
+		if !validScalar(t) {
+			c.errorf(pos, "invalid type %s", t)
+			return false
+		}
+	case Vector:
+		if !validScalar(t.Elem) || t.N < 2 || t.N > 4 {
+			c.errorf(pos, "invalid vector type %s", t)
+			return false
+		}
+	case Atomic:
+		if !t.Elem.IsInt() {
+			c.errorf(pos, "invalid type %s: atomics hold i32 or u32", t)
+			return false
+		}
+	case *Array:
+		if !c.validType(t.Elem, pos) || !c.arrayLen(t, pos) {
+			return false
+		}
+		if sharedSize(t) > maxTypeBytes {
+			c.errorf(pos, "type %s is too large (over %d bytes)", t, maxTypeBytes)
+			return false
+		}
+	case CoopMat:
+		c.errorf(pos, "cooperative matrix types are not supported yet")
+		return false
+	default:
+		c.errorf(pos, "invalid type %s", TypeString(t))
+		return false
+	}
+	c.useType(t, pos)
+	return true
+}
+
+// maxArrayLen bounds array lengths (the sizes they imply must fit in int).
+const (
+	maxArrayLen  = 1 << 24
+	maxTypeBytes = 1 << 30
+)
+
+// arrayLen evaluates a.LenExpr into a.Len (a positive constant integer).
+func (c *checker) arrayLen(a *Array, pos Pos) bool {
+	if a.LenExpr == nil {
+		if a.Len <= 0 || a.Len > maxArrayLen {
+			c.errorf(pos, "invalid array length %d", a.Len)
+			return false
+		}
+		return true
+	}
+	a.Len = 0
+	n, ok := c.constInt(a.LenExpr, "array length")
+	if !ok {
+		return false
+	}
+	if n <= 0 || n > maxArrayLen {
+		c.errorf(posOf(a.LenExpr, pos), "invalid array length %d (must be 1 to %d)", n, maxArrayLen)
+		return false
+	}
+	a.Len = int(n)
+	return true
+}
+
+// constInt checks e as an integer constant (untyped ones become i32).
+func (c *checker) constInt(e Expr, what string) (int64, bool) {
+	t := c.value(e)
+	t = c.toDefault(e, t)
+	if bad(t) {
+		return 0, false
+	}
+	if !c.konst[e] {
+		c.errorf(posOf(e, c.at), "%s %s is not constant", what, c.describe(e, t))
+		return 0, false
+	}
+	if t != Type(I32) && t != Type(U32) {
+		c.errorf(posOf(e, c.at), "%s %s must be an integer", what, c.describe(e, t))
+		return 0, false
+	}
+	return c.vals[e].Int, true
+}
+
+// params checks and declares the kernel's parameters.
+func (c *checker) params(k *Kernel) {
+	for _, p := range k.Params {
+		if p == nil {
+			c.errorf(k.Pos, "kernel %s: nil parameter", k.Name)
+			continue
+		}
+		switch p.Kind {
+		case ScalarParam:
+			c.scalarParam(p)
+		case BufferParam:
+			c.bufferParamDecl(p)
+		default:
+			c.errorf(p.Pos, "parameter %s: invalid kind %d", p.Name, p.Kind)
+		}
+		c.declare(p, p.Pos, p.Name, "parameter")
+	}
+}
+
+func (c *checker) scalarParam(p *Param) {
+	s, ok := p.Type.(Scalar)
+	switch {
+	case ok && s == F16:
+		c.errorf(p.Pos, "parameter %s: f16 params are not supported; pass f16 data in a buffer", p.Name)
+	case !ok || (s != I32 && s != U32 && s != F32):
+		c.errorf(p.Pos, "parameter %s: scalar parameters must be i32, u32 or f32, not %s", p.Name, TypeString(p.Type))
+	}
+}
+
+func (c *checker) bufferParamDecl(p *Param) {
+	if !c.validType(p.Type, p.Pos) {
+		return
+	}
+	switch {
+	case p.Access != Read && p.Access != ReadWrite:
+		c.errorf(p.Pos, "buffer %s: invalid access mode %d (want read or read_write)", p.Name, p.Access)
+	case !HostShareable(p.Type):
+		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (bool cannot be stored in a buffer; use u32)", p.Name, p.Type)
+	case hasAtomic(p.Type) && p.Access != ReadWrite:
+		c.errorf(p.Pos, "buffer %s: atomic elements need read_write access", p.Name)
+	}
+}
+
+// Limits: WebGPU's defaults for the workgroup size; lavapipe's 32 KiB for
+// shared memory (WebGPU's default maxComputeWorkgroupStorageSize is 16 KiB,
+// so a portable kernel should stay below that).
+const (
+	maxInvocations  = 256
+	maxSharedBytes  = 32768
+	webgpuSharedMin = 16384
+)
+
+var maxWorkgroupDim = [3]int64{256, 256, 64}
+
+// workgroupSize evaluates k.Workgroup into k.Size and checks the limits.
+func (c *checker) workgroupSize(k *Kernel) {
+	n := len(k.Workgroup)
+	if n == 0 || n > 3 {
+		c.errorf(k.Pos, "kernel %s: workgroup size needs 1 to 3 dimensions, not %d", k.Name, n)
+		return
+	}
+	size := [3]int{1, 1, 1}
+	ok := true
+	defer func(saved Pos) { c.at = saved }(c.at)
+	c.at = k.Pos
+	for i, e := range k.Workgroup {
+		v, good := c.constInt(e, "workgroup size")
+		p, dim := posOf(e, k.Pos), "xyz"[i:i+1]
+		switch {
+		case !good:
+			ok = false
+		case v < 1:
+			c.errorf(p, "workgroup size %s = %d must be at least 1", dim, v)
+			ok = false
+		case v > maxWorkgroupDim[i]:
+			c.errorf(p, "workgroup size %s = %d exceeds %d (WebGPU's default maxComputeWorkgroupSize%s)", dim, v, maxWorkgroupDim[i], upper(dim))
+			ok = false
+		default:
+			size[i] = int(v)
+		}
+	}
+	if !ok {
+		return
+	}
+	if total := size[0] * size[1] * size[2]; total > maxInvocations {
+		c.errorf(k.Pos, "workgroup size %dx%dx%d = %d invocations exceeds %d (WebGPU's default maxComputeInvocationsPerWorkgroup)",
+			size[0], size[1], size[2], total, maxInvocations)
+		return
+	}
+	k.Size = size
+}
+
+func upper(s string) string { return string(s[0] - 'a' + 'A') }
+
+// sharedVars checks and declares the shared variables and their total size.
+func (c *checker) sharedVars(k *Kernel) {
+	total := 0
+	for _, s := range k.Shared {
+		if s == nil {
+			c.errorf(k.Pos, "kernel %s: nil shared variable", k.Name)
+			continue
+		}
+		if c.validType(s.Type, s.Pos) {
+			before := total
+			total += roundUp(sharedSize(s.Type), 16)
+			if before <= maxSharedBytes && total > maxSharedBytes {
+				c.errorf(s.Pos, "shared memory: %s brings the total to %d bytes, over %d (lavapipe's maxComputeSharedMemorySize; WebGPU's default maxComputeWorkgroupStorageSize is %d)",
+					s.Name, total, maxSharedBytes, webgpuSharedMin)
+			}
+		}
+		c.declare(s, s.Pos, s.Name, "shared variable")
+	}
+}
+
+// sharedSize is the byte size of t in workgroup memory, std430-like, with
+// bool counted as a 4-byte value.
+func sharedSize(t Type) int { return ElemStride(boolAsU32(t)) }
+
+func boolAsU32(t Type) Type {
+	switch t := t.(type) {
+	case Scalar, Vector:
+		if ElemScalar(t) == Bool {
+			return WithElem(t, U32)
+		}
+	case *Array:
+		return &Array{Elem: boolAsU32(t.Elem), Len: t.Len}
+	}
+	return t
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// useType records the f16 feature for a type that mentions f16.
+func (c *checker) useType(t Type, pos Pos) {
+	if UsesF16(t) {
+		c.useFeature(FeatureF16, pos, "f16")
+	}
+}
+
+// localType checks the type written in a local declaration.
+func (c *checker) localType(t Type, pos Pos, name string) bool {
+	if !c.validType(t, pos) {
+		return false
+	}
+	if hasAtomic(t) {
+		c.errorf(pos, "variable %s: atomic types can only be used in read_write buffers and shared memory", name)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,57 @@
+package ir
+
+// Optional features: f16 and subgroups must be enabled by an `enable`
+// directive; Check records, per kernel, which ones the kernel uses
+// (Kernel.Features) and where each is first used (Kernel.FeatPos).
+
+// featureOrder is the order in which RequireFeatures reports missing features.
+var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat}
+
+// useFeature records that the current kernel uses f at pos (what names the
+// use in messages) and reports it, once per kernel, when not enabled.
+func (c *checker) useFeature(f Feature, pos Pos, what string) {
+	if k := c.k; k != nil {
+		if k.FeatPos == nil {
+			k.FeatPos = map[Feature]Pos{}
+		}
+		if prev, ok := k.FeatPos[f]; k.Features&f == 0 || (ok && posBefore(pos, prev)) {
+			k.FeatPos[f] = pos
+		}
+		k.Features |= f
+	}
+	if c.enabled&f != 0 {
+		return
+	}
+	if c.k != nil {
+		if c.featErr&f != 0 {
+			return
+		}
+		c.featErr |= f
+	}
+	c.errorf(pos, "%s used without `enable %s`", what, f.Name())
+}
+
+// posBefore reports whether a precedes b in the same file (positions
+// without a line never do).
+func posBefore(a, b Pos) bool {
+	if !a.IsValid() || !b.IsValid() || a.File != b.File {
+		return false
+	}
+	return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+}
+
+// RequireFeatures reports an *UnsupportedError for the first feature that
+// kernel k of a checked module uses and the target (named in messages)
+// lacks, in the order f16, subgroups, cooperative matrices. It returns nil
+// when the target has everything k uses.
+func RequireFeatures(k *Kernel, target string, have Features) error {
+	if k == nil {
+		return nil
+	}
+	for _, f := range featureOrder {
+		if k.Features&f != 0 && have&f == 0 {
+			return &UnsupportedError{Pos: k.FeatPos[f], Target: target, Feature: f.Name()}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+package ir
+
+func (c *checker) uniformity(k *Kernel) {}
