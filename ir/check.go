@@ -39,10 +39,10 @@ type checker struct {
 	errs    ErrorList
 	enabled Features
 
-	top     *scope          // module scope: the constants
-	consts  map[*Const]int8 // constState: 0 unvisited, 1 in progress, 2 done
-	vals    map[Expr]Value  // values of constant expressions with a concrete type
-	konst   map[Expr]bool   // constant expressions (typed or untyped)
+	top    *scope          // module scope: the constants
+	consts map[*Const]int8 // constState: 0 unvisited, 1 in progress, 2 done
+	vals   map[Expr]Value  // values of constant expressions with a concrete type
+	konst  map[Expr]bool   // constant expressions (typed or untyped)
 
 	at Pos // position of the node being checked, for errors about nodes without one
 
