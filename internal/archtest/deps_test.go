@@ -25,6 +25,8 @@ var allowed = map[string][]string{
 	"backend/vulkan":  {"backend", "ir", "emit/...", "internal/..."},
 	"coopmat/...":     {"ir", "ir/...", "emit/...", "backend", "backend/..."},
 	"kernels/...":     {"ir", "ir/...", "emit/...", "backend", "backend/...", "coopmat/..."},
+	"precompiled":     {"backend", "ir"},
+	"gen":             {"ir", "ir/parse", "emit/...", "backend"},
 	"cmd/...":         {"..."},
 	"bench/...":       {"..."},
 	"internal/...":    {"ir", "ir/...", "emit/..."},
