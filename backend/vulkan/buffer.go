@@ -1,0 +1,117 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"unsafe"
+)
+
+// rawBuffer is a VkBuffer with its own memory allocation, mapped when it is
+// host-visible.
+type rawBuffer struct {
+	handle   uintptr
+	memory   uintptr
+	size     uint64
+	mapped   unsafe.Pointer // nil for device-local memory
+	coherent bool
+}
+
+// Memory classes for newRawBuffer.
+const (
+	memDevice   = iota // device-local
+	memUpload          // host-visible, coherent: staging for uploads and params
+	memReadback        // host-visible, cached preferred: readback
+)
+
+// newRawBuffer creates a buffer of size bytes with the given usage in memory
+// of class kind.
+func (l *logical) newRawBuffer(size uint64, usage uint32, kind int) (*rawBuffer, error) {
+	var a arena
+	defer a.free()
+	ci := newIn[vkBufferCreateInfo](&a)
+	ci.sType = stBufferCreateInfo
+	ci.size = size
+	ci.usage = usage
+	ph := newIn[uintptr](&a)
+	if err := check("vkCreateBuffer", call(l.fn.CreateBuffer, l.handle, addr(ci), 0, addr(ph))); err != nil {
+		return nil, err
+	}
+	b := &rawBuffer{handle: *ph, size: size}
+	req := newIn[vkMemoryRequirements](&a)
+	call(l.fn.GetBufferMemoryRequirements, l.handle, b.handle, addr(req))
+	var want, prefer uint32
+	switch kind {
+	case memDevice:
+		want = memDeviceLocal
+	case memUpload:
+		want, prefer = memHostVisible|memHostCoherent, memDeviceLocal
+	case memReadback:
+		want, prefer = memHostVisible, memHostCached|memHostCoherent
+	}
+	ti, err := l.phys.memoryType(req.memoryTypeBits, want, prefer)
+	if err != nil {
+		if kind == memDevice { // a device without device-local memory (rare): any memory
+			ti, err = l.phys.memoryType(req.memoryTypeBits, 0, 0)
+		}
+		if err != nil {
+			call(l.fn.DestroyBuffer, l.handle, b.handle, 0)
+			return nil, err
+		}
+	}
+	ai := newIn[vkMemoryAllocateInfo](&a)
+	ai.sType = stMemoryAllocateInfo
+	ai.allocationSize = req.size
+	ai.memoryTypeIndex = ti
+	pm := newIn[uintptr](&a)
+	if err := check("vkAllocateMemory", call(l.fn.AllocateMemory, l.handle, addr(ai), 0, addr(pm))); err != nil {
+		call(l.fn.DestroyBuffer, l.handle, b.handle, 0)
+		return nil, err
+	}
+	b.memory = *pm
+	if err := check("vkBindBufferMemory", call(l.fn.BindBufferMemory, l.handle, b.handle, b.memory, 0)); err != nil {
+		l.freeRawBuffer(b)
+		return nil, err
+	}
+	if kind != memDevice {
+		b.coherent = l.phys.mem.memoryTypes[ti].propertyFlags&memHostCoherent != 0
+		pp := newIn[unsafe.Pointer](&a)
+		if err := check("vkMapMemory", call(l.fn.MapMemory, l.handle, b.memory, 0, ^uintptr(0), 0, addr(pp))); err != nil {
+			l.freeRawBuffer(b)
+			return nil, err
+		}
+		b.mapped = *pp
+	}
+	return b, nil
+}
+
+// bytes views a mapped buffer's memory.
+func (b *rawBuffer) bytes() []byte { return unsafe.Slice((*byte)(b.mapped), b.size) }
+
+// invalidate makes device writes to a non-coherent mapped buffer visible to
+// the host.
+func (l *logical) invalidate(b *rawBuffer) error {
+	if b.coherent {
+		return nil
+	}
+	var a arena
+	defer a.free()
+	r := newIn[vkMappedMemoryRange](&a)
+	r.sType = stMappedMemoryRange
+	r.memory = b.memory
+	r.size = ^uint64(0)
+	return check("vkInvalidateMappedMemoryRanges", call(l.fn.InvalidateMappedMemoryRanges, l.handle, 1, addr(r)))
+}
+
+// freeRawBuffer destroys the buffer and frees its memory.
+func (l *logical) freeRawBuffer(b *rawBuffer) {
+	if b == nil {
+		return
+	}
+	if b.handle != 0 {
+		call(l.fn.DestroyBuffer, l.handle, b.handle, 0)
+	}
+	if b.memory != 0 {
+		call(l.fn.FreeMemory, l.handle, b.memory, 0)
+	}
+	*b = rawBuffer{}
+}

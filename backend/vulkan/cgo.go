@@ -1,0 +1,192 @@
+//go:build linux && cgo
+
+package vulkan
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Every Vulkan entry point kc calls takes only integer-class arguments
+// (handles, 32- and 64-bit integers, pointers), so on the 64-bit Linux ABIs
+// (x86-64 System V, AAPCS64) one trampoline per arity, with every argument
+// widened to uintptr_t, calls any of them. The result is the VkResult (or
+// garbage for void functions, which the Go side ignores).
+typedef uintptr_t U;
+typedef int32_t (*kc_fn0)(void);
+typedef int32_t (*kc_fn1)(U);
+typedef int32_t (*kc_fn2)(U, U);
+typedef int32_t (*kc_fn3)(U, U, U);
+typedef int32_t (*kc_fn4)(U, U, U, U);
+typedef int32_t (*kc_fn5)(U, U, U, U, U);
+typedef int32_t (*kc_fn6)(U, U, U, U, U, U);
+typedef int32_t (*kc_fn7)(U, U, U, U, U, U, U);
+typedef int32_t (*kc_fn8)(U, U, U, U, U, U, U, U);
+typedef int32_t (*kc_fn10)(U, U, U, U, U, U, U, U, U, U);
+typedef U (*kc_fnp2)(U, U);
+
+static int32_t kc_call0(U f) { return ((kc_fn0)f)(); }
+static int32_t kc_call1(U f, U a) { return ((kc_fn1)f)(a); }
+static int32_t kc_call2(U f, U a, U b) { return ((kc_fn2)f)(a, b); }
+static int32_t kc_call3(U f, U a, U b, U c) { return ((kc_fn3)f)(a, b, c); }
+static int32_t kc_call4(U f, U a, U b, U c, U d) { return ((kc_fn4)f)(a, b, c, d); }
+static int32_t kc_call5(U f, U a, U b, U c, U d, U e) { return ((kc_fn5)f)(a, b, c, d, e); }
+static int32_t kc_call6(U f, U a, U b, U c, U d, U e, U g) { return ((kc_fn6)f)(a, b, c, d, e, g); }
+static int32_t kc_call7(U f, U a, U b, U c, U d, U e, U g, U h) { return ((kc_fn7)f)(a, b, c, d, e, g, h); }
+static int32_t kc_call8(U f, U a, U b, U c, U d, U e, U g, U h, U i) { return ((kc_fn8)f)(a, b, c, d, e, g, h, i); }
+static int32_t kc_call10(U f, U a, U b, U c, U d, U e, U g, U h, U i, U j, U k) { return ((kc_fn10)f)(a, b, c, d, e, g, h, i, j, k); }
+static U kc_callp2(U f, U a, U b) { return ((kc_fnp2)f)(a, b); }
+
+// kc_dispatch records one compute dispatch: an optional barrier against
+// every earlier command, the pipeline and descriptor-set binds when they
+// changed (with one dynamic uniform offset when dyn is set), and
+// vkCmdDispatch. One cgo crossing per dispatch keeps recording cheap.
+typedef struct {
+	U barrier, bindPipeline, bindSets, dispatch;
+} kc_cmdfns;
+
+typedef struct {
+	uint32_t sType; uint32_t pad; U pNext; uint32_t src, dst;
+} kc_membarrier;
+
+// kc_barrier makes the writes of every earlier compute or transfer command
+// visible to every later one (VK_STRUCTURE_TYPE_MEMORY_BARRIER; stages
+// COMPUTE_SHADER|TRANSFER on both sides; SHADER_WRITE|TRANSFER_WRITE ->
+// UNIFORM_READ|SHADER_READ|SHADER_WRITE|TRANSFER_READ|TRANSFER_WRITE).
+static void kc_barrier(U fn, U cmd) {
+	kc_membarrier mb = {46, 0, 0, 0x40 | 0x1000, 0x8 | 0x20 | 0x40 | 0x800 | 0x1000};
+	((kc_fn10)fn)(cmd, 0x800 | 0x1000, 0x800 | 0x1000, 0, 1, (U)&mb, 0, 0, 0, 0);
+}
+
+static void kc_dispatch(kc_cmdfns *fns, U cmd, int barrier, U pipeline, U layout, U set, int dyn, uint32_t dynOff, uint32_t x, uint32_t y, uint32_t z) {
+	if (barrier) kc_barrier(fns->barrier, cmd);
+	if (pipeline) ((kc_fn3)fns->bindPipeline)(cmd, 1, pipeline);
+	if (set) {
+		U s = set;
+		uint32_t off = dynOff;
+		((kc_fn8)fns->bindSets)(cmd, 1, layout, 0, 1, (U)&s, dyn ? 1 : 0, dyn ? (U)&off : 0);
+	}
+	((kc_fn4)fns->dispatch)(cmd, x, y, z);
+}
+
+// kc_open loads the Vulkan loader and returns vkGetInstanceProcAddr, or 0
+// with *err set to dlerror's text.
+static U kc_open(const char *name, void **handle, const char **err) {
+	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!h) { *err = dlerror(); return 0; }
+	void *f = dlsym(h, "vkGetInstanceProcAddr");
+	if (!f) { *err = dlerror(); dlclose(h); return 0; }
+	*handle = h;
+	return (U)f;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// loaderName is the shared object the driver loads at run time.
+const loaderName = "libvulkan.so.1"
+
+// openLoader dlopens the Vulkan loader and returns vkGetInstanceProcAddr.
+func openLoader() (uintptr, error) {
+	name := C.CString(loaderName)
+	defer C.free(unsafe.Pointer(name))
+	var h unsafe.Pointer
+	var cerr *C.char
+	f := C.kc_open(name, &h, &cerr)
+	if f == 0 {
+		msg := "not found"
+		if cerr != nil {
+			msg = C.GoString(cerr)
+		}
+		return 0, fmt.Errorf("vulkan: cannot load the Vulkan loader %s (install libvulkan1 and a Vulkan driver): %s", loaderName, msg)
+	}
+	return uintptr(f), nil
+}
+
+// call invokes a Vulkan entry point with integer-class arguments and
+// returns its VkResult (meaningless for void functions).
+func call(fn uintptr, a ...uintptr) int32 {
+	u := func(i int) C.U { return C.U(a[i]) }
+	f := C.U(fn)
+	switch len(a) {
+	case 0:
+		return int32(C.kc_call0(f))
+	case 1:
+		return int32(C.kc_call1(f, u(0)))
+	case 2:
+		return int32(C.kc_call2(f, u(0), u(1)))
+	case 3:
+		return int32(C.kc_call3(f, u(0), u(1), u(2)))
+	case 4:
+		return int32(C.kc_call4(f, u(0), u(1), u(2), u(3)))
+	case 5:
+		return int32(C.kc_call5(f, u(0), u(1), u(2), u(3), u(4)))
+	case 6:
+		return int32(C.kc_call6(f, u(0), u(1), u(2), u(3), u(4), u(5)))
+	case 7:
+		return int32(C.kc_call7(f, u(0), u(1), u(2), u(3), u(4), u(5), u(6)))
+	case 8:
+		return int32(C.kc_call8(f, u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7)))
+	case 10:
+		return int32(C.kc_call10(f, u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)))
+	}
+	panic(fmt.Sprintf("vulkan: no trampoline for %d arguments", len(a)))
+}
+
+// procAddr calls a vkGet*ProcAddr-style function (two arguments, pointer
+// result).
+func procAddr(getter, handle uintptr, name string) uintptr {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return uintptr(C.kc_callp2(C.U(getter), C.U(handle), C.U(uintptr(unsafe.Pointer(cs)))))
+}
+
+// cmdFns is the C-side table of the entry points kc_dispatch uses.
+type cmdFns = C.kc_cmdfns
+
+// newCmdFns allocates the table in C memory (it is passed to C on every
+// dispatch, so it must not live in Go memory).
+func newCmdFns(barrier, bindPipeline, bindSets, dispatch uintptr) *cmdFns {
+	p := (*cmdFns)(C.calloc(1, C.size_t(unsafe.Sizeof(cmdFns{}))))
+	p.barrier = C.U(barrier)
+	p.bindPipeline = C.U(bindPipeline)
+	p.bindSets = C.U(bindSets)
+	p.dispatch = C.U(dispatch)
+	return p
+}
+
+func freeCmdFns(p *cmdFns) { C.free(unsafe.Pointer(p)) }
+
+// recordDispatch records one dispatch through kc_dispatch. pipeline and set
+// are 0 when they are already bound; dyn says the set has a dynamic uniform
+// buffer, bound at dynOff.
+func recordDispatch(f *cmdFns, cmd uintptr, barrier bool, pipeline, layout, set uintptr, dyn bool, dynOff uint32, x, y, z uint32) {
+	b, d := C.int(0), C.int(0)
+	if barrier {
+		b = 1
+	}
+	if dyn {
+		d = 1
+	}
+	C.kc_dispatch(f, C.U(cmd), b, C.U(pipeline), C.U(layout), C.U(set), d, C.uint32_t(dynOff), C.uint32_t(x), C.uint32_t(y), C.uint32_t(z))
+}
+
+// recordBarrier records kc_barrier.
+func recordBarrier(f *cmdFns, cmd uintptr) { C.kc_barrier(f.barrier, C.U(cmd)) }
+
+// cAlloc returns n zeroed bytes of C memory.
+func cAlloc(n uintptr) unsafe.Pointer {
+	if n == 0 {
+		n = 1
+	}
+	return C.calloc(1, C.size_t(n))
+}
+
+// cFree releases memory from cAlloc.
+func cFree(p unsafe.Pointer) { C.free(p) }

@@ -1,0 +1,294 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// device is the backend.DeviceImpl of the Vulkan driver. Package backend
+// serialises every call into it, so it has no locking of its own.
+type device struct {
+	l      *logical
+	info   backend.AdapterInfo
+	cmdFns *cmdFns
+
+	cmdPool   uintptr
+	pipeCache uintptr
+	setPools  []uintptr // pools for cached descriptor sets (FREE_DESCRIPTOR_SET)
+
+	frames   []*frame // every frame, for Close
+	free     []*frame
+	inflight []*frame // submitted, in submission order
+	open     *frame   // recording (uploads or an encoder), not submitted
+	uploads  bool     // open holds uploads only (no encoder yet)
+
+	serial  uint64 // serial of the newest frame begun
+	done    uint64 // every frame with serial <= done has completed
+	garbage []garbage
+
+	uniAlign uint64
+	tsPeriod float64
+	tsMask   uint64
+
+	buffers map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
+	pipes   []*pipeline
+	stats   struct{ submits, dispatches, setAllocs, setHits int }
+	isLost  bool
+	closed  bool
+}
+
+// openDevice creates the logical device and its command pool and pipeline
+// cache.
+func openDevice(in *instance, p *physical, index int) (*device, error) {
+	l, err := in.createDevice(p)
+	if err != nil {
+		return nil, err
+	}
+	d := &device{
+		l:        l,
+		info:     p.info(index),
+		uniAlign: max(p.props.limits.minUniformBufferOffsetAlignment, 16),
+		tsPeriod: float64(p.props.limits.timestampPeriod),
+		buffers:  map[uintptr]*buffer{},
+	}
+	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
+		d.tsMask = 1<<bits - 1
+	} else {
+		d.tsMask = ^uint64(0)
+	}
+	d.cmdFns = newCmdFns(l.fn.CmdPipelineBarrier, l.fn.CmdBindPipeline, l.fn.CmdBindDescriptorSets, l.fn.CmdDispatch)
+	var a arena
+	defer a.free()
+	pci := newIn[vkCommandPoolCreateInfo](&a)
+	pci.sType = stCommandPoolCreateInfo
+	pci.flags = cmdPoolResetCommandBuffer
+	pci.queueFamilyIndex = uint32(p.family)
+	ph := newIn[uintptr](&a)
+	if err := check("vkCreateCommandPool", call(l.fn.CreateCommandPool, l.handle, addr(pci), 0, addr(ph))); err != nil {
+		d.destroy()
+		return nil, err
+	}
+	d.cmdPool = *ph
+	cci := newIn[vkPipelineCacheCreateInfo](&a)
+	cci.sType = stPipelineCacheCreateInfo
+	if err := check("vkCreatePipelineCache", call(l.fn.CreatePipelineCache, l.handle, addr(cci), 0, addr(ph))); err != nil {
+		d.destroy()
+		return nil, err
+	}
+	d.pipeCache = *ph
+	return d, nil
+}
+
+// Info implements backend.DeviceImpl.
+func (d *device) Info() backend.AdapterInfo { return d.info }
+
+// usable reports a closed or lost device.
+func (d *device) usable() error {
+	if d.closed {
+		return errClosed
+	}
+	if d.isLost {
+		return fmt.Errorf("%w: an earlier call lost the device", backend.ErrDeviceLost)
+	}
+	return nil
+}
+
+// buffer is a device-local storage buffer (backend.BufferImpl).
+type buffer struct {
+	d    *device
+	raw  *rawBuffer
+	size int64
+	refs []setRef // cached descriptor sets that bind it
+}
+
+// Size implements backend.BufferImpl.
+func (b *buffer) Size() int64 { return b.size }
+
+// Release implements backend.BufferImpl: the buffer and the descriptor sets
+// that bind it are freed once the work recorded so far has completed.
+func (b *buffer) Release() {
+	d := b.d
+	if b.raw == nil || d.closed {
+		return
+	}
+	delete(d.buffers, b.raw.handle)
+	for _, r := range b.refs {
+		r.p.evict(r.key)
+	}
+	raw := b.raw
+	b.raw, b.refs = nil, nil
+	d.deferFree(func() { d.l.freeRawBuffer(raw) })
+}
+
+// NewBuffer implements backend.DeviceImpl. The zero fill is recorded into
+// the pending upload frame.
+func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("vulkan: buffer size %d", size)
+	}
+	raw, err := d.l.newRawBuffer(uint64(size), bufUsageStorage|bufUsageTransferSrc|bufUsageTransferDst, memDevice)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.uploadFrame()
+	if err != nil {
+		d.l.freeRawBuffer(raw)
+		return nil, err
+	}
+	d.barrier(f)
+	call(d.l.fn.CmdFillBuffer, f.cmd, raw.handle, 0, uintptr(size), 0)
+	f.commands++
+	b := &buffer{d: d, raw: raw, size: size}
+	d.buffers[raw.handle] = b
+	return b, nil
+}
+
+// uploadFrame returns the open frame for uploads, beginning one when none is
+// open. Package backend never writes while an encoder is open.
+func (d *device) uploadFrame() (*frame, error) {
+	if d.open != nil && !d.uploads {
+		return nil, errors.New("vulkan: upload while an encoder is open")
+	}
+	f, err := d.begin()
+	if err != nil {
+		return nil, err
+	}
+	d.uploads = true
+	return f, nil
+}
+
+// flushUploads submits pending uploads.
+func (d *device) flushUploads() error {
+	if d.open == nil || !d.uploads {
+		return nil
+	}
+	d.uploads = false
+	return d.submit(d.open)
+}
+
+// WriteBuffer implements backend.DeviceImpl: the data is staged and its copy
+// recorded into the pending upload frame, submitted before the next encoder.
+func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) error {
+	if err := d.usable(); err != nil {
+		return err
+	}
+	b, ok := bi.(*buffer)
+	if !ok || b.raw == nil {
+		return errors.New("vulkan: WriteBuffer to a released or foreign buffer")
+	}
+	if off < 0 || len(data) == 0 || off+int64(len(data)) > b.size {
+		return fmt.Errorf("vulkan: WriteBuffer of %d bytes at %d outside a %d-byte buffer", len(data), off, b.size)
+	}
+	f, err := d.uploadFrame()
+	if err != nil {
+		return err
+	}
+	src, soff, err := d.stage(f, data)
+	if err != nil {
+		return err
+	}
+	d.copyCmd(f, src.handle, soff, b.raw.handle, uint64(off), uint64(len(data)))
+	return nil
+}
+
+// copyCmd records a barrier and a buffer copy.
+func (d *device) copyCmd(f *frame, src uintptr, soff uint64, dst uintptr, doff, size uint64) {
+	var a arena
+	defer a.free()
+	r := newIn[vkBufferCopy](&a)
+	*r = vkBufferCopy{srcOffset: soff, dstOffset: doff, size: size}
+	d.barrier(f)
+	call(d.l.fn.CmdCopyBuffer, f.cmd, src, dst, 1, addr(r))
+	f.commands++
+}
+
+// Wait implements backend.DeviceImpl.
+func (d *device) Wait(ctx context.Context) error {
+	if d.closed {
+		return errClosed
+	}
+	if err := d.flushUploads(); err != nil {
+		return err
+	}
+	for len(d.inflight) > 0 {
+		if err := d.waitFrame(ctx, d.inflight[len(d.inflight)-1]); err != nil {
+			return err
+		}
+		if err := d.reclaim(false); err != nil {
+			return err
+		}
+	}
+	d.idle()
+	return nil
+}
+
+// idle notes that nothing is in flight: everything begun has completed or
+// was discarded.
+func (d *device) idle() {
+	if len(d.inflight) == 0 && d.open == nil {
+		d.done = d.serial
+		d.collect()
+	}
+}
+
+// Close implements backend.DeviceImpl.
+func (d *device) Close() error {
+	if d.closed {
+		return nil
+	}
+	err := d.flushUploads()
+	if d.l.handle != 0 {
+		call(d.l.fn.DeviceWaitIdle, d.l.handle)
+	}
+	d.inflight = nil
+	d.open = nil
+	d.idle()
+	d.destroy()
+	d.closed = true
+	return err
+}
+
+// destroy frees everything the device owns and the device itself.
+func (d *device) destroy() {
+	l := d.l
+	for _, p := range d.pipes {
+		p.destroy()
+	}
+	d.pipes = nil
+	for _, b := range d.buffers {
+		l.freeRawBuffer(b.raw)
+		b.raw = nil
+	}
+	d.buffers = nil
+	for _, g := range d.garbage {
+		g.free()
+	}
+	d.garbage = nil
+	for _, f := range d.frames {
+		d.destroyFrame(f)
+	}
+	d.frames, d.free = nil, nil
+	for _, p := range d.setPools {
+		call(l.fn.DestroyDescriptorPool, l.handle, p, 0)
+	}
+	d.setPools = nil
+	if d.pipeCache != 0 {
+		call(l.fn.DestroyPipelineCache, l.handle, d.pipeCache, 0)
+	}
+	if d.cmdPool != 0 {
+		call(l.fn.DestroyCommandPool, l.handle, d.cmdPool, 0)
+	}
+	if d.cmdFns != nil {
+		freeCmdFns(d.cmdFns)
+		d.cmdFns = nil
+	}
+	l.destroy()
+}

@@ -1,0 +1,54 @@
+// Package vulkan is kc's direct Vulkan driver: it loads SPIR-V exactly as
+// the emitters produce it (subgroups, 16-bit storage, f16, cooperative
+// matrices, the Vulkan memory model), which the wgpu driver's naga cannot
+// take. Importing it registers the driver "vulkan" with package backend:
+//
+//	import _ "github.com/kcgo/kc/backend/vulkan"
+//
+// # Loading and building
+//
+// The driver dlopens libvulkan.so.1 at run time and resolves everything
+// through vkGetInstanceProcAddr and vkGetDeviceProcAddr; when the loader is
+// absent, Adapters returns an error naming it. It builds with Go and gcc
+// alone: no Vulkan headers. The Vulkan structures it passes are Go mirrors
+// (types.go) allocated in C memory, checked against the C layout by
+// TestLayout; the C part (cgo.go) is a set of call trampolines, one per
+// arity, plus the dispatch-recording fast path. Every VkResult other than
+// VK_SUCCESS becomes an *Error naming the call; VK_ERROR_DEVICE_LOST wraps
+// backend.ErrDeviceLost. Without cgo or off Linux the package compiles to a
+// stub driver whose Adapters reports why there is no Vulkan.
+//
+// # Device
+//
+// Each physical device is described through vkGetPhysicalDeviceProperties2
+// and vkGetPhysicalDeviceFeatures2 chains (Vulkan 1.1/1.2/1.3 features,
+// subgroup and subgroup-size-control properties, driver properties,
+// maintenance4's maximum buffer size, VK_KHR_cooperative_matrix and
+// VK_NV_cooperative_matrix features, VK_KHR_shader_bfloat16), and its
+// cooperative-matrix shapes through
+// vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR and the NV query. The
+// logical device enables every feature the device reports (robust buffer
+// and image access excepted: package backend checks bounds on the host) and
+// the cooperative-matrix, bfloat16, subgroup-size-control, memory-model,
+// 16-bit/8-bit storage and float16/int8 extensions that are present, on one
+// queue of the first compute-capable family with timestamps.
+//
+// # Recording
+//
+// An encoder records one command buffer ("frame"), submitted once with a
+// fence. Every command is preceded by a global memory barrier
+// (compute/transfer writes to compute/transfer reads and writes), so
+// dependent dispatches, copies and earlier submissions are ordered without
+// tracking resources. Params blocks go into a per-frame host-visible ring
+// bound as a dynamic uniform buffer, so a descriptor set depends only on
+// the storage ranges it binds: sets are cached per pipeline and reused
+// across dispatches and frames, and a dispatch on a cache hit is one cgo
+// call (barrier, binds and vkCmdDispatch together). Buffers are device
+// local with their own allocation; uploads are staged through host-visible
+// memory and batched into one submission ahead of the next encoder; reads
+// are copied into a host-visible (cached where possible) buffer after the
+// recorded work. Released buffers, their cached sets and released pipelines
+// are freed when the frames that might use them have completed. Pipelines
+// share one VkPipelineCache; a pipeline whose workgroup x size is a multiple
+// of the largest subgroup size requires full subgroups.
+package vulkan

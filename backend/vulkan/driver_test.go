@@ -1,0 +1,353 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+)
+
+const saxpyGLSL = `#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) uniform Params { float a; uint n; } p;
+layout(set = 0, binding = 1) readonly buffer X { float x[]; };
+layout(set = 0, binding = 2) buffer Y { float y[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i >= p.n) return;
+	y[i] = p.a * x[i] + y[i];
+}
+`
+
+// addkGLSL adds the param k to every element: dependent dispatches.
+const addkGLSL = `#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) uniform Params { uint k; uint n; } p;
+layout(set = 0, binding = 1) buffer Y { uint y[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i < p.n) y[i] = y[i] * 3u + p.k;
+}
+`
+
+// TestAdapters checks what the driver reports about the test device.
+func TestAdapters(t *testing.T) {
+	a := testAdapter(t)
+	t.Logf("%s: %s, %s, %s, subgroup %d (%d..%d), f16 %v, timestamps %v (%g ns), coopmat %d shapes, ext %v",
+		a.Name, a.API, a.Type, a.DriverInfo, a.SubgroupSize, a.SubgroupMin, a.SubgroupMax, a.F16, a.Timestamps, a.TimestampNs, len(a.CoopMat), a.Extensions)
+	if a.Driver != "vulkan" || !strings.HasPrefix(a.API, "Vulkan 1.") {
+		t.Errorf("driver %q API %q", a.Driver, a.API)
+	}
+	if a.SubgroupSize <= 0 || a.SubgroupMin > a.SubgroupSize || a.SubgroupSize > a.SubgroupMax {
+		t.Errorf("subgroup sizes %d (%d..%d)", a.SubgroupSize, a.SubgroupMin, a.SubgroupMax)
+	}
+	l := a.Limits
+	if l.MaxStorageBufferBindingSize <= 0 || l.MaxBufferSize < l.MaxStorageBufferBindingSize || l.MaxInvocationsPerWorkgroup < 64 ||
+		l.MaxWorkgroupsPerDimension < 65535 || l.MaxSharedMemory < 16384 || l.MinStorageBufferOffsetAlignment <= 0 {
+		t.Errorf("implausible limits %+v", l)
+	}
+	if len(a.Targets) != 1 || a.Targets[0] != backend.SPIRV {
+		t.Errorf("targets %v", a.Targets)
+	}
+	if strings.Contains(a.Name, "llvmpipe") {
+		// lavapipe (Mesa 22.3): facts measured here.
+		if a.Type != backend.TypeCPU || !a.F16 || !a.Subgroups || !a.Timestamps || a.TimestampNs != 1 || len(a.CoopMat) != 0 {
+			t.Errorf("lavapipe reported type %v f16 %v subgroups %v timestamps %v period %g coopmat %v",
+				a.Type, a.F16, a.Subgroups, a.Timestamps, a.TimestampNs, a.CoopMat)
+		}
+	}
+	for _, s := range a.CoopMat {
+		if s.M <= 0 || s.N <= 0 || s.K <= 0 || s.A == "" || s.Result == "" || (s.Flavor != "khr" && s.Flavor != "nv") {
+			t.Errorf("bad shape %+v", s)
+		}
+	}
+}
+
+// TestSaxpy runs one kernel with params and two buffers and compares with
+// the CPU (float32 a*x+y; fused or not, within 1 ulp-ish tolerance).
+func TestSaxpy(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, saxpyGLSL), "saxpy", 64, []string{"a", "n"}, "x:ro", "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1000 + rand.IntN(3000)
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = rand.Float32()*4-2, rand.Float32()*4-2
+	}
+	a := rand.Float32()*2 - 1
+	bx, err := d.Upload(f32bytes(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by, err := d.Upload(f32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := backend.Groups(uint32((n + 63) / 64))
+	if err := d.Dispatch(p, backend.Args{Params: []uint32{math.Float32bits(a), uint32(n)}, Buffers: []backend.View{bx.View(), by.View()}}, groups); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, by.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range bytesF32(got) {
+		want := a*x[i] + y[i]
+		if math.Abs(float64(g-want)) > 1e-6*math.Max(1, math.Abs(float64(want))) {
+			t.Fatalf("y[%d] = %g, want %g", i, g, want)
+		}
+	}
+}
+
+// TestDependentChain records many dependent dispatches with different params
+// in one scope: every result depends on every dispatch in order, so a
+// missing barrier or a wrong params slot shows up bit-exactly.
+func TestDependentChain(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 256 + rand.IntN(1024)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = rand.Uint32()
+	}
+	b, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 300
+	ks := make([]uint32, steps)
+	before := d.Stats()
+	s := d.Begin()
+	for j := range ks {
+		ks[j] = rand.Uint32()
+		if err := d.Dispatch(p, backend.Args{Params: []uint32{ks[j], uint32(n)}, Buffers: []backend.View{b.View()}}, backend.Groups(uint32((n+63)/64))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, b.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.Stats().Since(before)
+	if st.Dispatches != steps || st.Submits != 2 {
+		t.Errorf("stats %v: want %d dispatches in 2 submits (scope, read)", st, steps)
+	}
+	for i, g := range bytesU32(got) {
+		w := y[i]
+		for _, k := range ks {
+			w = w*3 + k
+		}
+		if g != w {
+			t.Fatalf("y[%d] = %#x, want %#x", i, g, w)
+		}
+	}
+}
+
+// TestBuffers covers zeroed creation, writes at offsets, copies, several
+// reads in one submission, and write ordering against recorded work.
+func TestBuffers(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	const n = 4096
+	a, err := d.AllocZeroed(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, a.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range bytesU32(got) {
+		if v != 0 {
+			t.Fatalf("new buffer word %d = %#x, want 0", i, v)
+		}
+	}
+	src := make([]uint32, n)
+	for i := range src {
+		src[i] = rand.Uint32()
+	}
+	if err := a.Write(0, u32bytes(src)); err != nil {
+		t.Fatal(err)
+	}
+	patch := []uint32{rand.Uint32(), rand.Uint32(), rand.Uint32(), rand.Uint32()}
+	if err := a.Write(4*100, u32bytes(patch)); err != nil {
+		t.Fatal(err)
+	}
+	copy(src[100:], patch)
+	b, err := d.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Copy(b.Slice(16, 4*n-16), a.Slice(0, 4*n-16)); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := d.ReadMany(ctx, a.Slice(4*10, 4*7), b.Slice(16, 4*(n-4)), a.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq := func(name string, got []byte, want []uint32) {
+		t.Helper()
+		g := bytesU32(got)
+		if len(g) != len(want) {
+			t.Fatalf("%s: %d words, want %d", name, len(g), len(want))
+		}
+		for i := range g {
+			if g[i] != want[i] {
+				t.Fatalf("%s word %d = %#x, want %#x", name, i, g[i], want[i])
+			}
+		}
+	}
+	eq("a[10:17]", rs[0], src[10:17])
+	eq("b[4:]", rs[1], src[:n-4])
+	eq("a", rs[2], src)
+}
+
+// TestWriteOrdering: a write after recorded work must land after it.
+func TestWriteOrdering(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Upload(u32bytes([]uint32{1, 2, 3, 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := backend.Args{Params: []uint32{5, 4}, Buffers: []backend.View{b.View()}}
+	if err := d.Dispatch(p, args, backend.Groups(1)); err != nil { // 8 11 14 17
+		t.Fatal(err)
+	}
+	if err := b.Write(4, u32bytes([]uint32{100})); err != nil { // 8 100 14 17
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, args, backend.Groups(1)); err != nil { // 29 305 47 56
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, b.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint32{29, 305, 47, 56}
+	for i, g := range bytesU32(got) {
+		if g != want[i] {
+			t.Fatalf("got %v, want %v", bytesU32(got), want)
+		}
+	}
+}
+
+// TestTimestamps uses the timing oracle, which brackets dispatches with GPU
+// timestamps scaled by the device's period.
+func TestTimestamps(t *testing.T) {
+	d := openTest(t)
+	if !d.Info().Timestamps {
+		t.Skipf("%s has no timestamps", d.Info().Name)
+	}
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1 << 20
+	b, err := d.AllocZeroed(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := d.Time(ctx, p, backend.Args{Params: []uint32{1, n}, Buffers: []backend.View{b.View()}}, backend.Groups(n/64), 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range ds {
+		// 1M elements on a CPU device: well above 1 µs, well below 10 s.
+		if x < time.Microsecond || x > 10*time.Second {
+			t.Errorf("sample %v out of range (%v)", x, ds)
+		}
+	}
+	t.Logf("1M-element addk: %v", ds)
+}
+
+// TestLoadErrors: bad code and foreign targets are errors, not crashes,
+// both from the driver itself and through package backend.
+func TestLoadErrors(t *testing.T) {
+	a := testAdapter(t)
+	ctx := context.Background()
+	impl, err := theDriver.Open(ctx, a.DriverIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impl.Close()
+	cases := []struct {
+		a    *backend.Artifact
+		want string
+	}{
+		{artifact([]uint32{1, 2, 3}, "short", 64, nil), "vulkan: SPIR-V module of 3 words is shorter than its header"},
+		{artifact([]uint32{0xdeadbeef, 0x10000, 0, 10, 0}, "magic", 64, nil), "vulkan: not a SPIR-V module (magic 0xdeadbeef)"},
+		{artifact([]uint32{spirvMagic, 0x20000, 0, 10, 0}, "version", 64, nil), "vulkan: unsupported SPIR-V version 2.0"},
+		{&backend.Artifact{Target: backend.WGSL, Code: []byte("@compute fn main() {}")}, "vulkan: cannot load a wgsl artifact (the Vulkan driver takes SPIR-V)"},
+		{&backend.Artifact{Target: backend.SPIRV, Words: glsl(t, addkGLSL), Entry: "nosuch",
+			Layout: artifact(nil, "addk", 64, []string{"k", "n"}, "y:rw").Layout}, `vulkan: vkCreateComputePipelines: `},
+	}
+	for _, c := range cases {
+		_, err := impl.NewPipeline(ctx, c.a)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("NewPipeline(%s): %v, want error starting %q", c.a.Layout.Kernel, err, c.want)
+		}
+	}
+	// Through package backend (which checks the header itself).
+	d := openTest(t)
+	if _, err := d.Load(ctx, cases[1].a); err == nil {
+		t.Error("backend Load of a non-SPIR-V artifact succeeded")
+	}
+}
+
+// TestReleaseInFlight releases buffers while work using them may still run.
+func TestReleaseInFlight(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 20; round++ {
+		b, err := d.AllocZeroed(1 << 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Dispatch(p, backend.Args{Params: []uint32{1, 1 << 14}, Buffers: []backend.View{b.View()}}, backend.Groups(256)); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+	}
+	if err := d.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMissingLoader checks the error when the loader is absent.
+func TestMissingLoader(t *testing.T) {
+	err := (&Error{Call: "vkCreateBuffer", Result: -2}).Error()
+	if err != "vulkan: vkCreateBuffer: VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)" {
+		t.Errorf("Error() = %q", err)
+	}
+	var e *Error
+	if !errors.As(check("vkQueueSubmit", -4), &e) || e.Result != -4 {
+		t.Errorf("check did not return *Error")
+	}
+}

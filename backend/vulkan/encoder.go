@@ -1,0 +1,332 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// encoder records one frame (backend.EncoderImpl).
+type encoder struct {
+	d        *device
+	f        *frame
+	lastPipe *pipeline
+	lastSet  uintptr
+	ts       int
+	done     bool
+}
+
+// NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
+// first, so that discarding the encoder cannot drop them.
+func (d *device) NewEncoder() (backend.EncoderImpl, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if d.open != nil && !d.uploads {
+		return nil, errors.New("vulkan: an encoder is already open")
+	}
+	if err := d.flushUploads(); err != nil {
+		return nil, err
+	}
+	f, err := d.begin()
+	if err != nil {
+		return nil, err
+	}
+	return &encoder{d: d, f: f}, nil
+}
+
+func (e *encoder) usable() error {
+	if e.done {
+		return errors.New("vulkan: encoder used after Submit or Discard")
+	}
+	return e.d.usable()
+}
+
+// Dispatch implements backend.EncoderImpl.
+func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backend.Range, groups [3]uint32) error {
+	if err := e.usable(); err != nil {
+		return err
+	}
+	p, ok := pi.(*pipeline)
+	if !ok || p.handle == 0 {
+		return errors.New("vulkan: Dispatch of a released or foreign pipeline")
+	}
+	if len(params) != p.params || len(bufs) != p.nbufs {
+		return fmt.Errorf("vulkan: Dispatch with %d params bytes and %d buffers; the pipeline has %d and %d", len(params), len(bufs), p.params, p.nbufs)
+	}
+	d, f := e.d, e.f
+	var uni *rawBuffer
+	var uoff uint64
+	if p.params > 0 {
+		var err error
+		if uni, uoff, err = d.params(f, params); err != nil {
+			return err
+		}
+	}
+	set, err := e.descriptorSet(p, uni, bufs)
+	if err != nil {
+		return err
+	}
+	var pipe uintptr
+	if p != e.lastPipe {
+		pipe = p.handle
+		e.lastPipe = p
+	}
+	bindSet := set
+	if set == e.lastSet && p.params == 0 && pipe == 0 {
+		bindSet = 0
+	}
+	e.lastSet = set
+	recordDispatch(d.cmdFns, f.cmd, true, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
+	f.commands++
+	d.stats.dispatches++
+	return nil
+}
+
+// descriptorSet returns a set binding uni (when non-nil) and bufs for p: a
+// cached one when p has few enough buffers, else a fresh one from the
+// frame's pools.
+func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Range) (uintptr, error) {
+	d := e.d
+	var k setKey
+	cacheable := len(bufs) <= maxCachedBufs
+	var rawArr [maxCachedBufs]*buffer
+	raws := rawArr[:0]
+	if !cacheable {
+		raws = make([]*buffer, 0, len(bufs))
+	}
+	for i, r := range bufs {
+		b, ok := r.Buf.(*buffer)
+		if !ok || b.raw == nil {
+			return 0, fmt.Errorf("vulkan: Dispatch binds a released or foreign buffer at binding %d", i+1)
+		}
+		raws = append(raws, b)
+		if cacheable {
+			k.r[i].buf, k.r[i].off, k.r[i].size = b.raw.handle, r.Off, r.Size
+		}
+	}
+	if cacheable {
+		if uni != nil {
+			k.uniform = uni.handle
+		}
+		k.n = len(bufs)
+		if s, ok := p.sets[k]; ok {
+			d.stats.setHits++
+			return s.set, nil
+		}
+	}
+	var set, pool uintptr
+	var err error
+	if cacheable {
+		n := len(d.setPools)
+		set, pool, err = d.allocSet(&d.setPools, &n, p.setLayout, true)
+	} else {
+		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+	}
+	if err != nil {
+		return 0, err
+	}
+	d.writeSet(set, p.params, uni, raws, bufs)
+	if cacheable {
+		p.sets[k] = cachedSet{set: set, pool: pool}
+		for _, b := range raws {
+			b.refs = append(b.refs, setRef{p: p, key: k})
+		}
+	}
+	return set, nil
+}
+
+// writeSet fills a descriptor set.
+func (d *device) writeSet(set uintptr, params int, uni *rawBuffer, raws []*buffer, bufs []backend.Range) {
+	var a arena
+	defer a.free()
+	n := len(bufs)
+	if uni != nil {
+		n++
+	}
+	writes := sliceIn[vkWriteDescriptorSet](&a, n)
+	infos := sliceIn[vkDescriptorBufferInfo](&a, n)
+	i := 0
+	if uni != nil {
+		infos[0] = vkDescriptorBufferInfo{buffer: uni.handle, offset: 0, rng: uint64(params)}
+		writes[0] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: set, dstBinding: 0, descriptorCount: 1, descriptorType: descUniformBufferDynamic, pBufferInfo: addr(&infos[0])}
+		i = 1
+	}
+	for j, r := range bufs {
+		infos[i] = vkDescriptorBufferInfo{buffer: raws[j].raw.handle, offset: uint64(r.Off), rng: uint64(r.Size)}
+		writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: set, dstBinding: uint32(j + 1), descriptorCount: 1, descriptorType: descStorageBuffer, pBufferInfo: addr(&infos[i])}
+		i++
+	}
+	call(d.l.fn.UpdateDescriptorSets, d.l.handle, uintptr(n), saddr(writes), 0, 0)
+}
+
+// Copy implements backend.EncoderImpl.
+func (e *encoder) Copy(src backend.BufferImpl, srcOff int64, dst backend.BufferImpl, dstOff int64, size int64) error {
+	if err := e.usable(); err != nil {
+		return err
+	}
+	s, ok1 := src.(*buffer)
+	t, ok2 := dst.(*buffer)
+	if !ok1 || !ok2 || s.raw == nil || t.raw == nil {
+		return errors.New("vulkan: Copy with a released or foreign buffer")
+	}
+	e.d.copyCmd(e.f, s.raw.handle, uint64(srcOff), t.raw.handle, uint64(dstOff), uint64(size))
+	return nil
+}
+
+// Timestamp implements backend.EncoderImpl.
+func (e *encoder) Timestamp() (int, error) {
+	if err := e.usable(); err != nil {
+		return 0, err
+	}
+	d, f := e.d, e.f
+	if e.ts >= backend.MaxTimestamps {
+		return 0, fmt.Errorf("vulkan: more than %d timestamps in one encoder", backend.MaxTimestamps)
+	}
+	if f.query == 0 {
+		var a arena
+		defer a.free()
+		ci := newIn[vkQueryPoolCreateInfo](&a)
+		ci.sType = stQueryPoolCreateInfo
+		ci.queryType = queryTypeTimestamp
+		ci.queryCount = backend.MaxTimestamps
+		ph := newIn[uintptr](&a)
+		if err := check("vkCreateQueryPool", call(d.l.fn.CreateQueryPool, d.l.handle, addr(ci), 0, addr(ph))); err != nil {
+			return 0, err
+		}
+		f.query = *ph
+	}
+	if e.ts == 0 {
+		call(d.l.fn.CmdResetQueryPool, f.cmd, f.query, 0, backend.MaxTimestamps)
+	}
+	call(d.l.fn.CmdWriteTimestamp, f.cmd, pipelineStageBottomOfPipe, f.query, uintptr(e.ts))
+	e.ts++
+	f.tsUsed = e.ts
+	return e.ts - 1, nil
+}
+
+// Discard implements backend.EncoderImpl.
+func (e *encoder) Discard() {
+	if e.done {
+		return
+	}
+	e.done = true
+	d := e.d
+	if d.open == e.f {
+		call(d.l.fn.EndCommandBuffer, e.f.cmd)
+		d.open = nil
+		d.free = append(d.free, e.f)
+		d.idle()
+	}
+}
+
+// Submit implements backend.EncoderImpl.
+func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.Result, error) {
+	if err := e.usable(); err != nil {
+		e.Discard()
+		return nil, err
+	}
+	d, f := e.d, e.f
+	e.done = true
+	if f.commands == 0 && len(reads) == 0 && e.ts == 0 {
+		e.done = false
+		e.Discard()
+		return &backend.Result{}, nil
+	}
+	offs, err := e.recordReads(reads)
+	if err != nil {
+		e.done = false
+		e.Discard()
+		return nil, err
+	}
+	if err := d.submit(f); err != nil {
+		return nil, err
+	}
+	if len(reads) == 0 && e.ts == 0 {
+		return &backend.Result{}, nil
+	}
+	if err := d.waitFrame(ctx, f); err != nil {
+		return nil, err
+	}
+	res := &backend.Result{}
+	if len(reads) > 0 {
+		if err := d.l.invalidate(f.readback); err != nil {
+			return nil, err
+		}
+		mem := f.readback.bytes()
+		for i, r := range reads {
+			res.Reads = append(res.Reads, append([]byte(nil), mem[offs[i]:offs[i]+uint64(r.Size)]...))
+		}
+	}
+	if e.ts > 0 {
+		ts, err := d.timestamps(f, e.ts)
+		if err != nil {
+			return nil, err
+		}
+		res.Timestamps = ts
+	}
+	return res, d.reclaim(false)
+}
+
+// recordReads records copies of every read range into the frame's readback
+// buffer and returns each range's offset there.
+func (e *encoder) recordReads(reads []backend.Range) ([]uint64, error) {
+	if len(reads) == 0 {
+		return nil, nil
+	}
+	d, f := e.d, e.f
+	offs := make([]uint64, len(reads))
+	var total uint64
+	for i, r := range reads {
+		offs[i] = total
+		total = alignUp(total+uint64(r.Size), 16)
+	}
+	if f.readback == nil || f.readback.size < total {
+		d.l.freeRawBuffer(f.readback)
+		f.readback = nil
+		rb, err := d.l.newRawBuffer(max(total, 1<<20), bufUsageTransferDst, memReadback)
+		if err != nil {
+			return nil, err
+		}
+		f.readback = rb
+	}
+	for i, r := range reads {
+		b, ok := r.Buf.(*buffer)
+		if !ok || b.raw == nil {
+			return nil, errors.New("vulkan: read of a released or foreign buffer")
+		}
+		d.copyCmd(f, b.raw.handle, uint64(r.Off), f.readback.handle, offs[i], uint64(r.Size))
+	}
+	// Make the transfer writes visible to the host.
+	d.hostBarrier(f)
+	return offs, nil
+}
+
+// hostBarrier records a transfer-write to host-read barrier.
+func (d *device) hostBarrier(f *frame) {
+	var a arena
+	defer a.free()
+	mb := newIn[vkMemoryBarrier](&a)
+	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessHostRead}
+	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
+}
+
+// timestamps reads n timestamps of a completed frame, in nanoseconds.
+func (d *device) timestamps(f *frame, n int) ([]uint64, error) {
+	var a arena
+	defer a.free()
+	raw := sliceIn[uint64](&a, n)
+	r := call(d.l.fn.GetQueryPoolResults, d.l.handle, f.query, 0, uintptr(n), uintptr(8*n), saddr(raw), 8, queryResult64|queryResultWait)
+	if err := d.lost("vkGetQueryPoolResults", r); err != nil {
+		return nil, err
+	}
+	out := make([]uint64, n)
+	for i, t := range raw {
+		out[i] = uint64(float64(t&d.tsMask) * d.tsPeriod)
+	}
+	return out, nil
+}

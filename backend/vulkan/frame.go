@@ -1,0 +1,332 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// frame is one command buffer with everything its recording needs: the
+// fence of its submission, the params ring, upload staging, the readback
+// buffer and the timestamp query pool. Frames are recycled once their fence
+// has signalled.
+type frame struct {
+	cmd    uintptr
+	fence  uintptr
+	serial uint64 // submission order; assigned when recording begins
+
+	uniforms []*rawBuffer // params ring chunks of uniformChunk bytes
+	uniIdx   int
+	uniOff   uint64
+
+	staging  []*rawBuffer // upload staging chunks
+	stageIdx int
+	stageOff uint64
+
+	readback *rawBuffer
+	query    uintptr
+	tsUsed   int // timestamps recorded (0: pool not reset yet)
+
+	pools []uintptr // descriptor pools for sets not worth caching
+	poolN int       // pools in use
+
+	commands int // commands recorded since begin
+}
+
+const (
+	uniformChunk  = 256 << 10 // bytes per params ring chunk
+	stagingChunk  = 4 << 20   // minimum bytes per staging chunk
+	maxInflight   = 8         // frames in flight before NewEncoder waits for the oldest
+	fenceSlice    = 1_000_000 // ns per vkWaitForFences call while a context can be cancelled
+	vkTimeout     = 2
+	vkDeviceLost  = -4
+	maxCachedBufs = 8
+)
+
+// begin starts recording a frame: it takes a recycled frame or makes one.
+func (d *device) begin() (*frame, error) {
+	if d.open != nil {
+		return d.open, nil
+	}
+	if err := d.reclaim(false); err != nil {
+		return nil, err
+	}
+	if len(d.inflight) >= maxInflight {
+		if err := d.waitFrame(context.Background(), d.inflight[0]); err != nil {
+			return nil, err
+		}
+		if err := d.reclaim(false); err != nil {
+			return nil, err
+		}
+	}
+	var f *frame
+	if n := len(d.free); n > 0 {
+		f, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		var err error
+		if f, err = d.newFrame(); err != nil {
+			return nil, err
+		}
+	}
+	var a arena
+	defer a.free()
+	bi := newIn[vkCommandBufferBeginInfo](&a)
+	bi.sType = stCommandBufferBeginInfo
+	bi.flags = cmdBufferOneTimeSubmit
+	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
+		d.free = append(d.free, f)
+		return nil, err
+	}
+	d.serial++
+	f.serial = d.serial
+	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
+	if f.poolN > 0 {
+		for _, p := range f.pools[:f.poolN] {
+			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
+		}
+		f.poolN = 0
+	}
+	d.open = f
+	return f, nil
+}
+
+// newFrame allocates a command buffer and a fence.
+func (d *device) newFrame() (*frame, error) {
+	var a arena
+	defer a.free()
+	ai := newIn[vkCommandBufferAllocateInfo](&a)
+	ai.sType = stCommandBufferAllocateInfo
+	ai.commandPool = d.cmdPool
+	ai.level = cmdBufferLevelPrimary
+	ai.commandBufferCount = 1
+	pc := newIn[uintptr](&a)
+	if err := check("vkAllocateCommandBuffers", call(d.l.fn.AllocateCommandBuffers, d.l.handle, addr(ai), addr(pc))); err != nil {
+		return nil, err
+	}
+	fi := newIn[vkFenceCreateInfo](&a)
+	fi.sType = stFenceCreateInfo
+	pf := newIn[uintptr](&a)
+	if err := check("vkCreateFence", call(d.l.fn.CreateFence, d.l.handle, addr(fi), 0, addr(pf))); err != nil {
+		call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+		return nil, err
+	}
+	f := &frame{cmd: *pc, fence: *pf}
+	d.frames = append(d.frames, f)
+	return f, nil
+}
+
+// destroyFrame frees everything a frame owns (its work has completed).
+func (d *device) destroyFrame(f *frame) {
+	var a arena
+	defer a.free()
+	pc := newIn[uintptr](&a)
+	*pc = f.cmd
+	call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+	call(d.l.fn.DestroyFence, d.l.handle, f.fence, 0)
+	for _, b := range f.uniforms {
+		d.l.freeRawBuffer(b)
+	}
+	for _, b := range f.staging {
+		d.l.freeRawBuffer(b)
+	}
+	d.l.freeRawBuffer(f.readback)
+	if f.query != 0 {
+		call(d.l.fn.DestroyQueryPool, d.l.handle, f.query, 0)
+	}
+	for _, p := range f.pools {
+		call(d.l.fn.DestroyDescriptorPool, d.l.handle, p, 0)
+	}
+}
+
+// barrier records a full compute/transfer barrier before the next command.
+func (d *device) barrier(f *frame) {
+	recordBarrier(d.cmdFns, f.cmd)
+}
+
+// params copies a dispatch's params block into the frame's ring and returns
+// the chunk and the offset.
+func (d *device) params(f *frame, data []byte) (*rawBuffer, uint64, error) {
+	n := uint64(len(data))
+	for {
+		if f.uniIdx == len(f.uniforms) {
+			b, err := d.l.newRawBuffer(max(uniformChunk, n), bufUsageUniform, memUpload)
+			if err != nil {
+				return nil, 0, err
+			}
+			f.uniforms = append(f.uniforms, b)
+		}
+		b := f.uniforms[f.uniIdx]
+		off := alignUp(f.uniOff, d.uniAlign)
+		if off+n <= b.size {
+			copy(b.bytes()[off:off+n], data)
+			f.uniOff = off + n
+			return b, off, nil
+		}
+		f.uniIdx++
+		f.uniOff = 0
+	}
+}
+
+// stage copies upload data into the frame's staging memory and returns the
+// staging buffer and offset.
+func (d *device) stage(f *frame, data []byte) (*rawBuffer, uint64, error) {
+	n := uint64(len(data))
+	for {
+		if f.stageIdx == len(f.staging) {
+			b, err := d.l.newRawBuffer(max(stagingChunk, alignUp(n, 1<<20)), bufUsageTransferSrc, memUpload)
+			if err != nil {
+				return nil, 0, err
+			}
+			f.staging = append(f.staging, b)
+		}
+		b := f.staging[f.stageIdx]
+		off := alignUp(f.stageOff, 16)
+		if off+n <= b.size {
+			copy(b.bytes()[off:off+n], data)
+			f.stageOff = off + n
+			return b, off, nil
+		}
+		f.stageIdx++
+		f.stageOff = 0
+	}
+}
+
+func alignUp(x, a uint64) uint64 {
+	if a <= 1 {
+		return x
+	}
+	return (x + a - 1) / a * a
+}
+
+// submit ends the open frame and submits it with its fence.
+func (d *device) submit(f *frame) error {
+	d.open = nil
+	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
+		d.free = append(d.free, f)
+		return err
+	}
+	var a arena
+	defer a.free()
+	pc := newIn[uintptr](&a)
+	*pc = f.cmd
+	si := newIn[vkSubmitInfo](&a)
+	si.sType = stSubmitInfo
+	si.commandBufferCount = 1
+	si.pCommandBuffers = addr(pc)
+	if err := d.lost("vkQueueSubmit", call(d.l.fn.QueueSubmit, d.l.queue, 1, addr(si), f.fence)); err != nil {
+		d.free = append(d.free, f)
+		return err
+	}
+	d.inflight = append(d.inflight, f)
+	d.stats.submits++
+	return nil
+}
+
+// lost wraps VK_ERROR_DEVICE_LOST in backend.ErrDeviceLost.
+func (d *device) lost(name string, r int32) error {
+	err := check(name, r)
+	if r == vkDeviceLost {
+		d.isLost = true
+		return fmt.Errorf("%w: %w", backend.ErrDeviceLost, err)
+	}
+	return err
+}
+
+// waitFrame blocks until f's fence signals or ctx is done.
+func (d *device) waitFrame(ctx context.Context, f *frame) error {
+	var a arena
+	defer a.free()
+	pf := newIn[uintptr](&a)
+	*pf = f.fence
+	timeout := ^uintptr(0)
+	if ctx.Done() != nil {
+		timeout = fenceSlice
+	}
+	for {
+		r := call(d.l.fn.WaitForFences, d.l.handle, 1, addr(pf), 1, timeout)
+		switch r {
+		case 0:
+			return nil
+		case vkTimeout:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		default:
+			return d.lost("vkWaitForFences", r)
+		}
+	}
+}
+
+// reclaim recycles the in-flight frames whose fences have signalled (all of
+// them, waiting, when all is set) and frees garbage whose work is done.
+func (d *device) reclaim(all bool) error {
+	var err error
+	i := 0
+	for ; i < len(d.inflight); i++ {
+		f := d.inflight[i]
+		if all {
+			if err = d.waitFrame(context.Background(), f); err != nil {
+				break
+			}
+		} else {
+			r := call(d.l.fn.GetFenceStatus, d.l.handle, f.fence)
+			if r == 1 { // VK_NOT_READY
+				break
+			}
+			if r != 0 {
+				err = d.lost("vkGetFenceStatus", r)
+				break
+			}
+		}
+		d.recycle(f)
+	}
+	d.inflight = d.inflight[:copy(d.inflight, d.inflight[i:])]
+	d.collect()
+	return err
+}
+
+// recycle returns a completed frame to the free list.
+func (d *device) recycle(f *frame) {
+	var a arena
+	defer a.free()
+	pf := newIn[uintptr](&a)
+	*pf = f.fence
+	call(d.l.fn.ResetFences, d.l.handle, 1, addr(pf))
+	d.done = max(d.done, f.serial)
+	d.free = append(d.free, f)
+}
+
+// garbage is an object to destroy once the frame with serial has completed.
+type garbage struct {
+	serial uint64
+	free   func()
+}
+
+// defer_ schedules free for when all work recorded so far has completed.
+func (d *device) deferFree(free func()) {
+	s := d.serial // the open frame's serial, or the last submitted one
+	if s <= d.done {
+		free()
+		return
+	}
+	d.garbage = append(d.garbage, garbage{s, free})
+}
+
+// collect frees the garbage whose frames have completed.
+func (d *device) collect() {
+	keep := d.garbage[:0]
+	for _, g := range d.garbage {
+		if g.serial <= d.done {
+			g.free()
+		} else {
+			keep = append(keep, g)
+		}
+	}
+	d.garbage = keep
+}
+
+var errClosed = errors.New("vulkan: device is closed")
