@@ -134,6 +134,9 @@ func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yt ir.Type, rt
 	if o.IsComparison() {
 		return f.compare(o, x, y, xt)
 	}
+	if c, ok := f.fold(o, x, y, rt); ok {
+		return c
+	}
 	n := ir.Width(rt)
 	x = f.splat(x, xt, n)
 	if o.IsShift() {
@@ -281,8 +284,7 @@ func (f *fn) logical(e *ir.Binary) uint32 {
 	r := f.builder.id()
 	f.body.inst(opPhi, f.tBool(), r, x, start, y, end)
 	if line.IsValid() && !f.opts.NoDebugInfo {
-		f.body.inst(opLine, f.file(), uint32(line.Line), uint32(line.Col))
-		f.line = line
+		f.writeLine(line)
 	}
 	return r
 }
@@ -420,4 +422,69 @@ func (f *fn) swizzleValue(v uint32, vt ir.Vector, comps string) uint32 {
 	ops[1] = r
 	f.body.inst(opVectorShuffle, ops...)
 	return r
+}
+
+// fold evaluates an integer scalar operation of two constants at compile
+// time (compile-time constants such as BM * BK / (TS * TS) are common in
+// kernels), with the same semantics as the emitted code.
+func (f *fn) fold(o ir.BinaryOp, x, y uint32, rt ir.Type) (uint32, bool) {
+	s, ok := rt.(ir.Scalar)
+	if !ok || !s.IsInt() {
+		return 0, false
+	}
+	a, ok1 := f.constValue(x)
+	b, ok2 := f.constValue(y)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	v, ok := foldInt(o, s == ir.I32, a, b)
+	if !ok {
+		return 0, false
+	}
+	return f.constBits(f.scalarType(s), v), true
+}
+
+// foldInt is ir/doc.go's integer arithmetic on 32-bit patterns.
+func foldInt(o ir.BinaryOp, signed bool, a, b uint32) (uint32, bool) {
+	const minI32 = 0x80000000
+	switch o {
+	case ir.OpAdd:
+		return a + b, true
+	case ir.OpSub:
+		return a - b, true
+	case ir.OpMul:
+		return a * b, true
+	case ir.OpDiv:
+		switch {
+		case b == 0:
+			return a, true
+		case signed && a == minI32 && b == 0xffffffff:
+			return a, true
+		case signed:
+			return uint32(int32(a) / int32(b)), true
+		}
+		return a / b, true
+	case ir.OpRem:
+		switch {
+		case b == 0, signed && a == minI32 && b == 0xffffffff:
+			return 0, true
+		case signed:
+			return uint32(int32(a) % int32(b)), true
+		}
+		return a % b, true
+	case ir.OpAnd:
+		return a & b, true
+	case ir.OpOr:
+		return a | b, true
+	case ir.OpXor:
+		return a ^ b, true
+	case ir.OpShl:
+		return a << (b & 31), true
+	case ir.OpShr:
+		if signed {
+			return uint32(int32(a) >> (b & 31)), true
+		}
+		return a >> (b & 31), true
+	}
+	return 0, false
 }

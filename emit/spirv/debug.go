@@ -52,6 +52,16 @@ func (f *fn) debugLine(pos ir.Pos) {
 	if f.opts.NoDebugInfo || f.cur == 0 || (pos.Line == f.line.Line && pos.Col == f.line.Col) {
 		return
 	}
+	f.writeLine(pos)
+}
+
+// writeLine writes OpLine pos, replacing an OpLine written just before
+// (with nothing after it, it would describe no instruction).
+func (f *fn) writeLine(pos ir.Pos) {
+	if n := len(f.body.w); n >= 4 && f.lastLine == n-4 {
+		f.body.w = f.body.w[:n-4]
+	}
+	f.lastLine = len(f.body.w)
 	f.body.inst(opLine, f.file(), uint32(pos.Line), uint32(pos.Col))
 	f.line = pos
 }
@@ -65,7 +75,6 @@ func (f *fn) label(id uint32, phi bool) {
 	last := f.line
 	f.line = ir.Pos{}
 	if !phi && last.IsValid() && !f.opts.NoDebugInfo {
-		f.body.inst(opLine, f.file(), uint32(last.Line), uint32(last.Col))
-		f.line = last
+		f.writeLine(last)
 	}
 }

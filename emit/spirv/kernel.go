@@ -27,6 +27,7 @@ type fn struct {
 	loops    []*loop
 	line     ir.Pos    // the last OpLine written in the current block
 	pending  []lineRec // positions by offset into body
+	lastLine int       // offset in body of the last OpLine written, -1 for none
 }
 
 // local is a declared local: a value id for let, a Function pointer for var.
@@ -51,6 +52,7 @@ func (b *builder) kernel(k *ir.Kernel) {
 		shared:   map[*ir.Shared]uint32{},
 		builtins: map[ir.BuiltinKind]uint32{},
 		locals:   map[*ir.Decl]local{},
+		lastLine: -1,
 	}
 	f.id = b.id()
 	f.name(f.id, k.Name)
