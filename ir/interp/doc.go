@@ -1,0 +1,53 @@
+// Package interp is kc's reference interpreter: it runs a checked kernel on
+// the CPU and so defines what every kernel means. Every emitter and driver
+// is tested against it, bit for bit on integers and within the documented
+// tolerances (Tolerance, OpTolerance, SumBound) on floats. The full
+// semantics, including what GPUs leave undefined and how kc defines it, is
+// docs/semantics.md.
+//
+// # Use
+//
+//	m, _ := parse.File("saxpy.kc", src)
+//	_ = ir.Check(m)
+//	x := interp.Encode([]float32{1, 2, 3, 4})
+//	y := interp.Poison(16) // 0xCD bytes: unwritten outputs show
+//	err := interp.Run(m, "saxpy", [3]int{1, 1, 1}, &interp.Args{
+//		Params:  map[string]ir.Value{"a": ir.FloatVal(2), "n": ir.IntVal(4)},
+//		Buffers: map[string][]byte{"x": x, "y": y},
+//	}, interp.Options{SubgroupSize: 8})
+//	out, _ := interp.Decode[float32](y)
+//
+// Run checks the arguments (a missing or unknown parameter or buffer, a
+// value out of range for its type, a buffer length that is not a multiple
+// of ir.ElemStride of its element type) before running anything. Buffers
+// are []byte holding little-endian elements and are modified in place;
+// Encode, Decode, F32ToF16Bits and F16BitsToF32 convert typed slices.
+//
+// # Errors
+//
+// A kernel that indexes a buffer, array or vector out of bounds, reaches a
+// barrier in divergent control flow or exceeds Options.MaxSteps stops with
+// an *Error naming the kernel, the invocation (global_id) and the source
+// position of the expression or statement; Run never panics. Runs are
+// deterministic, so the error reported is always the same one.
+//
+// # Execution model
+//
+// Workgroups run one after the other, x fastest, then y, then z. Within a
+// workgroup all invocations run in lockstep, as one wide SIMD machine with
+// an active mask: each statement and expression executes for every active
+// invocation, in local_index order, before the next one starts. Control
+// flow narrows the active set (the then branch runs first, then the else
+// branch; a loop iterates while any invocation is still in it) and return
+// removes an invocation for good. This is one of the executions a GPU may
+// perform, it makes barriers and subgroup operations exact (a subgroup
+// operation sees precisely the invocations that execute it together), and
+// it lets the interpreter work on whole columns of values at a time: the
+// kernel is compiled once per Run into Go closures over value columns.
+//
+// Values are 32-bit words: i32 two's complement, u32, f32 bits, f16 bits
+// in the low half, bool as 0 or 1. Floats are computed in float32 (f16 in
+// float32 and rounded to half after every operation, which equals a
+// correctly rounded half operation) and math intrinsics in float64 from
+// the exact operands, rounded once to the result type.
+package interp
