@@ -187,7 +187,7 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: t.Value})
 		}
 		if !it.Semi && i < len(b.Items)-1 {
-			c.errorf(b.Items[i+1].Pos, "unexpected %s after a statement (expected newline or \";\")", "statement")
+			c.errorf(b.Items[i+1].Pos, "missing newline or \";\" before this statement")
 		}
 		if s := c.stmt(it.Stmt, top); s != nil {
 			out.Stmts = append(out.Stmts, s)

@@ -83,10 +83,16 @@ func toErrorList(err error) ir.ErrorList {
 				exp = strings.TrimSuffix(rest, ")")
 			}
 		}
-		if exp != "" {
+		switch {
+		case ute.Unexpected.Type == tokKeyword && ute.Unexpected.Value == "else":
+			msg += " (else goes on the same line as the closing \"}\" of the if)"
+		case exp != "":
 			msg += " (expected " + expectText(exp) + ")"
-		} else if ute.Unexpected.Type == lexer.EOF {
+		case ute.Unexpected.Type == lexer.EOF:
 			msg += " (expected \"}\")"
+		default:
+			// Only the top level stops without an expectation.
+			msg += ` (expected "kernel", "const" or "enable")`
 		}
 		return ir.ErrorList{{Pos: irPos(ute.Unexpected.Pos), Msg: msg}}
 	}

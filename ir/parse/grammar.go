@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"sync"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -156,9 +158,32 @@ type incOp struct {
 	Op  string `parser:"@( '++' | '--' )"`
 }
 
-var grammar = participle.MustBuild[fileAST](
-	participle.Lexer(definition{}),
-	participle.Elide("Comment"),
-	participle.ParseTypeWith(parseExprNode),
-	participle.UseLookahead(4),
-)
+// parser is one built grammar with the sink its expression hook reports to.
+// participle takes an expression error inside an optional group for "no
+// match" and reports a later, less helpful token; every error of the
+// expression parser is a real syntax error, so the first one is kept here.
+type parser struct {
+	p   *participle.Parser[fileAST]
+	err error
+}
+
+func newParser() *parser {
+	ps := &parser{}
+	ps.p = participle.MustBuild[fileAST](
+		participle.Lexer(definition{}),
+		participle.Elide("Comment"),
+		participle.ParseTypeWith(func(lex *lexer.PeekingLexer) (exprNode, error) {
+			n, err := parseExprNode(lex)
+			if err != nil && err != participle.NextMatch && ps.err == nil {
+				ps.err = err
+			}
+			return n, err
+		}),
+		participle.UseLookahead(4),
+	)
+	return ps
+}
+
+// parsers pools built grammars: building one costs far more than a parse,
+// and a parser with its sink serves one parse at a time.
+var parsers = sync.Pool{New: func() any { return newParser() }}

@@ -48,7 +48,14 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	if err != nil {
 		return nil, toErrorList(err)
 	}
-	ast, err := grammar.ParseFromLexer(peek)
+	ps := parsers.Get().(*parser)
+	ps.err = nil
+	ast, err := ps.p.ParseFromLexer(peek)
+	if ps.err != nil {
+		err = ps.err
+	}
+	ps.err = nil
+	parsers.Put(ps)
 	if err != nil {
 		return nil, toErrorList(err)
 	}

@@ -1,0 +1,50 @@
+package parse_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// FuzzParse: the parser never panics; anything it accepts prints to text
+// that parses back to the same module, and printing is idempotent.
+func FuzzParse(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "*.kc"))
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	for _, c := range syntaxErrors {
+		f.Add([]byte(c.src))
+	}
+	f.Add([]byte(posSrc))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		m, err := parse.File("f.kc", src)
+		if err != nil {
+			if _, ok := err.(ir.ErrorList); !ok {
+				t.Fatalf("error %T is not an ir.ErrorList: %v", err, err)
+			}
+			return
+		}
+		out := ir.Print(m)
+		m2, err := parse.File("f.kc", out)
+		if err != nil {
+			t.Fatalf("printed text does not parse: %v\n--- input\n%s\n--- printed\n%s", err, src, out)
+		}
+		if d := cmp.Diff(m, m2, ignorePos); d != "" {
+			t.Fatalf("parse(print(m)) != m:\n%s\n--- printed\n%s", d, out)
+		}
+		if out2 := ir.Print(m2); !bytes.Equal(out, out2) {
+			t.Fatalf("Print not idempotent:\n%s", cmp.Diff(string(out), string(out2)))
+		}
+	})
+}
