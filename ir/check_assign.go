@@ -31,11 +31,11 @@ func (c *checker) assignable(lhs Expr, t Type) bool {
 	}
 	what := c.text(lhs)
 	if hasAtomic(t) && c.bufferParam(lhs) == nil {
-		c.errorf(posOf(lhs, c.at), "cannot assign to %s (%s): use atomicStore", what, t)
+		c.errorf(c.at, "cannot assign to %s (%s): use atomicStore", what, t)
 		return false
 	}
 	if why := c.notAssignable(lhs, true); why != "" {
-		c.errorf(posOf(lhs, c.at), "cannot assign to %s: %s", what, why)
+		c.errorf(c.at, "cannot assign to %s: %s", what, why)
 		return false
 	}
 	return true

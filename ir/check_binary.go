@@ -184,8 +184,8 @@ func (c *checker) shift(op BinaryOp, x Expr, xt Type, y Expr, yt Type) Type {
 		c.errorf(posOf(y, c.at), "invalid operation: shift amount %s must be %s", c.describe(y, yt), WithElem(xtOrScalar(xt), U32))
 		return Invalid
 	}
-	if v, ok := c.vals[y]; ok && c.konst[y] && v.Int >= 32 {
-		c.errorf(posOf(y, c.at), "invalid operation: shift amount %d must be less than 32", v.Int)
+	if v, ok := c.vals[y]; ok && c.konst[y] && v.Int >= 32 && !isUntyped(xt) {
+		c.errorf(posOf(y, c.at), "invalid operation: shift amount %d out of range (must be less than 32)", v.Int)
 		return Invalid
 	}
 	return xt

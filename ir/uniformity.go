@@ -1,3 +1,341 @@
 package ir
 
-func (c *checker) uniformity(k *Kernel) {}
+import "fmt"
+
+// Uniformity analysis for barriers, close to WGSL's (and so Tint's) rules:
+// workgroupBarrier and storageBarrier must be reached in workgroup-uniform
+// control flow.
+//
+// Non-uniform values: global_id, local_id, local_index,
+// subgroup_invocation_id; loads from read_write buffers and from shared
+// memory; results of atomics and subgroup operations; anything computed
+// from those; and a local that is ever assigned a non-uniform value, or
+// assigned (or, for a var, declared) in non-uniform control flow
+// (flow-insensitive). Uniform values: literals, constants, scalar
+// parameters, workgroup_id, num_workgroups, subgroup_size, len(buf) and
+// loads from read buffers at uniform indices.
+//
+// Control flow becomes non-uniform inside an if or for whose condition is
+// non-uniform; for the rest of the kernel after a return in non-uniform
+// control flow; and for a whole loop (body, post statement, every
+// iteration) containing a break, continue or return in non-uniform control
+// flow. After a loop, control flow reconverges unless a return escaped it.
+//
+// The analysis iterates to a fixed point over the whole kernel (a local
+// marked non-uniform can make a condition non-uniform, which marks more
+// locals), then reports each barrier found in non-uniform control flow.
+
+type uniformity struct {
+	c       *checker
+	vars    map[*Decl]string // non-uniform locals: the root cause of each
+	loops   map[*For]*cause  // loops containing a non-uniform jump
+	loopStk []*For
+	ret     *cause // a return in non-uniform control flow seen so far (this walk)
+	changed bool
+	report  bool
+}
+
+// cause says why control flow is non-uniform: "the condition at 3:5
+// depends on global_id".
+type cause struct {
+	what string // "the condition", "the return", ...
+	pos  Pos
+	root string // "global_id", "a load from read_write buffer y", ...
+}
+
+func (c *cause) String() string {
+	at := ""
+	if c.pos.IsValid() {
+		at = fmt.Sprintf(" at %d:%d", c.pos.Line, c.pos.Col)
+	}
+	return fmt.Sprintf("%s%s depends on %s", c.what, at, c.root)
+}
+
+// uniformity checks the barriers of a well-typed kernel.
+func (c *checker) uniformity(k *Kernel) {
+	if k.Body == nil {
+		return
+	}
+	u := &uniformity{c: c, vars: map[*Decl]string{}, loops: map[*For]*cause{}}
+	for i := 0; i < 1000; i++ {
+		u.changed, u.ret = false, nil
+		u.block(k.Body.Stmts, nil)
+		if !u.changed {
+			break
+		}
+	}
+	u.report, u.ret = true, nil
+	u.block(k.Body.Stmts, nil)
+}
+
+// block walks a statement list entered with control flow cf (nil: uniform)
+// and returns the control flow after it.
+func (u *uniformity) block(list []Stmt, cf *cause) *cause {
+	for _, s := range list {
+		cf = u.stmt(s, cf)
+		if cf == nil && u.ret != nil {
+			cf = u.ret
+		}
+	}
+	return cf
+}
+
+func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
+	switch s := s.(type) {
+	case *Block:
+		return u.block(s.Stmts, cf)
+	case *Decl:
+		u.decl(s, cf)
+	case *Assign:
+		u.assign(s, cf)
+	case *If:
+		u.ifStmt(s, cf)
+	case *For:
+		u.forStmt(s, cf)
+	case *Break:
+		u.jump("the break", s.Pos, cf)
+	case *Continue:
+		u.jump("the continue", s.Pos, cf)
+	case *Return:
+		u.jump("the return", s.Pos, cf)
+	case *Barrier:
+		if cf != nil && u.report {
+			u.c.errorf(s.Pos, "%s must be called in uniform control flow: %s", s.Kind, cf)
+		}
+	}
+	return cf
+}
+
+func (u *uniformity) decl(d *Decl, cf *cause) {
+	if d.Init != nil {
+		if r := u.expr(d.Init); r != "" {
+			u.mark(d, r)
+			return
+		}
+	}
+	if d.Mut && cf != nil {
+		u.mark(d, fmt.Sprintf("%s (declared in non-uniform control flow%s)", d.Name, atText(d.Pos)))
+	}
+}
+
+func atText(p Pos) string {
+	if !p.IsValid() {
+		return ""
+	}
+	return fmt.Sprintf(" at %d:%d", p.Line, p.Col)
+}
+
+// mark records that local d is non-uniform because of root.
+func (u *uniformity) mark(d *Decl, root string) {
+	if _, ok := u.vars[d]; !ok {
+		u.vars[d] = root
+		u.changed = true
+	}
+}
+
+func (u *uniformity) assign(a *Assign, cf *cause) {
+	d := rootLocal(a.LHS)
+	if d == nil {
+		u.expr(a.LHS)
+		u.expr(a.RHS)
+		return
+	}
+	if r := u.lhsIndices(a.LHS); r != "" {
+		u.mark(d, r)
+	}
+	if r := u.expr(a.RHS); r != "" {
+		u.mark(d, r)
+	}
+	if cf != nil {
+		u.mark(d, fmt.Sprintf("%s (assigned in non-uniform control flow%s)", d.Name, atText(a.Pos)))
+	}
+}
+
+// rootLocal returns the local variable at the root of an assignment target.
+func rootLocal(e Expr) *Decl {
+	for {
+		switch x := e.(type) {
+		case *Index:
+			e = x.X
+		case *Swizzle:
+			e = x.X
+		case *Ident:
+			d, _ := x.Obj.(*Decl)
+			return d
+		default:
+			return nil
+		}
+	}
+}
+
+// lhsIndices is the first non-uniform index along an assignment target.
+func (u *uniformity) lhsIndices(e Expr) string {
+	for {
+		switch x := e.(type) {
+		case *Index:
+			if r := u.expr(x.Index); r != "" {
+				return r
+			}
+			e = x.X
+		case *Swizzle:
+			e = x.X
+		default:
+			return ""
+		}
+	}
+}
+
+func (u *uniformity) ifStmt(s *If, cf *cause) {
+	inner := cf
+	if inner == nil {
+		if r := u.expr(s.Cond); r != "" {
+			inner = &cause{what: "the condition", pos: leftmost(s.Cond, s.Pos), root: r}
+		}
+	}
+	if s.Then != nil {
+		u.block(s.Then.Stmts, inner)
+	}
+	if s.Else != nil {
+		u.stmt(s.Else, inner)
+	}
+}
+
+func (u *uniformity) forStmt(s *For, cf *cause) {
+	if s.Init != nil {
+		u.decl(s.Init, cf)
+	}
+	inner := cf
+	if inner == nil {
+		inner = u.loops[s]
+	}
+	if inner == nil && s.Cond != nil {
+		if r := u.expr(s.Cond); r != "" {
+			inner = &cause{what: "the loop condition", pos: leftmost(s.Cond, s.Pos), root: r}
+		}
+	}
+	u.loopStk = append(u.loopStk, s)
+	if s.Body != nil {
+		inner = orCause(u.block(s.Body.Stmts, inner), inner)
+	}
+	u.loopStk = u.loopStk[:len(u.loopStk)-1]
+	if s.Post != nil {
+		u.assign(s.Post, inner)
+	}
+}
+
+func orCause(a, b *cause) *cause {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// jump handles break, continue and return in control flow cf.
+func (u *uniformity) jump(what string, pos Pos, cf *cause) {
+	if cf == nil {
+		return
+	}
+	isReturn := what == "the return"
+	c := &cause{what: what, pos: pos, root: cf.root}
+	loops := u.loopStk
+	if !isReturn && len(loops) > 0 {
+		loops = loops[len(loops)-1:]
+	}
+	for _, l := range loops {
+		if u.loops[l] == nil {
+			u.loops[l] = c
+			u.changed = true
+		}
+	}
+	if isReturn && u.ret == nil {
+		u.ret = c
+	}
+}
+
+// leftmost is the position where expression e starts (a binary
+// expression's own position is its operator's).
+func leftmost(e Expr, fallback Pos) Pos {
+	for {
+		switch x := e.(type) {
+		case *Binary:
+			e = x.X
+		case *Index:
+			e = x.X
+		case *Swizzle:
+			e = x.X
+		default:
+			return posOf(e, fallback)
+		}
+	}
+}
+
+// expr returns why e's value may differ between the invocations of a
+// workgroup ("" when it is uniform).
+func (u *uniformity) expr(e Expr) string {
+	switch e := e.(type) {
+	case *Ident:
+		return u.ident(e)
+	case *BuiltinValue:
+		switch e.Kind {
+		case WorkgroupID, NumWorkgroups, SubgroupSize:
+			return ""
+		}
+		return e.Kind.String()
+	case *Unary:
+		return u.expr(e.X)
+	case *Binary:
+		return u.first(e.X, e.Y)
+	case *Call:
+		return u.call(e)
+	case *Convert:
+		return u.expr(e.X)
+	case *Construct:
+		return u.first(e.Args...)
+	case *Bitcast:
+		return u.expr(e.X)
+	case *Index:
+		return u.index(e)
+	case *Swizzle:
+		return u.expr(e.X)
+	}
+	return "" // literals, len
+}
+
+// first is the first non-uniform root among es.
+func (u *uniformity) first(es ...Expr) string {
+	for _, e := range es {
+		if r := u.expr(e); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+func (u *uniformity) ident(e *Ident) string {
+	switch o := e.Obj.(type) {
+	case *Decl:
+		return u.vars[o]
+	case *Shared:
+		return "a load from shared variable " + o.Name
+	case *Param:
+		if o.Kind == BufferParam && o.Access == ReadWrite {
+			return "a load from read_write buffer " + o.Name
+		}
+	}
+	return ""
+}
+
+func (u *uniformity) index(e *Index) string {
+	if r := u.expr(e.X); r != "" {
+		return r
+	}
+	return u.expr(e.Index)
+}
+
+func (u *uniformity) call(e *Call) string {
+	r := u.first(e.Args...)
+	if e.Func.IsAtomic() || e.Func.IsSubgroup() {
+		return "the result of " + e.Func.String()
+	}
+	return r
+}
