@@ -1,0 +1,321 @@
+package hlsl
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// Compiler selects the tool that turns HLSL into SPIR-V.
+type Compiler uint8
+
+const (
+	// Auto uses dxc when it can be found, glslangValidator otherwise.
+	Auto Compiler = iota
+	// DXC is Microsoft's DirectX Shader Compiler (SPIR-V and DXIL).
+	DXC
+	// Glslang is glslangValidator's HLSL front end (SPIR-V only).
+	Glslang
+)
+
+func (c Compiler) String() string {
+	switch c {
+	case DXC:
+		return "dxc"
+	case Glslang:
+		return "glslang"
+	}
+	return "auto"
+}
+
+// ParseCompiler reads a -hlsl-compiler value: "", "auto", "dxc" or "glslang".
+func ParseCompiler(s string) (Compiler, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return Auto, nil
+	case "dxc":
+		return DXC, nil
+	case "glslang", "glslangvalidator":
+		return Glslang, nil
+	}
+	return Auto, fmt.Errorf("unknown HLSL compiler %q (want dxc, glslang or auto)", s)
+}
+
+// Tool names looked up on PATH.
+const (
+	DXCTool      = "dxc"
+	GlslangTool  = "glslangValidator"
+	SpirvValTool = "spirv-val"
+)
+
+// DefaultTimeout bounds one tool run when CompileOptions.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// CompileOptions configures CompileSPIRV and CompileDXIL.
+type CompileOptions struct {
+	Compiler Compiler
+	// DXC, Glslang and SpirvVal are the tools' paths; empty looks the
+	// default names up on PATH.
+	DXC, Glslang, SpirvVal string
+	// TargetEnv is the Vulkan environment of the SPIR-V ("vulkan1.1" when
+	// empty; "vulkan1.2", "vulkan1.3" raise it).
+	TargetEnv string
+	// Timeout bounds each tool run (DefaultTimeout when zero).
+	Timeout time.Duration
+	// NoValidate skips spirv-val (not recommended: glslang can exit 0
+	// with an invalid module).
+	NoValidate bool
+}
+
+func (o CompileOptions) env() string {
+	if o.TargetEnv == "" {
+		return "vulkan1.1"
+	}
+	return o.TargetEnv
+}
+
+func (o CompileOptions) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return o.Timeout
+}
+
+// lookTool resolves a tool: the explicit path when given, else name on PATH.
+func lookTool(explicit, name string) (string, error) {
+	p := explicit
+	if p == "" {
+		p = name
+	}
+	path, err := exec.LookPath(p)
+	if err != nil {
+		where := "not found on PATH"
+		if explicit != "" {
+			where = "not found at " + explicit
+		}
+		return "", &ToolError{Tool: name, Err: fmt.Errorf("%s is not installed (%s)", name, where)}
+	}
+	return path, nil
+}
+
+// Resolve returns the compiler Auto stands for under opts: DXC when dxc can
+// be found, Glslang otherwise. Other values are returned as they are.
+func (o CompileOptions) Resolve() Compiler {
+	if o.Compiler != Auto {
+		return o.Compiler
+	}
+	if _, err := lookTool(o.DXC, DXCTool); err == nil {
+		return DXC
+	}
+	return Glslang
+}
+
+// CompileSPIRV compiles the entry point entry (a kernel name; empty for the
+// only one) of a to SPIR-V words with dxc or glslang, and checks the result
+// with spirv-val. Tool failures are *ToolError values with .kc positions;
+// an entry the chosen compiler cannot express is an *ir.UnsupportedError.
+func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOptions) ([]uint32, error) {
+	ent, err := a.Entry(entry)
+	if err != nil {
+		return nil, err
+	}
+	comp := opts.Resolve()
+	var tool string
+	var args []string
+	dir, err := os.MkdirTemp("", "kc-hlsl-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	src, out := filepath.Join(dir, srcName(a, ent)), filepath.Join(dir, ent.Name+".spv")
+	if err := os.WriteFile(src, a.Code, 0o644); err != nil {
+		return nil, err
+	}
+	switch comp {
+	case DXC:
+		if tool, err = lookTool(opts.DXC, DXCTool); err != nil {
+			return nil, err
+		}
+		args = dxcArgs(ent, src, out)
+		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + opts.env()}, args...)...)
+	case Glslang:
+		if ent.SPIRVOnly != "" {
+			return nil, &ir.UnsupportedError{Pos: ent.SPIRVOnlyPos, Target: "hlsl via glslang", Feature: ent.SPIRVOnly + " (HLSL has no such system value; dxc -spirv can read the SPIR-V builtin)"}
+		}
+		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
+			return nil, err
+		}
+		args = []string{"-D", "-V", "-S", "comp", "-e", ent.Name, "--target-env", opts.env()}
+		if ent.Features&ir.FeatureF16 != 0 {
+			args = append(args, "--hlsl-enable-16bit-types")
+		}
+		args = append(args, "-o", out, src)
+	default:
+		return nil, fmt.Errorf("hlsl: unknown compiler %d", comp)
+	}
+	if err := run(ctx, a, tool, args, src, opts.timeout()); err != nil {
+		return nil, err
+	}
+	spv, err := os.ReadFile(out)
+	if err != nil {
+		return nil, &ToolError{Tool: filepath.Base(tool), Args: args, Err: fmt.Errorf("wrote no SPIR-V: %v", err)}
+	}
+	words, err := spirvWords(spv)
+	if err != nil {
+		return nil, &ToolError{Tool: filepath.Base(tool), Args: args, Err: err}
+	}
+	if !opts.NoValidate {
+		if err := ValidateSPIRV(ctx, out, opts); err != nil {
+			return nil, err
+		}
+	}
+	return words, nil
+}
+
+// CompileDXIL compiles the entry point entry of a to a DXIL container with
+// dxc, which is required: without it the error says so plainly.
+func CompileDXIL(ctx context.Context, a *Artifact, entry string, opts CompileOptions) ([]byte, error) {
+	ent, err := a.Entry(entry)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Compiler == Glslang {
+		return nil, errors.New("dxil needs dxc; glslang cannot write DXIL")
+	}
+	tool, err := lookTool(opts.DXC, DXCTool)
+	if err != nil {
+		where := "not found on PATH"
+		if opts.DXC != "" {
+			where = "not found at " + opts.DXC
+		}
+		return nil, &ToolError{Tool: DXCTool, Err: fmt.Errorf("dxil needs dxc, which is not installed (%s; install the DirectX Shader Compiler or pass its path)", where)}
+	}
+	if ent.SPIRVOnly != "" {
+		return nil, &ir.UnsupportedError{Pos: ent.SPIRVOnlyPos, Target: "dxil", Feature: ent.SPIRVOnly + " (HLSL has no such system value)"}
+	}
+	dir, err := os.MkdirTemp("", "kc-hlsl-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	src, out := filepath.Join(dir, srcName(a, ent)), filepath.Join(dir, ent.Name+".dxil")
+	if err := os.WriteFile(src, a.Code, 0o644); err != nil {
+		return nil, err
+	}
+	args := dxcArgs(ent, src, out)
+	if err := run(ctx, a, tool, args, src, opts.timeout()); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(out)
+}
+
+// dxcArgs are the arguments common to dxc's SPIR-V and DXIL runs.
+func dxcArgs(ent Entry, src, out string) []string {
+	args := []string{"-T", ent.Profile(), "-E", ent.Name, "-HV", "2021"}
+	if ent.Features&ir.FeatureF16 != 0 {
+		args = append(args, "-enable-16bit-types")
+	}
+	return append(args, "-Fo", out, src)
+}
+
+// srcName is the temporary HLSL file's name: the .kc base name with .hlsl.
+func srcName(a *Artifact, ent Entry) string {
+	base := strings.TrimSuffix(filepath.Base(a.File), filepath.Ext(a.File))
+	if base == "" || base == "." || base == string(filepath.Separator) {
+		base = ent.Name
+	}
+	return base + ".hlsl"
+}
+
+// run runs a tool under a timeout and turns any failure into a *ToolError
+// with its messages mapped to .kc positions.
+func run(ctx context.Context, a *Artifact, tool string, args []string, src string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Dir = filepath.Dir(src)
+	cmd.WaitDelay = time.Second
+	var outBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outBuf, &outBuf
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	te := &ToolError{Tool: filepath.Base(tool), Args: args, Output: outBuf.String()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		te.Err = fmt.Errorf("timed out after %v", timeout)
+	case ctx.Err() != nil:
+		te.Err = ctx.Err()
+	case errors.As(err, &ee) && !ee.Exited():
+		te.Err = fmt.Errorf("crashed (%v)", ee.ProcessState)
+	case errors.As(err, &ee):
+		te.Err = fmt.Errorf("failed (exit status %d)", ee.ExitCode())
+	default:
+		te.Err = err
+	}
+	if a != nil {
+		te.Diags = parseDiags(a, te.Output, src)
+	}
+	return te
+}
+
+// spirvWords turns a SPIR-V binary into words, checking the magic number.
+func spirvWords(b []byte) ([]uint32, error) {
+	if len(b) < 20 || len(b)%4 != 0 {
+		return nil, fmt.Errorf("wrote %d bytes, not a SPIR-V module", len(b))
+	}
+	order := binary.ByteOrder(binary.LittleEndian)
+	if order.Uint32(b) != 0x07230203 {
+		order = binary.BigEndian
+		if order.Uint32(b) != 0x07230203 {
+			return nil, errors.New("output lacks the SPIR-V magic number")
+		}
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = order.Uint32(b[4*i:])
+	}
+	return w, nil
+}
+
+// ValidateSPIRV runs spirv-val on the SPIR-V file at path for opts'
+// target environment.
+func ValidateSPIRV(ctx context.Context, path string, opts CompileOptions) error {
+	tool, err := lookTool(opts.SpirvVal, SpirvValTool)
+	if err != nil {
+		return err
+	}
+	return run(ctx, nil, tool, []string{"--target-env", opts.env(), path}, path, opts.timeout())
+}
+
+// ValidateWords writes words to a temporary file and runs spirv-val on it.
+func ValidateWords(ctx context.Context, words []uint32, opts CompileOptions) error {
+	f, err := os.CreateTemp("", "kc-*.spv")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	b := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(b[4*i:], w)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return ValidateSPIRV(ctx, f.Name(), opts)
+}

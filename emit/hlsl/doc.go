@@ -1,0 +1,59 @@
+// Package hlsl lowers kc IR to HLSL compute shaders (shader model 6.x) and
+// drives the tools that compile HLSL: dxc (SPIR-V and DXIL) when it is
+// installed, glslangValidator's HLSL front end (SPIR-V) otherwise. Every
+// SPIR-V module a tool writes is checked with spirv-val before it is
+// returned.
+//
+// Package hlsl imports ir only (DESIGN.md's arrows).
+//
+// # The HLSL it writes
+//
+// One text serves dxc and glslang. Each kernel is an entry point named after
+// it ([numthreads(x, y, z)] void NAME(...)); the driver's entry argument
+// picks one. Resources follow kc's binding convention exactly, for Vulkan
+// through [[vk::binding(n, 0)]] and for D3D through registers of the same
+// number: the params cbuffer at b0, read buffers as StructuredBuffer<T> at
+// tN, read_write buffers as RWStructuredBuffer<T> at uN, N being the
+// binding. When a module with several kernels is emitted whole, each
+// kernel's global names carry the kernel's name as a prefix (HLSL has one
+// global namespace) and the kernels reuse the same registers; compile one
+// entry at a time.
+//
+// Quirks handled here, each measured with glslang 12 (Debian 12) and
+// documented in the file that handles it:
+//   - f16 is `half` (glslang has no float16_t); both compilers need their
+//     16-bit switch (dxc -enable-16bit-types, glslang
+//     --hlsl-enable-16bit-types). glslang converts between half and
+//     integers only through float, and crashes on `(half3)0.0f`, so every
+//     such conversion goes through float explicitly.
+//   - vec3 and array buffer elements are wrapped in a struct padded to kc's
+//     std430 stride, so that DXIL's packed structured buffers agree.
+//   - Integer division and remainder, float-to-integer conversion and float
+//     remainder go through generated helper functions (kc_div, kc_rem,
+//     kc_f2i, kc_f2u, kc_frem) that implement ir's semantics; glslang lowers
+//     HLSL's float % and fmod to OpFMod (floored), which is not HLSL's.
+//   - Shift amounts are masked with 31 explicitly (glslang emits the SPIR-V
+//     shift directly, which is undefined past the bit width).
+//   - glslang lowers WavePrefixSum to an inclusive scan (HLSL specifies an
+//     exclusive one; dxc does that). The scan helpers test
+//     __hlsl_dx_compiler to pick the right formula for each compiler.
+//   - Subgroup operations on f16 run in f32 (glslang promotes them anyway;
+//     dxc is told to do the same so that both give the same bits).
+//   - Atomic intrinsics become Interlocked* statements hoisted in front of
+//     the statement that uses their value; HLSL has no pointers to pass an
+//     atomic location to a function.
+//   - workgroup-shared variables are zeroed at entry (HLSL groupshared
+//     memory starts undefined; ir says zero), followed by a barrier.
+//   - num_workgroups has no HLSL system value. Under dxc -spirv it is the
+//     SPIR-V builtin NumWorkgroups declared with [[vk::ext_builtin_input]];
+//     glslang and DXIL cannot express it, so the text stops with #error
+//     there and the drivers refuse such entries with an *ir.UnsupportedError
+//     before running a tool.
+//
+// # Positions
+//
+// The text carries #line directives naming the .kc file (base name), so
+// both compilers report .kc lines; Artifact.Lines maps every output line to
+// the .kc position it came from as well. Tool errors come back as a
+// *ToolError whose diagnostics carry .kc positions.
+package hlsl

@@ -1,0 +1,197 @@
+package hlsl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// This file emits the expression core: literals, names, builtins, indexing,
+// swizzles and len. Operators are in arith.go, conversions in convert.go,
+// intrinsic calls in math.go, atomic.go and subgroup.go.
+
+// C precedence levels of the HLSL operators kc uses (higher binds tighter).
+const (
+	precTernary = 3
+	precLOr     = 4
+	precLAnd    = 5
+	precBOr     = 6
+	precBXor    = 7
+	precBAnd    = 8
+	precEq      = 9
+	precRel     = 10
+	precShift   = 11
+	precAdd     = 12
+	precMul     = 13
+	precUnary   = 15
+	precPrimary = 16
+)
+
+// hx is an HLSL expression text and the precedence of its outermost operator.
+type hx struct {
+	s string
+	p int
+}
+
+func primary(s string) hx { return hx{s, precPrimary} }
+
+// at returns h's text parenthesised if it binds looser than min.
+func (h hx) at(min int) string {
+	if h.p < min {
+		return "(" + h.s + ")"
+	}
+	return h.s
+}
+
+// expr returns the text of x as a complete expression.
+func (f *fn) expr(x ir.Expr) string { return f.ex(x).s }
+
+// ex emits x.
+func (f *fn) ex(x ir.Expr) hx {
+	switch x := x.(type) {
+	case *ir.Lit:
+		return litHX(literal(x.Val, x.Ty))
+	case *ir.Ident:
+		return f.ident(x)
+	case *ir.BuiltinValue:
+		return f.builtinValue(x)
+	case *ir.Unary:
+		return f.unary(x)
+	case *ir.Binary:
+		return f.binop(x.Op, f.ex(x.X), x.X.Type(), f.ex(x.Y), x.Y.Type(), x.Ty)
+	case *ir.Call:
+		return f.call(x)
+	case *ir.Convert:
+		return f.convert(f.ex(x.X), x.X.Type(), x.To)
+	case *ir.Construct:
+		return f.construct(x)
+	case *ir.Bitcast:
+		return f.bitcast(f.ex(x.X), x.X.Type(), x.To)
+	case *ir.Index:
+		return f.index(x)
+	case *ir.Swizzle:
+		return primary(f.ex(x.X).at(precPrimary) + "." + x.Comps)
+	case *ir.Len:
+		return f.length(x)
+	case nil:
+		f.fail(fmt.Errorf("%s: hlsl: missing expression", f.pos))
+		return primary("0")
+	}
+	f.fail(fmt.Errorf("%s: hlsl: unknown expression %T", x.Position(), x))
+	return primary("0")
+}
+
+// litHX gives a literal text its precedence: a sign or a cast is unary.
+func litHX(s string) hx {
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "(") {
+		return hx{s, precUnary}
+	}
+	return primary(s)
+}
+
+func (f *fn) ident(x *ir.Ident) hx {
+	switch o := x.Obj.(type) {
+	case *ir.Const:
+		return litHX(literal(o.Val, x.Ty))
+	case nil:
+		f.fail(fmt.Errorf("%s: hlsl: identifier %s was not resolved by the checker", x.Pos, x.Name))
+		return primary(legalize(x.Name))
+	}
+	name, ok := f.names[x.Obj]
+	if !ok {
+		f.fail(fmt.Errorf("%s: hlsl: %s is used before its declaration", x.Pos, x.Name))
+		return primary(legalize(x.Name))
+	}
+	return primary(name)
+}
+
+func (f *fn) builtinValue(x *ir.BuiltinValue) hx {
+	switch x.Kind {
+	case ir.SubgroupSize:
+		return primary("WaveGetLaneCount()")
+	case ir.SubgroupInvocationID:
+		return primary("WaveGetLaneIndex()")
+	case ir.NumWorkgroups:
+		return primary("kc_num_workgroups")
+	}
+	for _, b := range builtinParams {
+		if b.kind == x.Kind {
+			return primary(b.name)
+		}
+	}
+	f.fail(fmt.Errorf("%s: hlsl: unknown builtin %d", x.Pos, x.Kind))
+	return primary("0u")
+}
+
+// bufferParam returns the buffer a buffer identifier names, or nil.
+func bufferParam(x ir.Expr) *ir.Param {
+	id, ok := x.(*ir.Ident)
+	if !ok {
+		return nil
+	}
+	p, ok := id.Obj.(*ir.Param)
+	if !ok || p.Kind != ir.BufferParam {
+		return nil
+	}
+	return p
+}
+
+func (f *fn) index(x *ir.Index) hx {
+	if p := bufferParam(x.X); p != nil {
+		s := f.names[p] + "[" + f.expr(x.Index) + "]"
+		if wrapped(p.Type) {
+			s += ".v"
+		}
+		return primary(s)
+	}
+	base := f.ex(x.X).at(precPrimary)
+	return primary(base + "[" + f.expr(x.Index) + "]")
+}
+
+func (f *fn) length(x *ir.Len) hx {
+	if x.Buf != nil {
+		if p, ok := x.Buf.Obj.(*ir.Param); ok {
+			if n := f.lens[p]; n != "" {
+				return primary(n)
+			}
+		}
+	}
+	f.fail(fmt.Errorf("%s: hlsl: len of something that is not a buffer", x.Pos))
+	return primary("0u")
+}
+
+func (f *fn) unary(x *ir.Unary) hx {
+	v := f.ex(x.X).at(precUnary)
+	switch x.Op {
+	case ir.OpNeg:
+		if strings.HasPrefix(v, "-") {
+			v = "(" + v + ")"
+		}
+		return hx{"-" + v, precUnary}
+	case ir.OpNot:
+		return hx{"!" + v, precUnary}
+	case ir.OpBitNot:
+		return hx{"~" + v, precUnary}
+	}
+	f.fail(fmt.Errorf("%s: hlsl: unknown unary operator %d", x.Pos, x.Op))
+	return primary("0")
+}
+
+// temp declares a fresh temporary of type t among the hoisted statements.
+func (f *fn) temp(t ir.Type) string {
+	name := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
+	f.tmp++
+	f.pre = append(f.pre, decl(t, name)+";")
+	return name
+}
+
+// splat returns h as a value of type to (a vector) when h is a scalar.
+func splat(h hx, from, to ir.Type) hx {
+	if _, ok := to.(ir.Vector); ok {
+		if _, ok := from.(ir.Scalar); ok {
+			return hx{"(" + typeName(to) + ")" + h.at(precUnary), precUnary}
+		}
+	}
+	return h
+}

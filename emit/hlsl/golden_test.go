@@ -1,0 +1,76 @@
+package hlsl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/golden"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+)
+
+// TestGolden emits every test kernel that wants "hlsl", compares it with
+// testdata/golden/NAME.hlsl, compiles every entry point with glslang and
+// validates the SPIR-V with spirv-val (vulkan1.1).
+func TestGolden(t *testing.T) {
+	cases := kctest.Cases(t)
+	for _, c := range cases {
+		if !c.Wants("hlsl") {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			m := c.Module(t)
+			a, err := Emit(m, Options{})
+			if err != nil {
+				t.Fatalf("Emit: %v", err)
+			}
+			golden.Check(t, kctest.Golden(t, c.Name, "hlsl"), a.Code)
+			kctest.Tool(t, GlslangTool)
+			kctest.Tool(t, SpirvValTool)
+			for _, ent := range a.Entries {
+				words, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang})
+				if ent.SPIRVOnly != "" {
+					var ue *ir.UnsupportedError
+					if !errors.As(err, &ue) || !strings.Contains(err.Error(), ent.SPIRVOnly) {
+						t.Errorf("%s: glslang compile of a %s kernel: got %v, want an UnsupportedError naming it", ent.Name, ent.SPIRVOnly, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s: %v", ent.Name, err)
+					continue
+				}
+				if len(words) < 5 || words[0] != 0x07230203 {
+					t.Errorf("%s: not a SPIR-V module", ent.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestGoldenNoOrphans fails for a golden .hlsl file without its test kernel.
+func TestGoldenNoOrphans(t *testing.T) {
+	want := map[string]bool{}
+	for _, c := range kctest.Cases(t) {
+		if c.Wants("hlsl") {
+			want[c.Name] = true
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(kctest.Root(t), "testdata", "golden", "*.hlsl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".hlsl")
+		if !want[name] {
+			t.Errorf("%s has no test kernel wanting hlsl in testdata/kernels", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(kctest.Root(t), "testdata", "golden")); err != nil {
+		t.Fatal(err)
+	}
+}

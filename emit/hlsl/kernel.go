@@ -1,0 +1,350 @@
+package hlsl
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// fn is the state of one kernel's emission.
+type fn struct {
+	e      *emitter
+	k      *ir.Kernel
+	names  map[ir.Object]string // params, shared variables, locals
+	lens   map[*ir.Param]string // buffers whose len() is read, by variable name
+	local  *namer               // names inside the entry function
+	indent int
+	pos    ir.Pos   // position of the statement being emitted
+	pre    []string // statements hoisted in front of the current one
+	tmp    int      // counter for kc_tN temporaries
+	err    error    // first error met
+
+	builtins  map[ir.BuiltinKind]bool
+	usesNumWG ir.Pos
+}
+
+// builtin semantics and parameter names of the entry function.
+var builtinParams = []struct {
+	kind     ir.BuiltinKind
+	name     string
+	typ      string
+	semantic string
+}{
+	{ir.GlobalID, "kc_global_id", "uint3", "SV_DispatchThreadID"},
+	{ir.LocalID, "kc_local_id", "uint3", "SV_GroupThreadID"},
+	{ir.WorkgroupID, "kc_workgroup_id", "uint3", "SV_GroupID"},
+	{ir.LocalIndex, "kc_local_index", "uint", "SV_GroupIndex"},
+}
+
+// kernel emits k's resources and entry point.
+func (e *emitter) kernel(k *ir.Kernel, prefix string) (Entry, error) {
+	f := &fn{e: e, k: k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{}, builtins: map[ir.BuiltinKind]bool{}}
+	e.feats |= k.Features
+	f.scan(k)
+	ent := Entry{Kernel: k.Name, Size: k.Size, Features: k.Features}
+	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
+		ent.SPIRVOnly = "num_workgroups"
+		ent.SPIRVOnlyPos = f.usesNumWG
+	}
+	// The entry keeps the kernel's name unless HLSL reserves it.
+	ent.Name = e.global.name(k.Name)
+	f.resources(prefix)
+	f.local = e.global.clone()
+	f.entry(ent.Name)
+	return ent, f.err
+}
+
+// scan records the builtins the kernel reads.
+func (f *fn) scan(k *ir.Kernel) {
+	walkExprs(k.Body, func(x ir.Expr) {
+		if b, ok := x.(*ir.BuiltinValue); ok {
+			f.builtins[b.Kind] = true
+			if b.Kind == ir.NumWorkgroups && !f.usesNumWG.IsValid() {
+				f.usesNumWG = b.Pos
+				if !b.Pos.IsValid() {
+					f.usesNumWG = k.Pos
+				}
+			}
+		}
+		if l, ok := x.(*ir.Len); ok && l.Buf != nil {
+			if p, ok := l.Buf.Obj.(*ir.Param); ok {
+				f.lens[p] = ""
+			}
+		}
+	})
+	if len(k.Shared) > 0 {
+		f.builtins[ir.LocalIndex] = true // shared memory is zeroed by local_index
+	}
+}
+
+// out appends a line of the entry body at the current indentation.
+func (f *fn) out(pos ir.Pos, text string) {
+	f.e.body = append(f.e.body, line{text: strings.Repeat("\t", f.indent) + text, pos: pos})
+}
+
+// fail records the first error.
+func (f *fn) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// resources declares the params cbuffer, the storage buffers and the
+// shared variables of the kernel as globals.
+func (f *fn) resources(prefix string) {
+	k, e := f.k, f.e
+	e.body = append(e.body, line{})
+	doc := "// kernel " + k.Name
+	e.body = append(e.body, line{text: doc, pos: k.Pos})
+	for _, d := range k.Doc {
+		e.body = append(e.body, line{text: "//" + d})
+	}
+	fields, _ := ir.ParamsLayout(k)
+	if len(fields) > 0 {
+		cb := e.global.name(prefix + "params")
+		if prefix == "" {
+			cb = "kc_params"
+		}
+		e.body = append(e.body, line{text: fmt.Sprintf("[[vk::binding(%d, 0)]] cbuffer %s : register(b%d) {", ir.ParamsBinding, cb, ir.ParamsBinding)})
+		for _, fl := range fields {
+			name := e.global.name(prefix + fl.Param.Name)
+			f.names[fl.Param] = name
+			e.body = append(e.body, line{text: fmt.Sprintf("\t%s; // offset %d", decl(fl.Param.Type, name), fl.Offset)})
+		}
+		e.body = append(e.body, line{text: "};"})
+	}
+	for _, p := range ir.Buffers(k) {
+		b := ir.BufferBinding(k, p)
+		name := e.global.name(prefix + p.Name)
+		f.names[p] = name
+		kind, reg := "StructuredBuffer", "t"
+		if p.Access == ir.ReadWrite {
+			kind, reg = "RWStructuredBuffer", "u"
+		}
+		e.body = append(e.body, line{text: fmt.Sprintf("[[vk::binding(%d, 0)]] %s<%s> %s : register(%s%d);", b, kind, f.bufferElem(p.Type), name, reg, b)})
+	}
+	for _, s := range k.Shared {
+		name := e.global.name(prefix + s.Name)
+		f.names[s] = name
+		e.body = append(e.body, line{text: "groupshared " + decl(s.Type, name) + ";"})
+	}
+	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
+		e.body = append(e.body,
+			line{text: "#if defined(__spirv__)"},
+			line{text: "// HLSL has no system value for the number of workgroups: SPIR-V's NumWorkgroups builtin (24)."},
+			line{text: "[[vk::ext_builtin_input(24)]] static const uint3 kc_num_workgroups;", pos: f.usesNumWG},
+			line{text: "#else"},
+			line{text: `#error "kc: num_workgroups needs dxc -spirv (HLSL has no such system value; glslang and DXIL cannot express it)"`, pos: f.usesNumWG},
+			line{text: "#endif"})
+	}
+}
+
+// bufferElem spells the element type of a structured buffer, defining a
+// padded wrapper struct for vec3 and array elements so that the stride is
+// kc's std430 stride under every compiler.
+func (f *fn) bufferElem(t ir.Type) string {
+	switch t := t.(type) {
+	case ir.Vector:
+		if t.N != 3 {
+			return typeName(t)
+		}
+		name := "kc_" + typeName(t)
+		f.e.structs[name] = fmt.Sprintf("// %s padded to its std430 stride of %d bytes.\nstruct %s {\n\t%s v;\n\t%s kc_pad;\n};",
+			t, ir.ElemStride(t), name, typeName(t), scalarName(t.Elem))
+		return name
+	case *ir.Array:
+		dims, elem := arrayShape(t)
+		var b strings.Builder
+		b.WriteString("kc_array")
+		for _, d := range dims {
+			b.WriteString("_" + strconv.Itoa(d))
+		}
+		b.WriteString("_" + typeName(elem))
+		name := b.String()
+		f.e.structs[name] = fmt.Sprintf("// %s as a structured-buffer element.\nstruct %s {\n\t%s;\n};", t, name, decl(t, "v"))
+		return name
+	}
+	return typeName(t)
+}
+
+// wrapped reports whether buffer elements of type t are wrapped in a struct
+// (accessed through .v).
+func wrapped(t ir.Type) bool {
+	switch t := t.(type) {
+	case ir.Vector:
+		return t.N == 3
+	case *ir.Array:
+		return true
+	}
+	return false
+}
+
+// entry emits the entry function.
+func (f *fn) entry(name string) {
+	k := f.k
+	var params []string
+	for _, b := range builtinParams {
+		if f.builtins[b.kind] {
+			f.local.reserve(b.name)
+			params = append(params, b.typ+" "+b.name+" : "+b.semantic)
+		}
+	}
+	f.out(ir.Pos{}, "")
+	f.out(ir.Pos{}, fmt.Sprintf("[numthreads(%d, %d, %d)]", k.Size[0], k.Size[1], k.Size[2]))
+	f.out(k.Pos, fmt.Sprintf("void %s(%s) {", name, strings.Join(params, ", ")))
+	f.indent++
+	f.prologue()
+	if k.Body != nil {
+		f.stmts(k.Body.Stmts)
+	}
+	f.indent--
+	f.out(ir.Pos{}, "}")
+}
+
+// prologue reads buffer lengths and zeroes shared memory.
+func (f *fn) prologue() {
+	k := f.k
+	for _, p := range ir.Buffers(k) {
+		if _, ok := f.lens[p]; !ok {
+			continue
+		}
+		n := f.local.fresh("kc_len_" + f.names[p])
+		f.lens[p] = n
+		stride := f.local.fresh("kc_stride")
+		f.out(ir.Pos{}, fmt.Sprintf("uint %s, %s;", n, stride))
+		f.out(ir.Pos{}, fmt.Sprintf("%s.GetDimensions(%s, %s);", f.names[p], n, stride))
+	}
+	if len(k.Shared) == 0 {
+		return
+	}
+	threads := k.Size[0] * k.Size[1] * k.Size[2]
+	if threads <= 0 {
+		threads = 1
+	}
+	f.out(ir.Pos{}, "// workgroup memory starts zeroed")
+	for _, s := range k.Shared {
+		f.zero(ir.Pos{}, f.names[s], s.Type, "kc_local_index", threads)
+	}
+	f.out(ir.Pos{}, "GroupMemoryBarrierWithGroupSync();")
+}
+
+// zero emits code that stores zero into every element of variable name of
+// type t, element i handled by invocations start, start+step, ...
+// (start "" and step 1: the invocation does all of it).
+func (f *fn) zero(pos ir.Pos, name string, t ir.Type, start string, step int) {
+	dims, elem := arrayShape(t)
+	if len(dims) == 0 {
+		if start != "" {
+			f.out(pos, fmt.Sprintf("if (%s == 0u) {", start))
+			f.out(pos, fmt.Sprintf("\t%s = %s;", name, zeroValue(elem)))
+			f.out(pos, "}")
+			return
+		}
+		f.out(pos, fmt.Sprintf("%s = %s;", name, zeroValue(elem)))
+		return
+	}
+	total := 1
+	for _, d := range dims {
+		total *= d
+	}
+	iv := f.local.fresh("kc_z")
+	if start == "" {
+		start = "0u"
+	}
+	f.out(pos, fmt.Sprintf("for (uint %s = %s; %s < %du; %s += %du) {", iv, start, iv, total, iv, step))
+	idx := ""
+	inner := total
+	for i, d := range dims {
+		inner /= d
+		switch {
+		case len(dims) == 1:
+			idx += "[" + iv + "]"
+		case i == 0:
+			idx += fmt.Sprintf("[%s / %du]", iv, inner)
+		case inner == 1:
+			idx += fmt.Sprintf("[%s %% %du]", iv, d)
+		default:
+			idx += fmt.Sprintf("[(%s / %du) %% %du]", iv, inner, d)
+		}
+	}
+	f.out(pos, fmt.Sprintf("\t%s%s = %s;", name, idx, zeroValue(elem)))
+	f.out(pos, "}")
+}
+
+// walkExprs calls visit for every expression under the statement s.
+func walkExprs(s ir.Stmt, visit func(ir.Expr)) {
+	var expr func(x ir.Expr)
+	expr = func(x ir.Expr) {
+		if x == nil {
+			return
+		}
+		visit(x)
+		switch x := x.(type) {
+		case *ir.Unary:
+			expr(x.X)
+		case *ir.Binary:
+			expr(x.X)
+			expr(x.Y)
+		case *ir.Call:
+			for _, a := range x.Args {
+				expr(a)
+			}
+		case *ir.Convert:
+			expr(x.X)
+		case *ir.Construct:
+			for _, a := range x.Args {
+				expr(a)
+			}
+		case *ir.Bitcast:
+			expr(x.X)
+		case *ir.Index:
+			expr(x.X)
+			expr(x.Index)
+		case *ir.Swizzle:
+			expr(x.X)
+		case *ir.Len:
+			if x.Buf != nil {
+				expr(x.Buf)
+			}
+		}
+	}
+	var stmt func(s ir.Stmt)
+	stmt = func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Block:
+			if s == nil {
+				return
+			}
+			for _, t := range s.Stmts {
+				stmt(t)
+			}
+		case *ir.Decl:
+			expr(s.Init)
+		case *ir.Assign:
+			expr(s.LHS)
+			expr(s.RHS)
+		case *ir.If:
+			expr(s.Cond)
+			stmt(s.Then)
+			if s.Else != nil {
+				stmt(s.Else)
+			}
+		case *ir.For:
+			if s.Init != nil {
+				stmt(s.Init)
+			}
+			expr(s.Cond)
+			if s.Post != nil {
+				stmt(s.Post)
+			}
+			stmt(s.Body)
+		case *ir.ExprStmt:
+			if s.Call != nil {
+				expr(s.Call)
+			}
+		}
+	}
+	stmt(s)
+}

@@ -1,0 +1,252 @@
+package hlsl
+
+import (
+	"fmt"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// This file emits statements: declarations, assignments, structured control
+// flow, barriers and calls made for their effect. Expressions may hoist
+// statements (atomic operations) into f.pre; flush writes them in front of
+// the statement that needs their values.
+
+func (f *fn) stmts(list []ir.Stmt) {
+	for _, s := range list {
+		f.stmt(s)
+	}
+}
+
+// block emits the statements of b one level deeper.
+func (f *fn) block(b *ir.Block) {
+	f.indent++
+	if b != nil {
+		f.stmts(b.Stmts)
+	}
+	f.indent--
+}
+
+// flush writes the hoisted statements at the current position.
+func (f *fn) flush() {
+	for _, s := range f.pre {
+		f.out(f.pos, s)
+	}
+	f.pre = f.pre[:0]
+}
+
+func (f *fn) stmt(s ir.Stmt) {
+	if s == nil {
+		return
+	}
+	f.pos = s.Position()
+	switch s := s.(type) {
+	case *ir.Comment:
+		f.out(s.Pos, "//"+s.Text)
+	case *ir.Block:
+		f.out(s.Pos, "{")
+		f.block(s)
+		f.out(ir.Pos{}, "}")
+	case *ir.Decl:
+		f.declStmt(s)
+	case *ir.Assign:
+		text := f.assign(s)
+		f.flush()
+		f.out(s.Pos, text+";")
+	case *ir.If:
+		cond := f.expr(s.Cond)
+		f.flush()
+		f.ifRest(s, cond, "if (")
+	case *ir.For:
+		f.forStmt(s)
+	case *ir.Break:
+		f.out(s.Pos, "break;")
+	case *ir.Continue:
+		f.out(s.Pos, "continue;")
+	case *ir.Return:
+		f.out(s.Pos, "return;")
+	case *ir.Barrier:
+		if s.Kind == ir.StorageBarrier {
+			f.out(s.Pos, "DeviceMemoryBarrierWithGroupSync();")
+		} else {
+			f.out(s.Pos, "GroupMemoryBarrierWithGroupSync();")
+		}
+	case *ir.ExprStmt:
+		f.exprStmt(s)
+	default:
+		f.fail(fmt.Errorf("%s: hlsl: unknown statement %T", s.Position(), s))
+	}
+}
+
+// declStmt declares a local under a function-wide unique name (so Go-style
+// shadowing and HLSL's legacy for-scope rules cannot clash).
+func (f *fn) declStmt(d *ir.Decl) {
+	t := d.Ty
+	if t == nil {
+		t = d.Type
+	}
+	if d.Init != nil {
+		v := f.expr(d.Init)
+		f.flush()
+		name := f.local.name(d.Name)
+		f.names[d] = name
+		f.out(d.Pos, decl(t, name)+" = "+v+";")
+		return
+	}
+	name := f.local.name(d.Name)
+	f.names[d] = name
+	if _, ok := t.(*ir.Array); ok {
+		f.out(d.Pos, decl(t, name)+";")
+		f.zero(d.Pos, name, t, "", 1)
+		return
+	}
+	f.out(d.Pos, decl(t, name)+" = "+zeroValue(t)+";")
+}
+
+// assign returns the text of an assignment (without the semicolon).
+func (f *fn) assign(a *ir.Assign) string {
+	lhs := f.ex(a.LHS)
+	rhs := f.ex(a.RHS)
+	if a.Op == ir.OpNone {
+		return lhs.s + " = " + rhs.s
+	}
+	lt, rt := a.LHS.Type(), a.RHS.Type()
+	if simpleCompound(a.Op, lt) {
+		if a.Op.IsShift() {
+			rhs = f.shiftAmount(a.RHS, rhs)
+		}
+		return lhs.s + " " + a.Op.String() + "= " + rhs.s
+	}
+	v := f.binop(a.Op, lhs, lt, rhs, rt, lt)
+	return lhs.s + " = " + v.s
+}
+
+// simpleCompound reports whether `x op= y` has ir's meaning in HLSL as is.
+func simpleCompound(op ir.BinaryOp, t ir.Type) bool {
+	switch op {
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpShl, ir.OpShr:
+		return true
+	case ir.OpDiv:
+		return ir.ElemScalar(t).IsFloat()
+	}
+	return false
+}
+
+// ifRest emits an if statement whose condition text is cond, and its else
+// chain; head is "if (" or "} else if (".
+func (f *fn) ifRest(s *ir.If, cond, head string) {
+	f.out(s.Pos, head+cond+") {")
+	f.block(s.Then)
+	switch e := s.Else.(type) {
+	case nil:
+		f.out(ir.Pos{}, "}")
+	case *ir.Block:
+		f.out(e.Pos, "} else {")
+		f.block(e)
+		f.out(ir.Pos{}, "}")
+	case *ir.If:
+		f.pos = e.Pos
+		c := f.expr(e.Cond)
+		if len(f.pre) == 0 {
+			f.ifRest(e, c, "} else if (")
+			return
+		}
+		// The condition needs statements of its own: nest the if.
+		f.out(e.Pos, "} else {")
+		f.indent++
+		f.flush()
+		f.ifRest(e, c, "if (")
+		f.indent--
+		f.out(ir.Pos{}, "}")
+	default:
+		f.fail(fmt.Errorf("%s: hlsl: unexpected else branch %T", s.Pos, e))
+	}
+}
+
+// forStmt emits a for loop. A loop whose condition needs hoisted statements
+// tests it at the top of the body instead (continue still runs the post
+// statement, then the test).
+func (f *fn) forStmt(s *ir.For) {
+	init := ""
+	wrap := false
+	if s.Init != nil {
+		f.pos = s.Init.Pos
+		var v string
+		if s.Init.Init != nil {
+			v = f.expr(s.Init.Init)
+		}
+		name := f.local.name(s.Init.Name)
+		f.names[s.Init] = name
+		t := s.Init.Ty
+		if t == nil {
+			t = s.Init.Type
+		}
+		if v == "" {
+			v = zeroValue(t)
+		}
+		init = decl(t, name) + " = " + v
+		if len(f.pre) > 0 {
+			wrap = true
+			f.out(s.Pos, "{")
+			f.indent++
+			f.flush()
+			f.out(s.Init.Pos, init+";")
+			init = ""
+		}
+	}
+	f.pos = s.Pos
+	cond := ""
+	var condPre []string
+	if s.Cond != nil {
+		cond = f.expr(s.Cond)
+		condPre = append(condPre, f.pre...)
+		f.pre = f.pre[:0]
+	}
+	post := ""
+	if s.Post != nil {
+		f.pos = s.Post.Pos
+		post = f.assign(s.Post)
+		if len(f.pre) > 0 {
+			f.pre = f.pre[:0]
+			f.fail(unsupported(s.Post.Pos, "an atomic operation in a for statement's post statement"))
+		}
+	}
+	f.pos = s.Pos
+	if len(condPre) > 0 {
+		f.out(s.Pos, "for ("+init+"; ; "+post+") {")
+		f.indent++
+		for _, p := range condPre {
+			f.out(s.Pos, p)
+		}
+		f.out(s.Pos, "if (!("+cond+")) {")
+		f.out(s.Pos, "\tbreak;")
+		f.out(s.Pos, "}")
+		f.indent--
+	} else {
+		head := "for (" + init + "; " + cond + "; " + post + ") {"
+		if init == "" && cond == "" && post == "" {
+			head = "for (;;) {"
+		}
+		f.out(s.Pos, head)
+	}
+	f.block(s.Body)
+	f.out(ir.Pos{}, "}")
+	if wrap {
+		f.indent--
+		f.out(ir.Pos{}, "}")
+	}
+}
+
+// exprStmt emits a call made for its effect.
+func (f *fn) exprStmt(s *ir.ExprStmt) {
+	if s.Call == nil {
+		return
+	}
+	if s.Call.Func.IsAtomic() {
+		f.atomic(s.Call, false)
+		f.flush()
+		return
+	}
+	// Other intrinsics are pure: only their hoisted parts matter.
+	f.expr(s.Call)
+	f.flush()
+}
