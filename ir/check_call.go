@@ -160,7 +160,7 @@ func (c *checker) mix(e *Call, info IntrinsicInfo) Type {
 		return Invalid
 	}
 	third := t
-	if _, isVec := t.(Vector); isVec && !isUntyped(ts[2]) && Width(ts[2]) == 1 {
+	if _, isVec := t.(Vector); isVec && (isUntyped(ts[2]) || Width(ts[2]) == 1) {
 		third = ElemScalar(t)
 	}
 	if !c.assignTo(e.Args[2], ts[2], third, "argument to "+info.Name) {

@@ -76,6 +76,10 @@ func (c *checker) arrayLen(a *Array, pos Pos) bool {
 // constInt checks e as an integer constant (untyped ones become i32).
 func (c *checker) constInt(e Expr, what string) (int64, bool) {
 	t := c.value(e)
+	if t == Type(untypedFloat) {
+		c.errorf(posOf(e, c.at), "%s %s must be an integer", what, c.describe(e, t))
+		return 0, false
+	}
 	t = c.toDefault(e, t)
 	if bad(t) {
 		return 0, false

@@ -1,0 +1,59 @@
+package ir_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// testHeader opens the kernel that a case without its own kernel, const or
+// enable line is wrapped in; the case's first line is line 2.
+const testHeader = "kernel k(n u32, f f32, x read []f32, y read_write []f32, iv read_write []i32, h read_write []atomic<u32>) workgroup(64) {\n"
+
+// moduleSrc turns a case into a .kc file: a full module as written, or
+// statements wrapped in the test kernel.
+func moduleSrc(body string) string {
+	for _, p := range []string{"kernel", "const", "enable"} {
+		if strings.HasPrefix(body, p+" ") {
+			return body + "\n"
+		}
+	}
+	var b strings.Builder
+	b.WriteString(testHeader)
+	for _, l := range strings.Split(body, "\n") {
+		b.WriteString("\t" + l + "\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// checkErrors parses src as t.kc and returns Check's errors, one string each
+// (without the file name), or nil when it checks.
+func checkErrors(t *testing.T, src string) []string {
+	t.Helper()
+	m, err := parse.File("t.kc", []byte(src))
+	if err != nil {
+		t.Fatalf("parse:\n%v\nsource:\n%s", err, src)
+	}
+	err = ir.Check(m)
+	if err == nil {
+		if !m.Checked {
+			t.Errorf("Check returned nil but Checked is false")
+		}
+		return nil
+	}
+	if m.Checked {
+		t.Errorf("Check failed but Checked is true")
+	}
+	list, ok := err.(ir.ErrorList)
+	if !ok {
+		t.Fatalf("Check returned %T, want ir.ErrorList: %v", err, err)
+	}
+	var out []string
+	for _, e := range list {
+		out = append(out, strings.TrimPrefix(e.Error(), "t.kc:"))
+	}
+	return out
+}
