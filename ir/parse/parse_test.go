@@ -89,3 +89,16 @@ func TestBuilderSaxpy(t *testing.T) {
 		t.Errorf("Print(built):\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestKernelsCheck: every test kernel parses, specialises with its
+// //kc:define values and passes ir.Check.
+func TestKernelsCheck(t *testing.T) {
+	for _, c := range kctest.Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			m := c.Module(t)
+			if !m.Checked {
+				t.Errorf("Check returned nil but Checked is false")
+			}
+		})
+	}
+}
