@@ -43,6 +43,7 @@ type checker struct {
 	consts map[*Const]int8 // constState: 0 unvisited, 1 in progress, 2 done
 	vals   map[Expr]Value  // values of constant expressions with a concrete type
 	konst  map[Expr]bool   // constant expressions (typed or untyped)
+	badObj map[Object]bool // parameters and shared variables declared with errors
 
 	at Pos // position of the node being checked, for errors about nodes without one
 
@@ -65,6 +66,7 @@ func newChecker(m *Module) *checker {
 		consts: map[*Const]int8{},
 		vals:   map[Expr]Value{},
 		konst:  map[Expr]bool{},
+		badObj: map[Object]bool{},
 	}
 }
 

@@ -209,13 +209,13 @@ func (c *checker) comparison(op BinaryOp, x Expr, xt Type, y Expr, yt Type) Type
 		return Invalid
 	}
 	if xt != yt {
-		c.errorf(c.at, "invalid operation: %s %s %s (mismatched types %s and %s)", c.text(x), op, c.text(y), TypeString(xt), TypeString(yt))
+		c.errorf(c.at, "invalid operation: %s %s %s (mismatched types %s and %s)", c.text(x), op, c.text(y), typeText(xt), typeText(yt))
 		return Invalid
 	}
 	s, ok := xt.(Scalar)
 	switch {
 	case !ok:
-		c.errorf(c.at, "invalid operation: %s %s %s (comparison of %s values; compare components)", c.text(x), op, c.text(y), TypeString(xt))
+		c.errorf(c.at, "invalid operation: %s %s %s (comparison of %s values; compare components)", c.text(x), op, c.text(y), typeText(xt))
 		return Invalid
 	case s == Bool && op != OpEq && op != OpNe:
 		c.errorf(c.at, "invalid operation: operator %s not defined on %s", op, c.describe(x, xt))

@@ -139,7 +139,7 @@ func (c *checker) sameArgs(e *Call, info IntrinsicInfo, class func(Type) bool, w
 		return Invalid
 	}
 	if !class(t) {
-		c.errorf(c.at, "invalid argument: %s requires %s, not %s", info.Name, want, TypeString(t))
+		c.errorf(c.at, "invalid argument: %s requires %s, not %s", info.Name, want, typeText(t))
 		return Invalid
 	}
 	return t
@@ -181,7 +181,7 @@ func (c *checker) dot(e *Call, info IntrinsicInfo) Type {
 	}
 	v, isVec := t.(Vector)
 	if !isVec || !v.Elem.IsNumeric() {
-		c.errorf(c.at, "invalid argument: dot requires numeric vectors, not %s", TypeString(t))
+		c.errorf(c.at, "invalid argument: dot requires numeric vectors, not %s", typeText(t))
 		return Invalid
 	}
 	return v.Elem
@@ -202,7 +202,7 @@ func (c *checker) selectCall(e *Call, info IntrinsicInfo) Type {
 		return Invalid
 	}
 	if Width(t) == 0 {
-		c.errorf(c.at, "invalid argument: select requires scalar or vector values, not %s", TypeString(t))
+		c.errorf(c.at, "invalid argument: select requires scalar or vector values, not %s", typeText(t))
 		return Invalid
 	}
 	return t
@@ -221,7 +221,7 @@ func (c *checker) subgroupLane(e *Call, info IntrinsicInfo) Type {
 		return Invalid
 	}
 	if !isNumericType(t) {
-		c.errorf(c.at, "invalid argument: %s requires a numeric scalar or vector, not %s", info.Name, TypeString(t))
+		c.errorf(c.at, "invalid argument: %s requires a numeric scalar or vector, not %s", info.Name, typeText(t))
 		return Invalid
 	}
 	if e.Func == SubgroupBroadcast {

@@ -128,7 +128,7 @@ func (c *checker) bitcast(e *Bitcast) Type {
 		return Invalid
 	}
 	if !bitcastOK(t, to) {
-		c.errorf(c.at, "cannot bitcast %s to %s", c.describe(e.X, t), TypeString(to))
+		c.errorf(c.at, "cannot bitcast %s to %s", c.describe(e.X, t), typeText(to))
 		return Invalid
 	}
 	return to

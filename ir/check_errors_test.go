@@ -191,7 +191,6 @@ atomicAdd(h, 1)`, []string{
 	let a = atomicLoad(h[0])
 }`, []string{
 		"1:10: buffer h: atomic elements need read_write access",
-		"2:22: invalid argument: atomicLoad on buffer h, which is read-only (declared read)",
 	}},
 	{"atomicStore has no value", `let a = atomicStore(h[0], 1)`, []string{
 		"2:10: atomicStore(h[0], 1) (no value) used as value",

@@ -153,14 +153,14 @@ func (c *checker) describe(e Expr, t Type) string {
 	case isUntyped(t):
 		return fmt.Sprintf("%s (%s constant)", s, t)
 	case c.konst[e]:
-		return fmt.Sprintf("%s (constant of type %s)", s, TypeString(t))
+		return fmt.Sprintf("%s (constant of type %s)", s, typeText(t))
 	}
 	if id, ok := e.(*Ident); ok && id != nil {
 		if _, ok := id.Obj.(*Const); !ok {
-			return fmt.Sprintf("%s (variable of type %s)", s, TypeString(t))
+			return fmt.Sprintf("%s (variable of type %s)", s, typeText(t))
 		}
 	}
-	return fmt.Sprintf("%s (value of type %s)", s, TypeString(t))
+	return fmt.Sprintf("%s (value of type %s)", s, typeText(t))
 }
 
 func (c *checker) lit(e *Lit) Type {
@@ -190,6 +190,9 @@ func (c *checker) ident(e *Ident) Type {
 		return Invalid
 	}
 	e.Obj = obj
+	if c.badObj[obj] {
+		return Invalid
+	}
 	switch o := obj.(type) {
 	case *Param:
 		e.Ty = o.Type
@@ -354,4 +357,15 @@ func (c *checker) length(e *Len) Type {
 		return Invalid
 	}
 	return U32
+}
+
+// typeText is the spelling of t for messages; it never panics, even on a
+// malformed type built through the Go API.
+func typeText(t Type) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "malformed type"
+		}
+	}()
+	return TypeString(t)
 }

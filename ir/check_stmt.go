@@ -118,7 +118,7 @@ func (c *checker) exprStmt(s *ExprStmt) {
 	if s.Call.Func.IsAtomic() && s.Call.Func != AtomicLoad {
 		return
 	}
-	c.errorf(c.at, "%s (value of type %s) is not used", c.text(s.Call), TypeString(t))
+	c.errorf(c.at, "%s (value of type %s) is not used", c.text(s.Call), typeText(t))
 }
 
 // condition checks an if or for condition: a bool.

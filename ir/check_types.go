@@ -38,7 +38,7 @@ func (c *checker) validType(t Type, pos Pos) bool {
 		c.errorf(pos, "cooperative matrix types are not supported yet")
 		return false
 	default:
-		c.errorf(pos, "invalid type %s", TypeString(t))
+		c.errorf(pos, "invalid type %s", typeText(t))
 		return false
 	}
 	c.useType(t, pos)
@@ -102,31 +102,38 @@ func (c *checker) params(k *Kernel) {
 			c.errorf(k.Pos, "kernel %s: nil parameter", k.Name)
 			continue
 		}
+		ok := false
 		switch p.Kind {
 		case ScalarParam:
-			c.scalarParam(p)
+			ok = c.scalarParam(p)
 		case BufferParam:
-			c.bufferParamDecl(p)
+			ok = c.bufferParamDecl(p)
 		default:
 			c.errorf(p.Pos, "parameter %s: invalid kind %d", p.Name, p.Kind)
+		}
+		if !ok {
+			c.badObj[p] = true
 		}
 		c.declare(p, p.Pos, p.Name, "parameter")
 	}
 }
 
-func (c *checker) scalarParam(p *Param) {
+func (c *checker) scalarParam(p *Param) bool {
 	s, ok := p.Type.(Scalar)
 	switch {
 	case ok && s == F16:
 		c.errorf(p.Pos, "parameter %s: f16 params are not supported; pass f16 data in a buffer", p.Name)
 	case !ok || (s != I32 && s != U32 && s != F32):
-		c.errorf(p.Pos, "parameter %s: scalar parameters must be i32, u32 or f32, not %s", p.Name, TypeString(p.Type))
+		c.errorf(p.Pos, "parameter %s: scalar parameters must be i32, u32 or f32, not %s", p.Name, typeText(p.Type))
+	default:
+		return true
 	}
+	return false
 }
 
-func (c *checker) bufferParamDecl(p *Param) {
+func (c *checker) bufferParamDecl(p *Param) bool {
 	if !c.validType(p.Type, p.Pos) {
-		return
+		return false
 	}
 	switch {
 	case p.Access != Read && p.Access != ReadWrite:
@@ -135,7 +142,10 @@ func (c *checker) bufferParamDecl(p *Param) {
 		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (bool cannot be stored in a buffer; use u32)", p.Name, p.Type)
 	case hasAtomic(p.Type) && p.Access != ReadWrite:
 		c.errorf(p.Pos, "buffer %s: atomic elements need read_write access", p.Name)
+	default:
+		return true
 	}
+	return false
 }
 
 // Limits: WebGPU's defaults for the workgroup size; lavapipe's 32 KiB for
@@ -197,7 +207,9 @@ func (c *checker) sharedVars(k *Kernel) {
 			c.errorf(k.Pos, "kernel %s: nil shared variable", k.Name)
 			continue
 		}
-		if c.validType(s.Type, s.Pos) {
+		if !c.validType(s.Type, s.Pos) {
+			c.badObj[s] = true
+		} else {
 			before := total
 			total += roundUp(sharedSize(s.Type), 16)
 			if before <= maxSharedBytes && total > maxSharedBytes {

@@ -68,7 +68,7 @@ func (c *checker) assignTo(e Expr, t, want Type, ctx string) bool {
 		return !bad(c.convertUntyped(e, t, want))
 	}
 	if !Identical(t, want) {
-		c.errorf(posOf(e, c.at), "cannot use %s as %s value in %s", c.describe(e, t), TypeString(want), ctx)
+		c.errorf(posOf(e, c.at), "cannot use %s as %s value in %s", c.describe(e, t), typeText(want), ctx)
 		return false
 	}
 	return true
@@ -82,7 +82,7 @@ func (c *checker) convertUntyped(e Expr, t, want Type) Type {
 	}
 	s, ok := want.(Scalar)
 	if !ok || !s.IsNumeric() {
-		c.errorf(posOf(e, c.at), "cannot use %s as %s value", c.describe(e, t), TypeString(want))
+		c.errorf(posOf(e, c.at), "cannot use %s as %s value", c.describe(e, t), typeText(want))
 		return Invalid
 	}
 	if c.konst[e] {
