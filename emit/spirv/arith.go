@@ -349,33 +349,46 @@ func (f *fn) convert(v uint32, from ir.Type, to ir.Scalar) uint32 {
 }
 
 // floatToInt converts with truncation toward zero, saturating at the
-// integer type's range, NaN giving 0. SPIR-V leaves out-of-range
-// conversions undefined, so the value is first clamped to the largest
-// representable float inside the range.
+// integer type's range (to its MIN and MAX, as the reference interpreter
+// does), NaN giving 0. SPIR-V leaves out-of-range conversions undefined, so
+// the value is first clamped to the floats inside the range: [-2^31,
+// 2^31-128] for f32 to i32, [0, 2^32-256] for f32 to u32, [-65504, 65504]
+// or [0, 65504] from f16. Values above the clamp's upper bound (2^31 and
+// more, +Inf) select MAX; f16 -Inf selects i32 MIN; NaN selects 0.
 func (f *fn) floatToInt(v uint32, from, to ir.Type) uint32 {
 	fs := ir.ElemScalar(from)
 	signed := ir.ElemScalar(to) == ir.I32
 	var lo, hi float64
+	var tmax int64 = math.MaxUint32
+	if signed {
+		tmax = math.MaxInt32
+	}
 	switch {
 	case fs == ir.F16 && signed:
 		lo, hi = -65504, 65504
 	case fs == ir.F16:
 		lo, hi = 0, 65504
 	case signed:
-		lo, hi = -2147483648, 2147483520 // 2^31 - 128: the largest f32 below 2^31
+		lo, hi = -2147483648, 2147483520
 	default:
-		lo, hi = 0, 4294967040 // 2^32 - 256: the largest f32 below 2^32
+		lo, hi = 0, 4294967040
 	}
 	ft := f.tid(from)
-	clamped := f.extInst(ft, glslFClamp, v, f.constFloat(from, lo), f.constFloat(from, hi))
+	bt := f.boolType(from)
+	loC, hiC := f.constFloat(from, lo), f.constFloat(from, hi)
+	clamped := f.extInst(ft, glslFClamp, v, loC, hiC)
 	code := opConvertFToU
 	if signed {
 		code = opConvertFToS
 	}
 	tt := f.tid(to)
-	conv := f.op1(code, tt, clamped)
-	nan := f.op1(opIsNan, f.boolType(from), v)
-	return f.op3(opSelect, tt, nan, f.constInt(to, 0), conv)
+	r := f.op1(code, tt, clamped)
+	r = f.op3(opSelect, tt, f.op2(opFOrdGreaterThan, bt, v, hiC), f.constInt(to, tmax), r)
+	if fs == ir.F16 && signed {
+		r = f.op3(opSelect, tt, f.op2(opFOrdLessThan, bt, v, loC), f.constInt(to, math.MinInt32), r)
+	}
+	nan := f.op1(opIsNan, bt, v)
+	return f.op3(opSelect, tt, nan, f.constInt(to, 0), r)
 }
 
 func (f *fn) construct(e *ir.Construct) uint32 {
