@@ -182,6 +182,8 @@ func (c *converter) typ(t *typeAST) ir.Type {
 // declarations are allowed.
 func (c *converter) block(b *blockAST, top bool) *ir.Block {
 	out := &ir.Block{Pos: irPos(b.Pos)}
+	// Comments before the "{" (in a parameter list, a condition) are dropped.
+	c.commentsBefore(b.Pos.Offset)
 	for i, it := range b.Items {
 		for _, t := range c.commentsBefore(it.Pos.Offset) {
 			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: t.Value})

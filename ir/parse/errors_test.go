@@ -2,6 +2,7 @@ package parse_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/ir"
@@ -55,6 +56,9 @@ var syntaxErrors = []struct {
 	{"hex without digits", "kernel k() workgroup(0x) {\n}\n", `e.kc:1:22: hexadecimal literal 0x has no digits`},
 	{"exponent without digits", "kernel k() workgroup(1e+) {\n}\n", `e.kc:1:22: exponent of 1e+ has no digits`},
 	{"assignment in expression", "kernel k() workgroup(1) {\n\tlet x = 1 = 2\n}\n", `e.kc:2:12: unexpected "=" (expected a statement or "}")`},
+	{"deep nesting", "kernel k() workgroup(1) {\n\tlet x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + "\n}\n", `e.kc:2:209: brackets nested too deeply (more than 200 levels)`},
+	{"deep blocks", "kernel k() workgroup(1) {\n" + strings.Repeat("{\n", 300) + strings.Repeat("}\n", 300) + "}\n", `e.kc:201:1: brackets nested too deeply (more than 200 levels)`},
+	{"unary chain", "kernel k() workgroup(1) {\n\tlet x = " + strings.Repeat("- ", 300) + "x\n}\n", `e.kc:2:410: too many unary operators in a row (more than 200)`},
 	{"several errors", "kernel k(x []f32) workgroup(1) {\n\tvar v\n\tif true {\n\t\tshared s [4]f32\n\t}\n}\n",
 		"e.kc:1:12: buffer x needs an access mode: x read []T or x read_write []T\n" +
 			"e.kc:2:2: var v needs a type or a value\n" +

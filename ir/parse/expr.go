@@ -61,8 +61,12 @@ func startsExpr(t *lexer.Token) bool {
 }
 
 type exprParser struct {
-	lex *lexer.PeekingLexer
+	lex   *lexer.PeekingLexer
+	depth int // unary operators being parsed (brackets are bounded by the lexer)
 }
+
+// maxUnary bounds chains of unary operators such as - - - x.
+const maxUnary = 200
 
 func irPos(p lexer.Position) ir.Pos { return ir.Pos{File: p.Filename, Line: p.Line, Col: p.Column} }
 
@@ -165,6 +169,11 @@ func (p *exprParser) unary() (ir.Expr, error) {
 			return nil, err
 		}
 		return &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}, nil
+	}
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxUnary {
+		return nil, participle.Errorf(t.Pos, "too many unary operators in a row (more than %d)", maxUnary)
 	}
 	x, err := p.unary()
 	if err != nil {

@@ -85,8 +85,13 @@ type scanner struct {
 	line  int
 	col   int
 	toks  []lexer.Token
-	depth int // open ( and [
+	depth int // open ( and [ since the last { or }
+	nest  int // open ( [ and {
 }
+
+// maxNesting bounds bracket nesting, so that the recursive descent stays
+// far from Go's stack limit on hostile input.
+const maxNesting = 200
 
 // lex tokenizes src. The last token is EOF.
 func lex(file string, src []byte) ([]lexer.Token, *lexError) {
@@ -320,6 +325,17 @@ func (s *scanner) punct() *lexError {
 	pos := s.pos()
 	for _, p := range puncts {
 		if s.off+len(p) <= len(s.src) && string(s.src[s.off:s.off+len(p)]) == p {
+			switch p {
+			case "(", "[", "{":
+				s.nest++
+				if s.nest > maxNesting {
+					return s.errorf(pos, "brackets nested too deeply (more than %d levels)", maxNesting)
+				}
+			case ")", "]", "}":
+				if s.nest > 0 {
+					s.nest--
+				}
+			}
 			switch p {
 			case "(", "[":
 				s.depth++

@@ -105,3 +105,58 @@ kernel k(a f32, b read_write []i32) workgroup(C * 2) {
 	atomicAdd(s[0], bitcast<u32>(-(3)))
 }
 `
+
+// TestComments: where // comments end up.
+func TestComments(t *testing.T) {
+	src := `// above enable
+enable f16
+
+// about C
+const C = 1 // after C
+
+kernel k(a f32, // in the parameters
+	b read_write []f32) workgroup(1) { // first in body
+	// before the if
+	if a > 0.0 && // in the condition
+		a < 1.0 {
+		// in then
+		b[0] = a // trailing
+	} else {
+		/* dropped */
+		// in else
+	}
+	// last in body
+} // after the kernel
+`
+	m, err := parse.File("c.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `enable f16
+
+// above enable
+// about C
+const C = 1
+
+// after C
+kernel k(a f32, b read_write []f32) workgroup(1) {
+	// first in body
+	// before the if
+	if a > 0.0 && a < 1.0 {
+		// in then
+		b[0] = a
+		// trailing
+	} else {
+		// in else
+	}
+	// last in body
+}
+`
+	if got := string(ir.Print(m)); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	c := m.Kernels[0].Body.Stmts[0].(*ir.Comment)
+	if c.Pos.Line != 8 || c.Pos.Col != 37 || c.Text != " first in body" {
+		t.Errorf("first comment %+v", c)
+	}
+}
