@@ -75,12 +75,13 @@ func (c *checker) errorf(pos Pos, format string, args ...any) {
 	c.errs = append(c.errs, Errorf(pos, format, args...))
 }
 
-// dedupSorted sorts l by position and drops exact duplicates.
+// dedupSorted sorts l by position and drops exact duplicates (at a known
+// position: errors about nodes without one may repeat legitimately).
 func (l ErrorList) dedupSorted() ErrorList {
 	l.Sort()
 	out := l[:0]
 	for i, e := range l {
-		if i > 0 && *e == *l[i-1] {
+		if i > 0 && *e == *l[i-1] && e.Pos.IsValid() {
 			continue
 		}
 		out = append(out, e)
