@@ -20,6 +20,13 @@ type Buffer struct {
 	released bool
 }
 
+// pooledBuf is a free buffer in the pool, with the generation of the last
+// encoder that recorded a use of it.
+type pooledBuf struct {
+	impl BufferImpl
+	gen  uint64
+}
+
 // View is a byte range of a buffer: the unit of binding, copying and
 // reading back.
 type View struct {
@@ -74,10 +81,12 @@ func (d *Device) Alloc(size int64) (*Buffer, error) {
 		return nil, ErrClosed
 	}
 	if free := d.pool[size]; len(free) > 0 {
-		impl := free[len(free)-1]
+		f := free[len(free)-1]
 		d.pool[size] = free[:len(free)-1]
 		d.stats.PoolHits++
-		b := &Buffer{dev: d, impl: impl, size: size, pooled: true}
+		// The recycled buffer keeps its generation: a host write into it
+		// flushes work recorded while it had its previous owner.
+		b := &Buffer{dev: d, impl: f.impl, size: size, pooled: true, gen: f.gen}
 		d.live[b] = struct{}{}
 		return b, nil
 	}
@@ -181,7 +190,7 @@ func (d *Device) releaseLocked(b *Buffer) {
 	b.impl = nil
 	switch {
 	case b.pooled:
-		d.pool[b.size] = append(d.pool[b.size], impl)
+		d.pool[b.size] = append(d.pool[b.size], pooledBuf{impl, b.gen})
 	case d.enc != nil && b.gen == d.encGen:
 		d.deferred = append(d.deferred, impl)
 	default:
@@ -198,10 +207,10 @@ func (d *Device) TrimPool() {
 	}
 	for size, bs := range d.pool {
 		for _, b := range bs {
-			if d.enc != nil {
-				d.deferred = append(d.deferred, b)
+			if d.enc != nil && b.gen == d.encGen {
+				d.deferred = append(d.deferred, b.impl)
 			} else {
-				b.Release()
+				b.impl.Release()
 			}
 		}
 		delete(d.pool, size)

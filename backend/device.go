@@ -33,8 +33,8 @@ type Device struct {
 	deferred []BufferImpl // releases waiting for enc to be submitted
 
 	pipes map[key]*Pipeline
-	pool  map[int64][]BufferImpl // free pooled buffers by requested size
-	live  map[*Buffer]struct{}   // buffers not yet released
+	pool  map[int64][]pooledBuf // free pooled buffers by requested size
+	live  map[*Buffer]struct{}  // buffers not yet released
 	pers  persistent
 	stats Stats
 
@@ -48,7 +48,7 @@ func newDevice(impl DeviceImpl, info AdapterInfo) *Device {
 		impl:  impl,
 		info:  info,
 		pipes: map[key]*Pipeline{},
-		pool:  map[int64][]BufferImpl{},
+		pool:  map[int64][]pooledBuf{},
 		live:  map[*Buffer]struct{}{},
 	}
 }
@@ -91,7 +91,7 @@ func (d *Device) Close() error {
 	d.pipes = nil
 	for _, bs := range d.pool {
 		for _, b := range bs {
-			b.Release()
+			b.impl.Release()
 		}
 	}
 	d.pool = nil

@@ -1,0 +1,221 @@
+package wgpu
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// device is the backend.DeviceImpl over one wgpu device.
+type device struct {
+	info  backend.AdapterInfo
+	dev   *wgpu.Device
+	queue *wgpu.Queue
+
+	// Params arenas: uniform buffers that hold the params blocks of one
+	// encoder's dispatches, bound at a dynamic offset. Reused by every
+	// encoder (queue writes are ordered after earlier submissions).
+	arenas   []*arena
+	slot     int64 // params slot alignment (MinUniformBufferOffsetAlignment)
+	staging  *wgpu.Buffer
+	stageCap int64
+
+	queries  *wgpu.QuerySet
+	resolve  *wgpu.Buffer
+	bgs      map[bgKey]*wgpu.BindGroup
+	bgByBuf  map[*wgpu.Buffer][]bgKey
+	pipes    []*pipeline
+	released bool
+}
+
+// arena is one params uniform buffer and the bytes the open encoder put in it.
+type arena struct {
+	buf  *wgpu.Buffer
+	cap  int64
+	data []byte
+}
+
+func open(a *wgpu.Adapter, info backend.AdapterInfo) (backend.DeviceImpl, error) {
+	var feats []wgpu.FeatureName
+	if info.Timestamps {
+		feats = append(feats, wgpu.FeatureNameTimestampQuery)
+	}
+	dev, err := requestDevice(a, feats, true)
+	if err != nil {
+		// Retry with WebGPU's default limits.
+		if dev, err = requestDevice(a, feats, false); err != nil {
+			return nil, err
+		}
+	}
+	info.Limits = limitsOf(dev.GetLimits().Limits)
+	d := &device{
+		info:    info,
+		dev:     dev,
+		queue:   dev.GetQueue(),
+		slot:    max(info.Limits.MinUniformBufferOffsetAlignment, 16),
+		bgs:     map[bgKey]*wgpu.BindGroup{},
+		bgByBuf: map[*wgpu.Buffer][]bgKey{},
+	}
+	return d, nil
+}
+
+// requestDevice asks for a device with feats and, when adapterLimits is
+// set, the adapter's compute limits instead of WebGPU's defaults.
+func requestDevice(a *wgpu.Adapter, feats []wgpu.FeatureName, adapterLimits bool) (*wgpu.Device, error) {
+	lim := wgpu.DefaultLimits()
+	if adapterLimits {
+		al := a.GetLimits().Limits
+		lim.MaxBufferSize = al.MaxBufferSize
+		lim.MaxStorageBufferBindingSize = al.MaxStorageBufferBindingSize
+		lim.MaxUniformBufferBindingSize = al.MaxUniformBufferBindingSize
+		lim.MaxStorageBuffersPerShaderStage = al.MaxStorageBuffersPerShaderStage
+		lim.MinStorageBufferOffsetAlignment = al.MinStorageBufferOffsetAlignment
+		lim.MinUniformBufferOffsetAlignment = al.MinUniformBufferOffsetAlignment
+		lim.MaxComputeWorkgroupStorageSize = al.MaxComputeWorkgroupStorageSize
+		lim.MaxComputeInvocationsPerWorkgroup = al.MaxComputeInvocationsPerWorkgroup
+		lim.MaxComputeWorkgroupSizeX = al.MaxComputeWorkgroupSizeX
+		lim.MaxComputeWorkgroupSizeY = al.MaxComputeWorkgroupSizeY
+		lim.MaxComputeWorkgroupSizeZ = al.MaxComputeWorkgroupSizeZ
+		lim.MaxComputeWorkgroupsPerDimension = al.MaxComputeWorkgroupsPerDimension
+	}
+	dev, err := a.RequestDevice(&wgpu.DeviceDescriptor{
+		Label:            "kc",
+		RequiredFeatures: feats,
+		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
+		// No DeviceLostCallback: it panics under the default cgocheck.
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoDevice, err)
+	}
+	return dev, nil
+}
+
+func (d *device) Info() backend.AdapterInfo { return d.info }
+
+// buffer is a backend.BufferImpl.
+type buffer struct {
+	d    *device
+	buf  *wgpu.Buffer
+	size int64
+}
+
+func (b *buffer) Size() int64 { return b.size }
+
+// Release drops the buffer and the cached bind groups that name it; wgpu
+// keeps the memory alive while submitted work still uses it.
+func (b *buffer) Release() {
+	if b.buf == nil {
+		return
+	}
+	b.d.dropBindGroups(b.buf)
+	b.buf.Release()
+	b.buf = nil
+}
+
+const storageUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
+
+func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
+	buf, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: storageUsage, Size: uint64(size)})
+	if err != nil {
+		return nil, err
+	}
+	return &buffer{d: d, buf: buf, size: size}, nil
+}
+
+func (d *device) WriteBuffer(b backend.BufferImpl, off int64, data []byte) error {
+	return d.queue.WriteBuffer(b.(*buffer).buf, uint64(off), data)
+}
+
+func (d *device) NewEncoder() (backend.EncoderImpl, error) {
+	enc, err := d.dev.CreateCommandEncoder(nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range d.arenas {
+		a.data = a.data[:0]
+	}
+	return &encoder{d: d, enc: enc}, nil
+}
+
+func (d *device) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.queue.Submit() // flush pending queue writes
+	d.dev.Poll(true, nil)
+	return nil
+}
+
+func (d *device) Close() error {
+	if d.released {
+		return nil
+	}
+	// An empty submit flushes queue writes not yet followed by a submit;
+	// dropping the device with writes pending corrupts wgpu-native's
+	// resource ids for the next device (measured: "Attempt to use a
+	// resource with a different device" at the next device's submit).
+	d.queue.Submit()
+	d.dev.Poll(true, nil)
+	d.released = true
+	for k, bg := range d.bgs {
+		bg.Release()
+		delete(d.bgs, k)
+	}
+	for _, p := range d.pipes {
+		p.release()
+	}
+	for _, a := range d.arenas {
+		a.buf.Release()
+	}
+	if d.staging != nil {
+		d.staging.Release()
+	}
+	if d.resolve != nil {
+		d.resolve.Release()
+	}
+	if d.queries != nil {
+		d.queries.Release()
+	}
+	d.queue.Release()
+	d.dev.Release()
+	return nil
+}
+
+// stagingFor returns a mappable buffer of at least n bytes.
+func (d *device) stagingFor(n int64) (*wgpu.Buffer, error) {
+	if d.staging != nil && d.stageCap >= n {
+		return d.staging, nil
+	}
+	size := max(n, 64<<10, 2*d.stageCap)
+	size = (size + 255) &^ 255
+	buf, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst, Size: uint64(size)})
+	if err != nil {
+		return nil, err
+	}
+	if d.staging != nil {
+		d.staging.Release()
+	}
+	d.staging, d.stageCap = buf, size
+	return buf, nil
+}
+
+// timestampQueries returns the device's query set and its resolve buffer.
+func (d *device) timestampQueries() (*wgpu.QuerySet, *wgpu.Buffer, error) {
+	if d.queries != nil {
+		return d.queries, d.resolve, nil
+	}
+	qs, err := d.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Type: wgpu.QueryTypeTimestamp, Count: backend.MaxTimestamps})
+	if err != nil {
+		return nil, nil, err
+	}
+	rb, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc, Size: 8 * backend.MaxTimestamps})
+	if err != nil {
+		qs.Release()
+		return nil, nil, err
+	}
+	d.queries, d.resolve = qs, rb
+	return qs, rb, nil
+}

@@ -1,0 +1,317 @@
+package wgpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// encoder is a backend.EncoderImpl. Consecutive dispatches share one
+// compute pass (wgpu orders dispatches of a pass and inserts the barriers
+// between them); a copy, a timestamp or the submit ends the pass.
+type encoder struct {
+	d       *device
+	enc     *wgpu.CommandEncoder
+	pass    *wgpu.ComputePassEncoder
+	cur     *pipeline // pipeline set in the open pass
+	arena   int       // index of the params arena in use
+	nts     int       // timestamps written
+	dynOff  [1]uint32
+	scratch []*wgpu.BindGroup // uncached bind groups, released after submit
+}
+
+const arenaMin = 64 << 10
+
+// pushParams copies a params block into the params arenas and returns the
+// arena buffer and the dynamic offset it sits at.
+func (e *encoder) pushParams(params []byte) (*wgpu.Buffer, uint32, error) {
+	d := e.d
+	stride := (int64(len(params)) + d.slot - 1) / d.slot * d.slot
+	for {
+		if e.arena == len(d.arenas) {
+			size := int64(arenaMin)
+			if n := len(d.arenas); n > 0 {
+				size = 2 * d.arenas[n-1].cap
+			}
+			size = max(size, stride)
+			buf, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst, Size: uint64(size)})
+			if err != nil {
+				return nil, 0, err
+			}
+			d.arenas = append(d.arenas, &arena{buf: buf, cap: size})
+		}
+		a := d.arenas[e.arena]
+		off := int64(len(a.data))
+		if off+stride <= a.cap {
+			a.data = append(a.data, params...)
+			for int64(len(a.data)) < off+stride {
+				a.data = append(a.data, 0)
+			}
+			return a.buf, uint32(off), nil
+		}
+		e.arena++
+	}
+}
+
+func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backend.Range, groups [3]uint32) error {
+	p := pi.(*pipeline)
+	var ab *wgpu.Buffer
+	if p.params > 0 {
+		var err error
+		ab, e.dynOff[0], err = e.pushParams(params)
+		if err != nil {
+			return err
+		}
+	}
+	bg, err := e.bindGroup(p, ab, bufs)
+	if err != nil {
+		return err
+	}
+	if e.pass == nil {
+		e.pass = e.enc.BeginComputePass(nil)
+		e.cur = nil
+	}
+	if e.cur != p {
+		e.pass.SetPipeline(p.pipe)
+		e.cur = p
+	}
+	if ab != nil {
+		e.pass.SetBindGroup(0, bg, e.dynOff[:])
+	} else {
+		e.pass.SetBindGroup(0, bg, nil)
+	}
+	e.pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
+	return nil
+}
+
+// bgKey identifies a bind group: pipeline layout, params arena and ranges.
+type bgKey struct {
+	p     *pipeline
+	arena *wgpu.Buffer
+	n     int
+	r     [maxCachedBindings]rangeKey
+}
+
+type rangeKey struct {
+	buf       *wgpu.Buffer
+	off, size int64
+}
+
+// maxCachedBindings is the most storage bindings a cached bind group has;
+// kernels with more get a fresh bind group per dispatch.
+const maxCachedBindings = 8
+
+// bindGroup returns a bind group for the dispatch, from the cache when the
+// same pipeline, arena and ranges were bound before.
+func (e *encoder) bindGroup(p *pipeline, ab *wgpu.Buffer, bufs []backend.Range) (*wgpu.BindGroup, error) {
+	d := e.d
+	cacheable := len(bufs) <= maxCachedBindings
+	var k bgKey
+	if cacheable {
+		k = bgKey{p: p, arena: ab, n: len(bufs)}
+		for i, r := range bufs {
+			k.r[i] = rangeKey{r.Buf.(*buffer).buf, r.Off, r.Size}
+		}
+		if bg, ok := d.bgs[k]; ok {
+			return bg, nil
+		}
+	}
+	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
+	if ab != nil {
+		entries = append(entries, wgpu.BindGroupEntry{Binding: 0, Buffer: ab, Size: uint64(p.params)})
+	}
+	for i, r := range bufs {
+		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i + 1), Buffer: r.Buf.(*buffer).buf, Offset: uint64(r.Off), Size: uint64(r.Size)})
+	}
+	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: p.bgl, Entries: entries})
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*Device).CreateBindGroup(): "))
+	}
+	if !cacheable {
+		e.scratch = append(e.scratch, bg)
+		return bg, nil
+	}
+	d.bgs[k] = bg
+	seen := map[*wgpu.Buffer]bool{}
+	for _, r := range k.r[:k.n] {
+		if !seen[r.buf] {
+			seen[r.buf] = true
+			d.bgByBuf[r.buf] = append(d.bgByBuf[r.buf], k)
+		}
+	}
+	return bg, nil
+}
+
+// dropBindGroups releases the cached bind groups that bind buf.
+func (d *device) dropBindGroups(buf *wgpu.Buffer) {
+	for _, k := range d.bgByBuf[buf] {
+		if bg, ok := d.bgs[k]; ok {
+			bg.Release()
+			delete(d.bgs, k)
+		}
+	}
+	delete(d.bgByBuf, buf)
+}
+
+// endPass closes the open compute pass, returning wgpu's validation error.
+func (e *encoder) endPass() error {
+	if e.pass == nil {
+		return nil
+	}
+	err := e.pass.End()
+	e.pass.Release()
+	e.pass, e.cur = nil, nil
+	if err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*ComputePassEncoder).End(): "))
+	}
+	return nil
+}
+
+func (e *encoder) Copy(src backend.BufferImpl, srcOff int64, dst backend.BufferImpl, dstOff int64, size int64) error {
+	if err := e.endPass(); err != nil {
+		return err
+	}
+	return e.enc.CopyBufferToBuffer(src.(*buffer).buf, uint64(srcOff), dst.(*buffer).buf, uint64(dstOff), uint64(size))
+}
+
+func (e *encoder) Timestamp() (int, error) {
+	if e.nts >= backend.MaxTimestamps {
+		return 0, fmt.Errorf("more than %d timestamps in one submission", backend.MaxTimestamps)
+	}
+	if err := e.endPass(); err != nil {
+		return 0, err
+	}
+	qs, _, err := e.d.timestampQueries()
+	if err != nil {
+		return 0, err
+	}
+	if err := e.enc.WriteTimestamp(qs, uint32(e.nts)); err != nil {
+		return 0, err
+	}
+	e.nts++
+	return e.nts - 1, nil
+}
+
+func (e *encoder) Discard() {
+	_ = e.endPass()
+	e.enc.Release()
+	e.releaseScratch()
+}
+
+func (e *encoder) releaseScratch() {
+	for _, bg := range e.scratch {
+		bg.Release()
+	}
+	e.scratch = nil
+}
+
+func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.Result, error) {
+	d := e.d
+	defer e.releaseScratch()
+	if err := e.endPass(); err != nil {
+		e.enc.Release()
+		return nil, err
+	}
+	// Stage timestamps first, then each read, 8-byte aligned.
+	total := int64(8 * e.nts)
+	offs := make([]int64, len(reads))
+	for i, r := range reads {
+		offs[i] = total
+		total += (r.Size + 7) &^ 7
+	}
+	var stage *wgpu.Buffer
+	if total > 0 {
+		var err error
+		if stage, err = d.stagingFor(total); err != nil {
+			e.enc.Release()
+			return nil, err
+		}
+	}
+	if err := e.recordReadback(stage, reads, offs); err != nil {
+		e.enc.Release()
+		return nil, err
+	}
+	cb, err := e.enc.Finish(nil)
+	e.enc.Release()
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*CommandEncoder).Finish(): "))
+	}
+	for _, a := range d.arenas[:min(e.arena+1, len(d.arenas))] {
+		if len(a.data) > 0 {
+			if err := d.queue.WriteBuffer(a.buf, 0, a.data); err != nil {
+				cb.Release()
+				return nil, err
+			}
+		}
+	}
+	d.queue.Submit(cb)
+	cb.Release()
+	if total == 0 {
+		return &backend.Result{}, nil
+	}
+	return e.mapBack(ctx, stage, total, reads, offs)
+}
+
+// recordReadback resolves timestamps and copies every read range into stage.
+func (e *encoder) recordReadback(stage *wgpu.Buffer, reads []backend.Range, offs []int64) error {
+	if e.nts > 0 {
+		qs, rb, err := e.d.timestampQueries()
+		if err != nil {
+			return err
+		}
+		if err := e.enc.ResolveQuerySet(qs, 0, uint32(e.nts), rb, 0); err != nil {
+			return err
+		}
+		if err := e.enc.CopyBufferToBuffer(rb, 0, stage, 0, uint64(8*e.nts)); err != nil {
+			return err
+		}
+	}
+	for i, r := range reads {
+		if err := e.enc.CopyBufferToBuffer(r.Buf.(*buffer).buf, uint64(r.Off), stage, uint64(offs[i]), uint64(r.Size)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapBack waits for the submission, maps the staging buffer and copies the
+// timestamps and regions out.
+func (e *encoder) mapBack(ctx context.Context, stage *wgpu.Buffer, total int64, reads []backend.Range, offs []int64) (*backend.Result, error) {
+	d := e.d
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var status wgpu.BufferMapAsyncStatus
+	done := false
+	if err := stage.MapAsync(wgpu.MapModeRead, 0, uint64(total), func(s wgpu.BufferMapAsyncStatus) { status, done = s, true }); err != nil {
+		return nil, err
+	}
+	// Poll(wait) returns when the queue is idle; the map callback runs
+	// inside it. (wgpu-native offers no cancellable wait.)
+	for i := 0; !done && i < 1000; i++ {
+		d.dev.Poll(true, nil)
+	}
+	if !done {
+		return nil, fmt.Errorf("map staging buffer: no callback after waiting for the queue")
+	}
+	if status != wgpu.BufferMapAsyncStatusSuccess {
+		return nil, fmt.Errorf("map staging buffer: %v", status)
+	}
+	mapped := stage.GetMappedRange(0, uint(total))
+	res := &backend.Result{Reads: make([][]byte, len(reads))}
+	for i := 0; i < e.nts; i++ {
+		res.Timestamps = append(res.Timestamps, uint64(float64(binary.LittleEndian.Uint64(mapped[8*i:]))*e.d.info.TimestampNs))
+	}
+	for i, r := range reads {
+		res.Reads[i] = append([]byte(nil), mapped[offs[i]:offs[i]+r.Size]...)
+	}
+	if err := stage.Unmap(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
