@@ -50,6 +50,26 @@ func ParseCompiler(s string) (Compiler, error) {
 	return Auto, fmt.Errorf("unknown HLSL compiler %q (want dxc, glslang or auto)", s)
 }
 
+// SetCompiler applies a -hlsl-compiler value: "dxc", "glslang", "auto"
+// (or empty), or the path of a compiler executable, taken as glslang when
+// its name contains "glslang" and as dxc otherwise.
+func (o *CompileOptions) SetCompiler(s string) error {
+	if c, err := ParseCompiler(s); err == nil {
+		o.Compiler = c
+		return nil
+	}
+	if !strings.ContainsRune(s, os.PathSeparator) {
+		_, err := ParseCompiler(s)
+		return err
+	}
+	if strings.Contains(strings.ToLower(filepath.Base(s)), "glslang") {
+		o.Compiler, o.Glslang = Glslang, s
+	} else {
+		o.Compiler, o.DXC = DXC, s
+	}
+	return nil
+}
+
 // Tool names looked up on PATH.
 const (
 	DXCTool      = "dxc"

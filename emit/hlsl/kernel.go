@@ -96,6 +96,14 @@ func (f *fn) fail(err error) {
 func (f *fn) resources(prefix string) {
 	k, e := f.k, f.e
 	e.body = append(e.body, line{})
+	if f.spirvOnly() {
+		// HLSL has no system value for the number of workgroups; dxc
+		// -spirv reads SPIR-V's builtin through vk::ext_builtin_input.
+		// Elsewhere the kernel is left out.
+		e.body = append(e.body,
+			line{text: "// " + k.Name + " reads num_workgroups, which only dxc -spirv can express (vk::ext_builtin_input)."},
+			line{text: "#if defined(__spirv__)"})
+	}
 	doc := "// kernel " + k.Name
 	e.body = append(e.body, line{text: doc, pos: k.Pos})
 	for _, d := range k.Doc {
@@ -130,16 +138,14 @@ func (f *fn) resources(prefix string) {
 		f.names[s] = name
 		e.body = append(e.body, line{text: "groupshared " + decl(s.Type, name) + ";"})
 	}
-	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
+	if f.spirvOnly() {
 		e.body = append(e.body,
-			line{text: "#if defined(__spirv__)"},
-			line{text: "// HLSL has no system value for the number of workgroups: SPIR-V's NumWorkgroups builtin (24)."},
-			line{text: "[[vk::ext_builtin_input(24)]] static const uint3 kc_num_workgroups;", pos: f.usesNumWG},
-			line{text: "#else"},
-			line{text: `#error "kc: num_workgroups needs dxc -spirv (HLSL has no such system value; glslang and DXIL cannot express it)"`, pos: f.usesNumWG},
-			line{text: "#endif"})
+			line{text: "[[vk::ext_builtin_input(24)]] static const uint3 kc_num_workgroups; // SPIR-V BuiltIn NumWorkgroups"})
 	}
 }
+
+// spirvOnly reports whether the kernel needs dxc's SPIR-V back end.
+func (f *fn) spirvOnly() bool { return f.builtins[ir.NumWorkgroups] }
 
 // bufferElem spells the element type of a structured buffer, defining a
 // padded wrapper struct for vec3 and array elements so that the stride is
@@ -201,6 +207,13 @@ func (f *fn) entry(name string) {
 	}
 	f.indent--
 	f.out(ir.Pos{}, "}")
+	if f.spirvOnly() {
+		if len(f.e.m.Kernels) == 1 || f.e.opts.Kernel != "" {
+			f.out(ir.Pos{}, "#else")
+			f.out(ir.Pos{}, `#error "kc: `+k.Name+` reads num_workgroups, which HLSL cannot express outside dxc -spirv"`)
+		}
+		f.out(ir.Pos{}, "#endif")
+	}
 }
 
 // prologue reads buffer lengths and zeroes shared memory.

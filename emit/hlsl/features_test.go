@@ -1,0 +1,61 @@
+package hlsl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kcgo/kc/golden"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// loadKC parses and checks a .kc file of this package's testdata.
+func loadKC(t *testing.T, name string) *ir.Module {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse.File(path, src)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatalf("check:\n%v", err)
+	}
+	return m
+}
+
+// TestFeaturesCompile emits testdata/features.kc (every op group:
+// subgroups, f16, atomics in expressions and conditions, vec3 and array
+// buffers, bitcasts, reserved names) and compiles each entry with glslang,
+// validating with spirv-val; the num_workgroups entry must be refused.
+func TestFeaturesCompile(t *testing.T) {
+	m := loadKC(t, "features.kc")
+	a, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "features.hlsl"), a.Code)
+	kctest.Tool(t, GlslangTool)
+	kctest.Tool(t, SpirvValTool)
+	for _, ent := range a.Entries {
+		_, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang})
+		if ent.SPIRVOnly != "" {
+			var ue *ir.UnsupportedError
+			if !errors.As(err, &ue) {
+				t.Errorf("%s: got %v, want *ir.UnsupportedError", ent.Name, err)
+			}
+			// Without the num_workgroups line the rest must compile.
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", ent.Name, err)
+		}
+	}
+}
