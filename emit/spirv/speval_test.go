@@ -3,6 +3,7 @@ package spirv
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // A small evaluator of the SPIR-V this package emits, for tests: it runs
@@ -64,7 +65,7 @@ type speval struct {
 	types   map[uint32]sptype
 	consts  map[uint32]*val
 	ctype   map[uint32]uint32 // type of each constant
-	globals map[uint32]*val // variable storage
+	globals map[uint32]*val   // variable storage
 	varType map[uint32]uint32
 	varSC   map[uint32]uint32
 	binding map[uint32]uint32
@@ -365,6 +366,15 @@ func (e *speval) invoke(name string, inv invocation) (err error) {
 				v.c = append(v.c, all[i].clone())
 			}
 			vals[w[1]] = v
+		case opDot:
+			a, b := get(w[2]), get(w[3])
+			t := e.types[w[0]]
+			var sum float32
+			for i := range a.c {
+				sum += toF(t, a.c[i].s) * toF(t, b.c[i].s)
+			}
+			vtype[w[1]] = w[0]
+			vals[w[1]] = &val{s: fromF(t, sum)}
 		case opExtInst:
 			args := make([]*val, len(w)-4)
 			for i, id := range w[4:] {
@@ -518,6 +528,10 @@ func scalarOp(o op, t, ot sptype, x []uint32) uint32 {
 		return x[2]
 	case opBitcast:
 		return x[0]
+	case opBitCount:
+		return uint32(bits.OnesCount32(x[0]))
+	case opBitReverse:
+		return bits.Reverse32(x[0])
 	case opFAdd:
 		return fromF(t, toF(t, x[0])+toF(t, x[1]))
 	case opFSub:
@@ -575,6 +589,34 @@ func extInst(inst uint32, t sptype, x []uint32) uint32 {
 		return fromF(t, float32(math.Min(math.Max(float64(v), float64(lo)), float64(hi))))
 	case glslFAbs:
 		return fromF(t, float32(math.Abs(float64(toF(t, x[0])))))
+	case glslTrunc, glslFloor, glslCeil, glslRoundEven:
+		fn := map[uint32]func(float64) float64{glslTrunc: math.Trunc, glslFloor: math.Floor,
+			glslCeil: math.Ceil, glslRoundEven: math.RoundToEven}[inst]
+		return fromF(t, float32(fn(float64(toF(t, x[0])))))
+	case glslFMin:
+		return fromF(t, float32(math.Min(float64(toF(t, x[0])), float64(toF(t, x[1])))))
+	case glslFMax:
+		return fromF(t, float32(math.Max(float64(toF(t, x[0])), float64(toF(t, x[1])))))
+	case glslSAbs:
+		if int32(x[0]) < 0 {
+			return -x[0]
+		}
+		return x[0]
+	case glslSSign:
+		return uint32(min(max(int32(x[0]), -1), 1))
+	case glslFindILsb:
+		if x[0] == 0 {
+			return 0xffffffff
+		}
+		return uint32(bits.TrailingZeros32(x[0]))
+	case glslFindUMsb:
+		return uint32(31 - bits.LeadingZeros32(x[0]))
+	case glslFindSMsb:
+		v := x[0]
+		if int32(v) < 0 {
+			v = ^v
+		}
+		return uint32(31 - bits.LeadingZeros32(v))
 	case glslSMin:
 		return uint32(min(int32(x[0]), int32(x[1])))
 	case glslSMax:
