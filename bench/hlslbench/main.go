@@ -1,0 +1,188 @@
+// Command hlslbench compares, kernel by kernel over testdata/kernels, the
+// time of `kc compile -target spirv` (the direct SPIR-V emitter, a whole
+// process: parse, check, emit, write) with the time of glslangValidator
+// compiling kc's HLSL for the same kernel (a whole process, HLSL emitted
+// beforehand and not timed) and of spirv-val on glslang's output, which the
+// HLSL path always runs. Runs alternate between the tools; medians are
+// printed with ratios. bench/hlsl.sh builds kc and runs it.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+func main() {
+	kc := flag.String("kc", "", "path of the kc binary (required)")
+	glslang := flag.String("glslang", hlsl.GlslangTool, "glslangValidator")
+	spirvVal := flag.String("spirv-val", hlsl.SpirvValTool, "spirv-val")
+	dir := flag.String("kernels", "testdata/kernels", "directory of .kc test kernels")
+	n := flag.Int("n", 11, "runs per kernel and tool")
+	flag.Parse()
+	if *kc == "" {
+		fmt.Fprintln(os.Stderr, "hlslbench: -kc is required")
+		os.Exit(2)
+	}
+	if err := bench(*kc, *glslang, *spirvVal, *dir, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "hlslbench:", err)
+		os.Exit(1)
+	}
+}
+
+// job is one kernel: the commands of both paths.
+type job struct {
+	name             string
+	direct, gl, sval []string
+}
+
+func bench(kc, glslang, spirvVal, dir string, n int) error {
+	work, err := os.MkdirTemp("", "hlslbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	jobs, err := prepare(kc, glslang, spirvVal, dir, work)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d kernels, %d runs each, medians of whole-process wall time\n\n", len(jobs), n)
+	fmt.Printf("%-34s %10s %10s %10s %8s %8s\n", "kernel", "direct", "glslang", "spirv-val", "gl/dir", "gl+v/dir")
+	var sd, sg, sv time.Duration
+	for _, j := range jobs {
+		var td, tg, tv []time.Duration
+		for i := 0; i < n; i++ {
+			d, err := timeRun(j.direct)
+			if err != nil {
+				return err
+			}
+			g, err := timeRun(j.gl)
+			if err != nil {
+				return err
+			}
+			v, err := timeRun(j.sval)
+			if err != nil {
+				return err
+			}
+			td, tg, tv = append(td, d), append(tg, g), append(tv, v)
+		}
+		md, mg, mv := median(td), median(tg), median(tv)
+		sd, sg, sv = sd+md, sg+mg, sv+mv
+		fmt.Printf("%-34s %10s %10s %10s %8.2f %8.2f\n", j.name, ms(md), ms(mg), ms(mv), ratio(mg, md), ratio(mg+mv, md))
+	}
+	fmt.Printf("%-34s %10s %10s %10s %8.2f %8.2f\n", "total (sum of medians)", ms(sd), ms(sg), ms(sv), ratio(sg, sd), ratio(sg+sv, sd))
+	return nil
+}
+
+// prepare emits each kernel's HLSL into work and builds the commands.
+func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.kc"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var jobs []job
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		defs := defines(src)
+		m, err := parse.File(p, src)
+		if err != nil {
+			return nil, err
+		}
+		if len(defs) > 0 {
+			if err := ir.Specialize(m, defs); err != nil {
+				return nil, err
+			}
+		}
+		if err := ir.Check(m); err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(filepath.Base(p), ".kc")
+		for _, k := range m.Kernels {
+			a, err := hlsl.Emit(m, hlsl.Options{Kernel: k.Name})
+			if err != nil {
+				return nil, err
+			}
+			ent := a.Entries[0]
+			if ent.SPIRVOnly != "" {
+				continue // glslang cannot take it
+			}
+			h := filepath.Join(work, base+"."+k.Name+".hlsl")
+			if err := os.WriteFile(h, a.Code, 0o644); err != nil {
+				return nil, err
+			}
+			spv := filepath.Join(work, base+"."+k.Name+".spv")
+			direct := []string{kc, "compile", "-target", "spirv", "-kernel", k.Name, "-o", filepath.Join(work, "direct.spv")}
+			for name, v := range defs {
+				direct = append(direct, "-D", name+"="+v)
+			}
+			direct = append(direct, p)
+			gl := []string{glslang, "-D", "-V", "-S", "comp", "-e", ent.Name, "--target-env", "vulkan1.1"}
+			if ent.Features&ir.FeatureF16 != 0 {
+				gl = append(gl, "--hlsl-enable-16bit-types")
+			}
+			gl = append(gl, "-o", spv, h)
+			name := base
+			if len(m.Kernels) > 1 {
+				name += "/" + k.Name
+			}
+			jobs = append(jobs, job{name: name, direct: direct, gl: gl, sval: []string{spirvVal, "--target-env", "vulkan1.1", spv}})
+		}
+	}
+	return jobs, nil
+}
+
+// defines reads the //kc:define directives of a test kernel.
+func defines(src []byte) map[string]string {
+	defs := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "//kc:define ")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				defs[k] = v
+			}
+		}
+	}
+	return defs
+}
+
+func timeRun(argv []string) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out.String())
+	}
+	return d, nil
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
