@@ -73,8 +73,11 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 		})
 	}
 	for _, b := range a.Layout.Buffers {
+		// naga's SPIR-V front end ignores NonWritable on block members and
+		// reads every storage buffer as read-write; a read-write layout
+		// entry accepts a read-only shader variable, so SPIR-V gets those.
 		t := wgpu.BufferBindingTypeStorage
-		if b.ReadOnly {
+		if b.ReadOnly && a.Target != backend.SPIRV {
 			t = wgpu.BufferBindingTypeReadOnlyStorage
 		}
 		entries = append(entries, wgpu.BindGroupLayoutEntry{

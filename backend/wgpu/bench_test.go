@@ -1,0 +1,118 @@
+package wgpu
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// The CPU cost of recording and submitting: many tiny dispatches (one
+// 64-invocation workgroup each) so the GPU time is negligible next to it.
+// scripts/h200-backend.sh runs these on the H200 and docs/PERF.md records
+// the numbers.
+
+func benchSetup(b *testing.B) (*backend.Device, *backend.Pipeline, backend.Args) {
+	d := openDevice(b)
+	p := loadSaxpy(b, d)
+	x, err := d.AllocZeroed(256)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := d.AllocZeroed(256)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d, p, saxpyArgs(1, 64, x.View(), y.View())
+}
+
+// BenchmarkDispatchInScope records b.N dispatches in scopes of 1000 (one
+// compute pass and one submit per scope): the per-dispatch CPU cost inside
+// a scope, submit amortised.
+func BenchmarkDispatchInScope(b *testing.B) {
+	d, p, args := benchSetup(b)
+	const perScope = 1000
+	var inEnd time.Duration
+	end := func(s *backend.Scope) {
+		t0 := time.Now()
+		if err := s.End(); err != nil {
+			b.Fatal(err)
+		}
+		inEnd += time.Since(t0)
+	}
+	b.ResetTimer()
+	s := d.Begin()
+	for i := 0; i < b.N; i++ {
+		if err := d.Dispatch(p, args, backend.Groups(1)); err != nil {
+			b.Fatal(err)
+		}
+		if i%perScope == perScope-1 {
+			end(s)
+			s = d.Begin()
+		}
+	}
+	end(s)
+	b.StopTimer()
+	waitIdle(b, d)
+	n := float64(b.N)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n/1e3, "µs/dispatch")
+	b.ReportMetric(float64(inEnd.Nanoseconds())/n/1e3, "µs-submit/dispatch")
+}
+
+// BenchmarkDispatchRecordOnly is the recording cost alone: dispatches in one
+// open scope, timed without the submit at its end.
+func BenchmarkDispatchRecordOnly(b *testing.B) {
+	d, p, args := benchSetup(b)
+	s := d.Begin()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := d.Dispatch(p, args, backend.Groups(1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if err := s.End(); err != nil {
+		b.Fatal(err)
+	}
+	waitIdle(b, d)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/dispatch")
+}
+
+// BenchmarkSubmitEach submits every dispatch on its own (no scope): the
+// per-submit CPU cost, without waiting for the GPU.
+func BenchmarkSubmitEach(b *testing.B) {
+	d, p, args := benchSetup(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := d.Dispatch(p, args, backend.Groups(1)); err != nil {
+			b.Fatal(err)
+		}
+		if i%1000 == 999 {
+			waitIdle(b, d) // keep the queue from growing without bound
+		}
+	}
+	b.StopTimer()
+	waitIdle(b, d)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/submit")
+}
+
+// BenchmarkSubmitWait submits every dispatch and waits for it: the round
+// trip a step pays when it reads back after each kernel.
+func BenchmarkSubmitWait(b *testing.B) {
+	d, p, args := benchSetup(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := d.Dispatch(p, args, backend.Groups(1)); err != nil {
+			b.Fatal(err)
+		}
+		waitIdle(b, d)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/round-trip")
+}
+
+func waitIdle(b *testing.B, d *backend.Device) {
+	if err := d.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
