@@ -115,4 +115,3 @@ func waitIdle(b *testing.B, d *backend.Device) {
 		b.Fatal(err)
 	}
 }
-
