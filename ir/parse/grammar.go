@@ -1,8 +1,6 @@
 package parse
 
 import (
-	"sync"
-
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -184,6 +182,24 @@ func newParser() *parser {
 	return ps
 }
 
-// parsers pools built grammars: building one costs far more than a parse,
-// and a parser with its sink serves one parse at a time.
-var parsers = sync.Pool{New: func() any { return newParser() }}
+// parsers keeps built grammars for reuse: building one costs more than a
+// parse, and a parser with its sink serves one parse at a time. Unlike a
+// sync.Pool, the channel survives garbage collections.
+var parsers = make(chan *parser, 8)
+
+func getParser() *parser {
+	select {
+	case ps := <-parsers:
+		return ps
+	default:
+		return newParser()
+	}
+}
+
+func putParser(ps *parser) {
+	ps.err = nil
+	select {
+	case parsers <- ps:
+	default:
+	}
+}

@@ -48,14 +48,13 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	if err != nil {
 		return nil, toErrorList(err)
 	}
-	ps := parsers.Get().(*parser)
+	ps := getParser()
 	ps.err = nil
 	ast, err := ps.p.ParseFromLexer(peek)
 	if ps.err != nil {
 		err = ps.err
 	}
-	ps.err = nil
-	parsers.Put(ps)
+	putParser(ps)
 	if err != nil {
 		return nil, toErrorList(err)
 	}
