@@ -42,6 +42,9 @@ type run struct {
 	init   map[string]string // "rand" (default for read), "poison" (default for read_write), "zero", "wide"
 	groups [3]int
 	tol    tol
+	// ulpSlots marks integer outputs that hold float bits (bitcast<u32> of
+	// a float result): those may differ by one unit in the last place.
+	ulpSlots func(index int) bool
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -56,7 +59,10 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 	},
 	"conversions": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 200 + r.IntN(200)
-		return run{params: pm("n", n), lens: lm("x", n, "k", n, "out", 8*n), init: map[string]string{"x": "wide"}, groups: g(ceilDiv(n, 64)), tol: exact}
+		// Slots 4, 5 and 7 are float results stored as bits: lavapipe
+		// rounds u32 -> f32 of values above 2^24 one ulp off now and then.
+		floatSlot := func(i int) bool { s := i % 8; return s == 4 || s == 5 || s == 7 }
+		return run{params: pm("n", n), lens: lm("x", n, "k", n, "out", 8*n), init: map[string]string{"x": "wide"}, groups: g(ceilDiv(n, 64)), tol: exact, ulpSlots: floatSlot}
 	},
 	"f16_elementwise": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 200 + r.IntN(200)
@@ -393,7 +399,7 @@ func runCorpusKernel(t *testing.T, ctx context.Context, d *backend.Device, m *ir
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg := compare(o.s, got, want, spec.tol); msg != "" {
+		if msg := compare(o.s, got, want, spec.tol, spec.ulpSlots); msg != "" {
 			t.Errorf("%s (%s): %s", o.name, o.s, msg)
 		}
 	}
@@ -410,7 +416,7 @@ func defines(c kctest.Case) string {
 
 // compare checks got against want element by element and describes the
 // first few mismatches ("" when they match).
-func compare(s ir.Scalar, got, want []byte, tl tol) string {
+func compare(s ir.Scalar, got, want []byte, tl tol, ulpSlots func(int) bool) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
 	}
@@ -435,6 +441,9 @@ func compare(s ir.Scalar, got, want []byte, tl tol) string {
 			continue
 		}
 		ok := false
+		if ulpSlots != nil && ulpSlots(i/size) && gb>>31 == wb>>31 && (gb-wb == 1 || wb-gb == 1) {
+			ok = true
+		}
 		if s.IsFloat() && tl != exact && wb != 0xCDCDCDCD && wb&0xffff != 0xCDCD {
 			switch {
 			case math.IsNaN(w):
