@@ -1,0 +1,118 @@
+// Package spirv lowers checked kc IR to SPIR-V for Vulkan compute, word by
+// word, and disassembles SPIR-V to the text kept in testdata/golden/*.spvasm.
+//
+// It imports only package ir and the standard library.
+//
+// # Entry points
+//
+// Emit(m, Options) returns a *Module: the words (Bytes gives the
+// little-endian form for .spv files and vkCreateShaderModule), the version
+// and the entry-point names. Options.Kernel selects one kernel; empty
+// means every kernel of the file, each an OpEntryPoint named like the
+// kernel, each with its own resource variables. Options.Version is V1_3
+// (default; Vulkan 1.1) or V1_6 (Vulkan 1.3). Debug information (OpString,
+// OpSource, OpLine, OpName, OpMemberName) is on unless NoDebugInfo is set.
+// Emit refuses a module Check has not passed and reports an
+// *ir.UnsupportedError (target "spirv") for cooperative matrices, which
+// this emitter does not express yet. It never panics: an internal failure
+// comes back as an error. Output is a pure function of the input: the same
+// bytes on every run, and Emit may run concurrently.
+//
+// # Module shape
+//
+// Sections follow the spec's logical layout: capabilities, extensions, the
+// GLSL.std.450 import, the memory model (Logical GLSL450), entry points,
+// LocalSize execution modes (from the checked Kernel.Size; compile-time
+// constants are already folded by ir.Specialize and ir.Check, so LocalSizeId
+// is not needed), debug strings and names, decorations, then types,
+// constants and global variables, then functions. Types and constants are
+// interned by SPIR-V's uniqueness rules; arrays inside buffers carry an
+// ArrayStride and are distinct from the plain arrays of Function and
+// Workgroup variables. After emission every id is renumbered in order of
+// first appearance in the disassembly, so spirv-as assembles the golden
+// text back to the identical words.
+//
+// Resources follow ir/layout.go: scalar parameters live in one Uniform
+// Block struct at set 0 binding 0 with std140 Offsets; each storage buffer
+// is a StorageBuffer variable of a Block struct holding a runtime array
+// (ArrayStride = ir.ElemStride) at set 0 binding 1, 2, ...; read buffers are
+// NonWritable. len(buf) is OpArrayLength. Builtins are Input variables
+// decorated BuiltIn (GlobalInvocationId, LocalInvocationId, WorkgroupId,
+// NumWorkgroups, LocalInvocationIndex, SubgroupSize,
+// SubgroupLocalInvocationId), created on first use. SPIR-V 1.3 entry points
+// list their Input variables; 1.6 ones list every global they use. Shared
+// variables are Workgroup variables; since Vulkan 1.1 allows them no
+// initializer, invocation 0 stores OpConstantNull into each at entry,
+// followed by a workgroup barrier. let is an SSA value, var a Function
+// variable in the entry block (stored with its initializer or zero where it
+// is declared, so a var inside a loop is fresh each iteration).
+//
+// Capabilities are those the module uses: Shader always; Float16 for any
+// f16 type; StorageBuffer16BitAccess and SPV_KHR_16bit_storage for f16
+// buffers; GroupNonUniform plus Arithmetic, Ballot, Shuffle,
+// ShuffleRelative or Vote per subgroup operation used.
+//
+// # Control flow
+//
+// Each if is a selection construct, each for a loop construct whose header
+// holds OpLoopMerge, with the condition in its own block, the body, and the
+// post statement in the continue target; break and continue branch to the
+// loop's merge block and continue target, return is OpReturn. Code after a
+// jump is not emitted; a merge block nothing reaches holds OpUnreachable,
+// an unreached continue target only the back edge. && and || evaluate their
+// right side only when needed (a selection and an OpPhi) when it indexes
+// memory or calls an intrinsic; otherwise both sides are evaluated.
+//
+// # Semantics (ir/doc.go), where SPIR-V differs
+//
+//   - Integer / and %: OpSDiv/OpUDiv/OpSRem/OpUMod are undefined for a zero
+//     divisor and for i32 MIN / -1, so the divisor is replaced by 1 in those
+//     cases with OpSelect: x / 0 == x, x % 0 == 0, MIN / -1 == MIN,
+//     MIN % -1 == 0. A constant divisor other than 0 and -1 needs no guard,
+//     and integer operations on two constants are folded.
+//   - Shifts: the amount is masked with & 31 (SPIR-V shifts by the width or
+//     more are undefined). >> is arithmetic for i32, logical for u32.
+//   - Float to integer: FClamp to the floats inside the target range, then
+//     OpConvertFToS/U, then OpSelect for values above it (MAX), f16 -Inf
+//     (i32 MIN) and NaN (0): truncating and saturating exactly like the
+//     reference interpreter.
+//   - Arithmetic wraps (OpIAdd and friends are modular); select(c, a, b) is
+//     OpSelect c a b with a scalar condition splatted for vector values.
+//   - Float comparisons are ordered, except != (OpFUnordNotEqual).
+//   - Math uses GLSL.std.450 (Exp, Exp2, Log, Log2, Sqrt, InverseSqrt, Sin,
+//     Cos, Tan, Tanh, Floor, Ceil, RoundEven, Trunc, Fract, Pow, Fma, FMix,
+//     FAbs/SAbs, FMin/SMin/UMin, FMax/..., FClamp/..., FSign/SSign, FindILsb,
+//     FindSMsb/FindUMsb); OpBitCount, OpBitReverse; OpDot for floats, and for
+//     integers the sum of componentwise products (wrapping).
+//   - Atomics: OpAtomic* with Device scope on buffers and Workgroup scope on
+//     shared memory, all Relaxed (semantics None), as WGSL's atomics are;
+//     ordering with other memory comes from the barriers.
+//   - workgroupBarrier is OpControlBarrier Workgroup Workgroup
+//     AcquireRelease|WorkgroupMemory; storageBarrier is OpControlBarrier
+//     Workgroup Workgroup AcquireRelease|UniformMemory (WGSL's meaning).
+//   - Subgroup operations are OpGroupNonUniform* with Subgroup scope
+//     (reductions Reduce, subgroupInclusiveAdd/ExclusiveAdd InclusiveScan/
+//     ExclusiveScan); subgroupBroadcast needs a constant lane in SPIR-V 1.3.
+//
+// # Positions and validation
+//
+// Every statement records the word offset where its instructions start:
+// Module.Pos(offset), Module.IDPos(id) and Module.InstPos(n) (n counted as
+// spirv-val's "line N") return the .kc position, so a validator's or
+// driver's complaint is reported against the user's file; OpLine carries
+// the same information inside the module when debug info is on.
+//
+// Validate(ctx, words, env) runs spirv-val --target-env env on any SPIR-V
+// and returns a *ValidationError with spirv-val's message and the
+// disassembly around the offending instruction; Module.Validate picks the
+// Vulkan environment of the module's version (vulkan1.1 for 1.3, vulkan1.3
+// for 1.6) and adds the .kc position. Other packages use it for SPIR-V of
+// any origin (HLSL through glslang, driver tests).
+//
+// # Disassembly
+//
+// Disassemble writes spirv-dis-style text: `%name = OpX ...`, names from
+// OpName where present, spirv-dis's friendly names for types and constants
+// (%uint, %v3uint, %_ptr_StorageBuffer_float, %uint_16), %N otherwise,
+// always unique; spirv-as reads it back to the same words (tested).
+package spirv
