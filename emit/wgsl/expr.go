@@ -1,0 +1,329 @@
+package wgsl
+
+import (
+	"github.com/kcgo/kc/ir"
+)
+
+// This file writes expressions: names, operators, indexing and swizzles.
+
+// class is the WGSL grammar production an expression's text is, which
+// decides where it needs parentheses.
+type class uint8
+
+const (
+	cPrimary class = iota // literal, name, call, x[i], x.y, (e)
+	cUnary                // -x, !x, ~x, -5i
+	cMul                  // * / %
+	cAdd                  // + -
+	cShift                // << >>
+	cRel                  // == != < <= > >=
+	cBitAnd               // &
+	cBitOr                // |
+	cBitXor               // ^
+	cLogAnd               // &&
+	cLogOr                // ||
+)
+
+// wx is emitted expression text and its grammar class.
+type wx struct {
+	s string
+	c class
+}
+
+func prim(s string) wx { return wx{s, cPrimary} }
+
+// at returns the text usable where only the given classes may appear,
+// parenthesised otherwise.
+func (x wx) at(ok ...class) string {
+	for _, c := range ok {
+		if x.c == c {
+			return x.s
+		}
+	}
+	if x.c == cPrimary {
+		return x.s
+	}
+	return "(" + x.s + ")"
+}
+
+// opClass is the class of a binary operator.
+func opClass(op ir.BinaryOp) class {
+	switch op {
+	case ir.OpMul, ir.OpDiv, ir.OpRem:
+		return cMul
+	case ir.OpAdd, ir.OpSub:
+		return cAdd
+	case ir.OpShl, ir.OpShr:
+		return cShift
+	case ir.OpAnd:
+		return cBitAnd
+	case ir.OpOr:
+		return cBitOr
+	case ir.OpXor:
+		return cBitXor
+	case ir.OpLogAnd:
+		return cLogAnd
+	case ir.OpLogOr:
+		return cLogOr
+	}
+	return cRel
+}
+
+// operands returns the classes allowed unparenthesised as the left and
+// right operand of op (WGSL § 8.19 grammar: bitwise and shift operands are
+// unary expressions, relations take shift expressions and do not chain).
+func operands(op ir.BinaryOp) (left, right []class) {
+	rel := []class{cUnary, cMul, cAdd, cShift}
+	switch c := opClass(op); c {
+	case cMul:
+		return []class{cUnary, cMul}, []class{cUnary}
+	case cAdd:
+		return []class{cUnary, cMul, cAdd}, []class{cUnary, cMul}
+	case cShift:
+		return []class{cUnary}, []class{cUnary}
+	case cBitAnd, cBitOr, cBitXor:
+		return []class{cUnary, c}, []class{cUnary}
+	case cLogAnd, cLogOr:
+		return append([]class{cRel, c}, rel...), append([]class{cRel}, rel...)
+	}
+	return rel, rel
+}
+
+func (f *fn) expr(x ir.Expr) wx {
+	switch x := x.(type) {
+	case *ir.Lit:
+		return f.lit(x.Val, x.Ty)
+	case *ir.Ident:
+		return f.ident(x)
+	case *ir.BuiltinValue:
+		name, ok := f.builtins[x.Kind]
+		if !ok {
+			f.e.fail(ir.Errorf(x.Pos, "wgsl: builtin %s not declared", x.Kind))
+		}
+		return prim(name)
+	case *ir.Unary:
+		return f.unary(x)
+	case *ir.Binary:
+		return f.binary(x.Op, x.X, x.Y, x.Ty)
+	case *ir.Call:
+		return f.call(x)
+	case *ir.Convert:
+		return f.convert(x)
+	case *ir.Construct:
+		return f.construct(x)
+	case *ir.Bitcast:
+		return f.bitcast(x)
+	case *ir.Index:
+		return prim(f.expr(x.X).at() + "[" + f.expr(x.Index).s + "]")
+	case *ir.Swizzle:
+		return prim(f.expr(x.X).at() + "." + x.Comps)
+	case *ir.Len:
+		if x.Buf == nil {
+			break
+		}
+		return prim("arrayLength(&" + f.ident(x.Buf).s + ")")
+	}
+	f.e.fail(ir.Errorf(posOf(x), "wgsl: unexpected expression %T", x))
+	return prim("0")
+}
+
+// ident spells a reference: a constant as its value, a scalar parameter
+// as a field of the params block, anything else by its WGSL name.
+func (f *fn) ident(x *ir.Ident) wx {
+	switch o := x.Obj.(type) {
+	case *ir.Const:
+		return f.lit(o.Val, x.Ty)
+	case *ir.Param:
+		if o.Kind == ir.ScalarParam {
+			if name, ok := f.r.fields[o]; ok {
+				return prim(f.r.paramsVar + "." + name)
+			}
+		} else if name, ok := f.r.buffers[o]; ok {
+			return prim(name)
+		}
+	case *ir.Shared:
+		if name, ok := f.r.shared[o]; ok {
+			return prim(name)
+		}
+	case *ir.Decl:
+		if name, ok := f.locals[o]; ok {
+			return prim(name)
+		}
+	}
+	f.e.fail(ir.Errorf(x.Pos, "wgsl: unresolved identifier %s", x.Name))
+	return prim(legal(x.Name))
+}
+
+func (f *fn) unary(x *ir.Unary) wx {
+	operand := f.expr(x.X)
+	if isConst(x.X) && !isScalar(x.Ty) {
+		// -vec2<i32>(MIN) would be a const-expression overflow in WGSL.
+		operand = f.runtime(operand, x.X.Type())
+	}
+	switch x.Op {
+	case ir.OpNeg:
+		if ir.ElemScalar(x.Ty) == ir.U32 {
+			// WGSL has no unary minus on u32: 0u - x wraps the same way.
+			return wx{"0u - " + operand.at(cUnary, cMul), cAdd}
+		}
+		return wx{"-" + operand.at(), cUnary}
+	case ir.OpNot:
+		return wx{"!" + operand.at(), cUnary}
+	case ir.OpBitNot:
+		return wx{"~" + operand.at(), cUnary}
+	}
+	f.e.fail(ir.Errorf(x.Pos, "wgsl: unexpected unary operator %d", x.Op))
+	return operand
+}
+
+// binary spells x op y of result type t.
+func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
+	if (op == ir.OpDiv || op == ir.OpRem) && isIntElem(t) {
+		if z, ok := f.constZero(y); ok && z {
+			// kc: x / 0 == x and x % 0 == 0; WGSL rejects a constant zero divisor.
+			if op == ir.OpDiv {
+				return f.expr(x)
+			}
+			if hasEffects(x) {
+				return wx{f.expr(x).at() + " & " + f.zero(t).at(), cBitAnd}
+			}
+			return f.zero(t)
+		}
+	}
+	l := f.expr(x)
+	if isConst(x) && isConst(y) && !isScalar(x.Type()) && !op.IsComparison() {
+		// A vector const-expression could overflow at shader creation in
+		// WGSL, where kc wraps: evaluate it at run time.
+		l = f.runtime(l, x.Type())
+	}
+	r := f.operandY(op, x, y)
+	lok, rok := operands(op)
+	return wx{l.at(lok...) + " " + op.String() + " " + r.at(rok...), opClass(op)}
+}
+
+// operandY spells the right operand of x op y: a constant vector divisor,
+// which might hold a zero, is evaluated at run time.
+func (f *fn) operandY(op ir.BinaryOp, x, y ir.Expr) wx {
+	r := f.expr(y)
+	if (op == ir.OpDiv || op == ir.OpRem) && isIntElem(y.Type()) && isConst(y) {
+		if _, ok := f.constZero(y); !ok {
+			r = f.runtime(r, y.Type())
+		}
+	}
+	return r
+}
+
+// constZero reports, for a constant scalar y, whether it is zero; ok is
+// false when y is not a scalar constant the emitter evaluates.
+func (f *fn) constZero(y ir.Expr) (zero, ok bool) {
+	v, ok := constValue(y)
+	if !ok {
+		return false, false
+	}
+	switch v.Kind {
+	case ir.IntValue:
+		return v.Int == 0, true
+	case ir.FloatValue:
+		return v.Float == 0, true
+	}
+	return !v.Bool, true
+}
+
+// zero is the zero value of a scalar or vector type.
+func (f *fn) zero(t ir.Type) wx {
+	s := ir.ElemScalar(t)
+	switch s {
+	case ir.Bool:
+		return f.lit(ir.BoolVal(false), t)
+	case ir.F32, ir.F16:
+		return f.lit(ir.FloatVal(0), t)
+	}
+	return f.lit(ir.IntVal(0), t)
+}
+
+// runtime wraps a value in an identity function so that WGSL evaluates it
+// at run time rather than as a const-expression.
+func (f *fn) runtime(x wx, t ir.Type) wx {
+	name := helperPrefix + "rt_" + tag(t)
+	tn := f.e.typeName(t)
+	f.e.need(name, func() string {
+		return "// " + name + " hides a constant from WGSL's shader-creation evaluation.\n" +
+			"fn " + name + "(x: " + tn + ") -> " + tn + " {\n  return x;\n}"
+	})
+	return prim(name + "(" + x.s + ")")
+}
+
+func isScalar(t ir.Type) bool {
+	_, ok := t.(ir.Scalar)
+	return ok
+}
+
+// isConst reports whether WGSL may treat x as a const-expression: it is
+// made of literals and constants only.
+func isConst(x ir.Expr) bool {
+	switch x := x.(type) {
+	case *ir.Lit:
+		return true
+	case *ir.Ident:
+		_, ok := x.Obj.(*ir.Const)
+		return ok
+	case *ir.Unary:
+		return isConst(x.X)
+	case *ir.Binary:
+		return isConst(x.X) && isConst(x.Y)
+	case *ir.Convert:
+		return isConst(x.X)
+	case *ir.Bitcast:
+		return isConst(x.X)
+	case *ir.Swizzle:
+		return isConst(x.X)
+	case *ir.Index:
+		return isConst(x.X) && isConst(x.Index)
+	case *ir.Construct:
+		return allConst(x.Args)
+	case *ir.Call:
+		return !x.Func.IsAtomic() && !x.Func.IsSubgroup() && allConst(x.Args)
+	}
+	return false
+}
+
+func allConst(xs []ir.Expr) bool {
+	for _, a := range xs {
+		if !isConst(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasEffects reports whether evaluating x changes memory (an atomic call).
+func hasEffects(x ir.Expr) bool {
+	switch x := x.(type) {
+	case *ir.Unary:
+		return hasEffects(x.X)
+	case *ir.Binary:
+		return hasEffects(x.X) || hasEffects(x.Y)
+	case *ir.Convert:
+		return hasEffects(x.X)
+	case *ir.Bitcast:
+		return hasEffects(x.X)
+	case *ir.Swizzle:
+		return hasEffects(x.X)
+	case *ir.Index:
+		return hasEffects(x.X) || hasEffects(x.Index)
+	case *ir.Construct:
+		return anyEffects(x.Args)
+	case *ir.Call:
+		return x.Func.IsAtomic() || anyEffects(x.Args)
+	}
+	return false
+}
+
+func anyEffects(xs []ir.Expr) bool {
+	for _, a := range xs {
+		if hasEffects(a) {
+			return true
+		}
+	}
+	return false
+}

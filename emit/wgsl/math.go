@@ -1,0 +1,49 @@
+package wgsl
+
+import (
+	"strings"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// This file writes intrinsic calls. kc's intrinsics carry WGSL's names, so
+// most calls are spelled as written; select reorders its arguments.
+
+func (f *fn) call(x *ir.Call) wx {
+	switch {
+	case x.Func.IsAtomic():
+		return f.atomic(x)
+	case x.Func.IsSubgroup():
+		return f.subgroup(x)
+	case x.Func == ir.Select:
+		return f.selectCall(x)
+	}
+	args := f.args(x.Args)
+	if len(x.Args) > 0 && allConst(x.Args) {
+		// sqrt(-1.0), log(0.0), ... on constants are shader-creation
+		// errors in WGSL; kc evaluates them at run time.
+		args[0] = f.runtime(prim(args[0]), x.Args[0].Type()).s
+	}
+	return prim(x.Func.String() + "(" + strings.Join(args, ", ") + ")")
+}
+
+func (f *fn) args(xs []ir.Expr) []string {
+	out := make([]string, len(xs))
+	for i, a := range xs {
+		out[i] = f.expr(a).s
+	}
+	return out
+}
+
+// selectCall writes kc's select(cond, a, b) as WGSL's select(b, a, cond).
+// WGSL evaluates the arguments left to right as written, so b before a:
+// only atomic calls in two of the arguments could observe the difference
+// (a known limitation; kc's expressions are otherwise pure).
+func (f *fn) selectCall(x *ir.Call) wx {
+	if len(x.Args) != 3 {
+		f.e.fail(ir.Errorf(x.Pos, "wgsl: select needs 3 arguments"))
+		return prim("0")
+	}
+	a := f.args(x.Args)
+	return prim("select(" + a[2] + ", " + a[1] + ", " + a[0] + ")")
+}

@@ -1,0 +1,260 @@
+package wgsl
+
+import (
+	"github.com/kcgo/kc/ir"
+)
+
+// This file writes statements.
+
+// fn is the state of one entry point being written.
+type fn struct {
+	e        *emitter
+	k        *ir.Kernel
+	r        *resources
+	names    *namer // every local of the function: no shadowing at all
+	locals   map[*ir.Decl]string
+	builtins map[ir.BuiltinKind]string
+}
+
+func (f *fn) line(pos ir.Pos, parts ...string) { f.e.w.line(pos, parts...) }
+
+func (f *fn) block(b *ir.Block) {
+	f.e.w.indent++
+	if b != nil {
+		f.stmts(b.Stmts)
+	}
+	f.e.w.indent--
+}
+
+func (f *fn) stmts(list []ir.Stmt) {
+	for _, s := range list {
+		f.stmt(s)
+	}
+}
+
+func (f *fn) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case *ir.Comment:
+		f.line(s.Pos, "//", s.Text)
+	case *ir.Block:
+		f.line(s.Pos, "{")
+		f.block(s)
+		f.line(ir.Pos{}, "}")
+	case *ir.Decl:
+		f.line(s.Pos, f.decl(s), ";")
+	case *ir.Assign:
+		f.assign(s)
+	case *ir.If:
+		f.ifStmt(s, "")
+	case *ir.For:
+		f.forStmt(s)
+	case *ir.Break:
+		f.line(s.Pos, "break;")
+	case *ir.Continue:
+		f.line(s.Pos, "continue;")
+	case *ir.Return:
+		f.line(s.Pos, "return;")
+	case *ir.Barrier:
+		f.line(s.Pos, s.Kind.String(), "();")
+	case *ir.ExprStmt:
+		f.exprStmt(s)
+	default:
+		f.e.fail(ir.Errorf(posOf(s), "wgsl: unexpected statement %T", s))
+	}
+}
+
+func posOf(n ir.Node) ir.Pos {
+	if n == nil {
+		return ir.Pos{}
+	}
+	return n.Position()
+}
+
+// decl spells a declaration without its semicolon: let x: T = e, var x: T.
+func (f *fn) decl(d *ir.Decl) string {
+	name := f.names.name(d.Name)
+	t := d.Ty
+	if t == nil {
+		t = d.Type
+	}
+	kw := "let "
+	if d.Mut {
+		kw = "var "
+	}
+	s := kw + name + ": " + f.e.typeName(t)
+	if d.Init != nil {
+		s += " = " + f.expr(d.Init).s
+	}
+	// The name is visible only after the initializer, as in kc.
+	f.locals[d] = name
+	return s
+}
+
+func (f *fn) exprStmt(s *ir.ExprStmt) {
+	if s.Call == nil {
+		f.e.fail(ir.Errorf(s.Pos, "wgsl: expression statement without a call"))
+		return
+	}
+	c := f.call(s.Call)
+	if s.Call.Ty == nil || s.Call.Func.IsAtomic() {
+		f.line(s.Pos, c.s, ";")
+		return
+	}
+	// WGSL rejects a bare call of a @must_use builtin; a phony assignment
+	// evaluates it and drops the value.
+	f.line(s.Pos, "_ = ", c.s, ";")
+}
+
+func (f *fn) ifStmt(s *ir.If, prefix string) {
+	f.line(s.Pos, prefix, "if ", f.expr(s.Cond).s, " {")
+	f.block(s.Then)
+	switch el := s.Else.(type) {
+	case nil:
+		f.line(ir.Pos{}, "}")
+	case *ir.If:
+		f.ifStmt(el, "} else ")
+	case *ir.Block:
+		f.line(el.Pos, "} else {")
+		f.block(el)
+		f.line(ir.Pos{}, "}")
+	default:
+		f.e.fail(ir.Errorf(s.Pos, "wgsl: unexpected else branch %T", el))
+	}
+}
+
+// forStmt writes kc's for as WGSL loop (for {}), while (for cond {}) or
+// for (init; cond; post), whose continue runs post as kc's does. A post
+// statement that is not one WGSL statement moves to a continuing block.
+func (f *fn) forStmt(s *ir.For) {
+	switch {
+	case s.Init == nil && s.Cond == nil && s.Post == nil:
+		f.line(s.Pos, "loop {")
+		f.block(s.Body)
+		f.line(ir.Pos{}, "}")
+		return
+	case s.Init == nil && s.Post == nil:
+		f.line(s.Pos, "while ", f.expr(s.Cond).s, " {")
+		f.block(s.Body)
+		f.line(ir.Pos{}, "}")
+		return
+	}
+	if s.Post != nil && multiLine(s.Post) {
+		f.loopContinuing(s)
+		return
+	}
+	var init, cond, upd string
+	if s.Init != nil {
+		init = f.decl(s.Init)
+	}
+	if s.Cond != nil {
+		cond = " " + f.expr(s.Cond).s
+	}
+	if s.Post != nil {
+		upd = " " + f.assignText(s.Post)[0]
+	}
+	f.line(s.Pos, "for (", init, ";", cond, ";", upd, ") {")
+	f.block(s.Body)
+	f.line(ir.Pos{}, "}")
+}
+
+// loopContinuing writes
+//
+//	{ init; loop { if !(cond) { break; } body continuing { post } } }
+func (f *fn) loopContinuing(s *ir.For) {
+	f.line(s.Pos, "{")
+	f.e.w.indent++
+	if s.Init != nil {
+		f.line(s.Init.Pos, f.decl(s.Init), ";")
+	}
+	f.line(s.Pos, "loop {")
+	f.e.w.indent++
+	if s.Cond != nil {
+		f.line(s.Pos, "if !(", f.expr(s.Cond).s, ") { break; }")
+	}
+	f.stmts(s.Body.Stmts)
+	f.line(s.Post.Pos, "continuing {")
+	f.e.w.indent++
+	f.assign(s.Post)
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+}
+
+func (f *fn) assign(s *ir.Assign) {
+	lines := f.assignText(s)
+	if len(lines) == 1 {
+		f.line(s.Pos, lines[0], ";")
+		return
+	}
+	for _, l := range lines {
+		f.line(s.Pos, l)
+	}
+}
+
+// multiLine reports whether assignText spells a as several statements.
+func multiLine(a *ir.Assign) bool {
+	sw, ok := a.LHS.(*ir.Swizzle)
+	return ok && len(sw.Comps) > 1
+}
+
+// assignText spells an assignment as WGSL statements. One line without its
+// semicolon when it is one statement (so that it can be a for update);
+// otherwise complete lines.
+func (f *fn) assignText(s *ir.Assign) []string {
+	if multiLine(s) {
+		return f.swizzleAssign(s, s.LHS.(*ir.Swizzle))
+	}
+	lhs := f.expr(s.LHS).s
+	t := s.LHS.Type()
+	switch {
+	case s.Op == ir.OpNone:
+		return []string{lhs + " = " + f.expr(s.RHS).s}
+	case s.Op.IsLogical():
+		return []string{lhs + " = " + f.binary(s.Op, s.LHS, s.RHS, t).s}
+	case isIntScalar(t) && isOne(s.RHS) && (s.Op == ir.OpAdd || s.Op == ir.OpSub):
+		return []string{lhs + s.Op.String() + s.Op.String()}
+	}
+	if (s.Op == ir.OpDiv || s.Op == ir.OpRem) && isIntElem(t) {
+		if z, ok := f.constZero(s.RHS); ok && z {
+			// kc: x / 0 == x, x % 0 == 0; WGSL rejects a constant zero divisor.
+			if s.Op == ir.OpDiv {
+				return []string{lhs + " = " + lhs}
+			}
+			return []string{lhs + " = " + f.zero(t).s}
+		}
+	}
+	return []string{lhs + " " + s.Op.String() + "= " + f.operandY(s.Op, s.LHS, s.RHS).s}
+}
+
+// swizzleAssign lowers v.xy = e (or v.xy op= e), which WGSL lacks, to one
+// assignment per component through a temporary.
+func (f *fn) swizzleAssign(s *ir.Assign, sw *ir.Swizzle) []string {
+	t := s.LHS.Type()
+	var val string
+	if s.Op == ir.OpNone {
+		val = f.expr(s.RHS).s
+	} else {
+		val = f.binary(s.Op, s.LHS, s.RHS, t).s
+	}
+	base := f.expr(sw.X).at(cPrimary)
+	lines := []string{"{", "  let kc_t: " + f.e.typeName(t) + " = " + val + ";"}
+	for i, c := range sw.Comps {
+		lines = append(lines, "  "+base+"."+string(c)+" = kc_t."+string("xyzw"[i])+";")
+	}
+	return append(lines, "}")
+}
+
+func isOne(x ir.Expr) bool {
+	l, ok := x.(*ir.Lit)
+	return ok && l.Val.Kind == ir.IntValue && l.Val.Int == 1
+}
+
+func isIntScalar(t ir.Type) bool {
+	s, ok := t.(ir.Scalar)
+	return ok && s.IsInt()
+}
+
+func isIntElem(t ir.Type) bool { return ir.ElemScalar(t).IsInt() }

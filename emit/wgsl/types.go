@@ -1,0 +1,234 @@
+package wgsl
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// This file spells types and writes the module-scope declarations and the
+// entry point of each kernel.
+
+// typeName spells t in WGSL; a type WGSL cannot express records an error.
+func (e *emitter) typeName(t ir.Type) string {
+	switch t := t.(type) {
+	case ir.Scalar:
+		switch t {
+		case ir.Bool, ir.I32, ir.U32, ir.F32, ir.F16:
+			return t.String()
+		}
+	case ir.Vector:
+		return "vec" + strconv.Itoa(t.N) + "<" + e.typeName(t.Elem) + ">"
+	case *ir.Array:
+		return "array<" + e.typeName(t.Elem) + ", " + strconv.Itoa(t.Len) + ">"
+	case ir.Atomic:
+		return "atomic<" + e.typeName(t.Elem) + ">"
+	case ir.CoopMat:
+		e.fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
+		return "coopmat"
+	}
+	e.fail(fmt.Errorf("wgsl: invalid type %s", ir.TypeString(t)))
+	return "invalid"
+}
+
+// tag is a short identifier-safe spelling of a scalar or vector type for
+// helper names: i32, vec3_f32.
+func tag(t ir.Type) string {
+	if v, ok := t.(ir.Vector); ok {
+		return "vec" + strconv.Itoa(v.N) + "_" + v.Elem.String()
+	}
+	return ir.TypeString(t)
+}
+
+// builtinAttr is the WGSL builtin value of each kc builtin.
+var builtinAttr = map[ir.BuiltinKind]string{
+	ir.GlobalID:             "global_invocation_id",
+	ir.LocalID:              "local_invocation_id",
+	ir.WorkgroupID:          "workgroup_id",
+	ir.NumWorkgroups:        "num_workgroups",
+	ir.LocalIndex:           "local_invocation_index",
+	ir.SubgroupSize:         "subgroup_size",
+	ir.SubgroupInvocationID: "subgroup_invocation_id",
+}
+
+// declareNames gives every kernel's module-scope objects their names:
+// entry points first, so they keep their .kc names when they can, then
+// each kernel's params block, buffers and shared variables. With several
+// kernels the resources are prefixed with the kernel name.
+func (e *emitter) declareNames() {
+	for _, k := range e.kernels {
+		r := &resources{
+			fields:  map[*ir.Param]string{},
+			buffers: map[*ir.Param]string{},
+			shared:  map[*ir.Shared]string{},
+		}
+		r.entry = e.global.name(k.Name)
+		e.res[k] = r
+		e.entries = append(e.entries, Entry{Kernel: k.Name, Name: r.entry})
+	}
+	for _, k := range e.kernels {
+		r := e.res[k]
+		prefix := ""
+		if len(e.kernels) > 1 {
+			prefix = r.entry + "_"
+		}
+		if ir.HasParamsBlock(k) {
+			r.paramsType = e.global.name(prefix + "Params")
+			r.paramsVar = e.global.name(prefix + "params")
+			fields := newNamer(nil)
+			for _, p := range k.Params {
+				if p.Kind == ir.ScalarParam {
+					r.fields[p] = fields.name(p.Name)
+				}
+			}
+		}
+		for _, p := range ir.Buffers(k) {
+			r.buffers[p] = e.global.name(prefix + p.Name)
+		}
+		for _, s := range k.Shared {
+			r.shared[s] = e.global.name(prefix + s.Name)
+		}
+	}
+}
+
+// kernelDecls writes the params struct, the bindings and the workgroup
+// variables of k.
+func (e *emitter) kernelDecls(k *ir.Kernel) {
+	r := e.res[k]
+	fields, size := ir.ParamsLayout(k)
+	if len(fields) > 0 {
+		e.w.blank()
+		e.w.line(k.Pos, "// params of ", k.Name, ": ", strconv.Itoa(size), " bytes")
+		e.w.line(k.Pos, "struct ", r.paramsType, " {")
+		e.w.indent++
+		for _, f := range fields {
+			e.w.line(f.Param.Pos, r.fields[f.Param], ": ", e.typeName(f.Param.Type), ",")
+		}
+		e.w.indent--
+		e.w.line(ir.Pos{}, "}")
+		e.w.blank()
+		e.w.line(k.Pos, fmt.Sprintf("@group(0) @binding(%d) var<uniform> %s: %s;", ir.ParamsBinding, r.paramsVar, r.paramsType))
+	}
+	bufs := ir.Buffers(k)
+	if len(bufs) > 0 && len(fields) == 0 {
+		e.w.blank()
+	}
+	for _, p := range bufs {
+		e.w.line(p.Pos, fmt.Sprintf("@group(0) @binding(%d) var<storage, %s> %s: array<%s>;",
+			ir.BufferBinding(k, p), p.Access, r.buffers[p], e.typeName(p.Type)))
+	}
+	if len(k.Shared) > 0 {
+		e.w.blank()
+	}
+	for _, s := range k.Shared {
+		e.w.line(s.Pos, "var<workgroup> ", r.shared[s], ": ", e.typeName(s.Type), ";")
+	}
+}
+
+// kernel writes the entry point of k.
+func (e *emitter) kernel(k *ir.Kernel) {
+	r := e.res[k]
+	f := &fn{e: e, k: k, r: r, names: newNamer(e.global), locals: map[*ir.Decl]string{}, builtins: map[ir.BuiltinKind]string{}}
+	for _, d := range k.Doc {
+		e.w.line(k.Pos, "//", d)
+	}
+	size := k.Size
+	for i := range size {
+		if size[i] < 1 {
+			size[i] = 1
+		}
+	}
+	e.w.line(k.Pos, fmt.Sprintf("@compute @workgroup_size(%d, %d, %d)", size[0], size[1], size[2]))
+	used := builtinsUsed(k.Body)
+	var params []string
+	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
+		if !used[b] {
+			continue
+		}
+		name := f.names.name(b.String())
+		f.builtins[b] = name
+		params = append(params, fmt.Sprintf("@builtin(%s) %s: %s", builtinAttr[b], name, e.typeName(b.Type())))
+	}
+	e.w.line(k.Pos, "fn ", r.entry, "(", strings.Join(params, ", "), ") {")
+	e.w.indent++
+	if k.Body != nil {
+		f.stmts(k.Body.Stmts)
+	}
+	e.w.indent--
+	e.w.line(ir.Pos{}, "}")
+}
+
+// builtinsUsed lists the builtin values a statement tree reads.
+func builtinsUsed(b *ir.Block) map[ir.BuiltinKind]bool {
+	used := map[ir.BuiltinKind]bool{}
+	var expr func(x ir.Expr)
+	expr = func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.BuiltinValue:
+			used[x.Kind] = true
+		case *ir.Unary:
+			expr(x.X)
+		case *ir.Binary:
+			expr(x.X)
+			expr(x.Y)
+		case *ir.Call:
+			for _, a := range x.Args {
+				expr(a)
+			}
+		case *ir.Convert:
+			expr(x.X)
+		case *ir.Construct:
+			for _, a := range x.Args {
+				expr(a)
+			}
+		case *ir.Bitcast:
+			expr(x.X)
+		case *ir.Index:
+			expr(x.X)
+			expr(x.Index)
+		case *ir.Swizzle:
+			expr(x.X)
+		}
+	}
+	var stmt func(s ir.Stmt)
+	stmt = func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Block:
+			if s != nil {
+				for _, t := range s.Stmts {
+					stmt(t)
+				}
+			}
+		case *ir.Decl:
+			if s.Init != nil {
+				expr(s.Init)
+			}
+		case *ir.Assign:
+			expr(s.LHS)
+			expr(s.RHS)
+		case *ir.If:
+			expr(s.Cond)
+			stmt(s.Then)
+			if s.Else != nil {
+				stmt(s.Else)
+			}
+		case *ir.For:
+			if s.Init != nil {
+				stmt(s.Init)
+			}
+			if s.Cond != nil {
+				expr(s.Cond)
+			}
+			if s.Post != nil {
+				stmt(s.Post)
+			}
+			stmt(s.Body)
+		case *ir.ExprStmt:
+			expr(s.Call)
+		}
+	}
+	stmt(b)
+	return used
+}
