@@ -137,25 +137,23 @@ func (c *compiler) indexRef(e *ir.Index) ref {
 	var stride int
 	var elem ir.Type
 	var what string
-	switch t := r.ty.(type) {
-	case *ir.Array:
-		if r.buf != nil {
-			c.errorf(e.Pos, "buffer of arrays indexed as a whole")
-		}
-		bound, stride, elem = int64(t.Len), memStride(t.Elem), t.Elem
-		what = "array " + r.name + " (" + t.String() + ")"
-	case ir.Vector:
-		bound, elem = int64(t.N), t.Elem
-		stride = compSize(t.Elem)
-		if r.col != nil {
-			stride = 1
-		}
-		what = r.name + " (" + t.String() + ")"
-	}
 	if r.buf != nil {
 		st := ir.ElemStride(r.buf.Type)
 		bound, stride, elem = int64(len(r.mem)/st), st, r.buf.Type
 		what = "buffer " + r.name + " (" + itoa(bound) + " elements)"
+	} else {
+		switch t := r.ty.(type) {
+		case *ir.Array:
+			bound, stride, elem = int64(t.Len), memStride(t.Elem), t.Elem
+			what = "array " + r.name + " (" + t.String() + ")"
+		case ir.Vector:
+			bound, elem = int64(t.N), t.Elem
+			stride = compSize(t.Elem)
+			if r.col != nil {
+				stride = 1
+			}
+			what = r.name + " (" + t.String() + ")"
+		}
 	}
 	if elem == nil {
 		c.errorf(e.Pos, "cannot index %s", r.ty)
