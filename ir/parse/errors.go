@@ -21,6 +21,10 @@ func unexpected(t *lexer.Token, what string) error {
 func describe(t *lexer.Token) string {
 	switch t.Type {
 	case lexer.EOF:
+		if t.Value != "" {
+			// The end of a top-level segment (see splitTopLevel).
+			return "keyword " + t.Value
+		}
 		return "end of file"
 	case tokNewline:
 		if t.Value == ";" && isInserted(t) {
@@ -88,7 +92,7 @@ func toErrorList(err error) ir.ErrorList {
 			msg += " (else goes on the same line as the closing \"}\" of the if)"
 		case exp != "":
 			msg += " (expected " + expectText(exp) + ")"
-		case ute.Unexpected.Type == lexer.EOF:
+		case ute.Unexpected.Type == lexer.EOF && ute.Unexpected.Value == "":
 			msg += " (expected \"}\")"
 		default:
 			// Only the top level stops without an expectation.

@@ -59,6 +59,13 @@ var syntaxErrors = []struct {
 	{"deep nesting", "kernel k() workgroup(1) {\n\tlet x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + "\n}\n", `e.kc:2:209: brackets nested too deeply (more than 200 levels)`},
 	{"deep blocks", "kernel k() workgroup(1) {\n" + strings.Repeat("{\n", 300) + strings.Repeat("}\n", 300) + "}\n", `e.kc:201:1: brackets nested too deeply (more than 200 levels)`},
 	{"unary chain", "kernel k() workgroup(1) {\n\tlet x = " + strings.Repeat("- ", 300) + "x\n}\n", `e.kc:2:410: too many unary operators in a row (more than 200)`},
+	{"missing brace before the next kernel", "kernel a() workgroup(1) {\n\tlet x = 1\n\nkernel b() workgroup(1) {\n}\n",
+		`e.kc:4:1: unexpected keyword kernel (expected a statement or "}")`},
+	{"one error per declaration", "kernel a() workgroup(1) {\n\tlet x = (1\n}\n\nconst C = 1 +\n\nkernel b() workgroup(1) {\n\tx = foo(1)\n}\n\nkernel c() workgroup(1) {\n\tif x {\n",
+		"e.kc:3:1: unexpected \"}\" (expected \")\")\n" +
+			"e.kc:7:1: unexpected keyword kernel (expected an expression)\n" +
+			"e.kc:8:6: undefined function foo\n" +
+			"e.kc:13:1: unexpected end of file (expected a statement or \"}\")"},
 	{"several errors", "kernel k(x []f32) workgroup(1) {\n\tvar v\n\tif true {\n\t\tshared s [4]f32\n\t}\n}\n",
 		"e.kc:1:12: buffer x needs an access mode: x read []T or x read_write []T\n" +
 			"e.kc:2:2: var v needs a type or a value\n" +

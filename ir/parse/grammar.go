@@ -177,7 +177,7 @@ func newParser() *parser {
 			}
 			return n, err
 		}),
-		participle.UseLookahead(4),
+		participle.UseLookahead(2),
 	)
 	return ps
 }

@@ -44,22 +44,22 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	if empty {
 		return nil, ir.ErrorList{ir.Errorf(ir.Pos{File: filename, Line: 1, Col: 1}, "empty file (expected a kernel)")}
 	}
-	peek, err := lexer.Upgrade(&replay{toks: toks}, tokComment)
-	if err != nil {
-		return nil, toErrorList(err)
-	}
+	// Each top-level declaration is parsed on its own, so that a syntax
+	// error in one kernel does not hide those in the next.
+	var errs ir.ErrorList
+	ast := &fileAST{}
 	ps := getParser()
-	ps.err = nil
-	ast, err := ps.p.ParseFromLexer(peek)
-	if ps.err != nil {
-		err = ps.err
+	for _, seg := range splitTopLevel(toks) {
+		f, err := parseSegment(ps, seg)
+		if err != nil {
+			errs = append(errs, toErrorList(err)...)
+			continue
+		}
+		ast.Decls = append(ast.Decls, f.Decls...)
 	}
 	putParser(ps)
-	if err != nil {
-		return nil, toErrorList(err)
-	}
 	m := &ir.Module{File: filename}
-	c := &converter{comments: comments}
+	c := &converter{comments: comments, errs: errs}
 	c.file(ast, m)
 	if len(c.errs) == 0 && len(m.Kernels) == 0 {
 		c.errs = append(c.errs, ir.Errorf(irPos(toks[len(toks)-1].Pos), "no kernel in file"))
@@ -90,4 +90,40 @@ func checkEncoding(filename string, src []byte) *ir.Error {
 		i += size
 	}
 	return nil
+}
+
+// parseSegment runs the grammar over one token segment.
+func parseSegment(ps *parser, seg []lexer.Token) (*fileAST, error) {
+	peek, err := lexer.Upgrade(&replay{toks: seg}, tokComment)
+	if err != nil {
+		return nil, err
+	}
+	ps.err = nil
+	f, err := ps.p.ParseFromLexer(peek)
+	if ps.err != nil {
+		err = ps.err
+	}
+	ps.err = nil
+	return f, err
+}
+
+// splitTopLevel cuts the token list before every kernel, const or enable
+// keyword that starts a line. Each segment ends with an EOF token; one that
+// stops before a declaration carries that keyword, so that an error there
+// reads "unexpected keyword kernel" rather than "end of file".
+func splitTopLevel(toks []lexer.Token) [][]lexer.Token {
+	var segs [][]lexer.Token
+	start := 0
+	for i := 1; i < len(toks); i++ {
+		t := toks[i]
+		if t.Type != tokKeyword || t.Pos.Column != 1 || (t.Value != "kernel" && t.Value != "const" && t.Value != "enable") {
+			continue
+		}
+		seg := make([]lexer.Token, 0, i-start+1)
+		seg = append(seg, toks[start:i]...)
+		seg = append(seg, lexer.Token{Type: lexer.EOF, Value: t.Value, Pos: t.Pos})
+		segs = append(segs, seg)
+		start = i
+	}
+	return append(segs, toks[start:])
 }
