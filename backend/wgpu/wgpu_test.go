@@ -34,15 +34,22 @@ func openDevice(t testing.TB) *backend.Device {
 		}
 	})
 	as, _ := backend.Adapters(ctx)
-	pick := -1
-	for i, a := range as {
+	var vk []backend.AdapterInfo
+	for _, a := range as {
 		if a.Driver == "wgpu" && a.API == "Vulkan" {
-			pick = i
-			break
+			vk = append(vk, a)
 		}
 	}
-	if pick < 0 {
+	if len(vk) == 0 {
 		kctest.Missing(t, "no wgpu Vulkan adapter (install mesa-vulkan-drivers for lavapipe)")
+	}
+	pick := vk[backend.Choose(vk)].Index
+	if sel := os.Getenv(backend.EnvDevice); sel != "" {
+		i, err := backend.Select(as, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pick = i
 	}
 	d, err := backend.OpenAdapter(ctx, as[pick])
 	if err != nil {
@@ -134,6 +141,17 @@ func checkSaxpy(t *testing.T, got []byte, a float32, x, y []float32) {
 		if g[i] != want && math.Abs(float64(g[i]-want)) > 1e-6 {
 			t.Fatalf("y[%d] = %v, want %v", i, g[i], want)
 		}
+	}
+}
+
+// TestListAdapters logs every adapter (for the H200 script's record).
+func TestListAdapters(t *testing.T) {
+	as, err := backend.Adapters(ctx)
+	if err != nil {
+		t.Log(err)
+	}
+	for _, a := range as {
+		t.Logf("%v  %s  f16=%v subgroups=%v timestamps=%v coopmat=%d", a, a.DriverInfo, a.F16, a.Subgroups, a.Timestamps, len(a.CoopMat))
 	}
 }
 
