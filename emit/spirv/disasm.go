@@ -41,7 +41,7 @@ func Disassemble(words []uint32) (string, error) {
 		ver>>16&0xff, ver>>8&0xff, words[2], words[3], words[4])
 	var fbuf [16]field
 	err := forEachInst(words[5:], 5, func(off int, o op, operands []uint32) error {
-		info := grammar[o]
+		info, _ := lookup(o)
 		fs, err := decodeOperands(info, operands, fbuf[:])
 		if err != nil {
 			return fmt.Errorf("spirv: word %d: %v", off, err)
@@ -70,7 +70,7 @@ func (d *disasm) scan(words []uint32) error {
 	var fbuf [16]field
 	var defs []func()
 	err := forEachInst(words[5:], 5, func(off int, o op, operands []uint32) error {
-		info, ok := grammar[o]
+		info, ok := lookup(o)
 		if !ok {
 			return fmt.Errorf("spirv: word %d: unknown opcode %d", off, o)
 		}
@@ -113,7 +113,7 @@ func (d *disasm) scan(words []uint32) error {
 // define names the result of one instruction, if it has one.
 func (d *disasm) define(o op, operands []uint32) {
 	var fbuf [16]field
-	fs, _ := decodeOperands(grammar[o], operands, fbuf[:])
+	fs, _ := decodeOperands(mustLookup(o), operands, fbuf[:])
 	var res uint32
 	for _, f := range fs {
 		if f.kind == kResult {

@@ -102,7 +102,7 @@ func (m *Module) IDPos(id uint32) (ir.Pos, bool) {
 	off := -1
 	var fbuf [16]field
 	_ = forEachInst(m.Words[5:], 5, func(o int, code op, operands []uint32) error {
-		info, ok := grammar[code]
+		info, ok := lookup(code)
 		if !ok {
 			return nil
 		}
@@ -206,12 +206,13 @@ type builder struct {
 	types      map[tkey]uint32
 	named      map[uint32]bool   // ids that carry an OpName or are constants/types
 	constVals  map[uint32]uint32 // the bits of each scalar OpConstant
+	scalarIDs  [8]uint32         // type ids by ir.Scalar, 0 until made
 	lines      []lineRec         // offsets into funcs
 	entryNames []string
 }
 
 func newBuilder(m *ir.Module, opts Options) *builder {
-	return &builder{
+	b := &builder{
 		m:         m,
 		opts:      opts,
 		next:      1,
@@ -221,6 +222,11 @@ func newBuilder(m *ir.Module, opts Options) *builder {
 		named:     map[uint32]bool{},
 		constVals: map[uint32]uint32{},
 	}
+	b.globals.w = make([]uint32, 0, 1024)
+	b.annots.w = make([]uint32, 0, 256)
+	b.names.w = make([]uint32, 0, 512)
+	b.funcs.w = make([]uint32, 0, 4096)
+	return b
 }
 
 // id allocates a fresh result id.

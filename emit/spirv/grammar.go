@@ -287,3 +287,29 @@ func execModeParams(m uint32) (n int, kind operandKind) {
 	}
 	return 0, 0
 }
+
+// grammarTab is grammar indexed by opcode, for the hot loops.
+var grammarTab = func() []*opInfo {
+	n := 0
+	for o := range grammar {
+		n = max(n, int(o)+1)
+	}
+	tab := make([]*opInfo, n)
+	for o, info := range grammar {
+		tab[o] = &info
+	}
+	return tab
+}()
+
+// lookup returns the grammar of opcode o.
+func lookup(o op) (opInfo, bool) {
+	if int(o) < len(grammarTab) && grammarTab[o] != nil {
+		return *grammarTab[o], true
+	}
+	return opInfo{}, false
+}
+
+func mustLookup(o op) opInfo {
+	info, _ := lookup(o)
+	return info
+}

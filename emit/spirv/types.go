@@ -90,6 +90,17 @@ func (b *builder) tFn(ret uint32) uint32 {
 
 // scalarType returns the id of a scalar type.
 func (b *builder) scalarType(s ir.Scalar) uint32 {
+	if int(s) < len(b.scalarIDs) && b.scalarIDs[s] != 0 {
+		return b.scalarIDs[s]
+	}
+	id := b.newScalarType(s)
+	if int(s) < len(b.scalarIDs) {
+		b.scalarIDs[s] = id
+	}
+	return id
+}
+
+func (b *builder) newScalarType(s ir.Scalar) uint32 {
 	switch s {
 	case ir.Bool:
 		return b.tBool()

@@ -184,7 +184,7 @@ func renumber(w []uint32, bound uint32) (uint32, error) {
 		return nil
 	}
 	err := forEachInst(w, 0, func(off int, o op, operands []uint32) error {
-		info, ok := grammar[o]
+		info, ok := lookup(o)
 		if !ok {
 			return fmt.Errorf("word %d: opcode %d not in the grammar", off, o)
 		}
