@@ -32,7 +32,7 @@ func TestTolWithin(t *testing.T) {
 		x, w, got float64
 		ok        bool
 	}{
-		{exp, ir.F32, 1, e, e + 5*u, true},  // 3 + 2*1 ulp
+		{exp, ir.F32, 1, e, e + 5*u, true}, // 3 + 2*1 ulp
 		{exp, ir.F32, 1, e, e + 5.5*u, false},
 		{Tolerance(ir.Sin), ir.F32, 1, 0.8, 0.8 + 0x1p-12, true},
 		{Tolerance(ir.Sin), ir.F32, 1, 0.8, 0.8 + 0x1p-10, false},
