@@ -122,7 +122,8 @@ func Adapters(ctx context.Context) ([]AdapterInfo, error) {
 // Rank orders adapters for Choose: lower is better. The policy is: a
 // Vulkan-driver adapter with cooperative matrices first, then a discrete
 // Vulkan-driver adapter, then the best wgpu adapter (discrete, integrated,
-// virtual, cpu), then anything else in the same type order.
+// virtual, cpu; wgpu over Vulkan before other APIs of the same type), then
+// anything else in the same type order.
 func Rank(a AdapterInfo) int {
 	typeRank := map[DeviceType]int{TypeDiscrete: 0, TypeIntegrated: 1, TypeVirtual: 2, TypeCPU: 3}
 	tr, ok := typeRank[a.Type]
@@ -134,8 +135,10 @@ func Rank(a AdapterInfo) int {
 		return 0 + tr
 	case a.Driver == "vulkan" && a.Type == TypeDiscrete:
 		return 10
+	case a.Driver == "wgpu" && a.API == "Vulkan":
+		return 20 + 2*tr
 	case a.Driver == "wgpu":
-		return 20 + tr
+		return 21 + 2*tr
 	}
 	return 30 + tr
 }

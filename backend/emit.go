@@ -4,12 +4,23 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/ir"
 )
 
 // emitters turn kernel k of a checked module into an artifact for one
 // target. Filled as the emitters land (emit/wgsl, emit/spirv).
-var emitters = map[Target]func(m *ir.Module, k *ir.Kernel) (*Artifact, error){}
+var emitters = map[Target]func(m *ir.Module, k *ir.Kernel) (*Artifact, error){
+	SPIRV: emitSPIRV,
+}
+
+func emitSPIRV(m *ir.Module, k *ir.Kernel) (*Artifact, error) {
+	mod, err := spirv.Emit(m, spirv.Options{Kernel: k.Name})
+	if err != nil {
+		return nil, err
+	}
+	return &Artifact{Target: SPIRV, Words: mod.Words, Entry: k.Name}, nil
+}
 
 // Emit lowers kernel of the checked module m to an artifact for target.
 func Emit(m *ir.Module, kernel string, target Target) (*Artifact, error) {

@@ -60,6 +60,23 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 		return nil, err
 	}
 	defer mod.Release()
+	p, err := d.buildPipeline(a, mod, false)
+	if err != nil && a.Target == backend.SPIRV && strings.Contains(err.Error(), "doesn't match the shader Storage") {
+		// naga's SPIR-V front end reads NonWritable on a block member
+		// (glslang's spelling) as read-write; retry with every storage
+		// buffer read-write, which is what it then expects.
+		p, err = d.buildPipeline(a, mod, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.pipes = append(d.pipes, p)
+	return p, nil
+}
+
+// buildPipeline creates the bind-group layout, pipeline layout and compute
+// pipeline; allWritable declares every storage buffer read-write.
+func (d *device) buildPipeline(a *backend.Artifact, mod *wgpu.ShaderModule, allWritable bool) (*pipeline, error) {
 	var entries []wgpu.BindGroupLayoutEntry
 	if a.Layout.Params > 0 {
 		entries = append(entries, wgpu.BindGroupLayoutEntry{
@@ -73,11 +90,8 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 		})
 	}
 	for _, b := range a.Layout.Buffers {
-		// naga's SPIR-V front end ignores NonWritable on block members and
-		// reads every storage buffer as read-write; a read-write layout
-		// entry accepts a read-only shader variable, so SPIR-V gets those.
 		t := wgpu.BufferBindingTypeStorage
-		if b.ReadOnly && a.Target != backend.SPIRV {
+		if b.ReadOnly && !allWritable {
 			t = wgpu.BufferBindingTypeReadOnlyStorage
 		}
 		entries = append(entries, wgpu.BindGroupLayoutEntry{
@@ -105,7 +119,5 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 		bgl.Release()
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*Device).CreateComputePipeline(): "))
 	}
-	p := &pipeline{pipe: cp, bgl: bgl, layout: pl, params: int64(a.Layout.Params), nbufs: len(a.Layout.Buffers)}
-	d.pipes = append(d.pipes, p)
-	return p, nil
+	return &pipeline{pipe: cp, bgl: bgl, layout: pl, params: int64(a.Layout.Params), nbufs: len(a.Layout.Buffers)}, nil
 }
