@@ -1,0 +1,337 @@
+package wgsl_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+)
+
+// unitSources are small kernels for the spelling tests; TestUnitTint
+// validates every one with Tint.
+var unitSources = map[string]string{
+	"names": `kernel switch(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
+	shared module [4]f32
+	let fn = global_id.x
+	let a = 1
+	if fn < loop {
+		let a = 2.0
+		module[fn] = a + kc_x[fn]
+	}
+	workgroupBarrier()
+	array[fn] = module[fn] + f32(a)
+}
+`,
+	"select": `kernel sel(n u32, x read []f32, y read_write []f32) workgroup(64) {
+	let i = global_id.x
+	y[i] = select(x[i] > 0.5, x[i] * 2.0, -x[i])
+}
+`,
+	"compound": `kernel comp(n u32, y read_write []f32, z read_write []u32) workgroup(64) {
+	let i = global_id.x
+	y[i] += 2.0
+	var u = z[i]
+	u <<= 3
+	u ^= 5
+	u++
+	u--
+	u /= n
+	u %= n
+	var v = vec4<f32>(y[i])
+	v.x *= 2.0
+	v *= 0.5
+	var b = u > 3
+	b = b && n > 1
+	z[i] = u + select(b, u32(1), u32(0)) + u32(v.y)
+}
+`,
+	"loops": `kernel loops(n u32, y read_write []u32) workgroup(64) {
+	var acc u32
+	for k := u32(0); k < n; k += 2 {
+		if k == 4 {
+			continue
+		}
+		acc += k
+	}
+	for acc > 100 {
+		acc /= 2
+	}
+	for {
+		acc++
+		if acc > 7 {
+			break
+		}
+	}
+	y[global_id.x] = acc
+}
+`,
+	"precedence": `kernel prec(a u32, b u32, c u32, x i32, y read_write []u32) workgroup(1) {
+	let p = (a & b) == c
+	let q = a + b * c
+	let r = (a + b) * c
+	let s = a - (b - c)
+	let t = a << (b & 31)
+	let u = -(-x)
+	let v = a < b == (c < a)
+	let w = a & b | c
+	let z = ^a + 1
+	let m = i32(-2147483648)
+	y[0] = select(p && v || !v, q + r + s + t + w + z, u32(u - m))
+}
+`,
+}
+
+func emitSrc(t *testing.T, name string) *wgsl.Artifact {
+	t.Helper()
+	a, err := wgsl.Emit(parseSrc(t, name+".kc", unitSources[name]), wgsl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// wantLines checks that each want is exactly one line of the output
+// (ignoring indentation).
+func wantLines(t *testing.T, a *wgsl.Artifact, want ...string) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(a.Code), "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	for _, w := range want {
+		if !have[w] {
+			t.Errorf("missing line %q in\n%s", w, a.Code)
+		}
+	}
+}
+
+func TestReservedNames(t *testing.T) {
+	a := emitSrc(t, "names")
+	wantLines(t, a,
+		"loop_: u32,",
+		"@group(0) @binding(1) var<storage, read_write> array_: array<f32>;",
+		"@group(0) @binding(2) var<storage, read> xkc_x: array<f32>;",
+		"var<workgroup> module_: array<f32, 4>;",
+		"fn switch_(@builtin(global_invocation_id) global_id: vec3<u32>) {",
+		"let fn_: u32 = global_id.x;",
+		"let a: i32 = 1i;",
+		"if fn_ < params.loop_ {",
+		"let a_1: f32 = 2.0f;",
+		"module_[fn_] = a_1 + xkc_x[fn_];",
+		"array_[fn_] = module_[fn_] + f32(a);",
+	)
+	if got := a.Entries; len(got) != 1 || got[0] != (wgsl.Entry{Kernel: "switch", Name: "switch_"}) {
+		t.Errorf("Entries = %v", got)
+	}
+}
+
+func TestSelectOrder(t *testing.T) {
+	wantLines(t, emitSrc(t, "select"), "y[i] = select(-x[i], x[i] * 2.0f, x[i] > 0.5f);")
+}
+
+func TestCompoundAssign(t *testing.T) {
+	wantLines(t, emitSrc(t, "compound"),
+		"y[i] += 2.0f;",
+		"u <<= 3u;",
+		"u ^= 5u;",
+		"u++;",
+		"u--;",
+		"u /= params.n;",
+		"u %= params.n;",
+		"v.x *= 2.0f;",
+		"v *= 0.5f;",
+		"b = b && params.n > 1u;",
+		"z[i] = u + select(0u, 1u, b) + kc_f2u_f32(v.y);",
+	)
+}
+
+func TestLoops(t *testing.T) {
+	wantLines(t, emitSrc(t, "loops"),
+		"for (var k: u32 = 0u; k < params.n; k += 2u) {",
+		"continue;",
+		"while acc > 100u {",
+		"loop {",
+		"break;",
+	)
+}
+
+func TestPrecedence(t *testing.T) {
+	wantLines(t, emitSrc(t, "precedence"),
+		"let p: bool = (params.a & params.b) == params.c;",
+		"let q: u32 = params.a + params.b * params.c;",
+		"let r: u32 = (params.a + params.b) * params.c;",
+		"let s: u32 = params.a - (params.b - params.c);",
+		"let t: u32 = params.a << (params.b & 31u);",
+		"let u: i32 = -(-params.x);",
+		"let v: bool = (params.a < params.b) == (params.c < params.a);",
+		"let w: u32 = (params.a & params.b) | params.c;",
+		"let z: u32 = ~params.a + 1u;",
+		"let m: i32 = i32(-2147483648);",
+		"y[0i] = select(u32(u - m), q + r + s + t + w + z, (p && v) || !v);",
+	)
+}
+
+// TestUnitTint validates the WGSL of every unit source with Tint and naga.
+func TestUnitTint(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	arts := map[string]*wgsl.Artifact{}
+	for _, name := range sortedKeys(unitSources) {
+		a := emitSrc(t, name)
+		p := filepath.Join(dir, name+".wgsl")
+		writeFile(t, p, a.Code)
+		paths = append(paths, p)
+		arts[p] = a
+	}
+	msgs, failed := runCheck(t, paths...)
+	for _, m := range msgs {
+		if m.kind == "error" {
+			t.Errorf("%s:%d:%d (from %s): %s: %s", filepath.Base(m.file), m.line, m.col, arts[m.file].SourcePos(m.line), m.who, m.text)
+		}
+	}
+	if failed && !t.Failed() {
+		t.Errorf("check.mjs failed without an error message: %v", msgs)
+	}
+}
+
+// TestDeterminism emits every corpus module twice in a row and from eight
+// goroutines at once: the bytes and line maps must be identical.
+func TestDeterminism(t *testing.T) {
+	for _, c := range kctest.Cases(t) {
+		if !c.Wants("wgsl") {
+			continue
+		}
+		m := c.Module(t)
+		first, err := wgsl.Emit(m, wgsl.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		var wg sync.WaitGroup
+		outs := make([]*wgsl.Artifact, 9)
+		errs := make([]error, 9)
+		outs[0], errs[0] = wgsl.Emit(m, wgsl.Options{})
+		for g := 1; g < len(outs); g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[g], errs[g] = wgsl.Emit(m, wgsl.Options{})
+			}()
+		}
+		wg.Wait()
+		for g, a := range outs {
+			if errs[g] != nil {
+				t.Fatalf("%s: emit %d: %v", c.Name, g, errs[g])
+			}
+			if !bytes.Equal(a.Code, first.Code) {
+				t.Errorf("%s: emit %d differs from the first", c.Name, g)
+			}
+			if len(a.Lines) != len(first.Lines) {
+				t.Errorf("%s: emit %d has %d line positions, the first %d", c.Name, g, len(a.Lines), len(first.Lines))
+				continue
+			}
+			for i := range a.Lines {
+				if a.Lines[i] != first.Lines[i] {
+					t.Errorf("%s: emit %d maps line %d to %v, the first to %v", c.Name, g, i+1, a.Lines[i], first.Lines[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	src := "kernel k(y read_write []f32) workgroup(1) {\n\ty[0] = 1.0\n}\n"
+	m := parseSrc(t, "k.kc", src)
+
+	if _, err := wgsl.Emit(nil, wgsl.Options{}); err == nil || err.Error() != "wgsl: nil module" {
+		t.Errorf("nil module: %v", err)
+	}
+	if _, err := wgsl.Emit(m, wgsl.Options{Kernel: "nope"}); err == nil || err.Error() != `wgsl: no kernel "nope" in k.kc` {
+		t.Errorf("unknown kernel: %v", err)
+	}
+	unchecked := *m
+	unchecked.Checked = false
+	if _, err := wgsl.Emit(&unchecked, wgsl.Options{}); err == nil || err.Error() != "wgsl: module is not checked (run ir.Check first)" {
+		t.Errorf("unchecked module: %v", err)
+	}
+
+	k := *m.Kernels[0]
+	k.Features |= ir.FeatureCoopMat
+	k.FeatPos = map[ir.Feature]ir.Pos{ir.FeatureCoopMat: {File: "k.kc", Line: 2, Col: 2}}
+	coop := *m
+	coop.Kernels = []*ir.Kernel{&k}
+	_, err := wgsl.Emit(&coop, wgsl.Options{})
+	var ue *ir.UnsupportedError
+	if !errors.As(err, &ue) || ue.Feature != "cooperative matrix" || ue.Target != "wgsl" {
+		t.Fatalf("coopmat: %v, want *ir.UnsupportedError", err)
+	}
+	if got, want := err.Error(), "k.kc:2:2: cooperative matrix is not supported by target wgsl"; got != want {
+		t.Errorf("coopmat error %q, want %q", got, want)
+	}
+}
+
+// TestOneKernel emits one kernel of a two-kernel module: its names lose
+// the kernel prefix and the other kernel is absent.
+func TestOneKernel(t *testing.T) {
+	m := parseFile(t, filepath.Join(kctest.Root(t), "testdata", "kernels", "two_kernels.kc"))
+	a, err := wgsl.Emit(m, wgsl.Options{Kernel: "add_offset"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, a,
+		"@group(0) @binding(0) var<uniform> params: Params;",
+		"@group(0) @binding(1) var<storage, read_write> z: array<i32>;",
+		"z[i] += params.c;",
+	)
+	if bytes.Contains(a.Code, []byte("scale")) {
+		t.Errorf("kernel scale leaked into\n%s", a.Code)
+	}
+}
+
+// TestLines checks Artifact.Lines: every statement line maps to the .kc
+// line of that statement, and lines from nowhere map to the zero Pos.
+func TestLines(t *testing.T) {
+	src := "kernel k(n u32, y read_write []f32) workgroup(64) {\n\tlet i = global_id.x\n\tif i < n {\n\t\ty[i] = 2.0\n\t}\n}\n"
+	a, err := wgsl.Emit(parseSrc(t, "k.kc", src), wgsl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{
+		"let i: u32 = global_id.x;": 2,
+		"if i < params.n {":         3,
+		"y[i] = 2.0f;":              4,
+		"fn k(@builtin(global_invocation_id) global_id: vec3<u32>) {": 1,
+	}
+	lines := strings.Split(strings.TrimSuffix(string(a.Code), "\n"), "\n")
+	if len(lines) != len(a.Lines) {
+		t.Fatalf("%d lines, %d positions", len(lines), len(a.Lines))
+	}
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		pos := a.SourcePos(i + 1)
+		if w, ok := want[l]; ok {
+			if pos.Line != w || pos.File != "k.kc" {
+				t.Errorf("line %d %q maps to %v, want k.kc:%d", i+1, l, pos, w)
+			}
+			delete(want, l)
+		}
+		if (l == "}" || l == "") && pos.IsValid() {
+			t.Errorf("line %d %q maps to %v, want no position", i+1, l, pos)
+		}
+	}
+	for l := range want {
+		t.Errorf("line %q not emitted", l)
+	}
+	if p := a.SourcePos(0); p.IsValid() {
+		t.Errorf("SourcePos(0) = %v", p)
+	}
+	if p := a.SourcePos(len(lines) + 1); p.IsValid() {
+		t.Errorf("SourcePos past the end = %v", p)
+	}
+}
