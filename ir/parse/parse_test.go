@@ -2,6 +2,7 @@ package parse_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,45 @@ func TestKernelsCheck(t *testing.T) {
 				t.Errorf("Check returned nil but Checked is false")
 			}
 		})
+	}
+}
+
+// TestConcurrent: File is safe for concurrent use (run with -race).
+func TestConcurrent(t *testing.T) {
+	cases := kctest.Cases(t)
+	want := make([][]byte, len(cases))
+	for i, c := range cases {
+		m, err := parse.File(c.Path, c.Src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = ir.Print(m)
+	}
+	errc := make(chan error, 16)
+	for g := 0; g < 16; g++ {
+		go func() {
+			for i, c := range cases {
+				m, err := parse.File(c.Path, c.Src)
+				if err != nil {
+					errc <- err
+					return
+				}
+				if !bytes.Equal(ir.Print(m), want[i]) {
+					errc <- fmt.Errorf("%s: different result under concurrency", c.Name)
+					return
+				}
+				// An erroneous parse must not leave state behind in a pooled parser.
+				if _, err := parse.File("bad.kc", []byte("kernel k() workgroup(1) {\n\tx = foo(1)\n}\n")); err == nil {
+					errc <- fmt.Errorf("no error for an undefined function")
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for g := 0; g < 16; g++ {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
 	}
 }
