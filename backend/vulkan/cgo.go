@@ -60,8 +60,19 @@ static void kc_barrier(U fn, U cmd) {
 	((kc_fn10)fn)(cmd, 0x800 | 0x1000, 0x800 | 0x1000, 0, 1, (U)&mb, 0, 0, 0, 0);
 }
 
+// kc_computeBarrier orders a dispatch after the previous dispatch: compute
+// shader writes to compute shader reads and writes. Much cheaper than
+// kc_barrier where transfer stages are involved (lavapipe drains its queue
+// for those).
+static void kc_computeBarrier(U fn, U cmd) {
+	kc_membarrier mb = {46, 0, 0, 0x40, 0x20 | 0x40};
+	((kc_fn10)fn)(cmd, 0x800, 0x800, 0, 1, (U)&mb, 0, 0, 0, 0);
+}
+
+// barrier: 0 none, 1 kc_computeBarrier, 2 kc_barrier.
 static void kc_dispatch(kc_cmdfns *fns, U cmd, int barrier, U pipeline, U layout, U set, int dyn, uint32_t dynOff, uint32_t x, uint32_t y, uint32_t z) {
-	if (barrier) kc_barrier(fns->barrier, cmd);
+	if (barrier == 1) kc_computeBarrier(fns->barrier, cmd);
+	if (barrier == 2) kc_barrier(fns->barrier, cmd);
 	if (pipeline) ((kc_fn3)fns->bindPipeline)(cmd, 1, pipeline);
 	if (set) {
 		U s = set;
@@ -163,14 +174,18 @@ func newCmdFns(barrier, bindPipeline, bindSets, dispatch uintptr) *cmdFns {
 
 func freeCmdFns(p *cmdFns) { C.free(unsafe.Pointer(p)) }
 
+// Barrier kinds for recordDispatch.
+const (
+	barrierNone    = 0
+	barrierCompute = 1 // after a dispatch
+	barrierFull    = 2 // after a transfer, or first in a frame
+)
+
 // recordDispatch records one dispatch through kc_dispatch. pipeline and set
 // are 0 when they are already bound; dyn says the set has a dynamic uniform
 // buffer, bound at dynOff.
-func recordDispatch(f *cmdFns, cmd uintptr, barrier bool, pipeline, layout, set uintptr, dyn bool, dynOff uint32, x, y, z uint32) {
-	b, d := C.int(0), C.int(0)
-	if barrier {
-		b = 1
-	}
+func recordDispatch(f *cmdFns, cmd uintptr, barrier int, pipeline, layout, set uintptr, dyn bool, dynOff uint32, x, y, z uint32) {
+	b, d := C.int(barrier), C.int(0)
 	if dyn {
 		d = 1
 	}

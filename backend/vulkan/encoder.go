@@ -81,7 +81,12 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 		bindSet = 0
 	}
 	e.lastSet = set
-	recordDispatch(d.cmdFns, f.cmd, true, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
+	barrier := barrierFull
+	if f.lastComp {
+		barrier = barrierCompute
+	}
+	f.lastComp = true
+	recordDispatch(d.cmdFns, f.cmd, barrier, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
 	f.commands++
 	d.stats.dispatches++
 	return nil

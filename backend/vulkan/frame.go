@@ -34,7 +34,8 @@ type frame struct {
 	pools []uintptr // descriptor pools for sets not worth caching
 	poolN int       // pools in use
 
-	commands int // commands recorded since begin
+	commands int  // commands recorded since begin
+	lastComp bool // the last command recorded was a dispatch
 }
 
 const (
@@ -83,7 +84,7 @@ func (d *device) begin() (*frame, error) {
 	}
 	d.serial++
 	f.serial = d.serial
-	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
+	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands, f.lastComp = 0, 0, 0, 0, 0, 0, false
 	if f.poolN > 0 {
 		for _, p := range f.pools[:f.poolN] {
 			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
@@ -142,9 +143,11 @@ func (d *device) destroyFrame(f *frame) {
 	}
 }
 
-// barrier records a full compute/transfer barrier before the next command.
+// barrier records a full compute/transfer barrier before the next
+// (transfer) command.
 func (d *device) barrier(f *frame) {
 	recordBarrier(d.cmdFns, f.cmd)
+	f.lastComp = false
 }
 
 // params copies a dispatch's params block into the frame's ring and returns
