@@ -107,6 +107,9 @@ func (f *fn) resources(prefix string) {
 	doc := "// kernel " + k.Name
 	e.body = append(e.body, line{text: doc, pos: k.Pos})
 	for _, d := range k.Doc {
+		if strings.HasPrefix(d, "kc:") {
+			continue // a test directive, not documentation
+		}
 		e.body = append(e.body, line{text: "//" + d})
 	}
 	fields, _ := ir.ParamsLayout(k)

@@ -5,7 +5,7 @@
 //   glslangValidator -D -V -S comp -e NAME --target-env vulkan1.1
 // f16 (half) needs cs_6_2 -enable-16bit-types (dxc) or --hlsl-enable-16bit-types (glslang).
 
-#line 4 "f16_elementwise.kc"
+#line 5 "f16_elementwise.kc"
 // kernel f16_elementwise
 // f16_elementwise: out[i] = fma(a, b, s) + max(a, b) * 0.5 - |a| / (1 + |b|) in f16 arithmetic, s = f16(scale). grid: ceil(n/64) x 1 x 1; a, b, out hold n
 [[vk::binding(0, 0)]] cbuffer kc_params : register(b0) {
@@ -17,7 +17,7 @@
 [[vk::binding(3, 0)]] RWStructuredBuffer<half> out_ : register(u3);
 
 [numthreads(64, 1, 1)]
-#line 4 "f16_elementwise.kc"
+#line 5 "f16_elementwise.kc"
 void f16_elementwise(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint i = kc_global_id.x;
 	if (i >= n) {

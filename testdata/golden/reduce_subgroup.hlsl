@@ -4,7 +4,7 @@
 //   dxc -T cs_6_0 -E NAME -HV 2021 [-spirv -fspv-target-env=vulkan1.1]
 //   glslangValidator -D -V -S comp -e NAME --target-env vulkan1.1
 
-#line 6 "reduce_subgroup.kc"
+#line 7 "reduce_subgroup.kc"
 // kernel reduce_subgroup
 [[vk::binding(0, 0)]] cbuffer kc_params : register(b0) {
 	uint n; // offset 0
@@ -14,7 +14,7 @@
 groupshared float sums[256];
 
 [numthreads(256, 1, 1)]
-#line 6 "reduce_subgroup.kc"
+#line 7 "reduce_subgroup.kc"
 void reduce_subgroup(uint3 kc_global_id : SV_DispatchThreadID, uint3 kc_workgroup_id : SV_GroupID, uint kc_local_index : SV_GroupIndex) {
 	uint kc_len_x, kc_stride;
 	x.GetDimensions(kc_len_x, kc_stride);
@@ -25,10 +25,10 @@ void reduce_subgroup(uint3 kc_global_id : SV_DispatchThreadID, uint3 kc_workgrou
 		sums[kc_z] = 0.0f;
 	}
 	GroupMemoryBarrierWithGroupSync();
-#line 7 "reduce_subgroup.kc"
+#line 8 "reduce_subgroup.kc"
 	// one slot per invocation: only the first lane of each subgroup stores its
 	// subgroup's sum, the others store 0, so no assumption on subgroup layout
-#line 10 "reduce_subgroup.kc"
+#line 11 "reduce_subgroup.kc"
 	uint i = kc_global_id.x;
 	float v = 0.0f;
 	if (i < n && i < kc_len_x) {
