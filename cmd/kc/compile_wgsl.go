@@ -1,0 +1,20 @@
+package main
+
+import (
+	"context"
+
+	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/ir"
+)
+
+func init() {
+	targets["wgsl"] = target{"WGSL text", emitWGSL}
+}
+
+func emitWGSL(_ context.Context, m *ir.Module, o compileOptions) ([]byte, error) {
+	a, err := wgsl.Emit(m, wgsl.Options{Kernel: o.kernel})
+	if err != nil {
+		return nil, err
+	}
+	return a.Code, nil
+}
