@@ -27,24 +27,61 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(c.src))
 	}
 	f.Add([]byte(posSrc))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		m, err := parse.File("f.kc", src)
+	f.Fuzz(checkParse)
+}
+
+// checkParse is the fuzz property: no panic, an ir.ErrorList on failure,
+// and a stable round trip on success.
+func checkParse(t *testing.T, src []byte) {
+	m, err := parse.File("f.kc", src)
+	if err != nil {
+		if _, ok := err.(ir.ErrorList); !ok {
+			t.Fatalf("error %T is not an ir.ErrorList: %v", err, err)
+		}
+		return
+	}
+	out := ir.Print(m)
+	m2, err := parse.File("f.kc", out)
+	if err != nil {
+		t.Fatalf("printed text does not parse: %v\n--- input\n%s\n--- printed\n%s", err, src, out)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Fatalf("parse(print(m)) != m:\n%s\n--- printed\n%s", d, out)
+	}
+	if out2 := ir.Print(m2); !bytes.Equal(out, out2) {
+		t.Fatalf("Print not idempotent:\n%s", cmp.Diff(string(out), string(out2)))
+	}
+}
+
+// TestMutations applies the fuzz property to systematic damage of every
+// test kernel: each prefix, each line removed, each line doubled.
+func TestMutations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: thousands of parses")
+	}
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "*.kc"))
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
 		if err != nil {
-			if _, ok := err.(ir.ErrorList); !ok {
-				t.Fatalf("error %T is not an ir.ErrorList: %v", err, err)
+			t.Fatal(err)
+		}
+		for i := 0; i < len(src); i += 17 {
+			checkParse(t, src[:i])
+		}
+		lines := bytes.SplitAfter(src, []byte("\n"))
+		for i := range lines {
+			var drop, dup []byte
+			for j, l := range lines {
+				if j != i {
+					drop = append(drop, l...)
+				}
+				dup = append(dup, l...)
+				if j == i {
+					dup = append(dup, l...)
+				}
 			}
-			return
+			checkParse(t, drop)
+			checkParse(t, dup)
 		}
-		out := ir.Print(m)
-		m2, err := parse.File("f.kc", out)
-		if err != nil {
-			t.Fatalf("printed text does not parse: %v\n--- input\n%s\n--- printed\n%s", err, src, out)
-		}
-		if d := cmp.Diff(m, m2, ignorePos); d != "" {
-			t.Fatalf("parse(print(m)) != m:\n%s\n--- printed\n%s", d, out)
-		}
-		if out2 := ir.Print(m2); !bytes.Equal(out, out2) {
-			t.Fatalf("Print not idempotent:\n%s", cmp.Diff(string(out), string(out2)))
-		}
-	})
+	}
 }
