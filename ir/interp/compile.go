@@ -21,6 +21,7 @@ type compiler struct {
 	m      *machine
 	locals map[*ir.Decl]*local
 	shared map[*ir.Shared][]byte
+	races  map[*ir.Shared]*raceMem // with Options.Races
 	loops  []*loopState
 	zeros  []int // a zero offset per lane
 }
@@ -62,6 +63,12 @@ func compileKernel(m *machine) (body stmtFn, err error) {
 		b := make([]byte, size)
 		c.shared[s] = b
 		m.shared = append(m.shared, b)
+		if m.races {
+			if c.races == nil {
+				c.races = map[*ir.Shared]*raceMem{}
+			}
+			c.races[s] = newRaceMem(s.Name, size)
+		}
 	}
 	if m.k.Body == nil {
 		return func(act []int32) []int32 { return act }, nil

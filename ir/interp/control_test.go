@@ -39,8 +39,9 @@ kernel early(n u32, y read_write []u32) workgroup(64) {
 	s[lid] = lid * 10 + n
 	for k := u32(0); k < 3; k++ {
 		workgroupBarrier()
-		s[lid] += s[lid ^ 2]
+		let t = s[lid ^ 2]
 		workgroupBarrier()
+		s[lid] += t
 	}
 	y[lid] = s[lid]
 }
@@ -61,7 +62,7 @@ func TestBarrierAfterEarlyReturn(t *testing.T) {
 	nonUniform(t, m, "early", "odd")
 	n := uint32(32 + r.IntN(33))
 	y := Poison(64 * 4)
-	mustRun(t, m, "early", [3]int{1, 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"y": y}}, Options{})
+	mustRun(t, m, "early", [3]int{1, 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"y": y}}, Options{Races: true})
 	// reference: even lanes below n pair up with lid^2 (also even)
 	var s [64]uint32
 	live := func(l int) bool { return l%2 == 0 && uint32(l) < n }
@@ -105,7 +106,7 @@ kernel z(y read_write []u32) workgroup(4) {
 }
 `)
 	y := Poison(3 * 16)
-	mustRun(t, m, "z", [3]int{3, 1, 1}, &Args{Buffers: map[string][]byte{"y": y}}, Options{})
+	mustRun(t, m, "z", [3]int{3, 1, 1}, &Args{Buffers: map[string][]byte{"y": y}}, Options{Races: true})
 	for i, v := range u32s(t, y) {
 		if want := uint32(i/4 + 1); v != want {
 			t.Errorf("y[%d] = %d, want %d", i, v, want)
@@ -116,8 +117,8 @@ kernel z(y read_write []u32) workgroup(4) {
 func TestDivergentBarrier(t *testing.T) {
 	m := compile(t, barrierSrc)
 	nonUniform(t, m, "divergent", "odd")
-	err := Run(m, "divergent", [3]int{2, 1, 1}, &Args{Params: params("n", 1), Buffers: map[string][]byte{"y": Poison(256)}}, Options{})
-	want := "test.kc:21:3: kernel divergent, invocation global_id (0, 0, 0): workgroupBarrier() in divergent control flow: reached by 32 of 64 invocations still running; this one is elsewhere"
+	err := Run(m, "divergent", [3]int{2, 1, 1}, &Args{Params: params("n", 1), Buffers: map[string][]byte{"y": Poison(256)}}, Options{Races: true})
+	want := "test.kc:22:3: kernel divergent, invocation global_id (0, 0, 0): workgroupBarrier() in divergent control flow: reached by 32 of 64 invocations still running; this one is elsewhere"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got  %v\nwant %s", err, want)
 	}
@@ -158,7 +159,7 @@ kernel loops(x read []u32, y read_write []u32) workgroup(32) {
 	r := newRNG(t)
 	x := r.u32s(32)
 	y := Poison(32 * 4)
-	mustRun(t, m, "loops", [3]int{1, 1, 1}, &Args{Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{})
+	mustRun(t, m, "loops", [3]int{1, 1, 1}, &Args{Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true})
 	got := u32s(t, y)
 	for l, v := range x {
 		want := func() uint32 {

@@ -95,7 +95,7 @@ func checkSaxpy(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	a := float32(r.Float64()*8 - 4)
 	x, y := r.floats(n+3, -10, 10), r.floats(n+3, -10, 10)
 	yb := Encode(y)
-	mustRun(t, m, "saxpy", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("a", a, "n", n), Buffers: map[string][]byte{"x": Encode(x), "y": yb}}, Options{})
+	mustRun(t, m, "saxpy", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("a", a, "n", n), Buffers: map[string][]byte{"x": Encode(x), "y": yb}}, Options{Races: true})
 	want, tol := make([]float64, n+3), make([]float64, n+3)
 	for i := range want {
 		want[i] = float64(y[i])
@@ -112,7 +112,7 @@ func checkVecadd(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	la, lb, lc := 1+r.IntN(3000), 1+r.IntN(3000), 1+r.IntN(3000)
 	a, b := r.floats(la, -1e3, 1e3), r.floats(lb, -1e3, 1e3)
 	cb := Poison(4 * lc)
-	mustRun(t, m, "vecadd_bounded", [3]int{ceilDiv(lc, 256) + 1, 1, 1}, &Args{Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "c": cb}}, Options{})
+	mustRun(t, m, "vecadd_bounded", [3]int{ceilDiv(lc, 256) + 1, 1, 1}, &Args{Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "c": cb}}, Options{Races: true})
 	n := min(la, lb, lc)
 	got := f32s(t, cb)
 	for i := 0; i < n; i++ {
@@ -144,7 +144,7 @@ func checkReduce(kernel string, sg int) corpusCheck {
 		groups := ceilDiv(n, 256)
 		x := r.floats(n, -100, 100)
 		out := Poison(4 * groups)
-		mustRun(t, m, kernel, [3]int{groups, 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "out": out}}, Options{SubgroupSize: sg})
+		mustRun(t, m, kernel, [3]int{groups, 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "out": out}}, Options{SubgroupSize: sg, Races: true})
 		want, mag := blockSums(x, 256)
 		tol := make([]float64, len(mag))
 		for i, a := range mag {
@@ -170,7 +170,7 @@ func checkMatmul(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	mustRun(t, m, "matmul_tiled", [3]int{ceilDiv(N, 64), ceilDiv(M, 64), 1}, &Args{
 		Params:  params("M", M, "N", N, "K", K),
 		Buffers: map[string][]byte{"A": Encode(A), "B": Encode(B), "C": C},
-	}, Options{})
+	}, Options{Races: true})
 	want, tol := make([]float64, M*N), make([]float64, M*N)
 	for i := 0; i < M; i++ {
 		for j := 0; j < N; j++ {
@@ -193,7 +193,7 @@ func checkTranspose(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	mustRun(t, m, "transpose_padded", [3]int{ceilDiv(cols, 16), ceilDiv(rows, 16), 1}, &Args{
 		Params:  params("rows", rows, "cols", cols),
 		Buffers: map[string][]byte{"src": Encode(src), "dst": dst},
-	}, Options{})
+	}, Options{Races: true})
 	want := make([]uint32, rows*cols)
 	for y := 0; y < rows; y++ {
 		for x := 0; x < cols; x++ {
@@ -207,7 +207,7 @@ func checkSoftmax(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	rows, cols := 1+r.IntN(8), 1+r.IntN(400)
 	x := r.floats(rows*cols, -8, 8)
 	y := Poison(4 * rows * cols)
-	mustRun(t, m, "softmax_row", [3]int{rows, 1, 1}, &Args{Params: params("rows", rows, "cols", cols), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{})
+	mustRun(t, m, "softmax_row", [3]int{rows, 1, 1}, &Args{Params: params("rows", rows, "cols", cols), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true})
 	want, tol := make([]float64, rows*cols), make([]float64, rows*cols)
 	for i := 0; i < rows; i++ {
 		row := x[i*cols : (i+1)*cols]
@@ -254,7 +254,7 @@ func checkLayernorm(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	mustRun(t, m, "layernorm", [3]int{rows, 1, 1}, &Args{
 		Params:  params("rows", rows, "cols", cols, "eps", float32(eps)),
 		Buffers: map[string][]byte{"x": Encode(x), "gamma": Encode(gamma), "beta": Encode(beta), "y": y},
-	}, Options{})
+	}, Options{Races: true})
 	mean, variance := normRows(x, rows, cols)
 	want, tol := make([]float64, rows*cols), make([]float64, rows*cols)
 	for i := 0; i < rows; i++ {
@@ -279,7 +279,7 @@ func checkRmsnorm(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	mustRun(t, m, "rmsnorm", [3]int{rows, 1, 1}, &Args{
 		Params:  params("rows", rows, "cols", cols, "eps", float32(eps)),
 		Buffers: map[string][]byte{"x": Encode(x), "w": Encode(w), "y": y},
-	}, Options{})
+	}, Options{Races: true})
 	want, tol := make([]float64, rows*cols), make([]float64, rows*cols)
 	for i := 0; i < rows; i++ {
 		var ss float64
@@ -300,7 +300,7 @@ func checkScan(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	n := 1 + r.IntN(3000)
 	x := r.u32s(n)
 	y := Poison(4 * n)
-	mustRun(t, m, "prefix_scan", [3]int{ceilDiv(n, 256), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{})
+	mustRun(t, m, "prefix_scan", [3]int{ceilDiv(n, 256), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true})
 	want := make([]uint32, n)
 	var s uint32
 	for i, v := range x {
@@ -322,7 +322,7 @@ func checkHistogram(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 		}
 	}
 	hist, stats := make([]byte, 64*4), make([]byte, 8)
-	mustRun(t, m, "histogram_atomic", [3]int{ceilDiv(n, 256), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "hist": hist, "stats": stats}}, Options{})
+	mustRun(t, m, "histogram_atomic", [3]int{ceilDiv(n, 256), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "hist": hist, "stats": stats}}, Options{Races: true})
 	want := make([]uint32, 64)
 	var mx, or uint32
 	for _, v := range x[:n] {
@@ -376,7 +376,7 @@ func checkIntBits(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	n := 1 + r.IntN(1000)
 	a, b := r.i32s(n), r.i32s(n)
 	out := Poison(4 * 24 * n)
-	mustRun(t, m, "int_bits", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out}}, Options{})
+	mustRun(t, m, "int_bits", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out}}, Options{Races: true})
 	want := make([]uint32, 0, 24*n)
 	for i := 0; i < n; i++ {
 		x, y := a[i], b[i]
@@ -456,7 +456,7 @@ func checkConversions(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	}
 	k := r.i32s(n)
 	out := Poison(4 * 8 * n)
-	mustRun(t, m, "conversions", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "k": Encode(k), "out": out}}, Options{})
+	mustRun(t, m, "conversions", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "k": Encode(k), "out": out}}, Options{Races: true})
 	want := make([]uint32, 0, 8*n)
 	for i := 0; i < n; i++ {
 		v := x[i]
@@ -475,7 +475,7 @@ func checkMathIntrinsics(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	n := 1 + r.IntN(1000)
 	x := r.floats(n, -6, 6)
 	out := Poison(4 * 16 * n)
-	mustRun(t, m, "math_intrinsics", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "out": out}}, Options{})
+	mustRun(t, m, "math_intrinsics", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "out": out}}, Options{Races: true})
 	want, tol := make([]float64, 0, 16*n), make([]float64, 0, 16*n)
 	add := func(w, tl float64) { want, tol = append(want, w), append(tol, tl) }
 	sign := func(v float64) float64 {
@@ -522,7 +522,7 @@ func checkVec4(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	n := 1 + r.IntN(1000)
 	a, b := r.floats(4*n, -2, 2), r.floats(4*n, -2, 2)
 	out, dots := Poison(16*n), Poison(4*n)
-	mustRun(t, m, "vec4_math", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out, "dots": dots}}, Options{})
+	mustRun(t, m, "vec4_math", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out, "dots": dots}}, Options{Races: true})
 	wo, to := make([]float64, 0, 4*n), make([]float64, 0, 4*n)
 	wd, td := make([]float64, 0, n), make([]float64, 0, n)
 	for i := 0; i < n; i++ {
@@ -562,7 +562,7 @@ func checkControlFlow(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 		}
 	}
 	y := Poison(4 * (n + 5))
-	mustRun(t, m, "control_flow", [3]int{ceilDiv(n+5, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{})
+	mustRun(t, m, "control_flow", [3]int{ceilDiv(n+5, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true})
 	want := make([]uint32, n)
 	for i, v := range x {
 		var acc int32
@@ -627,7 +627,7 @@ func checkSpecialized(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	chunk := block * unroll
 	x := r.floats(n, -100, 100)
 	y := Poison(4 * (n + 3))
-	mustRun(t, m, "specialized", [3]int{ceilDiv(n, chunk), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{})
+	mustRun(t, m, "specialized", [3]int{ceilDiv(n, chunk), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true})
 	want := make([]float64, n)
 	for i := range want {
 		lane := i % block
@@ -652,7 +652,7 @@ func checkTwoKernels(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	x := r.floats(n, -1e3, 1e3)
 	s := float32(r.Float64()*4 - 2)
 	xb := Encode(x)
-	mustRun(t, m, "scale", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("s", s), Buffers: map[string][]byte{"x": xb}}, Options{})
+	mustRun(t, m, "scale", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("s", s), Buffers: map[string][]byte{"x": xb}}, Options{Races: true})
 	for i, v := range f32s(t, xb) {
 		if want := float32(float64(x[i]) * float64(s)); v != want {
 			t.Fatalf("x[%d] = %g, want %g", i, v, want)
@@ -661,7 +661,7 @@ func checkTwoKernels(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	z := r.i32s(n)
 	cv := int32(r.Uint32())
 	zb := Encode(z)
-	mustRun(t, m, "add_offset", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("c", cv), Buffers: map[string][]byte{"z": zb}}, Options{})
+	mustRun(t, m, "add_offset", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("c", cv), Buffers: map[string][]byte{"z": zb}}, Options{Races: true})
 	for i, v := range i32s(t, zb) {
 		if want := int32(uint32(z[i]) + uint32(cv)); v != want {
 			t.Fatalf("z[%d] = %d, want %d", i, v, want)
@@ -675,7 +675,7 @@ func checkF16Elementwise(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	b := F32sToF16Bits(r.floats(n, -30, 30))
 	scale := float32(r.Float64()*20 - 10)
 	out := Poison(2 * n)
-	mustRun(t, m, "f16_elementwise", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n, "scale", scale), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out}}, Options{})
+	mustRun(t, m, "f16_elementwise", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n, "scale", scale), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out}}, Options{Races: true})
 	got, _ := Decode[uint16](out)
 	const ulp = 0x1p-11 // unit roundoff of half
 	for i := 0; i < n; i++ {

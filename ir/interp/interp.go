@@ -17,6 +17,11 @@ type Options struct {
 	// summed over invocations (a loop iteration counts its condition); 0
 	// means DefaultMaxSteps. A run that exceeds it fails with an error.
 	MaxSteps int64
+	// Races reports data races on shared memory (see docs/semantics.md):
+	// a location written by one invocation and read or written by another
+	// with no workgroupBarrier between. Lockstep execution would otherwise
+	// give a racy kernel one of its possible results silently.
+	Races bool
 }
 
 // DefaultMaxSteps is the step budget when Options.MaxSteps is 0.
@@ -123,5 +128,5 @@ func newMachine(k *ir.Kernel, groups [3]int, opts Options) (*machine, error) {
 	if max <= 0 {
 		max = DefaultMaxSteps
 	}
-	return &machine{k: k, n: n, size: k.Size, groups: groups, sgSize: sg, maxSteps: max}, nil
+	return &machine{k: k, n: n, size: k.Size, groups: groups, sgSize: sg, maxSteps: max, races: opts.Races}, nil
 }

@@ -22,6 +22,8 @@ type machine struct {
 	wgid     [3]int
 	steps    int64
 	maxSteps int64
+	races    bool   // Options.Races
+	epoch    uint32 // advanced by every workgroupBarrier and workgroup
 
 	live  []bool // lane has not returned
 	nlive int
@@ -196,6 +198,7 @@ func (m *machine) startWorkgroup() {
 		}
 	}
 	m.nlive = m.n
+	m.epoch++
 	for _, s := range m.shared {
 		clear(s)
 	}

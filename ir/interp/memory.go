@@ -17,6 +17,8 @@ type ref struct {
 	at   func(act []int32) []int // nil: the whole local variable col
 	buf  *ir.Param               // set while the ref is a whole buffer
 	name string
+	race *raceMem // shared memory under the race detector
+	pos  ir.Pos   // the expression, for race reports
 }
 
 // addressable reports whether e denotes a place (rather than a value).
@@ -80,7 +82,7 @@ func (c *compiler) ref(e ir.Expr) ref {
 			return ref{ty: o.Ty, mem: l.mem, at: func([]int32) []int { return base }, name: e.Name}
 		case *ir.Shared:
 			zeros := c.zeros
-			return ref{ty: o.Type, mem: c.shared[o], at: func([]int32) []int { return zeros }, name: e.Name}
+			return ref{ty: o.Type, mem: c.shared[o], at: func([]int32) []int { return zeros }, name: e.Name, race: c.races[o], pos: e.Pos}
 		case *ir.Param:
 			if o.Kind == ir.BufferParam {
 				zeros := c.zeros
@@ -124,7 +126,7 @@ func (c *compiler) offsetRef(r ref, t ir.Type, fill func(act []int32, out, base 
 		fill(act, out, base)
 		return out
 	}
-	return ref{ty: t, col: r.col, mem: r.mem, at: at, name: r.name}
+	return ref{ty: t, col: r.col, mem: r.mem, at: at, name: r.name, race: r.race, pos: r.pos}
 }
 
 // indexRef is x[i] on a buffer, an array or a vector in a variable, with
@@ -160,6 +162,7 @@ func (c *compiler) indexRef(e *ir.Index) ref {
 	}
 	m := c.m
 	pos := e.Pos
+	r.pos = pos
 	return c.offsetRef(r, elem, func(act []int32, out, base []int) {
 		iv := ix(act)
 		for _, l := range act {
@@ -201,7 +204,7 @@ func (c *compiler) load(r ref) exprFn {
 		return func([]int32) []uint32 { return col }
 	}
 	out := c.m.newCol()
-	ld := c.loader(r)
+	ld := c.raceLoad(r, c.loader(r))
 	at := r.at
 	return func(act []int32) []uint32 {
 		ld(act, at(act), out)

@@ -41,7 +41,7 @@ func TestBufferLayouts(t *testing.T) {
 	hv := F32sToF16Bits(r.floats(8, -100, 100))
 	h := Encode(hv)
 	w := Poison(16)
-	mustRun(t, m, "layout", [3]int{1, 1, 1}, &Args{Buffers: map[string][]byte{"v": v, "rows": rows, "h": h, "w": w}}, Options{})
+	mustRun(t, m, "layout", [3]int{1, 1, 1}, &Args{Buffers: map[string][]byte{"v": v, "rows": rows, "h": h, "w": w}}, Options{Races: true})
 	for i := 0; i < 2; i++ {
 		got := f32s(t, v[16*i:16*i+12])
 		want := []float32{vals[3*i+2] + float32(i), 7, vals[3*i+1] + float32(i)}
@@ -126,7 +126,7 @@ func TestSharedAtomicsAndArrays(t *testing.T) {
 	r := newRNG(t)
 	x := r.i32s(16)
 	out := Poison(36 * 4)
-	mustRun(t, m, "atom", [3]int{1, 1, 1}, &Args{Buffers: map[string][]byte{"x": Encode(x), "out": out}}, Options{})
+	mustRun(t, m, "atom", [3]int{1, 1, 1}, &Args{Buffers: map[string][]byte{"x": Encode(x), "out": out}}, Options{Races: true})
 	want := make([]uint32, 36)
 	lo, hi, sum := int32(math.MaxInt32), int32(math.MinInt32), int32(0)
 	for i, v := range x {

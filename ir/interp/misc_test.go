@@ -54,7 +54,7 @@ func TestMiscConstructs(t *testing.T) {
 	p := Encode([]int32{1, 2, 3, 4, 5, 6, 7, 8})
 	a := Encode([]int32{100, -100})
 	out := Poison(4 * 32)
-	mustRun(t, m, "misc", [3]int{1, 1, 1}, &Args{Params: params("k", k), Buffers: map[string][]byte{"p": p, "a": a, "out": out}}, Options{})
+	mustRun(t, m, "misc", [3]int{1, 1, 1}, &Args{Params: params("k", k), Buffers: map[string][]byte{"p": p, "a": a, "out": out}}, Options{Races: true})
 	got := f32s(t, out)
 	for i := 0; i < 4; i++ {
 		fi := float64(i)

@@ -97,7 +97,11 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 // on a GPU, so it is an error.
 func (c *compiler) barrier(s *ir.Barrier) stmtFn {
 	m := c.m
+	shared := s.Kind == ir.WorkgroupBarrier
 	return func(act []int32) []int32 {
+		if shared {
+			m.epoch++
+		}
 		if len(act) != m.nlive {
 			missing := int32(0)
 			for i, l := 0, int32(0); l < int32(m.n); l++ {
@@ -161,7 +165,7 @@ func (c *compiler) assign(a *ir.Assign) stmtFn {
 		c.errorf(a.Pos, "assignment of a whole %s is not supported", r.ty)
 	}
 	rhs := c.expr(a.RHS)
-	st := c.storer(r)
+	st := c.raceStore(r, c.storer(r))
 	at := r.at
 	if at == nil {
 		at = func([]int32) []int { return nil }
@@ -178,7 +182,7 @@ func (c *compiler) assign(a *ir.Assign) stmtFn {
 	if f == nil {
 		c.errorf(a.Pos, "operator %s= is not defined on %s", a.Op, r.ty)
 	}
-	ld := c.loader(r)
+	ld := c.raceLoad(r, c.loader(r))
 	w, sy := width(r.ty), stride1(a.RHS.Type())
 	cur := c.m.newCol()
 	return func(act []int32) []int32 {
