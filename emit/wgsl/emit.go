@@ -79,6 +79,8 @@ func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
 		}
 	}()
 	e := newEmitter(m, kernels)
+	e.w.buf.Grow(4096)
+	e.w.lines = make([]ir.Pos, 0, 128)
 	e.module()
 	if e.err != nil {
 		return nil, e.err

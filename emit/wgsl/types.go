@@ -161,13 +161,15 @@ func (e *emitter) kernel(k *ir.Kernel) {
 }
 
 // builtinsUsed lists the builtin values a statement tree reads.
-func builtinsUsed(b *ir.Block) map[ir.BuiltinKind]bool {
-	used := map[ir.BuiltinKind]bool{}
+func builtinsUsed(b *ir.Block) *[ir.SubgroupInvocationID + 1]bool {
+	var used [ir.SubgroupInvocationID + 1]bool
 	var expr func(x ir.Expr)
 	expr = func(x ir.Expr) {
 		switch x := x.(type) {
 		case *ir.BuiltinValue:
-			used[x.Kind] = true
+			if x.Kind <= ir.SubgroupInvocationID {
+				used[x.Kind] = true
+			}
 		case *ir.Unary:
 			expr(x.X)
 		case *ir.Binary:
@@ -230,5 +232,5 @@ func builtinsUsed(b *ir.Block) map[ir.BuiltinKind]bool {
 		}
 	}
 	stmt(b)
-	return used
+	return &used
 }
