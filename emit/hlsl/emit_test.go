@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestDeterministic emits every corpus module several times, concurrently
@@ -264,5 +265,49 @@ func TestRoundF16(t *testing.T) {
 	}
 	for _, x := range []float64{65504, 65519.99, 65520, 1e-8, 2.9802322387695312e-08, -0.0} {
 		try(x)
+	}
+}
+
+// BenchmarkEmit emits the whole corpus (every kernel wanting hlsl) once per
+// iteration, in process.
+func BenchmarkEmit(b *testing.B) {
+	var mods []*ir.Module
+	for _, c := range kctest.Cases(b) {
+		if c.Wants("hlsl") {
+			mods = append(mods, c.Module(b))
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, m := range mods {
+			if _, err := Emit(m, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestCommentBackslash: a .kc comment ending in a backslash must not splice
+// the next HLSL line into the comment.
+func TestCommentBackslash(t *testing.T) {
+	src := "kernel k(y read_write []u32) workgroup(1) {\n\t// a Windows path C:\\temp\\\n\ty[0] = 7\n}\n"
+	m, err := parse.File("c.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(a.Code), "\n") {
+		if strings.HasSuffix(strings.TrimRight(l, " \t"), "\\") {
+			t.Errorf("line ends in a backslash: %q", l)
+		}
+	}
+	if !strings.Contains(string(a.Code), "// a Windows path C:\\temp\n\ty[0] = 7u;") {
+		t.Errorf("output:\n%s", a.Code)
 	}
 }

@@ -59,6 +59,9 @@ func (f *fn) ex(x ir.Expr) hx {
 	case *ir.Unary:
 		return f.unary(x)
 	case *ir.Binary:
+		if x.Op.IsLogical() {
+			return f.logical(x)
+		}
 		return f.binop(x.Op, f.ex(x.X), x.X.Type(), f.ex(x.Y), x.Y.Type(), x.Ty)
 	case *ir.Call:
 		return f.call(x)
@@ -176,6 +179,52 @@ func (f *fn) unary(x *ir.Unary) hx {
 	}
 	f.fail(fmt.Errorf("%s: hlsl: unknown unary operator %d", x.Pos, x.Op))
 	return primary("0")
+}
+
+// logical emits && and || with ir's short circuit. HLSL's operators are
+// not reliably short-circuiting (glslang evaluates both sides, as HLSL
+// before 2021 specifies), which matters when the right operand reads memory
+// (`i < len(x) && x[i] > 0` must not read x out of bounds) or performs an
+// atomic operation: such a right operand is evaluated under an if.
+func (f *fn) logical(x *ir.Binary) hx {
+	l := f.ex(x.X)
+	saved := f.pre
+	f.pre = nil
+	r := f.ex(x.Y)
+	rpre := f.pre
+	f.pre = saved
+	if len(rpre) == 0 && !touchesMemory(x.Y) {
+		return infix(x.Op, l, r)
+	}
+	t := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
+	f.tmp++
+	cond := t
+	if x.Op == ir.OpLogOr {
+		cond = "!" + t
+	}
+	f.pre = append(f.pre, "bool "+t+" = "+l.s+";", "if ("+cond+") {")
+	for _, p := range rpre {
+		f.pre = append(f.pre, "\t"+p)
+	}
+	f.pre = append(f.pre, "\t"+t+" = "+r.s+";", "}")
+	return primary(t)
+}
+
+// touchesMemory reports whether evaluating e indexes anything or performs
+// an atomic operation.
+func touchesMemory(e ir.Expr) bool {
+	found := false
+	walkExprs(&ir.ExprStmt{Call: &ir.Call{Args: []ir.Expr{e}}}, func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.Index:
+			found = true
+		case *ir.Call:
+			if x.Func.IsAtomic() {
+				found = true
+			}
+		}
+	})
+	return found
 }
 
 // temp declares a fresh temporary of type t among the hoisted statements.

@@ -110,7 +110,7 @@ func (f *fn) resources(prefix string) {
 		if strings.HasPrefix(d, "kc:") {
 			continue // a test directive, not documentation
 		}
-		e.body = append(e.body, line{text: "//" + d})
+		e.body = append(e.body, line{text: comment(d)})
 	}
 	fields, _ := ir.ParamsLayout(k)
 	if len(fields) > 0 {

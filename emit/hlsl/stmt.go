@@ -2,6 +2,7 @@ package hlsl
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kcgo/kc/ir"
 )
@@ -41,7 +42,7 @@ func (f *fn) stmt(s ir.Stmt) {
 	f.pos = s.Position()
 	switch s := s.(type) {
 	case *ir.Comment:
-		f.out(s.Pos, "//"+s.Text)
+		f.out(s.Pos, comment(s.Text))
 	case *ir.Block:
 		f.out(s.Pos, "{")
 		f.block(s)
@@ -75,6 +76,13 @@ func (f *fn) stmt(s ir.Stmt) {
 	default:
 		f.fail(fmt.Errorf("%s: hlsl: unknown statement %T", s.Position(), s))
 	}
+}
+
+// comment spells a // comment line. A trailing backslash would splice the
+// next line of code into the comment (C preprocessor line splicing), so it
+// is dropped.
+func comment(text string) string {
+	return "//" + strings.TrimRight(text, "\\ \t")
 }
 
 // declStmt declares a local under a function-wide unique name (so Go-style
