@@ -21,7 +21,7 @@ type compiler struct {
 	m      *machine
 	locals map[*ir.Decl]*local
 	shared map[*ir.Shared][]byte
-	races  map[*ir.Shared]*raceMem // with Options.Races
+	races  map[ir.Object]*raceMem // shared variables and buffers, with Options.Races
 	loops  []*loopState
 	zeros  []int // a zero offset per lane
 }
@@ -55,6 +55,12 @@ func compileKernel(m *machine) (body stmtFn, err error) {
 			body, err = nil, ce.err
 		}
 	}()
+	if m.races {
+		c.races = map[ir.Object]*raceMem{}
+		for p, b := range m.buffers {
+			c.races[p] = newRaceMem("buffer "+p.Name, len(b), true)
+		}
+	}
 	for _, s := range m.k.Shared {
 		size := memStride(s.Type)
 		if size <= 0 {
@@ -64,10 +70,7 @@ func compileKernel(m *machine) (body stmtFn, err error) {
 		c.shared[s] = b
 		m.shared = append(m.shared, b)
 		if m.races {
-			if c.races == nil {
-				c.races = map[*ir.Shared]*raceMem{}
-			}
-			c.races[s] = newRaceMem(s.Name, size)
+			c.races[s] = newRaceMem("shared "+s.Name, size, false)
 		}
 	}
 	if m.k.Body == nil {

@@ -27,7 +27,7 @@
 //
 // A kernel that indexes a buffer, array or vector out of bounds, reaches a
 // barrier in divergent control flow, exceeds Options.MaxSteps or (with
-// Options.Races) races on shared memory stops with
+// Options.Races) has a data race stops with
 // an *Error naming the kernel, the invocation (global_id) and the source
 // position of the expression or statement; Run never panics. Runs are
 // deterministic, so the error reported is always the same one.

@@ -17,10 +17,12 @@ type Options struct {
 	// summed over invocations (a loop iteration counts its condition); 0
 	// means DefaultMaxSteps. A run that exceeds it fails with an error.
 	MaxSteps int64
-	// Races reports data races on shared memory (see docs/semantics.md):
-	// a location written by one invocation and read or written by another
-	// with no workgroupBarrier between. Lockstep execution would otherwise
-	// give a racy kernel one of its possible results silently.
+	// Races reports data races (docs/semantics.md §2): a location of
+	// shared memory or of a storage buffer written by one invocation and
+	// read or written by another with no barrier between, or by another
+	// workgroup. Lockstep execution would otherwise give a racy kernel one
+	// of its possible results silently. It costs about six times the
+	// buffers' size in memory.
 	Races bool
 }
 

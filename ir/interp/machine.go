@@ -24,6 +24,8 @@ type machine struct {
 	maxSteps int64
 	races    bool   // Options.Races
 	epoch    uint32 // advanced by every workgroupBarrier and workgroup
+	// storageEpoch is advanced by every storageBarrier and workgroup
+	storageEpoch uint32
 
 	live  []bool // lane has not returned
 	nlive int
@@ -199,6 +201,7 @@ func (m *machine) startWorkgroup() {
 	}
 	m.nlive = m.n
 	m.epoch++
+	m.storageEpoch++
 	for _, s := range m.shared {
 		clear(s)
 	}

@@ -86,7 +86,7 @@ func (c *compiler) ref(e ir.Expr) ref {
 		case *ir.Param:
 			if o.Kind == ir.BufferParam {
 				zeros := c.zeros
-				return ref{ty: o.Type, mem: c.m.buffers[o], at: func([]int32) []int { return zeros }, buf: o, name: e.Name}
+				return ref{ty: o.Type, mem: c.m.buffers[o], at: func([]int32) []int { return zeros }, buf: o, name: e.Name, race: c.races[o], pos: e.Pos}
 			}
 		}
 	case *ir.Index:

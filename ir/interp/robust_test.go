@@ -38,7 +38,7 @@ func TestCorpusRandomArguments(t *testing.T) {
 					}
 				}
 				groups := [3]int{r.IntN(4), 1 + r.IntN(2), 1}
-				err := Run(m, k.Name, groups, a, Options{MaxSteps: 2_000_000, SubgroupSize: 1 << r.IntN(8)})
+				err := Run(m, k.Name, groups, a, Options{MaxSteps: 2_000_000, SubgroupSize: 1 << r.IntN(8), Races: r.IntN(2) == 0})
 				runs++
 				if err == nil {
 					continue

@@ -101,6 +101,8 @@ func (c *compiler) barrier(s *ir.Barrier) stmtFn {
 	return func(act []int32) []int32 {
 		if shared {
 			m.epoch++
+		} else {
+			m.storageEpoch++
 		}
 		if len(act) != m.nlive {
 			missing := int32(0)
