@@ -191,11 +191,16 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 	if err != nil {
 		return err
 	}
-	src, soff, err := d.stage(f, data)
-	if err != nil {
-		return err
+	// Large writes go in pieces, so staging memory stays bounded.
+	for len(data) > 0 {
+		piece := data[:min(len(data), maxStagingPiece)]
+		src, soff, err := d.stage(f, piece)
+		if err != nil {
+			return err
+		}
+		d.copyCmd(f, src.handle, soff, b.raw.handle, uint64(off), uint64(len(piece)))
+		data, off = data[len(piece):], off+int64(len(piece))
 	}
-	d.copyCmd(f, src.handle, soff, b.raw.handle, uint64(off), uint64(len(data)))
 	return nil
 }
 

@@ -351,3 +351,36 @@ func TestMissingLoader(t *testing.T) {
 		t.Errorf("check did not return *Error")
 	}
 }
+
+// TestLargeUpload writes more than one staging piece (64 MiB) and reads
+// samples back from both sides of the seam.
+func TestLargeUpload(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	const n = (maxStagingPiece + 8<<20) / 4
+	if int64(4*n) > d.Info().Limits.MaxBufferSize {
+		t.Skipf("NOT RUN: %d-byte buffer over the device's limit", 4*n)
+	}
+	src := make([]uint32, n)
+	seed := rand.Uint32()
+	for i := range src {
+		src[i] = uint32(i)*2654435761 ^ seed
+	}
+	b, err := d.Upload(u32bytes(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	seam := maxStagingPiece / 4
+	rs, err := d.ReadMany(ctx, b.Slice(0, 64), b.Slice(int64(4*(seam-8)), 64), b.Slice(int64(4*(n-16)), 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, start := range []int{0, seam - 8, n - 16} {
+		for i, g := range bytesU32(rs[j]) {
+			if g != src[start+i] {
+				t.Fatalf("word %d = %#x, want %#x", start+i, g, src[start+i])
+			}
+		}
+	}
+}

@@ -137,9 +137,14 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 	}
 	d.writeSet(set, p.params, uni, raws, bufs)
 	if cacheable {
+		if len(p.sets) >= maxSetsPerPipeline {
+			for old := range p.sets {
+				p.evict(old)
+			}
+		}
 		p.sets[k] = cachedSet{set: set, pool: pool}
 		for _, b := range raws {
-			b.refs = append(b.refs, setRef{p: p, key: k})
+			b.addRef(setRef{p: p, key: k})
 		}
 	}
 	return set, nil
@@ -334,4 +339,19 @@ func (d *device) timestamps(f *frame, n int) ([]uint64, error) {
 		out[i] = uint64(float64(t&d.tsMask) * d.tsPeriod)
 	}
 	return out, nil
+}
+
+// addRef notes a cached set that binds b, dropping notes of sets that are
+// no longer cached when the list grows.
+func (b *buffer) addRef(r setRef) {
+	if len(b.refs) >= 64 {
+		keep := b.refs[:0]
+		for _, q := range b.refs {
+			if _, ok := q.p.sets[q.key]; ok {
+				keep = append(keep, q)
+			}
+		}
+		b.refs = keep
+	}
+	b.refs = append(b.refs, r)
 }

@@ -46,6 +46,13 @@ const (
 	vkTimeout     = 2
 	vkDeviceLost  = -4
 	maxCachedBufs = 8
+	// maxStagingPiece bounds one staged copy; a frame keeps at most
+	// keepStaging bytes of staging and readback memory once recycled.
+	maxStagingPiece = 64 << 20
+	keepStaging     = 64 << 20
+	// maxSetsPerPipeline bounds a pipeline's descriptor-set cache; when
+	// full it is emptied (the sets freed once the work using them is done).
+	maxSetsPerPipeline = 4096
 )
 
 // begin starts recording a frame: it takes a recycled frame or makes one.
@@ -300,7 +307,28 @@ func (d *device) recycle(f *frame) {
 	*pf = f.fence
 	call(d.l.fn.ResetFences, d.l.handle, 1, addr(pf))
 	d.done = max(d.done, f.serial)
+	d.trimFrame(f)
 	d.free = append(d.free, f)
+}
+
+// trimFrame frees the staging and readback memory a frame holds beyond
+// keepStaging bytes (after a large upload or read).
+func (d *device) trimFrame(f *frame) {
+	var kept uint64
+	keep := f.staging[:0]
+	for _, b := range f.staging {
+		if kept+b.size <= keepStaging {
+			kept += b.size
+			keep = append(keep, b)
+		} else {
+			d.l.freeRawBuffer(b)
+		}
+	}
+	f.staging = keep
+	if f.readback != nil && f.readback.size > keepStaging {
+		d.l.freeRawBuffer(f.readback)
+		f.readback = nil
+	}
 }
 
 // garbage is an object to destroy once the frame with serial has completed.

@@ -26,11 +26,16 @@ func main() {
 	n := flag.Int("n", 1024, "f32 elements the tiny kernel updates")
 	reps := flag.Int("reps", 20, "timed repetitions (after 3 warm-ups)")
 	drivers := flag.String("drivers", "vulkan,wgpu", "drivers to measure, in order")
+	devices := flag.Bool("devices", false, "list the adapters of every driver in detail and exit")
 	flag.Parse()
 	ctx := context.Background()
 	as, err := backend.Adapters(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "vkbench: (some drivers failed):", err)
+	}
+	if *devices {
+		listDevices(as)
+		return
 	}
 	fmt.Printf("%-7s  %-40s  %12s  %14s  %12s\n", "driver", "device", "record/disp", "chain total", "per disp")
 	failed := false
@@ -52,6 +57,38 @@ func main() {
 	}
 	if failed {
 		os.Exit(1)
+	}
+}
+
+// listDevices prints every adapter with what the policy needs to know.
+func listDevices(as []backend.AdapterInfo) {
+	pick := backend.Choose(as)
+	for _, a := range as {
+		mark := " "
+		if a.Index == pick {
+			mark = "*"
+		}
+		fmt.Printf("%s %d: %s [%s %s, %s] %s\n", mark, a.Index, a.Name, a.Driver, a.API, a.Type, a.DriverInfo)
+		fmt.Printf("    targets %v; subgroup %d (%d..%d), subgroup ops %v; f16 %v; timestamps %v (%g ns/tick)\n",
+			a.Targets, a.SubgroupSize, a.SubgroupMin, a.SubgroupMax, a.Subgroups, a.F16, a.Timestamps, a.TimestampNs)
+		l := a.Limits
+		fmt.Printf("    limits: buffer %d, storage binding %d, shared %d B, invocations %d, workgroup %v, groups/dim %d\n",
+			l.MaxBufferSize, l.MaxStorageBufferBindingSize, l.MaxSharedMemory, l.MaxInvocationsPerWorkgroup, l.MaxWorkgroupSize, l.MaxWorkgroupsPerDimension)
+		if a.Driver == "vulkan" {
+			has := map[string]bool{}
+			for _, e := range a.Extensions {
+				has[e] = true
+			}
+			fmt.Printf("    VK_KHR_cooperative_matrix %v, VK_NV_cooperative_matrix %v, VK_NV_cooperative_matrix2 %v, VK_KHR_shader_bfloat16 %v\n",
+				has["VK_KHR_cooperative_matrix"], has["VK_NV_cooperative_matrix"], has["VK_NV_cooperative_matrix2"], has["VK_KHR_shader_bfloat16"])
+			fmt.Printf("    extensions: %s\n", strings.Join(a.Extensions, " "))
+		}
+		for _, s := range a.CoopMat {
+			fmt.Printf("    coopmat %s scope %s\n", s, s.Scope)
+		}
+	}
+	if pick >= 0 {
+		fmt.Printf("policy choice: %d (%s, %s)\n", pick, as[pick].Name, as[pick].Driver)
 	}
 }
 
