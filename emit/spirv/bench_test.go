@@ -1,7 +1,9 @@
 package spirv
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -18,6 +20,7 @@ func BenchmarkEmit(b *testing.B) {
 		}
 		b.Run(c.Name, func(b *testing.B) {
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				m, err := parse.File(c.Path, c.Src)
 				if err != nil {
@@ -48,6 +51,7 @@ func BenchmarkEmitOnly(b *testing.B) {
 		m := c.Module(b)
 		b.Run(c.Name, func(b *testing.B) {
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				if _, err := Emit(m, Options{}); err != nil {
 					b.Fatal(err)
@@ -55,4 +59,24 @@ func BenchmarkEmitOnly(b *testing.B) {
 			}
 		})
 	}
+}
+
+// reportCPU adds a cpu-ns/op metric: the process's user+system CPU time per
+// iteration (GC included). On a loaded machine it is steadier than ns/op,
+// which counts time spent waiting for a core.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -222,10 +222,10 @@ func newBuilder(m *ir.Module, opts Options) *builder {
 		named:     map[uint32]bool{},
 		constVals: map[uint32]uint32{},
 	}
-	b.globals.w = make([]uint32, 0, 1024)
+	b.globals.w = make([]uint32, 0, 512)
 	b.annots.w = make([]uint32, 0, 256)
 	b.names.w = make([]uint32, 0, 512)
-	b.funcs.w = make([]uint32, 0, 4096)
+	b.funcs.w = make([]uint32, 0, 2048)
 	return b
 }
 

@@ -53,6 +53,54 @@ type opInfo struct {
 	operands []operand
 }
 
+// opEntry is an opInfo with what renumbering's fast path needs.
+type opEntry struct {
+	opInfo
+	// fast is set when every operand has a fixed place: fixed kinds for
+	// the first words, tail for the rest (ids are all that renumbering
+	// needs to find, so any non-id kind counts as kLit here).
+	fast   bool
+	fixed  []operandKind
+	tail   operandKind
+	result int // index of the result id, -1 when none
+}
+
+// prepare fills the fast-path fields of info.
+func (info *opEntry) prepare() {
+	info.result = -1
+	simplify := func(k operandKind) operandKind {
+		switch k {
+		case kResultType, kResult, kID:
+			return k
+		case kPairIDID:
+			return kID
+		}
+		return kLit
+	}
+	for j, o := range info.operands {
+		switch o.kind {
+		case kStr, kDecoration, kExecMode:
+			return
+		}
+		last := j == len(info.operands)-1
+		if o.quant != one || o.kind == kPairIDID || o.kind == kNumber {
+			if !last {
+				return
+			}
+			info.tail = simplify(o.kind)
+			break
+		}
+		if o.kind == kResult {
+			info.result = j
+		}
+		info.fixed = append(info.fixed, simplify(o.kind))
+	}
+	if info.tail == 0 {
+		info.tail = kLit
+	}
+	info.fast = true
+}
+
 func ops(kinds ...any) []operand {
 	var out []operand
 	for _, k := range kinds {
@@ -289,14 +337,16 @@ func execModeParams(m uint32) (n int, kind operandKind) {
 }
 
 // grammarTab is grammar indexed by opcode, for the hot loops.
-var grammarTab = func() []*opInfo {
+var grammarTab = func() []*opEntry {
 	n := 0
 	for o := range grammar {
 		n = max(n, int(o)+1)
 	}
-	tab := make([]*opInfo, n)
+	tab := make([]*opEntry, n)
 	for o, info := range grammar {
-		tab[o] = &info
+		e := &opEntry{opInfo: info}
+		e.prepare()
+		tab[o] = e
 	}
 	return tab
 }()
@@ -304,9 +354,17 @@ var grammarTab = func() []*opInfo {
 // lookup returns the grammar of opcode o.
 func lookup(o op) (opInfo, bool) {
 	if int(o) < len(grammarTab) && grammarTab[o] != nil {
-		return *grammarTab[o], true
+		return grammarTab[o].opInfo, true
 	}
 	return opInfo{}, false
+}
+
+// lookupEntry returns the grammar entry of opcode o, or nil.
+func lookupEntry(o op) *opEntry {
+	if int(o) < len(grammarTab) {
+		return grammarTab[o]
+	}
+	return nil
 }
 
 func mustLookup(o op) opInfo {

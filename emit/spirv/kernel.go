@@ -54,7 +54,7 @@ func (b *builder) kernel(k *ir.Kernel) {
 		locals:   map[*ir.Decl]local{},
 		lastLine: -1,
 	}
-	f.body.w = make([]uint32, 0, 4096)
+	f.body.w = make([]uint32, 0, 2048)
 	f.id = b.id()
 	f.name(f.id, k.Name)
 	f.declareParams()

@@ -75,76 +75,83 @@ type field struct {
 // back as their own fields, so every id operand is a kResult, kResultType or
 // kID field (or a kPairIDID pair).
 func decodeOperands(info opInfo, w []uint32, buf []field) ([]field, error) {
-	out := buf[:0]
-	i := 0
-	take := func(k operandKind, n int) error {
-		if i+n > len(w) {
-			return fmt.Errorf("%s: missing operand", info.name)
-		}
-		out = append(out, field{k, w[i : i+n]})
-		i += n
-		return nil
-	}
-	takeOne := func(k operandKind) error {
-		switch k {
-		case kStr:
-			_, n, err := decodeString(w[i:])
-			if err != nil {
-				return fmt.Errorf("%s: %v", info.name, err)
-			}
-			return take(k, n)
-		case kNumber:
-			if len(w)-i < 1 {
-				return fmt.Errorf("%s: missing literal", info.name)
-			}
-			return take(k, len(w)-i)
-		case kPairIDID:
-			return take(k, 2)
-		case kDecoration, kExecMode:
-			if err := take(k, 1); err != nil {
-				return err
-			}
-			v := out[len(out)-1].words[0]
-			var n int
-			var pk operandKind
-			if k == kDecoration {
-				n, pk = decorationParams(v)
-			} else {
-				n, pk = execModeParams(v)
-			}
-			for j := 0; j < n; j++ {
-				if err := take(pk, 1); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		return take(k, 1)
-	}
+	d := decoder{w: w, out: buf[:0]}
 	for _, o := range info.operands {
 		switch o.quant {
 		case one:
-			if err := takeOne(o.kind); err != nil {
-				return nil, err
-			}
+			d.one(o.kind)
 		case opt:
-			if i < len(w) {
-				if err := takeOne(o.kind); err != nil {
-					return nil, err
-				}
+			if d.i < len(w) {
+				d.one(o.kind)
 			}
 		case many:
-			for i < len(w) {
-				if err := takeOne(o.kind); err != nil {
-					return nil, err
-				}
+			for d.i < len(w) && d.err == "" {
+				d.one(o.kind)
 			}
 		}
+		if d.err != "" {
+			return nil, fmt.Errorf("%s: %s", info.name, d.err)
+		}
 	}
-	if i != len(w) {
-		return nil, fmt.Errorf("%s: %d extra operand words", info.name, len(w)-i)
+	if d.i != len(w) {
+		return nil, fmt.Errorf("%s: %d extra operand words", info.name, len(w)-d.i)
 	}
-	return out, nil
+	return d.out, nil
+}
+
+// decoder is decodeOperands' cursor.
+type decoder struct {
+	w   []uint32
+	i   int
+	out []field
+	err string
+}
+
+func (d *decoder) take(k operandKind, n int) {
+	if d.i+n > len(d.w) {
+		d.err = "missing operand"
+		return
+	}
+	d.out = append(d.out, field{k, d.w[d.i : d.i+n]})
+	d.i += n
+}
+
+func (d *decoder) one(k operandKind) {
+	switch k {
+	case kStr:
+		_, n, err := decodeString(d.w[d.i:])
+		if err != nil {
+			d.err = err.Error()
+			return
+		}
+		d.take(k, n)
+	case kNumber:
+		if len(d.w)-d.i < 1 {
+			d.err = "missing literal"
+			return
+		}
+		d.take(k, len(d.w)-d.i)
+	case kPairIDID:
+		d.take(k, 2)
+	case kDecoration, kExecMode:
+		d.take(k, 1)
+		if d.err != "" {
+			return
+		}
+		v := d.out[len(d.out)-1].words[0]
+		var n int
+		var pk operandKind
+		if k == kDecoration {
+			n, pk = decorationParams(v)
+		} else {
+			n, pk = execModeParams(v)
+		}
+		for j := 0; j < n; j++ {
+			d.take(pk, 1)
+		}
+	default:
+		d.take(k, 1)
+	}
 }
 
 // forEachInst calls f with the offset, opcode and operand words of each
@@ -168,54 +175,80 @@ func forEachInst(w []uint32, base int, f func(off int, o op, operands []uint32) 
 // (result id first, then operands in order), which is the order in which
 // spirv-as assigns ids to names. It returns the new id bound.
 func renumber(w []uint32, bound uint32) (uint32, error) {
-	m := make([]uint32, bound)
-	next := uint32(1)
-	var fbuf [16]field
-	mapID := func(p *uint32) error {
-		old := *p
-		if old == 0 || old >= bound {
-			return fmt.Errorf("id %d out of range (bound %d)", old, bound)
+	r := renumberer{m: make([]uint32, bound), next: 1}
+	var fbuf [32]field
+	for i := 0; i < len(w); {
+		n := int(w[i] >> 16)
+		if n == 0 || i+n > len(w) {
+			return 0, fmt.Errorf("word %d: bad instruction word count %d", i, n)
 		}
-		if m[old] == 0 {
-			m[old] = next
-			next++
+		o := op(w[i] & 0xffff)
+		info := lookupEntry(o)
+		if info == nil {
+			return 0, fmt.Errorf("word %d: opcode %d not in the grammar", i, o)
 		}
-		*p = m[old]
-		return nil
-	}
-	err := forEachInst(w, 0, func(off int, o op, operands []uint32) error {
-		info, ok := lookup(o)
-		if !ok {
-			return fmt.Errorf("word %d: opcode %d not in the grammar", off, o)
+		if info.fast {
+			ops := w[i+1 : i+n]
+			if info.result >= 0 && info.result < len(ops) {
+				r.mapID(&ops[info.result])
+			}
+			for j := range ops {
+				k := info.tail
+				if j < len(info.fixed) {
+					k = info.fixed[j]
+				}
+				if k == kID || k == kResultType {
+					r.mapID(&ops[j])
+				}
+			}
+			if r.bad != 0 {
+				return 0, fmt.Errorf("word %d: id %d out of range (bound %d)", i, r.bad, bound)
+			}
+			i += n
+			continue
 		}
-		fs, err := decodeOperands(info, operands, fbuf[:])
+		fs, err := decodeOperands(info.opInfo, w[i+1:i+n], fbuf[:])
 		if err != nil {
-			return err
+			return 0, err
 		}
-		// Result id first, as the text puts it first.
+		// The result id first, as the text puts it first.
 		for _, f := range fs {
 			if f.kind == kResult {
-				if err := mapID(&f.words[0]); err != nil {
-					return err
-				}
+				r.mapID(&f.words[0])
 			}
 		}
 		for _, f := range fs {
 			switch f.kind {
 			case kResultType, kID:
-				if err := mapID(&f.words[0]); err != nil {
-					return err
-				}
+				r.mapID(&f.words[0])
 			case kPairIDID:
-				if err := mapID(&f.words[0]); err != nil {
-					return err
-				}
-				if err := mapID(&f.words[1]); err != nil {
-					return err
-				}
+				r.mapID(&f.words[0])
+				r.mapID(&f.words[1])
 			}
 		}
-		return nil
-	})
-	return next, err
+		if r.bad != 0 {
+			return 0, fmt.Errorf("word %d: id %d out of range (bound %d)", i, r.bad, bound)
+		}
+		i += n
+	}
+	return r.next, nil
+}
+
+type renumberer struct {
+	m    []uint32
+	next uint32
+	bad  uint32
+}
+
+func (r *renumberer) mapID(p *uint32) {
+	old := *p
+	if old == 0 || int(old) >= len(r.m) {
+		r.bad = old
+		return
+	}
+	if r.m[old] == 0 {
+		r.m[old] = r.next
+		r.next++
+	}
+	*p = r.m[old]
 }
