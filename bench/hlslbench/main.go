@@ -57,32 +57,46 @@ func bench(kc, glslang, spirvVal, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d kernels, %d runs each, medians of whole-process wall time\n\n", len(jobs), n)
-	fmt.Printf("%-34s %10s %10s %10s %8s %8s\n", "kernel", "direct", "glslang", "spirv-val", "gl/dir", "gl+v/dir")
-	var sd, sg, sv time.Duration
+	fmt.Printf("%d kernels, %d runs each; medians of whole-process wall time and of CPU time (user+sys)\n\n", len(jobs), n)
+	var rows []row
+	var total row
+	total.name = "total (sum of medians)"
 	for _, j := range jobs {
-		var td, tg, tv []time.Duration
+		var runs [3][2][]time.Duration // tool, wall/cpu, samples
 		for i := 0; i < n; i++ {
-			d, err := timeRun(j.direct)
-			if err != nil {
-				return err
+			for t, argv := range [][]string{j.direct, j.gl, j.sval} {
+				wall, cpu, err := timeRun(argv)
+				if err != nil {
+					return err
+				}
+				runs[t][0] = append(runs[t][0], wall)
+				runs[t][1] = append(runs[t][1], cpu)
 			}
-			g, err := timeRun(j.gl)
-			if err != nil {
-				return err
-			}
-			v, err := timeRun(j.sval)
-			if err != nil {
-				return err
-			}
-			td, tg, tv = append(td, d), append(tg, g), append(tv, v)
 		}
-		md, mg, mv := median(td), median(tg), median(tv)
-		sd, sg, sv = sd+md, sg+mg, sv+mv
-		fmt.Printf("%-34s %10s %10s %10s %8.2f %8.2f\n", j.name, ms(md), ms(mg), ms(mv), ratio(mg, md), ratio(mg+mv, md))
+		r := row{name: j.name}
+		for t := range runs {
+			for k := range runs[t] {
+				r.m[t][k] = median(runs[t][k])
+				total.m[t][k] += r.m[t][k]
+			}
+		}
+		rows = append(rows, r)
 	}
-	fmt.Printf("%-34s %10s %10s %10s %8.2f %8.2f\n", "total (sum of medians)", ms(sd), ms(sg), ms(sv), ratio(sg, sd), ratio(sg+sv, sd))
+	for k, what := range []string{"wall", "CPU"} {
+		fmt.Printf("%s time\n%-28s %10s %10s %10s %8s %8s\n", what, "kernel", "direct", "glslang", "spirv-val", "gl/dir", "gl+v/dir")
+		for _, r := range append(rows, total) {
+			d, g, v := r.m[0][k], r.m[1][k], r.m[2][k]
+			fmt.Printf("%-28s %10s %10s %10s %8.2f %8.2f\n", r.name, ms(d), ms(g), ms(v), ratio(g, d), ratio(g+v, d))
+		}
+		fmt.Println()
+	}
 	return nil
+}
+
+// row is one kernel's medians: [tool: direct, glslang, spirv-val][wall, cpu].
+type row struct {
+	name string
+	m    [3][2]time.Duration
 }
 
 // prepare emits each kernel's HLSL into work and builds the commands.
@@ -164,17 +178,18 @@ func defines(src []byte) map[string]string {
 	return defs
 }
 
-func timeRun(argv []string) (time.Duration, error) {
+// timeRun runs argv and returns its wall time and CPU time (user + system).
+func timeRun(argv []string) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
+	err = cmd.Run()
+	wall = time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out.String())
+		return 0, 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out.String())
 	}
-	return d, nil
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func median(d []time.Duration) time.Duration {
