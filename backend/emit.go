@@ -5,13 +5,29 @@ import (
 	"fmt"
 
 	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/ir"
 )
 
 // emitters turn kernel k of a checked module into an artifact for one
-// target. Filled as the emitters land (emit/wgsl, emit/spirv).
+// target.
 var emitters = map[Target]func(m *ir.Module, k *ir.Kernel) (*Artifact, error){
+	WGSL:  emitWGSL,
 	SPIRV: emitSPIRV,
+}
+
+func emitWGSL(m *ir.Module, k *ir.Kernel) (*Artifact, error) {
+	a, err := wgsl.Emit(m, wgsl.Options{Kernel: k.Name})
+	if err != nil {
+		return nil, err
+	}
+	entry := k.Name
+	for _, e := range a.Entries {
+		if e.Kernel == k.Name {
+			entry = e.Name
+		}
+	}
+	return &Artifact{Target: WGSL, Code: a.Code, Entry: entry}, nil
 }
 
 func emitSPIRV(m *ir.Module, k *ir.Kernel) (*Artifact, error) {
