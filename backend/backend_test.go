@@ -1,0 +1,272 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// fake is a driver that records what package backend asks of it, so the
+// generic parts (policy, scopes, pooling, ordering, stats) are tested
+// without a GPU. The GPU-backed suite is in backend/wgpu and backend/vulkan.
+type fake struct {
+	log  []string
+	bufs int
+}
+
+type fakeBuf struct {
+	f    *fake
+	id   int
+	size int64
+}
+
+func (b *fakeBuf) Size() int64 { return b.size }
+func (b *fakeBuf) Release()    { b.f.log = append(b.f.log, fmt.Sprintf("release b%d", b.id)) }
+
+type fakePipe struct{}
+
+func (fakePipe) Release() {}
+
+type fakeEnc struct{ f *fake }
+
+func (e *fakeEnc) Dispatch(p PipelineImpl, params []byte, bufs []Range, g [3]uint32) error {
+	ids := make([]string, len(bufs))
+	for i, r := range bufs {
+		ids[i] = fmt.Sprintf("b%d", r.Buf.(*fakeBuf).id)
+	}
+	e.f.log = append(e.f.log, "dispatch "+strings.Join(ids, ","))
+	return nil
+}
+func (e *fakeEnc) Copy(src BufferImpl, so int64, dst BufferImpl, do int64, n int64) error {
+	e.f.log = append(e.f.log, fmt.Sprintf("copy b%d b%d %d", src.(*fakeBuf).id, dst.(*fakeBuf).id, n))
+	return nil
+}
+func (e *fakeEnc) Timestamp() (int, error) { return 0, nil }
+func (e *fakeEnc) Submit(ctx context.Context, reads []Range) (*Result, error) {
+	e.f.log = append(e.f.log, fmt.Sprintf("submit %d reads", len(reads)))
+	res := &Result{}
+	for _, r := range reads {
+		res.Reads = append(res.Reads, make([]byte, r.Size))
+	}
+	return res, nil
+}
+func (e *fakeEnc) Discard() { e.f.log = append(e.f.log, "discard") }
+
+func (f *fake) Info() AdapterInfo {
+	return AdapterInfo{Driver: "fake", Name: "fake", Targets: []Target{WGSL},
+		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535}}
+}
+func (f *fake) NewBuffer(size int64) (BufferImpl, error) {
+	f.bufs++
+	return &fakeBuf{f: f, id: f.bufs, size: size}, nil
+}
+func (f *fake) WriteBuffer(b BufferImpl, off int64, data []byte) error {
+	f.log = append(f.log, fmt.Sprintf("write b%d", b.(*fakeBuf).id))
+	return nil
+}
+func (f *fake) NewPipeline(ctx context.Context, a *Artifact) (PipelineImpl, error) {
+	return fakePipe{}, nil
+}
+func (f *fake) NewEncoder() (EncoderImpl, error) { return &fakeEnc{f}, nil }
+func (f *fake) Wait(ctx context.Context) error   { return nil }
+func (f *fake) Close() error                     { return nil }
+
+func newFake(t *testing.T) (*Device, *fake, *Pipeline) {
+	f := &fake{}
+	d := newDevice(f, f.Info())
+	p, err := d.Load(context.Background(), &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k",
+		Layout: Layout{Kernel: "k", Buffers: []BufferSlot{{Name: "x", Binding: 1, ReadOnly: true, Stride: 4}, {Name: "y", Binding: 2, Stride: 4}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, f, p
+}
+
+func (f *fake) take() string {
+	s := strings.Join(f.log, "; ")
+	f.log = nil
+	return s
+}
+
+func TestScopesSubmitOnce(t *testing.T) {
+	d, f, p := newFake(t)
+	x, _ := d.Alloc(64)
+	y, _ := d.Alloc(64)
+	args := Args{Buffers: []View{x.View(), y.View()}}
+	outer := d.Begin()
+	inner := d.Begin()
+	d.Dispatch(p, args, Groups(1))
+	inner.End()
+	d.Dispatch(p, args, Groups(1))
+	if got := f.take(); got != "dispatch b1,b2; dispatch b1,b2" {
+		t.Fatalf("inside scopes: %q", got)
+	}
+	outer.End()
+	if got := f.take(); got != "submit 0 reads" {
+		t.Fatalf("outer End: %q", got)
+	}
+	d.Dispatch(p, args, Groups(1))
+	if got := f.take(); got != "dispatch b1,b2; submit 0 reads" {
+		t.Fatalf("outside a scope: %q", got)
+	}
+	d.Dispatch(p, args, Groups(0, 1, 1))
+	if got := f.take(); got != "" {
+		t.Fatalf("zero groups recorded %q", got)
+	}
+}
+
+// TestRecycledWriteFlushes: a host write into a pooled buffer that recorded
+// work still uses (under its previous owner) submits that work first.
+func TestRecycledWriteFlushes(t *testing.T) {
+	d, f, p := newFake(t)
+	x, _ := d.Alloc(64)
+	y, _ := d.Alloc(64)
+	s := d.Begin()
+	d.Dispatch(p, Args{Buffers: []View{x.View(), y.View()}}, Groups(1))
+	x.Release()
+	x2, _ := d.Alloc(64)
+	f.take()
+	x2.Write(0, make([]byte, 64))
+	if got := f.take(); got != "submit 0 reads; write b1" {
+		t.Fatalf("write into a recycled buffer: %q", got)
+	}
+	// A fresh upload needs no flush.
+	d.Dispatch(p, Args{Buffers: []View{x2.View(), y.View()}}, Groups(1))
+	d.Upload(make([]byte, 64))
+	if got := f.take(); got != "dispatch b1,b2; write b3" {
+		t.Fatalf("upload inside a scope: %q", got)
+	}
+	// A non-pooled buffer released while recorded work uses it is freed
+	// only after the submit.
+	z, _ := d.AllocZeroed(64)
+	d.Dispatch(p, Args{Buffers: []View{x2.View(), z.View()}}, Groups(1))
+	z.Release()
+	if got := f.take(); got != "dispatch b1,b4" {
+		t.Fatalf("release of a recorded buffer: %q", got)
+	}
+	s.End()
+	if got := f.take(); got != "submit 0 reads; release b4" {
+		t.Fatalf("End: %q", got)
+	}
+}
+
+func TestReadFlushesAndBatches(t *testing.T) {
+	d, f, p := newFake(t)
+	x, _ := d.Alloc(64)
+	y, _ := d.Alloc(64)
+	s := d.Begin()
+	defer s.End()
+	d.Dispatch(p, Args{Buffers: []View{x.View(), y.View()}}, Groups(1))
+	out, err := d.ReadMany(context.Background(), y.View(), y.Slice(4, 6), x.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.take(); got != "dispatch b1,b2; submit 3 reads" {
+		t.Fatalf("ReadMany in a scope: %q", got)
+	}
+	if len(out) != 3 || len(out[1]) != 6 {
+		t.Fatalf("read sizes %d", len(out))
+	}
+	if _, err := d.Read(context.Background(), x.Slice(2, 4)); err == nil || err.Error() != "backend: read 0: offset 2 is not a multiple of 4" {
+		t.Fatalf("misaligned read: %v", err)
+	}
+}
+
+func TestGraphAndCopy(t *testing.T) {
+	d, f, p := newFake(t)
+	x, _ := d.Alloc(64)
+	y, _ := d.Alloc(64)
+	z, _ := d.Alloc(64)
+	err := d.Run(
+		&DispatchOp{p, Args{Buffers: []View{x.View(), y.View()}}, Groups(1)},
+		&CopyOp{Dst: z.View(), Src: y.View()},
+		&DispatchOp{p, Args{Buffers: []View{z.View(), x.View()}}, Groups(1)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.take(); got != "dispatch b1,b2; copy b2 b3 64; dispatch b3,b1; submit 0 reads" {
+		t.Fatalf("graph: %q", got)
+	}
+	err = d.Copy(y.Slice(0, 32), y.Slice(16, 32))
+	var be *BindError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "overlap") {
+		t.Fatalf("overlapping copy: %v", err)
+	}
+}
+
+func TestPersist(t *testing.T) {
+	d, _, _ := newFake(t)
+	a, err := d.Persist(make([]byte, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := d.Persist(make([]byte, 8))
+	if a.Buf != b.Buf || b.Off != 256 || d.PersistentBytes() != 108 {
+		t.Fatalf("persistent views %v %v, %d bytes", a, b, d.PersistentBytes())
+	}
+	d.ClearPersistent()
+	if d.PersistentBytes() != 0 {
+		t.Fatal("ClearPersistent left bytes")
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	as := []AdapterInfo{
+		{Index: 0, Driver: "vulkan", DriverIndex: 0, Name: "llvmpipe", Type: TypeCPU},
+		{Index: 1, Driver: "vulkan", DriverIndex: 1, Name: "NVIDIA H200", Type: TypeDiscrete},
+		{Index: 2, Driver: "wgpu", DriverIndex: 0, Name: "NVIDIA H200", API: "Vulkan", Type: TypeDiscrete},
+		{Index: 3, Driver: "wgpu", DriverIndex: 1, Name: "llvmpipe", API: "OpenGL", Type: TypeCPU},
+		{Index: 4, Driver: "wgpu", DriverIndex: 2, Name: "llvmpipe", API: "Vulkan", Type: TypeCPU},
+	}
+	if got := Choose(as); got != 1 {
+		t.Errorf("Choose without coopmat = %d, want the discrete Vulkan adapter 1", got)
+	}
+	as[1].CoopMat = []CoopMatShape{{M: 16, N: 16, K: 16}}
+	as[0].CoopMat = []CoopMatShape{{M: 16, N: 16, K: 16}}
+	if got := Choose(as); got != 1 {
+		t.Errorf("Choose with coopmat = %d, want 1 (discrete before cpu)", got)
+	}
+	if got := Choose(as[3:]); got != 1 {
+		t.Errorf("Choose among wgpu cpu adapters = %d, want the Vulkan one", got)
+	}
+	for sel, want := range map[string]int{"": 1, "2": 2, "wgpu": 2, "wgpu:1": 3, "vulkan:0": 0, "H200": 1, "LLVMPIPE": 0} {
+		if got, err := Select(as, sel); got != want || err != nil {
+			t.Errorf("Select(%q) = %d, %v; want %d", sel, got, err, want)
+		}
+	}
+	for sel, msg := range map[string]string{
+		"9":       "backend: device 9 out of range (have 5 adapters)",
+		"wgpu:x":  `backend: bad device selector "wgpu:x" (want DRIVER:N)`,
+		"metal:0": `backend: no adapter 0 for driver "metal"`,
+		"radeon":  `backend: no adapter matches device selector "radeon"`,
+	} {
+		if _, err := Select(as, sel); err == nil || err.Error() != msg {
+			t.Errorf("Select(%q): %v, want %s", sel, err, msg)
+		}
+	}
+}
+
+func TestStatsSince(t *testing.T) {
+	a := Stats{Dispatches: 10, Submits: 3, BytesUp: 100, PoolHits: 2}
+	b := Stats{Dispatches: 25, Submits: 4, BytesUp: 164, PoolHits: 2, Compiles: 1}
+	want := Stats{Dispatches: 15, Submits: 1, BytesUp: 64, Compiles: 1}
+	if got := b.Since(a); got != want {
+		t.Fatalf("Since = %v, want %v", got, want)
+	}
+}
+
+func TestLoadRefusals(t *testing.T) {
+	d, _, _ := newFake(t)
+	ctx := context.Background()
+	_, err := d.Load(ctx, &Artifact{Target: SPIRV, Words: []uint32{0x07230203, 0, 0, 0, 0}, Entry: "k"})
+	if err == nil || !strings.Contains(err.Error(), "does not accept spirv artifacts") {
+		t.Errorf("wrong target: %v", err)
+	}
+	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Features: 1})
+	if err == nil || err.Error() != "f16 is not supported by target fake wgsl on fake" {
+		t.Errorf("missing feature: %v", err)
+	}
+}
