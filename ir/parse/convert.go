@@ -29,7 +29,13 @@ func (c *converter) commentsBefore(off int) []lexer.Token {
 }
 
 func (c *converter) file(f *fileAST, m *ir.Module) {
-	for _, d := range f.Decls {
+	for i, item := range f.Decls {
+		d := item.Decl
+		// A declaration at the start of a line began a new parse segment
+		// (splitTopLevel); the one before it ended there.
+		if !item.Semi && i < len(f.Decls)-1 && f.Decls[i+1].Pos.Column != 1 {
+			c.errorf(f.Decls[i+1].Pos, "missing newline or \";\" before this declaration")
+		}
 		if d.Enable != nil {
 			// Comments above an enable stay pending for the next declaration.
 			c.enable(d.Enable, m)
@@ -65,7 +71,7 @@ func (c *converter) enable(e *enableAST, m *ir.Module) {
 
 func (c *converter) constDecl(d *constAST) *ir.Const {
 	c.checkName(d.Pos, d.Name)
-	k := &ir.Const{Pos: irPos(d.Pos), Name: d.Name, Value: c.value(d.Value)}
+	k := &ir.Const{Pos: irPos(d.Pos), Name: d.Name, Value: c.needValue(d.Value, d.Eq.Pos, "const "+d.Name+" =")}
 	if d.Type != nil {
 		k.Type = c.typ(d.Type)
 	}
@@ -93,19 +99,22 @@ func (c *converter) kernel(d *kernelAST) *ir.Kernel {
 func (c *converter) param(p *paramAST) *ir.Param {
 	c.checkName(p.Pos, p.Name)
 	out := &ir.Param{Pos: irPos(p.Pos), Name: p.Name}
-	if p.Buffer != nil {
+	if a := p.Type.Array; a != nil && a.Len == nil {
 		out.Kind = ir.BufferParam
-		out.Type = c.typ(p.Buffer.Elem)
-		switch p.Buffer.Access {
+		out.Type = c.typ(a.Elem)
+		switch p.Access {
 		case "read":
 			out.Access = ir.Read
 		case "read_write":
 			out.Access = ir.ReadWrite
 		default:
-			c.errorf(p.Buffer.Pos, "buffer %s needs an access mode: %s read []T or %s read_write []T", p.Name, p.Name, p.Name)
+			c.errorf(p.Type.Pos, "buffer %s needs an access mode: %s read []T or %s read_write []T", p.Name, p.Name, p.Name)
 			out.Access = ir.Read
 		}
 		return out
+	}
+	if p.Access != "" {
+		c.errorf(p.Type.Pos, "%s applies to buffers: %s %s []%s", p.Access, p.Name, p.Access, ir.TypeString(c.typ(p.Type)))
 	}
 	out.Kind = ir.ScalarParam
 	out.Type = c.typ(p.Type)
@@ -141,9 +150,22 @@ func (c *converter) value(n exprNode) ir.Expr {
 	return b.E
 }
 
+// needValue unwraps a required expression the grammar left optional,
+// reporting its absence after what (at pos, the token before it).
+func (c *converter) needValue(n exprNode, pos lexer.Position, what string) ir.Expr {
+	if n == nil {
+		c.errorf(pos, "missing expression after %s", what)
+		return &ir.Lit{Pos: irPos(pos), Val: ir.IntVal(0)}
+	}
+	return c.value(n)
+}
+
 func (c *converter) typ(t *typeAST) ir.Type {
 	switch {
 	case t == nil:
+		return ir.Invalid
+	case t.Array != nil && t.Array.Len == nil:
+		c.errorf(t.Pos, "[]%s: only buffer parameters have a slice type; arrays need a length, as in [4]%s", ir.TypeString(c.typ(t.Array.Elem)), ir.TypeString(c.typ(t.Array.Elem)))
 		return ir.Invalid
 	case t.Array != nil:
 		return &ir.Array{Elem: c.typ(t.Array.Elem), LenExpr: c.value(t.Array.Len)}
@@ -237,7 +259,10 @@ func (c *converter) stmt(s *stmtAST, top bool) ir.Stmt {
 
 func (c *converter) decl(d *declAST) ir.Stmt {
 	c.checkName(d.Pos, d.Name)
-	out := &ir.Decl{Pos: irPos(d.Pos), Name: d.Name, Mut: d.Kind == "var", Init: c.value(d.Init)}
+	out := &ir.Decl{Pos: irPos(d.Pos), Name: d.Name, Mut: d.Kind == "var"}
+	if d.Eq != nil {
+		out.Init = c.needValue(d.Init, d.Eq.Pos, d.Kind+" "+d.Name+" =")
+	}
 	if d.Type != nil {
 		out.Type = c.typ(d.Type)
 	}
@@ -251,7 +276,7 @@ func (c *converter) decl(d *declAST) ir.Stmt {
 }
 
 func (c *converter) ifStmt(s *ifAST) *ir.If {
-	out := &ir.If{Pos: irPos(s.Pos), Cond: c.value(s.Cond), Then: c.block(s.Then, false)}
+	out := &ir.If{Pos: irPos(s.Pos), Cond: c.needValue(s.Cond, s.Then.Pos, "if"), Then: c.block(s.Then, false)}
 	switch {
 	case s.ElseIf != nil:
 		out.Else = c.ifStmt(s.ElseIf)
@@ -327,9 +352,9 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 			return nil
 		}
 		c.checkName(s.Pos, id.Name)
-		return &ir.Decl{Pos: pos, Name: id.Name, Mut: true, Init: c.value(s.RHS)}
+		return &ir.Decl{Pos: pos, Name: id.Name, Mut: true, Init: c.needValue(s.RHS, s.Op.Pos, s.Op.Op)}
 	case s.Op != nil:
-		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Op], RHS: c.value(s.RHS)}
+		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Op], RHS: c.needValue(s.RHS, s.Op.Pos, s.Op.Op)}
 	case lhs.Barrier != 0:
 		return &ir.Barrier{Pos: pos, Kind: lhs.Barrier}
 	}

@@ -50,15 +50,15 @@ var expectWords = []struct {
 	re   *regexp.Regexp
 	text string
 }{
-	{regexp.MustCompile(`^<ident>`), "a name"},
-	{regexp.MustCompile(`^"enable"|^topAST`), `"kernel", "const" or "enable"`},
-	{regexp.MustCompile(`^itemAST|^stmtAST|^"}"`), `a statement or "}"`},
-	{regexp.MustCompile(`^typeAST|^namedTypeAST|^arrayTypeAST|^"\["`), "a type"},
-	{regexp.MustCompile(`^exprNode`), "an expression"},
-	{regexp.MustCompile(`^paramAST`), `a parameter or ")"`},
-	{regexp.MustCompile(`^blockAST|^"{"`), `"{"`},
-	{regexp.MustCompile(`^";"`), "newline or \";\""},
-	{regexp.MustCompile(`^("[^"]+")`), "$1"},
+	{regexp.MustCompile(`(?i)^<ident>`), "a name"},
+	{regexp.MustCompile(`(?i)^"enable"|^topAST`), `"kernel", "const" or "enable"`},
+	{regexp.MustCompile(`(?i)^itemAST|^stmtAST|^"}"`), `a statement or "}"`},
+	{regexp.MustCompile(`(?i)^typeAST|^namedTypeAST|^arrayTypeAST|^"\["`), "a type"},
+	{regexp.MustCompile(`(?i)^exprNode`), "an expression"},
+	{regexp.MustCompile(`(?i)^paramAST`), `a parameter or ")"`},
+	{regexp.MustCompile(`(?i)^blockAST|^"{"|^ifAST`), `"{"`},
+	{regexp.MustCompile(`(?i)^";"`), "newline or \";\""},
+	{regexp.MustCompile(`(?i)^("[^"]+")`), "$1"},
 }
 
 func expectText(e string) string {

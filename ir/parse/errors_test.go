@@ -66,6 +66,13 @@ var syntaxErrors = []struct {
 			"e.kc:7:1: unexpected keyword kernel (expected an expression)\n" +
 			"e.kc:8:6: undefined function foo\n" +
 			"e.kc:13:1: unexpected end of file (expected a statement or \"}\")"},
+	{"access on a scalar", "kernel k(a read f32) workgroup(1) {\n}\n", `e.kc:1:17: read applies to buffers: a read []f32`},
+	{"slice outside parameters", "kernel k() workgroup(1) {\n\tvar a []f32\n}\n", `e.kc:2:8: []f32: only buffer parameters have a slice type; arrays need a length, as in [4]f32`},
+	{"if without condition", "kernel k() workgroup(1) {\n\tif {\n\t}\n}\n", `e.kc:2:5: missing expression after if`},
+	{"let without value", "kernel k() workgroup(1) {\n\tlet x =\n}\n", `e.kc:2:8: missing expression after let x =`},
+	{"assignment without value", "kernel k() workgroup(1) {\n\tx +=;\n\ty := }\n", "e.kc:2:4: missing expression after +=\ne.kc:3:4: missing expression after :="},
+	{"const without value", "const C =\nkernel k() workgroup(1) {\n}\n", `e.kc:1:9: missing expression after const C =`},
+	{"two declarations on a line", "const A = 1 const B = 2\nkernel k() workgroup(1) {\n}\n", `e.kc:1:13: missing newline or ";" before this declaration`},
 	{"several errors", "kernel k(x []f32) workgroup(1) {\n\tvar v\n\tif true {\n\t\tshared s [4]f32\n\t}\n}\n",
 		"e.kc:1:12: buffer x needs an access mode: x read []T or x read_write []T\n" +
 			"e.kc:2:2: var v needs a type or a value\n" +

@@ -11,7 +11,14 @@ import (
 
 type fileAST struct {
 	Pos   lexer.Position
-	Decls []*topAST `parser:"( @@ ';' )*"`
+	Decls []*topItemAST `parser:"@@*"`
+}
+
+// topItemAST is a declaration and its terminator (see itemAST).
+type topItemAST struct {
+	Pos  lexer.Position
+	Decl *topAST `parser:"@@"`
+	Semi bool    `parser:"@';'?"`
 }
 
 type topAST struct {
@@ -31,7 +38,8 @@ type constAST struct {
 	Pos   lexer.Position
 	Name  string   `parser:"'const' @Ident"`
 	Type  *typeAST `parser:"@@?"`
-	Value exprNode `parser:"'=' @@"`
+	Eq    *eqAST   `parser:"@@"`
+	Value exprNode `parser:"@@?"`
 }
 
 type kernelAST struct {
@@ -42,17 +50,13 @@ type kernelAST struct {
 	Body      *blockAST   `parser:"@@"`
 }
 
+// paramAST is a scalar parameter "name T" or a buffer "name access []T";
+// the buffer's []T is an arrayTypeAST without a length.
 type paramAST struct {
 	Pos    lexer.Position
-	Name   string     `parser:"@Ident"`
-	Buffer *bufferAST `parser:"( @@"`
-	Type   *typeAST   `parser:"| @@ )"`
-}
-
-type bufferAST struct {
-	Pos    lexer.Position
+	Name   string   `parser:"@Ident"`
 	Access string   `parser:"@( 'read' | 'read_write' )?"`
-	Elem   *typeAST `parser:"'[' ']' @@"`
+	Type   *typeAST `parser:"@@"`
 }
 
 type typeAST struct {
@@ -61,9 +65,10 @@ type typeAST struct {
 	Named *namedTypeAST `parser:"| @@"`
 }
 
+// arrayTypeAST is [N]T, or []T (Len nil) in a buffer parameter.
 type arrayTypeAST struct {
 	Pos  lexer.Position
-	Len  exprNode `parser:"'[' @@ ']'"`
+	Len  exprNode `parser:"'[' @@? ']'"`
 	Elem *typeAST `parser:"@@"`
 }
 
@@ -112,12 +117,13 @@ type declAST struct {
 	Kind string   `parser:"@( 'let' | 'var' )"`
 	Name string   `parser:"@Ident"`
 	Type *typeAST `parser:"@@?"`
-	Init exprNode `parser:"( '=' @@ )?"`
+	Eq   *eqAST   `parser:"( @@"`
+	Init exprNode `parser:"  @@? )?"`
 }
 
 type ifAST struct {
 	Pos    lexer.Position
-	Cond   exprNode  `parser:"'if' @@"`
+	Cond   exprNode  `parser:"'if' @@?"`
 	Then   *blockAST `parser:"@@"`
 	ElseIf *ifAST    `parser:"( 'else' ( @@"`
 	Else   *blockAST `parser:"| @@ ) )?"`
@@ -142,13 +148,20 @@ type simpleAST struct {
 	Pos lexer.Position
 	LHS exprNode  `parser:"@@"`
 	Op  *assignOp `parser:"( @@"`
-	RHS exprNode  `parser:"  @@"`
+	RHS exprNode  `parser:"  @@?"`
 	Inc *incOp    `parser:"| @@ )?"`
 }
 
 type assignOp struct {
 	Pos lexer.Position
 	Op  string `parser:"@( '=' | ':=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
+}
+
+// eqAST is the "=" of a declaration; the value after it is optional in the
+// grammar so that its absence is reported at the right place.
+type eqAST struct {
+	Pos lexer.Position
+	Eq  string `parser:"@'='"`
 }
 
 type incOp struct {
@@ -177,7 +190,7 @@ func newParser() *parser {
 			}
 			return n, err
 		}),
-		participle.UseLookahead(2),
+		participle.UseLookahead(1),
 	)
 	return ps
 }
