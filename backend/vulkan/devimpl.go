@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"unsafe"
 
 	"github.com/kcgo/kc/backend"
 )
@@ -38,8 +41,11 @@ type device struct {
 	buffers map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
 	pipes   []*pipeline
 	stats   struct{ submits, dispatches, setAllocs, setHits int }
-	isLost  bool
-	closed  bool
+
+	cachePath   string // pipeline-cache file ("" when off)
+	cacheLoaded int    // bytes of cache data loaded at open
+	isLost      bool
+	closed      bool
 }
 
 // openDevice creates the logical device and its command pool and pipeline
@@ -76,6 +82,12 @@ func openDevice(in *instance, p *physical, index int) (*device, error) {
 	d.cmdPool = *ph
 	cci := newIn[vkPipelineCacheCreateInfo](&a)
 	cci.sType = stPipelineCacheCreateInfo
+	d.cachePath = cacheFile(p)
+	if data, err := os.ReadFile(d.cachePath); err == nil && len(data) > 0 {
+		cci.initialDataSize = uintptr(len(data))
+		cci.pInitialData = a.bytes(data)
+		d.cacheLoaded = len(data)
+	}
 	if err := check("vkCreatePipelineCache", call(l.fn.CreatePipelineCache, l.handle, addr(cci), 0, addr(ph))); err != nil {
 		d.destroy()
 		return nil, err
@@ -253,6 +265,7 @@ func (d *device) Close() error {
 	if d.l.handle != 0 {
 		call(d.l.fn.DeviceWaitIdle, d.l.handle)
 	}
+	d.saveCache()
 	d.inflight = nil
 	d.open = nil
 	d.idle()
@@ -296,4 +309,56 @@ func (d *device) destroy() {
 		d.cmdFns = nil
 	}
 	l.destroy()
+}
+
+// envCache names the directory of the pipeline-cache files; "off" disables
+// them. The default is kc/ under os.UserCacheDir.
+const envCache = "KC_VULKAN_CACHE"
+
+// cacheFile is the pipeline-cache file of a device: one per vendor, device
+// and pipelineCacheUUID (which changes with the driver build), or "".
+func cacheFile(p *physical) string {
+	dir := os.Getenv(envCache)
+	switch dir {
+	case "off":
+		return ""
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(base, "kc")
+	}
+	return filepath.Join(dir, fmt.Sprintf("vulkan-%04x-%04x-%x.bin", p.props.vendorID, p.props.deviceID, p.props.pipelineCacheUUID[:]))
+}
+
+// saveCache writes the pipeline cache's data to its file (atomically; a
+// failure only costs compile time next run).
+func (d *device) saveCache() {
+	if d.cachePath == "" || d.pipeCache == 0 {
+		return
+	}
+	var a arena
+	defer a.free()
+	n := newIn[uintptr](&a)
+	if call(d.l.fn.GetPipelineCacheData, d.l.handle, d.pipeCache, addr(n), 0) != 0 || *n == 0 {
+		return
+	}
+	buf := a.alloc(*n)
+	if call(d.l.fn.GetPipelineCacheData, d.l.handle, d.pipeCache, addr(n), uintptr(buf)) != 0 {
+		return
+	}
+	data := append([]byte(nil), unsafe.Slice((*byte)(buf), *n)...)
+	if os.MkdirAll(filepath.Dir(d.cachePath), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(d.cachePath), ".vulkan-cache-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil && cerr == nil {
+		os.Rename(tmp.Name(), d.cachePath)
+	}
+	os.Remove(tmp.Name())
 }

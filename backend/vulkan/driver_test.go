@@ -384,3 +384,139 @@ func TestLargeUpload(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphPersistScopes covers the rest of the backend API on this driver:
+// a persistent-region input, a graph of dispatches and hand-off copies in
+// one submission, nested scopes with a read inside (which flushes), Flush,
+// the pool, and the pipeline cache.
+func TestGraphPersistScopes(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	load := func() *backend.Pipeline {
+		p, err := d.Load(ctx, artifact(glsl(t, saxpyGLSL), "saxpy", 64, []string{"a", "n"}, "x:ro", "y:rw"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := load()
+	before := d.Stats()
+	if load() != p || d.Stats().Since(before).CacheHits != 1 {
+		t.Errorf("second Load was not a pipeline-cache hit")
+	}
+	const n = 512
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rand.IntN(100)) // small integers: every sum below is exact
+	}
+	w, err := d.Persist(f32bytes(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y1, err := d.AllocZeroed(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y2, err := d.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := func(a float32, y *backend.Buffer) backend.Args {
+		return backend.Args{Params: []uint32{math.Float32bits(a), n}, Buffers: []backend.View{w, y.View()}}
+	}
+	gr := backend.Groups(n / 64)
+	before = d.Stats()
+	// y1 = 2x; y2 = y1; y2 += 3x  => y2 = 5x, y1 = 2x
+	if err := d.Run(
+		&backend.DispatchOp{Pipeline: p, Args: args(2, y1), Groups: gr},
+		&backend.CopyOp{Dst: y2.View(), Src: y1.View()},
+		&backend.DispatchOp{Pipeline: p, Args: args(3, y2), Groups: gr},
+	); err != nil {
+		t.Fatal(err)
+	}
+	outer := d.Begin()
+	inner := d.Begin()
+	if err := d.Dispatch(p, args(1, y1), gr); err != nil { // y1 = 3x
+		t.Fatal(err)
+	}
+	mid, err := d.Read(ctx, y1.View()) // flushes inside the scopes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inner.End(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, args(-1, y2), gr); err != nil { // y2 = 4x
+		t.Fatal(err)
+	}
+	if err := d.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := outer.End(); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := d.ReadMany(ctx, y1.View(), y2.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.Stats().Since(before)
+	if st.Dispatches != 4 || st.Copies != 1 {
+		t.Errorf("stats %v", st)
+	}
+	for i := range x {
+		if g := bytesF32(mid)[i]; g != 3*x[i] {
+			t.Fatalf("read inside scope: y1[%d] = %g, want %g", i, g, 3*x[i])
+		}
+		if g := bytesF32(rs[0])[i]; g != 3*x[i] {
+			t.Fatalf("y1[%d] = %g, want %g", i, g, 3*x[i])
+		}
+		if g := bytesF32(rs[1])[i]; g != 4*x[i] {
+			t.Fatalf("y2[%d] = %g, want %g", i, g, 4*x[i])
+		}
+	}
+	// The pool hands a released buffer back.
+	y2.Release()
+	before = d.Stats()
+	y3, err := d.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y3.Release()
+	if d.Stats().Since(before).PoolHits != 1 {
+		t.Errorf("Alloc after Release was not a pool hit")
+	}
+}
+
+// TestPipelineCacheFile checks that the VkPipelineCache is saved on Close
+// and loaded again on the next open.
+func TestPipelineCacheFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(envCache, dir)
+	a := testAdapter(t)
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		impl, err := theDriver.Open(ctx, a.DriverIndex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := impl.(*device)
+		if round == 1 && dev.cacheLoaded == 0 {
+			t.Errorf("second open loaded no pipeline-cache data from %s", dev.cachePath)
+		}
+		if _, err := impl.NewPipeline(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw")); err != nil {
+			t.Fatal(err)
+		}
+		if err := impl.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(envCache, "off")
+	impl, err := theDriver.Open(ctx, a.DriverIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev := impl.(*device); dev.cachePath != "" || dev.cacheLoaded != 0 {
+		t.Errorf("%s=off still used %q", envCache, dev.cachePath)
+	}
+	impl.Close()
+}

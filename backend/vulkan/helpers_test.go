@@ -17,17 +17,22 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "kc-vulkan-test-")
+	if err != nil {
+		os.Exit(m.Run())
+	}
+	// Keep the tests' pipeline caches out of the user's cache directory.
+	os.Setenv(envCache, filepath.Join(tmp, "cache"))
 	// Mesa warns on stderr without a private runtime directory.
 	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		if dir, err := os.MkdirTemp("", "kc-xdg-"); err == nil {
-			os.Chmod(dir, 0o700)
-			os.Setenv("XDG_RUNTIME_DIR", dir)
-			code := m.Run()
-			os.RemoveAll(dir)
-			os.Exit(code)
+		xdg := filepath.Join(tmp, "xdg")
+		if os.Mkdir(xdg, 0o700) == nil {
+			os.Setenv("XDG_RUNTIME_DIR", xdg)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // testAdapter returns the Vulkan adapter the tests run on: KC_TEST_VULKAN

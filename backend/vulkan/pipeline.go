@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/ir"
 )
 
 // spirvMagic is the first word of every SPIR-V module.
@@ -158,6 +159,15 @@ func (p *pipeline) createPipeline(art *backend.Artifact) error {
 	if ph.hasV13 && ph.v13.f[v13ComputeFullSubgroups] != 0 && ph.sgsc.maxSubgroupSize > 0 &&
 		art.Layout.Workgroup[0] > 0 && art.Layout.Workgroup[0]%int(ph.sgsc.maxSubgroupSize) == 0 {
 		ci.stage.flags |= requireFullSubgroups
+	}
+	if art.Features&ir.FeatureSubgroups != 0 && ph.hasV13 && ph.v13.f[v13SubgroupSizeControl] != 0 &&
+		ph.sgsc.requiredSubgroupSizeStages&stageCompute != 0 && ph.sgsc.minSubgroupSize != ph.sgsc.maxSubgroupSize {
+		// Pin the subgroup size to the one the adapter reports, so kernels
+		// see the size the reference interpreter is run with.
+		rs := newIn[vkRequiredSubgroupSizeCreateInfo](&a)
+		rs.sType = stRequiredSubgroupSizeCreateInfo
+		rs.requiredSubgroupSize = ph.subgroup.subgroupSize
+		ci.stage.pNext = addr(rs)
 	}
 	ci.layout = p.layout
 	ci.basePipelineIndex = -1
