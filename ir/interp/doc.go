@@ -17,6 +17,11 @@
 //	}, interp.Options{SubgroupSize: 8})
 //	out, _ := interp.Decode[float32](y)
 //
+// Options.SubgroupSize picks the subgroup size (8 for lavapipe, 32 for
+// NVIDIA), Options.MaxSteps bounds runaway loops, and Options.Races turns
+// on the data-race detector for shared memory and storage buffers, which
+// kc's own tests use.
+//
 // Run checks the arguments (a missing or unknown parameter or buffer, a
 // value out of range for its type, a buffer length that is not a multiple
 // of ir.ElemStride of its element type) before running anything. Buffers
@@ -31,6 +36,17 @@
 // an *Error naming the kernel, the invocation (global_id) and the source
 // position of the expression or statement; Run never panics. Runs are
 // deterministic, so the error reported is always the same one.
+//
+// # Comparing with GPUs
+//
+// Integer results must match bit for bit. Float results are compared with
+// Tolerance (per intrinsic), OpTolerance (per operator) and SumBound (for
+// reassociated sums): GPUs implement transcendental functions with
+// approximations that the Vulkan and WGSL specifications bound loosely, may
+// fuse a*b+c, reassociate reductions and flush denormals. Results the
+// specifications leave undefined (a shuffle from an inactive lane, NaN
+// converted to an integer) are defined here but must be masked in
+// differential tests; docs/semantics.md lists them.
 //
 // # Execution model
 //

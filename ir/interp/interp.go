@@ -41,15 +41,17 @@ type Args struct {
 }
 
 // Error is a run-time error of a kernel: an out-of-bounds access, a barrier
-// in divergent control flow, an exhausted step budget, or bad arguments.
+// in divergent control flow, an exhausted step budget, a data race (with
+// Options.Races), or bad arguments. It prints as
+// "file:line:col: kernel K, invocation global_id (x, y, z): message".
 type Error struct {
-	Kernel string
+	Kernel string    // the kernel's name
 	Pos    ir.Pos    // the expression or statement at fault (zero if none)
 	Global [3]uint32 // global_id of the faulting invocation, if HasInvocation
 	// HasInvocation is false for errors that concern no single invocation
-	// (bad arguments).
+	// (bad arguments, constructs the interpreter cannot run).
 	HasInvocation bool
-	Msg           string
+	Msg           string // what went wrong, without position or kernel
 }
 
 func (e *Error) Error() string {
