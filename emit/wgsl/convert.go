@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kcgo/kc/ir"
@@ -72,21 +73,33 @@ func (f *fn) floatToIntHelper(name string, from ir.Type, to ir.Scalar) string {
 	e := f.e
 	target := ir.WithElem(from, to)
 	ft, tt := e.typeName(from), e.typeName(target)
+	fs := ir.ElemScalar(from)
 	splat := func(t ir.Type, s string) string {
 		if _, ok := t.(ir.Vector); ok {
 			return e.typeName(t) + "(" + s + ")"
 		}
 		return s
 	}
-	conv := tt + "(x)"
-	if ir.ElemScalar(from) == ir.F32 {
-		// Values at or beyond 2^31 (2^32) are the ones WGSL clamps short of
-		// the integer maximum.
-		limit, max := "2147483648.0f", "2147483647i"
-		if to == ir.U32 {
-			limit, max = "4294967296.0f", "4294967295u"
-		}
-		conv = "select(" + conv + ", " + splat(target, max) + ", x >= " + splat(from, limit) + ")"
+	suffix := "f"
+	if fs == ir.F16 {
+		suffix = "h"
+	}
+	// Exact decimal text: these bounds must not depend on literal rounding.
+	fl := func(v float64) string { return splat(from, strconv.FormatFloat(v, 'f', -1, 64)+".0"+suffix) }
+	// Clamp into the range where the conversion is exact (the largest
+	// float below 2^31 or 2^32: naga v0.19 leaves out WGSL's own clamp),
+	// then give MAX to values at or beyond 2^31 (2^32), 0 to NaN.
+	lo, hi, limit, maxInt := -2147483648.0, 2147483520.0, 2147483648.0, "2147483647i"
+	if to == ir.U32 {
+		lo, hi, limit, maxInt = 0, 4294967040, 4294967296, "4294967295u"
+	}
+	if fs == ir.F16 {
+		// Every finite f16 fits i32; clamping keeps u32 off negatives.
+		lo, hi = max(lo, -65504), 65504
+	}
+	conv := tt + "(clamp(x, " + fl(lo) + ", " + fl(hi) + "))"
+	if fs == ir.F32 {
+		conv = "select(" + conv + ", " + splat(target, maxInt) + ", x >= " + fl(limit) + ")"
 	}
 	zero := "0i"
 	if to == ir.U32 {

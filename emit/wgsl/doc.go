@@ -12,20 +12,35 @@
 // scope. When a module emits several kernels, module-scope names carry the
 // kernel name as a prefix so that the kernels do not collide.
 //
-// # Where WGSL differs from kc and what the emitter does about it
+// # Where kc and WGSL (or its implementations) differ, and what Emit does
 //
-//   - Float to integer conversion: WGSL clamps to the largest integer that
-//     the float type can represent (2147483520 for f32 to i32) and leaves
-//     NaN indeterminate; kc saturates to the integer range and maps NaN to
-//     0. Such conversions go through helper functions kc_f2i_* / kc_f2u_*.
-//   - Integer division or remainder by a constant zero is a shader-creation
-//     error in WGSL even when the dividend is not constant; the emitter
-//     writes kc's result (x / 0 == x, x % 0 == 0) instead.
+// WGSL's specification already gives kc's results for wrapping integer
+// arithmetic, shift amounts (modulo 32) and integer division at run time
+// (x / 0 == x, x % 0 == 0, MIN / -1 == MIN). naga v0.19, which
+// wgpu-native (backend/wgpu) uses, does not implement the last two: it
+// passes them to SPIR-V, where they are undefined. So the WGSL spells
+// kc's semantics out itself and is right under Tint, any naga and the
+// spec alike:
+//
+//   - Integer / and % go through kc_div_* / kc_rem_* helpers, which divide
+//     by 1 where kc defines the result (a divisor that is a constant other
+//     than 0 and -1 needs no helper; a constant 0 divisor, which WGSL
+//     rejects at shader creation, is replaced by kc's result).
+//   - A shift amount not known to be below 32 is masked with & 31u.
+//   - Float to integer conversion: WGSL clamps to the largest integer the
+//     float type can hold (2147483520 for f32 to i32), naga v0.19 not at
+//     all, and NaN is indeterminate; kc saturates to the integer range and
+//     maps NaN to 0. Such conversions go through kc_f2i_* / kc_f2u_*.
+//   - A var declared inside a loop without an initializer, or with a
+//     constant one, is declared and then assigned: naga v0.19 hoists it
+//     and initialises it once per invocation, not once per iteration.
 //   - A const-expression that WGSL would evaluate at shader creation with
 //     a possible error (vector constants, intrinsic calls on constants) is
-//     made a run-time value with an identity helper kc_rt_*.
+//     made a run-time value with an identity helper kc_rt_*; integer and
+//     bool scalar constant expressions are folded by kc's rules.
 //   - WGSL has no literal for infinity or NaN: non-finite constants come
-//     from a helper that bitcasts their bits at run time.
+//     from a helper that bitcasts their bits at run time. The f32 maximum
+//     is spelled with 17 digits (its shortest text lies beyond it).
 //   - select(cond, a, b) is WGSL's select(b, a, cond); unary minus on u32,
 //     which WGSL lacks, is written 0u - x; ^x is ~x.
 //   - Operator precedence: WGSL forbids mixing bitwise operators with
@@ -38,8 +53,6 @@
 //     modules using subgroups turn WGSL's subgroup_uniformity diagnostic
 //     off.
 //
-// Integer overflow (wrapping), shift amounts (modulo 32 at run time) and
-// integer division at run time (x / 0 == x, MIN / -1 == MIN) already match.
 // Integer to float conversion of values that are not exactly representable
 // may round either way in WGSL; kc rounds to nearest even.
 //

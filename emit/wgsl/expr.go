@@ -102,8 +102,14 @@ func (f *fn) expr(x ir.Expr) wx {
 		}
 		return prim(name)
 	case *ir.Unary:
+		if v, ok := constValue(x); ok && isScalar(x.Ty) && !ir.ElemScalar(x.Ty).IsFloat() {
+			return f.lit(v, x.Ty)
+		}
 		return f.unary(x)
 	case *ir.Binary:
+		if v, ok := constValue(x); ok {
+			return f.lit(v, x.Ty)
+		}
 		return f.binary(x.Op, x.X, x.Y, x.Ty)
 	case *ir.Call:
 		return f.call(x)
@@ -189,6 +195,9 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 			}
 			return f.zero(t)
 		}
+		if f.needsDivHelper(y) {
+			return f.divHelper(op, f.expr(x), y, t)
+		}
 	}
 	l := f.expr(x)
 	if isConst(x) && isConst(y) && !isScalar(x.Type()) && !op.IsComparison() {
@@ -201,10 +210,18 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 	return wx{l.at(lok...) + " " + op.String() + " " + r.at(rok...), opClass(op)}
 }
 
-// operandY spells the right operand of x op y: a constant vector divisor,
-// which might hold a zero, is evaluated at run time.
+// operandY spells the right operand of x op y: a shift amount not known
+// to be below 32 is masked (kc and WGSL take it modulo 32, but naga
+// v0.19 passes it to SPIR-V, where 32 and more are undefined); a constant
+// vector divisor, which might hold a zero, is evaluated at run time.
 func (f *fn) operandY(op ir.BinaryOp, x, y ir.Expr) wx {
 	r := f.expr(y)
+	if op.IsShift() {
+		if below32(y) {
+			return r
+		}
+		return wx{r.at() + " & " + f.lit(ir.IntVal(31), y.Type()).s, cBitAnd}
+	}
 	if (op == ir.OpDiv || op == ir.OpRem) && isIntElem(y.Type()) && isConst(y) {
 		if _, ok := f.constZero(y); !ok {
 			r = f.runtime(r, y.Type())
@@ -326,4 +343,64 @@ func anyEffects(xs []ir.Expr) bool {
 		}
 	}
 	return false
+}
+
+// below32 reports whether a shift amount is known to be below 32: a
+// constant, or something masked with a constant.
+func below32(y ir.Expr) bool {
+	if v, ok := constValue(y); ok {
+		return v.Int >= 0 && v.Int < 32
+	}
+	if b, ok := y.(*ir.Binary); ok && b.Op == ir.OpAnd {
+		return below32(b.X) || below32(b.Y)
+	}
+	return false
+}
+
+// needsDivHelper reports whether integer division or remainder by y needs
+// kc's guards: unless y is a constant that is neither 0 (handled apart) nor
+// -1, the divisor might be 0, or -1 with a MIN dividend.
+func (f *fn) needsDivHelper(y ir.Expr) bool {
+	v, ok := constValue(y)
+	return !ok || v.Int == -1 && ir.ElemScalar(y.Type()) == ir.I32
+}
+
+// divHelper spells x / y or x % y of integer type t through a helper that
+// gives kc's results (x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1
+// == 0) by dividing by 1 in those cases. WGSL defines the same results,
+// but naga v0.19 (wgpu-native) emits a bare SPIR-V division, undefined
+// there.
+func (f *fn) divHelper(op ir.BinaryOp, x wx, y ir.Expr, t ir.Type) wx {
+	kind := "div_"
+	if op == ir.OpRem {
+		kind = "rem_"
+	}
+	name := helperPrefix + kind + tag(t)
+	f.e.need(name, func() string { return f.divHelperSrc(name, op, t) })
+	ys := f.expr(y).s
+	if _, vec := t.(ir.Vector); vec && isScalar(y.Type()) {
+		ys = f.e.typeName(t) + "(" + ys + ")"
+	}
+	return prim(name + "(" + x.s + ", " + ys + ")")
+}
+
+func (f *fn) divHelperSrc(name string, op ir.BinaryOp, t ir.Type) string {
+	tn := f.e.typeName(t)
+	lit := func(v int64) string { return f.lit(ir.IntVal(v), t).s }
+	cond := "y == " + lit(0)
+	what := "x / 0 == x"
+	if op == ir.OpRem {
+		what = "x % 0 == 0"
+	}
+	if ir.ElemScalar(t) == ir.I32 {
+		cond = "(" + cond + ") | ((x == " + lit(-2147483648) + ") & (y == " + lit(-1) + "))"
+		if op == ir.OpRem {
+			what += ", MIN % -1 == 0"
+		} else {
+			what += ", MIN / -1 == MIN"
+		}
+	}
+	return "// " + name + " is x " + op.String() + " y with kc's rules: " + what + ".\n" +
+		"fn " + name + "(x: " + tn + ", y: " + tn + ") -> " + tn + " {\n" +
+		"  return x " + op.String() + " select(y, " + lit(1) + ", " + cond + ");\n}"
 }

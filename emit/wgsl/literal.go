@@ -144,12 +144,120 @@ func constValue(x ir.Expr) (ir.Value, bool) {
 			return ir.ConvertValue(v, s), true
 		}
 	case *ir.Unary:
-		if v, ok := constValue(x.X); ok && x.Op == ir.OpNeg && s != ir.U32 {
-			if v.Kind == ir.FloatValue {
-				return ir.FloatVal(-v.Float), true
-			}
-			return ir.ConvertValue(ir.IntVal(-v.Int), s), true
+		v, ok := constValue(x.X)
+		if !ok {
+			break
 		}
+		switch {
+		case x.Op == ir.OpNeg && v.Kind == ir.FloatValue:
+			return ir.FloatVal(-v.Float), true
+		case x.Op == ir.OpNeg:
+			return ir.ConvertValue(ir.IntVal(-v.Int), s), true
+		case x.Op == ir.OpBitNot:
+			return ir.ConvertValue(ir.IntVal(^v.Int), s), true
+		case x.Op == ir.OpNot:
+			return ir.BoolVal(!v.Bool), true
+		}
+	case *ir.Binary:
+		return constBinary(x)
 	}
 	return ir.Value{}, false
+}
+
+// constBinary evaluates a binary expression on integer or bool scalar
+// constants with kc's run-time rules (wrapping, shift modulo 32, x / 0 ==
+// x, MIN / -1 == MIN). Float operations are left to WGSL, whose
+// const-expression evaluation the checker keeps within range.
+func constBinary(x *ir.Binary) (ir.Value, bool) {
+	s, ok := x.X.Type().(ir.Scalar)
+	if !ok || s.IsFloat() {
+		return ir.Value{}, false
+	}
+	a, ok := constValue(x.X)
+	if !ok {
+		return ir.Value{}, false
+	}
+	b, ok := constValue(x.Y)
+	if !ok {
+		return ir.Value{}, false
+	}
+	if s == ir.Bool {
+		switch x.Op {
+		case ir.OpLogAnd:
+			return ir.BoolVal(a.Bool && b.Bool), true
+		case ir.OpLogOr:
+			return ir.BoolVal(a.Bool || b.Bool), true
+		case ir.OpEq:
+			return ir.BoolVal(a.Bool == b.Bool), true
+		case ir.OpNe:
+			return ir.BoolVal(a.Bool != b.Bool), true
+		}
+		return ir.Value{}, false
+	}
+	if x.Op.IsComparison() {
+		return ir.BoolVal(compareInt(x.Op, a.Int, b.Int)), true
+	}
+	r, ok := evalInt(x.Op, uint32(a.Int), uint32(b.Int), s == ir.I32)
+	if !ok {
+		return ir.Value{}, false
+	}
+	return ir.ConvertValue(ir.IntVal(int64(r)), s), true
+}
+
+func compareInt(op ir.BinaryOp, a, b int64) bool {
+	switch op {
+	case ir.OpEq:
+		return a == b
+	case ir.OpNe:
+		return a != b
+	case ir.OpLt:
+		return a < b
+	case ir.OpLe:
+		return a <= b
+	case ir.OpGt:
+		return a > b
+	}
+	return a >= b
+}
+
+// evalInt computes a op b on 32-bit patterns, signed when signed is set.
+func evalInt(op ir.BinaryOp, a, b uint32, signed bool) (uint32, bool) {
+	switch op {
+	case ir.OpAdd:
+		return a + b, true
+	case ir.OpSub:
+		return a - b, true
+	case ir.OpMul:
+		return a * b, true
+	case ir.OpAnd:
+		return a & b, true
+	case ir.OpOr:
+		return a | b, true
+	case ir.OpXor:
+		return a ^ b, true
+	case ir.OpShl:
+		return a << (b & 31), true
+	case ir.OpShr:
+		if signed {
+			return uint32(int32(a) >> (b & 31)), true
+		}
+		return a >> (b & 31), true
+	case ir.OpDiv, ir.OpRem:
+		if b == 0 || signed && int32(a) == math.MinInt32 && int32(b) == -1 {
+			if op == ir.OpDiv {
+				return a, true
+			}
+			return 0, true
+		}
+		switch {
+		case signed && op == ir.OpDiv:
+			return uint32(int32(a) / int32(b)), true
+		case signed:
+			return uint32(int32(a) % int32(b)), true
+		case op == ir.OpDiv:
+			return a / b, true
+		}
+		return a % b, true
+	}
+	return 0, false
 }

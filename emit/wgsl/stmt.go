@@ -14,9 +14,17 @@ type fn struct {
 	names    *namer // every local of the function: no shadowing at all
 	locals   map[*ir.Decl]string
 	builtins map[ir.BuiltinKind]string
+	loops    int // depth of enclosing loops
 }
 
 func (f *fn) line(pos ir.Pos, parts ...string) { f.e.w.line(pos, parts...) }
+
+// loopBody writes the body of a loop.
+func (f *fn) loopBody(b *ir.Block) {
+	f.loops++
+	f.block(b)
+	f.loops--
+}
 
 func (f *fn) block(b *ir.Block) {
 	f.e.w.indent++
@@ -41,7 +49,7 @@ func (f *fn) stmt(s ir.Stmt) {
 		f.block(s)
 		f.line(ir.Pos{}, "}")
 	case *ir.Decl:
-		f.line(s.Pos, f.decl(s), ";")
+		f.declStmt(s)
 	case *ir.Assign:
 		f.assign(s)
 	case *ir.If:
@@ -68,6 +76,32 @@ func posOf(n ir.Node) ir.Pos {
 		return ir.Pos{}
 	}
 	return n.Position()
+}
+
+// declStmt writes a declaration. A var declared inside a loop with no or a
+// constant initializer is declared, then assigned: naga (wgpu-native v0.19)
+// hoists such a variable to the function's entry and initializes it once,
+// so the second iteration would see the first one's value, where kc (and
+// WGSL) start every iteration from the initializer.
+func (f *fn) declStmt(d *ir.Decl) {
+	if !d.Mut || f.loops == 0 || (d.Init != nil && !isConst(d.Init)) {
+		f.line(d.Pos, f.decl(d), ";")
+		return
+	}
+	init := d.Init
+	d2 := *d
+	d2.Init = nil
+	f.line(d.Pos, f.decl(&d2), ";")
+	name := f.locals[&d2]
+	f.locals[d] = name
+	val := f.e.typeName(d2.Ty) + "()"
+	if d2.Ty == nil {
+		val = f.e.typeName(d.Type) + "()"
+	}
+	if init != nil {
+		val = f.expr(init).s
+	}
+	f.line(d.Pos, name, " = ", val, ";")
 }
 
 // decl spells a declaration without its semicolon: let x: T = e, var x: T.
@@ -129,12 +163,12 @@ func (f *fn) forStmt(s *ir.For) {
 	switch {
 	case s.Init == nil && s.Cond == nil && s.Post == nil:
 		f.line(s.Pos, "loop {")
-		f.block(s.Body)
+		f.loopBody(s.Body)
 		f.line(ir.Pos{}, "}")
 		return
 	case s.Init == nil && s.Post == nil:
 		f.line(s.Pos, "while ", f.expr(s.Cond).s, " {")
-		f.block(s.Body)
+		f.loopBody(s.Body)
 		f.line(ir.Pos{}, "}")
 		return
 	}
@@ -153,7 +187,7 @@ func (f *fn) forStmt(s *ir.For) {
 		upd = " " + f.assignText(s.Post)[0]
 	}
 	f.line(s.Pos, "for (", init, ";", cond, ";", upd, ") {")
-	f.block(s.Body)
+	f.loopBody(s.Body)
 	f.line(ir.Pos{}, "}")
 }
 
@@ -171,7 +205,9 @@ func (f *fn) loopContinuing(s *ir.For) {
 	if s.Cond != nil {
 		f.line(s.Pos, "if !(", f.expr(s.Cond).s, ") { break; }")
 	}
+	f.loops++
 	f.stmts(s.Body.Stmts)
+	f.loops--
 	f.line(s.Post.Pos, "continuing {")
 	f.e.w.indent++
 	f.assign(s.Post)
@@ -225,6 +261,9 @@ func (f *fn) assignText(s *ir.Assign) []string {
 			}
 			return []string{lhs + " = " + f.zero(t).s}
 		}
+	}
+	if (s.Op == ir.OpDiv || s.Op == ir.OpRem) && isIntElem(t) && f.needsDivHelper(s.RHS) {
+		return []string{lhs + " = " + f.divHelper(s.Op, prim(lhs), s.RHS, t).s}
 	}
 	return []string{lhs + " " + s.Op.String() + "= " + f.operandY(s.Op, s.LHS, s.RHS).s}
 }

@@ -31,10 +31,10 @@ fn conversions(@builtin(global_invocation_id) global_id: vec3<u32>) {
 
 // kc_f2i_f32 converts like kc: truncate, saturate to the i32 range, NaN gives 0.
 fn kc_f2i_f32(x: f32) -> i32 {
-  return select(select(i32(x), 2147483647i, x >= 2147483648.0f), 0i, x != x);
+  return select(select(i32(clamp(x, -2147483648.0f, 2147483520.0f)), 2147483647i, x >= 2147483648.0f), 0i, x != x);
 }
 
 // kc_f2u_f32 converts like kc: truncate, saturate to the u32 range, NaN gives 0.
 fn kc_f2u_f32(x: f32) -> u32 {
-  return select(select(u32(x), 4294967295u, x >= 4294967296.0f), 0u, x != x);
+  return select(select(u32(clamp(x, 0.0f, 4294967040.0f)), 4294967295u, x >= 4294967296.0f), 0u, x != x);
 }

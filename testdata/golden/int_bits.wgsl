@@ -23,24 +23,24 @@ fn int_bits(@builtin(global_invocation_id) global_id: vec3<u32>) {
   let o: u32 = i * 24u;
   out[o] = bitcast<u32>(x * y + x - y);
   out[o + 1u] = ux * uy - uy;
-  out[o + 2u] = bitcast<u32>(x / y);
-  out[o + 3u] = bitcast<u32>(x % y);
-  out[o + 4u] = ux / uy;
-  out[o + 5u] = ux % uy;
+  out[o + 2u] = bitcast<u32>(kc_div_i32(x, y));
+  out[o + 3u] = bitcast<u32>(kc_rem_i32(x, y));
+  out[o + 4u] = kc_div_u32(ux, uy);
+  out[o + 5u] = kc_rem_u32(ux, uy);
   // divisor is zero for every even y
   let z: i32 = y & 1i;
-  out[o + 6u] = bitcast<u32>(x / z);
-  out[o + 7u] = bitcast<u32>(x % z);
-  out[o + 8u] = ux / (uy & 1u) + ux % (uy & 1u);
+  out[o + 6u] = bitcast<u32>(kc_div_i32(x, z));
+  out[o + 7u] = bitcast<u32>(kc_rem_i32(x, z));
+  out[o + 8u] = kc_div_u32(ux, uy & 1u) + kc_rem_u32(ux, uy & 1u);
   // MIN / -1 and MIN % -1 whenever x < 0
   let mn: i32 = bitcast<i32>(ux & 2147483648u);
   let m1: i32 = bitcast<i32>(uy | 4294967295u);
-  out[o + 9u] = bitcast<u32>(mn / m1);
-  out[o + 10u] = bitcast<u32>(mn % m1);
+  out[o + 9u] = bitcast<u32>(kc_div_i32(mn, m1));
+  out[o + 10u] = bitcast<u32>(kc_rem_i32(mn, m1));
   // shift amounts are taken modulo 32
-  out[o + 11u] = bitcast<u32>(x << uy);
-  out[o + 12u] = bitcast<u32>(x >> uy);
-  out[o + 13u] = ux >> uy;
+  out[o + 11u] = bitcast<u32>(x << (uy & 31u));
+  out[o + 12u] = bitcast<u32>(x >> (uy & 31u));
+  out[o + 13u] = ux >> (uy & 31u);
   out[o + 14u] = (ux << 31u) | (ux >> 1u);
   out[o + 15u] = ((ux & uy) | ux) ^ ~uy;
   out[o + 16u] = countOneBits(ux) + bitcast<u32>(countOneBits(y));
@@ -51,4 +51,24 @@ fn int_bits(@builtin(global_invocation_id) global_id: vec3<u32>) {
   out[o + 21u] = bitcast<u32>(-x) ^ bitcast<u32>(abs(y));
   out[o + 22u] = bitcast<u32>(~x + max(x, y) - min(x, y));
   out[o + 23u] = bitcast<u32>(2147483647i + x);
+}
+
+// kc_div_i32 is x / y with kc's rules: x / 0 == x, MIN / -1 == MIN.
+fn kc_div_i32(x: i32, y: i32) -> i32 {
+  return x / select(y, 1i, (y == 0i) | ((x == i32(-2147483648)) & (y == -1i)));
+}
+
+// kc_rem_i32 is x % y with kc's rules: x % 0 == 0, MIN % -1 == 0.
+fn kc_rem_i32(x: i32, y: i32) -> i32 {
+  return x % select(y, 1i, (y == 0i) | ((x == i32(-2147483648)) & (y == -1i)));
+}
+
+// kc_div_u32 is x / y with kc's rules: x / 0 == x.
+fn kc_div_u32(x: u32, y: u32) -> u32 {
+  return x / select(y, 1u, y == 0u);
+}
+
+// kc_rem_u32 is x % y with kc's rules: x % 0 == 0.
+fn kc_rem_u32(x: u32, y: u32) -> u32 {
+  return x % select(y, 1u, y == 0u);
 }

@@ -28,7 +28,7 @@ fn layernorm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invo
   }
   red[lid] = s;
   workgroupBarrier();
-  for (var st: u32 = 128u / 2u; st > 0u; st >>= 1u) {
+  for (var st: u32 = 64u; st > 0u; st >>= 1u) {
     if lid < st {
       red[lid] += red[lid + st];
     }
@@ -45,7 +45,7 @@ fn layernorm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invo
   }
   red[lid] = d;
   workgroupBarrier();
-  for (var st_1: u32 = 128u / 2u; st_1 > 0u; st_1 >>= 1u) {
+  for (var st_1: u32 = 64u; st_1 > 0u; st_1 >>= 1u) {
     if lid < st_1 {
       red[lid] += red[lid + st_1];
     }

@@ -28,21 +28,23 @@ fn matmul_tiled(@builtin(local_invocation_id) local_id: vec3<u32>, @builtin(work
   var b: array<f32, 4>;
   for (var k0: u32 = 0u; k0 < params.K; k0 += 16u) {
     // stage the A and B tiles, zero-padded outside the matrices
-    for (var e: u32 = 0u; e < 64u * 16u / kc_rt_u32(16u * 16u); e++) {
+    for (var e: u32 = 0u; e < 4u; e++) {
       let idx: u32 = t + e * 16u * 16u;
       let m: u32 = idx / 16u;
       let k: u32 = idx % 16u;
       var va: f32;
+      va = f32();
       if row0 + m < params.M && k0 + k < params.K {
         va = A[(row0 + m) * params.K + k0 + k];
       }
       As[k][m] = va;
     }
-    for (var e_1: u32 = 0u; e_1 < 16u * 64u / kc_rt_u32(16u * 16u); e_1++) {
+    for (var e_1: u32 = 0u; e_1 < 4u; e_1++) {
       let idx_1: u32 = t + e_1 * 16u * 16u;
       let k_1: u32 = idx_1 / 64u;
       let n: u32 = idx_1 % 64u;
       var vb: f32;
+      vb = f32();
       if k0 + k_1 < params.K && col0 + n < params.N {
         vb = B[(k0 + k_1) * params.N + col0 + n];
       }
@@ -71,9 +73,4 @@ fn matmul_tiled(@builtin(local_invocation_id) local_id: vec3<u32>, @builtin(work
       }
     }
   }
-}
-
-// kc_rt_u32 hides a constant from WGSL's shader-creation evaluation.
-fn kc_rt_u32(x: u32) -> u32 {
-  return x;
 }

@@ -22,7 +22,7 @@ fn reduce_workgroup(@builtin(global_invocation_id) global_id: vec3<u32>, @builti
   partial[lid] = v;
   workgroupBarrier();
   // tree reduction: no early return, every invocation reaches every barrier
-  for (var s: u32 = 256u / 2u; s > 0u; s >>= 1u) {
+  for (var s: u32 = 128u; s > 0u; s >>= 1u) {
     if lid < s {
       partial[lid] += partial[lid + s];
     }

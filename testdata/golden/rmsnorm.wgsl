@@ -27,7 +27,7 @@ fn rmsnorm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invoca
   }
   red[lid] = ss;
   workgroupBarrier();
-  for (var st: u32 = 64u / 2u; st > 0u; st >>= 1u) {
+  for (var st: u32 = 32u; st > 0u; st >>= 1u) {
     if lid < st {
       red[lid] += red[lid + st];
     }

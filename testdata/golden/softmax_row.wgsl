@@ -25,7 +25,7 @@ fn softmax_row(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_in
   }
   red[lid] = mx;
   workgroupBarrier();
-  for (var s: u32 = 128u / 2u; s > 0u; s >>= 1u) {
+  for (var s: u32 = 64u; s > 0u; s >>= 1u) {
     if lid < s {
       red[lid] = max(red[lid], red[lid + s]);
     }
@@ -41,7 +41,7 @@ fn softmax_row(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_in
   }
   red[lid] = sum;
   workgroupBarrier();
-  for (var s_1: u32 = 128u / 2u; s_1 > 0u; s_1 >>= 1u) {
+  for (var s_1: u32 = 64u; s_1 > 0u; s_1 >>= 1u) {
     if lid < s_1 {
       red[lid] += red[lid + s_1];
     }

@@ -17,6 +17,7 @@ fn specialized(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_in
   for (var u: u32 = 0u; u < 4u; u++) {
     let i: u32 = base + u * 128u + local_index;
     var v: f32;
+    v = f32();
     if i < params.n {
       v = x[i];
     }
@@ -26,7 +27,7 @@ fn specialized(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_in
   for (var u_1: u32 = 0u; u_1 < 4u; u_1++) {
     let i_1: u32 = base + u_1 * 128u + local_index;
     if i_1 < params.n {
-      y[i_1] = stage[u_1 * 128u + (128u - 1u - local_index)] + 4.0f;
+      y[i_1] = stage[u_1 * 128u + (127u - local_index)] + 4.0f;
     }
   }
 }

@@ -34,5 +34,5 @@ fn vec4_math(@builtin(global_invocation_id) global_id: vec3<u32>) {
 
 // kc_f2i_vec2_f32 converts like kc: truncate, saturate to the i32 range, NaN gives 0.
 fn kc_f2i_vec2_f32(x: vec2<f32>) -> vec2<i32> {
-  return select(select(vec2<i32>(x), vec2<i32>(2147483647i), x >= vec2<f32>(2147483648.0f)), vec2<i32>(0i), x != x);
+  return select(select(vec2<i32>(clamp(x, vec2<f32>(-2147483648.0f), vec2<f32>(2147483520.0f))), vec2<i32>(2147483647i), x >= vec2<f32>(2147483648.0f)), vec2<i32>(0i), x != x);
 }
