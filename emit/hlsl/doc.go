@@ -25,7 +25,9 @@
 //     16-bit switch (dxc -enable-16bit-types, glslang
 //     --hlsl-enable-16bit-types). glslang converts between half and
 //     integers only through float, and crashes on `(half3)0.0f`, so every
-//     such conversion goes through float explicitly.
+//     such conversion goes through float explicitly. glslang evaluates the
+//     math intrinsics on half in float and returns float, so their results
+//     are cast back to half (a no-op under dxc).
 //   - vec3 and array buffer elements are wrapped in a struct padded to kc's
 //     std430 stride, so that DXIL's packed structured buffers agree.
 //   - Integer division and remainder, float-to-integer conversion and float
@@ -44,11 +46,26 @@
 //     atomic location to a function.
 //   - workgroup-shared variables are zeroed at entry (HLSL groupshared
 //     memory starts undefined; ir says zero), followed by a barrier.
+//   - && and || are not short-circuiting in glslang's HLSL (nor in HLSL
+//     before 2021); when the right operand indexes memory or runs an atomic
+//     operation it is evaluated under an if, as ir specifies.
 //   - num_workgroups has no HLSL system value. Under dxc -spirv it is the
 //     SPIR-V builtin NumWorkgroups declared with [[vk::ext_builtin_input]];
-//     glslang and DXIL cannot express it, so the text stops with #error
-//     there and the drivers refuse such entries with an *ir.UnsupportedError
-//     before running a tool.
+//     a kernel that reads it is wrapped in #if defined(__spirv__) (with an
+//     #error in the #else branch when it is the only kernel), and the
+//     drivers refuse it for glslang and DXIL with an *ir.UnsupportedError
+//     before running a tool (Entry.SPIRVOnly).
+//
+// # Compilers
+//
+// CompileSPIRV runs dxc (-spirv -fspv-target-env=vulkan1.1, profile cs_6_0,
+// cs_6_2 with -enable-16bit-types for f16, -HV 2021) when it is found on
+// PATH or given, glslangValidator (-D -V -S comp -e NAME --target-env
+// vulkan1.1 [--hlsl-enable-16bit-types]) otherwise, always followed by
+// spirv-val for the same environment: glslang without --target-env exits 0
+// with an invalid module. CompileDXIL needs dxc and says so when it is
+// missing. Every tool runs under a timeout; a missing, crashing, hanging or
+// failing tool is a *ToolError.
 //
 // # Positions
 //
