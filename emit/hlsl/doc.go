@@ -33,7 +33,8 @@
 //   - Integer division and remainder, float-to-integer conversion and float
 //     remainder go through generated helper functions (kc_div, kc_rem,
 //     kc_f2i, kc_f2u, kc_frem) that implement ir's semantics; glslang lowers
-//     HLSL's float % and fmod to OpFMod (floored), which is not HLSL's.
+//     HLSL's float % and fmod to OpFMod and i32 % to OpSMod (both floored,
+//     not HLSL's truncation), so % is emitted only for u32 by a constant.
 //   - Shift amounts are masked with 31 explicitly (glslang emits the SPIR-V
 //     shift directly, which is undefined past the bit width).
 //   - glslang lowers WavePrefixSum to an inclusive scan (HLSL specifies an
