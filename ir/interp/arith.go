@@ -78,7 +78,13 @@ func (c *compiler) binary(e *ir.Binary) exprFn {
 	} else if wy > w {
 		w = wy
 	}
-	return c.map2(c.expr(e.X), c.expr(e.Y), w, stride1(xt), stride1(yt), f)
+	x, y := c.expr(e.X), c.expr(e.Y)
+	if w == 1 {
+		if fast := c.fastBinary(e.Op, ir.ElemScalar(xt), x, y); fast != nil {
+			return fast
+		}
+	}
+	return c.map2(x, y, w, stride1(xt), stride1(yt), f)
 }
 
 // logical evaluates && and || with short circuit: the right operand is
