@@ -33,6 +33,17 @@ func (t DeviceType) String() string {
 // MarshalText writes the type's name (for JSON).
 func (t DeviceType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText reads a name MarshalText wrote.
+func (t *DeviceType) UnmarshalText(b []byte) error {
+	for i, n := range typeNames {
+		if n == string(b) {
+			*t = DeviceType(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("backend: unknown device type %q", b)
+}
+
 // Limits are the adapter limits kc checks on the host before recording.
 type Limits struct {
 	MaxBufferSize                   int64

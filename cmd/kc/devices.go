@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kcgo/kc/backend"
+	_ "github.com/kcgo/kc/backend/vulkan"
 	_ "github.com/kcgo/kc/backend/wgpu"
 )
 
