@@ -135,7 +135,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 	if err != nil {
 		return 0, err
 	}
-	d.writeSet(set, p.params, uni, raws, bufs)
+	d.writeSet(set, p, uni, raws, bufs)
 	if cacheable {
 		if len(p.sets) >= maxSetsPerPipeline {
 			for old := range p.sets {
@@ -151,7 +151,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 }
 
 // writeSet fills a descriptor set.
-func (d *device) writeSet(set uintptr, params int, uni *rawBuffer, raws []*buffer, bufs []backend.Range) {
+func (d *device) writeSet(set uintptr, p *pipeline, uni *rawBuffer, raws []*buffer, bufs []backend.Range) {
 	var a arena
 	defer a.free()
 	n := len(bufs)
@@ -162,13 +162,13 @@ func (d *device) writeSet(set uintptr, params int, uni *rawBuffer, raws []*buffe
 	infos := sliceIn[vkDescriptorBufferInfo](&a, n)
 	i := 0
 	if uni != nil {
-		infos[0] = vkDescriptorBufferInfo{buffer: uni.handle, offset: 0, rng: uint64(params)}
+		infos[0] = vkDescriptorBufferInfo{buffer: uni.handle, offset: 0, rng: uint64(p.params)}
 		writes[0] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: set, dstBinding: 0, descriptorCount: 1, descriptorType: descUniformBufferDynamic, pBufferInfo: addr(&infos[0])}
 		i = 1
 	}
 	for j, r := range bufs {
 		infos[i] = vkDescriptorBufferInfo{buffer: raws[j].raw.handle, offset: uint64(r.Off), rng: uint64(r.Size)}
-		writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: set, dstBinding: uint32(j + 1), descriptorCount: 1, descriptorType: descStorageBuffer, pBufferInfo: addr(&infos[i])}
+		writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: set, dstBinding: p.bindings[j], descriptorCount: 1, descriptorType: descStorageBuffer, pBufferInfo: addr(&infos[i])}
 		i++
 	}
 	call(d.l.fn.UpdateDescriptorSets, d.l.handle, uintptr(n), saddr(writes), 0, 0)

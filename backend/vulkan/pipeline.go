@@ -22,6 +22,7 @@ type pipeline struct {
 	setLayout uintptr
 	params    int // bytes of the params block (0: no binding 0)
 	nbufs     int
+	bindings  []uint32 // binding number of each storage buffer, in order
 	sets      map[setKey]cachedSet
 }
 
@@ -58,6 +59,9 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 		return nil, err
 	}
 	p := &pipeline{d: d, params: a.Layout.Params, nbufs: len(a.Layout.Buffers), sets: map[setKey]cachedSet{}}
+	for _, b := range a.Layout.Buffers {
+		p.bindings = append(p.bindings, uint32(b.Binding))
+	}
 	if err := p.createLayouts(a.Layout); err != nil {
 		p.destroy()
 		return nil, err

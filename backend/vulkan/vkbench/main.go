@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command vkbench measures dispatch overhead on every driver side by side:
 // the host cost of recording one dispatch inside a scope, and the wall time
 // of a chain of tiny dependent dispatches (x[i] += 1 over a small buffer)
