@@ -80,3 +80,22 @@ func TestMiscConstructs(t *testing.T) {
 		t.Fatal("NaN")
 	}
 }
+
+// TestConcurrentRuns runs one checked module from several goroutines at
+// once: Run keeps no state outside its call.
+func TestConcurrentRuns(t *testing.T) {
+	m := compile(t, miscSrc)
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			p := Encode([]int32{1, 2, 3, 4, 5, 6, 7, 8})
+			errs <- Run(m, "misc", [3]int{1, 1, 1}, &Args{Params: params("k", 3), Buffers: map[string][]byte{
+				"p": p, "a": Encode([]int32{100, -100}), "out": Poison(128)}}, Options{})
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
