@@ -71,6 +71,20 @@ var unitSources = map[string]string{
 	y[global_id.x] = acc
 }
 `,
+	"vecdiv": `kernel vd(k i32, y read_write []i32) workgroup(1) {
+	var v = vec4<i32>(y[0], y[1], y[2], y[3])
+	v = v / k
+	v %= k
+	let w = v << vec4<u32>(bitcast<u32>(k))
+	for i := 0; i < 4; i++ {
+		var t i32
+		t += v[i]
+		var s = 0
+		s += w[i]
+		y[i] = t + s / 4 + s / -1
+	}
+}
+`,
 	"precedence": `kernel prec(a u32, b u32, c u32, x i32, y read_write []u32) workgroup(1) {
 	let p = (a & b) == c
 	let q = a + b * c
@@ -158,6 +172,23 @@ func TestLoops(t *testing.T) {
 		"while acc > 100u {",
 		"loop {",
 		"break;",
+	)
+}
+
+// TestDivShiftLoopVar checks the spellings that make kc's rules hold
+// under naga v0.19 too: guarded division, masked shifts, loop-local vars
+// re-initialised every iteration.
+func TestDivShiftLoopVar(t *testing.T) {
+	wantLines(t, emitSrc(t, "vecdiv"),
+		"v = kc_div_vec4_i32(v, vec4<i32>(params.k));",
+		"v = kc_rem_vec4_i32(v, vec4<i32>(params.k));",
+		"let w: vec4<i32> = v << (vec4<u32>(bitcast<u32>(params.k)) & vec4<u32>(31u));",
+		"var t: i32;",
+		"t = i32();",
+		"var s: i32;",
+		"s = 0i;",
+		"y[i] = t + s / 4i + kc_div_i32(s, -1i);",
+		"return x / select(y, vec4<i32>(1i), (y == vec4<i32>(0i)) | ((x == vec4<i32>(i32(-2147483648))) & (y == vec4<i32>(-1i))));",
 	)
 }
 
