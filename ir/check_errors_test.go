@@ -555,6 +555,114 @@ kernel k(h read_write []atomic<u32>, x read []f32) workgroup(64) {
 }`, []string{
 		"3:3: workgroupBarrier must be called in uniform control flow: the return at 5:4 depends on global_id",
 	}},
+	// The uniformity cases below and above were also emitted to WGSL and
+	// given to Tint (tools/tint, npm webgpu 0.6.2): it accepted and rejected
+	// exactly the same kernels.
+	{"uniformity break reconverges after the loop", `for k := 0; k < 4; k++ {
+	if y[k] > 0.0 {
+		break
+	}
+}
+workgroupBarrier()`, []string{}},
+	{"uniformity continue makes later assignments non-uniform", `var c = u32(0)
+for k := u32(0); k < n; k++ {
+	if local_index == k {
+		continue
+	}
+	c += u32(1)
+}
+workgroupBarrier()
+if c > u32(0) {
+	workgroupBarrier()
+}`, []string{
+		"11:3: workgroupBarrier must be called in uniform control flow: the condition at 10:5 depends on c (assigned in non-uniform control flow at 7:3)",
+	}},
+	{"uniformity return in a loop escapes it", `for k := u32(0); k < n; k++ {
+	if local_index == k {
+		return
+	}
+}
+workgroupBarrier()`, []string{
+		"7:2: workgroupBarrier must be called in uniform control flow: the return at 4:4 depends on local_index",
+	}},
+	{"uniformity inner loop break does not leak to the outer loop", `for k := u32(0); k < n; k++ {
+	for j := 0; j < 4; j++ {
+		if y[j] > 0.0 {
+			break
+		}
+	}
+	workgroupBarrier()
+}`, []string{}},
+	{"uniformity uniform sources", `for k := 0; k < 4; k++ {
+	if x[k] > 0.0 {
+		workgroupBarrier()
+	}
+}
+if num_workgroups.x > n {
+	workgroupBarrier()
+}
+let w = workgroup_id.x
+for j := w; j < n; j++ {
+	storageBarrier()
+}
+if len(y) > n {
+	workgroupBarrier()
+}`, []string{}},
+	{"uniformity subgroup_size is uniform", `enable subgroups
+kernel k(n u32) workgroup(64) {
+	if subgroup_size > n {
+		workgroupBarrier()
+	}
+}`, []string{}},
+	{"uniformity loop variable assigned in non-uniform control flow", `var j = u32(0)
+for j < n {
+	if local_index == u32(0) {
+		j += u32(1)
+	}
+	j += u32(1)
+	workgroupBarrier()
+}`, []string{
+		"8:3: workgroupBarrier must be called in uniform control flow: the loop condition at 3:6 depends on j (assigned in non-uniform control flow at 5:4)",
+	}},
+	{"uniformity infinite loop with non-uniform break", `for {
+	workgroupBarrier()
+	if local_index == u32(0) {
+		break
+	}
+}`, []string{
+		"3:3: workgroupBarrier must be called in uniform control flow: the break at 5:4 depends on local_index",
+	}},
+	{"uniformity uniform early return", `if n > u32(3) {
+	return
+}
+workgroupBarrier()
+var s = u32(0)
+for k := u32(0); k < n; k++ {
+	s += k
+}
+if s > u32(4) {
+	workgroupBarrier()
+}`, []string{}},
+	{"uniformity else-if under a non-uniform condition", `if local_index == u32(0) {
+	y[0] = 1.0
+} else if n > u32(2) {
+	workgroupBarrier()
+}`, []string{
+		"5:3: workgroupBarrier must be called in uniform control flow: the condition at 2:5 depends on local_index",
+	}},
+	{"uniformity vector with a non-uniform component", `let v = vec2<u32>(n, local_index)
+if v.x > u32(0) {
+	workgroupBarrier()
+}`, []string{
+		"4:3: workgroupBarrier must be called in uniform control flow: the condition at 3:5 depends on local_index",
+	}},
+	{"uniformity local array element written at a non-uniform index", `var a [4]u32
+a[local_index % u32(4)] = u32(1)
+if a[0] == u32(1) {
+	workgroupBarrier()
+}`, []string{
+		"5:3: workgroupBarrier must be called in uniform control flow: the condition at 4:5 depends on local_index",
+	}},
 }
 
 func TestCheckErrors(t *testing.T) {
