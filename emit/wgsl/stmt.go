@@ -157,8 +157,7 @@ func (f *fn) ifStmt(s *ir.If, prefix string) {
 }
 
 // forStmt writes kc's for as WGSL loop (for {}), while (for cond {}) or
-// for (init; cond; post), whose continue runs post as kc's does. A post
-// statement that is not one WGSL statement moves to a continuing block.
+// for (init; cond; post), whose continue runs post as kc's does.
 func (f *fn) forStmt(s *ir.For) {
 	switch {
 	case s.Init == nil && s.Cond == nil && s.Post == nil:
@@ -172,10 +171,6 @@ func (f *fn) forStmt(s *ir.For) {
 		f.line(ir.Pos{}, "}")
 		return
 	}
-	if s.Post != nil && multiLine(s.Post) {
-		f.loopContinuing(s)
-		return
-	}
 	var init, cond, upd string
 	if s.Init != nil {
 		init = f.decl(s.Init)
@@ -184,106 +179,47 @@ func (f *fn) forStmt(s *ir.For) {
 		cond = " " + f.expr(s.Cond).s
 	}
 	if s.Post != nil {
-		upd = " " + f.assignText(s.Post)[0]
+		upd = " " + f.assignText(s.Post)
 	}
 	f.line(s.Pos, "for (", init, ";", cond, ";", upd, ") {")
 	f.loopBody(s.Body)
 	f.line(ir.Pos{}, "}")
 }
 
-// loopContinuing writes
-//
-//	{ init; loop { if !(cond) { break; } body continuing { post } } }
-func (f *fn) loopContinuing(s *ir.For) {
-	f.line(s.Pos, "{")
-	f.e.w.indent++
-	if s.Init != nil {
-		f.line(s.Init.Pos, f.decl(s.Init), ";")
-	}
-	f.line(s.Pos, "loop {")
-	f.e.w.indent++
-	if s.Cond != nil {
-		f.line(s.Pos, "if !(", f.expr(s.Cond).s, ") { break; }")
-	}
-	f.loops++
-	f.stmts(s.Body.Stmts)
-	f.loops--
-	f.line(s.Post.Pos, "continuing {")
-	f.e.w.indent++
-	f.assign(s.Post)
-	f.e.w.indent--
-	f.line(ir.Pos{}, "}")
-	f.e.w.indent--
-	f.line(ir.Pos{}, "}")
-	f.e.w.indent--
-	f.line(ir.Pos{}, "}")
-}
-
 func (f *fn) assign(s *ir.Assign) {
-	lines := f.assignText(s)
-	if len(lines) == 1 {
-		f.line(s.Pos, lines[0], ";")
-		return
-	}
-	for _, l := range lines {
-		f.line(s.Pos, l)
-	}
+	f.line(s.Pos, f.assignText(s), ";")
 }
 
-// multiLine reports whether assignText spells a as several statements.
-func multiLine(a *ir.Assign) bool {
-	sw, ok := a.LHS.(*ir.Swizzle)
-	return ok && len(sw.Comps) > 1
-}
-
-// assignText spells an assignment as WGSL statements. One line without its
-// semicolon when it is one statement (so that it can be a for update);
-// otherwise complete lines.
-func (f *fn) assignText(s *ir.Assign) []string {
-	if multiLine(s) {
-		return f.swizzleAssign(s, s.LHS.(*ir.Swizzle))
+// assignText spells an assignment as one WGSL statement without its
+// semicolon (so that it can be a for update).
+func (f *fn) assignText(s *ir.Assign) string {
+	if sw, ok := s.LHS.(*ir.Swizzle); ok && len(sw.Comps) > 1 {
+		// The checker allows one component only, as WGSL does.
+		f.e.fail(ir.Errorf(s.Pos, "wgsl: assignment to several vector components (.%s)", sw.Comps))
 	}
 	lhs := f.expr(s.LHS).s
 	t := s.LHS.Type()
 	switch {
 	case s.Op == ir.OpNone:
-		return []string{lhs + " = " + f.expr(s.RHS).s}
+		return lhs + " = " + f.expr(s.RHS).s
 	case s.Op.IsLogical():
-		return []string{lhs + " = " + f.binary(s.Op, s.LHS, s.RHS, t).s}
+		return lhs + " = " + f.binary(s.Op, s.LHS, s.RHS, t).s
 	case isIntScalar(t) && isOne(s.RHS) && (s.Op == ir.OpAdd || s.Op == ir.OpSub):
-		return []string{lhs + s.Op.String() + s.Op.String()}
+		return lhs + s.Op.String() + s.Op.String()
 	}
 	if (s.Op == ir.OpDiv || s.Op == ir.OpRem) && isIntElem(t) {
 		if z, ok := f.constZero(s.RHS); ok && z {
 			// kc: x / 0 == x, x % 0 == 0; WGSL rejects a constant zero divisor.
 			if s.Op == ir.OpDiv {
-				return []string{lhs + " = " + lhs}
+				return lhs + " = " + lhs
 			}
-			return []string{lhs + " = " + f.zero(t).s}
+			return lhs + " = " + f.zero(t).s
+		}
+		if f.needsDivHelper(s.RHS) {
+			return lhs + " = " + f.divHelper(s.Op, prim(lhs), s.RHS, t).s
 		}
 	}
-	if (s.Op == ir.OpDiv || s.Op == ir.OpRem) && isIntElem(t) && f.needsDivHelper(s.RHS) {
-		return []string{lhs + " = " + f.divHelper(s.Op, prim(lhs), s.RHS, t).s}
-	}
-	return []string{lhs + " " + s.Op.String() + "= " + f.operandY(s.Op, s.LHS, s.RHS).s}
-}
-
-// swizzleAssign lowers v.xy = e (or v.xy op= e), which WGSL lacks, to one
-// assignment per component through a temporary.
-func (f *fn) swizzleAssign(s *ir.Assign, sw *ir.Swizzle) []string {
-	t := s.LHS.Type()
-	var val string
-	if s.Op == ir.OpNone {
-		val = f.expr(s.RHS).s
-	} else {
-		val = f.binary(s.Op, s.LHS, s.RHS, t).s
-	}
-	base := f.expr(sw.X).at(cPrimary)
-	lines := []string{"{", "  let kc_t: " + f.e.typeName(t) + " = " + val + ";"}
-	for i, c := range sw.Comps {
-		lines = append(lines, "  "+base+"."+string(c)+" = kc_t."+string("xyzw"[i])+";")
-	}
-	return append(lines, "}")
+	return lhs + " " + s.Op.String() + "= " + f.operandY(s.Op, s.LHS, s.RHS).s
 }
 
 func isOne(x ir.Expr) bool {
