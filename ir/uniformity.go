@@ -113,7 +113,7 @@ func (u *uniformity) decl(d *Decl, cf *cause) {
 			return
 		}
 	}
-	if d.Mut && cf != nil {
+	if _, done := u.vars[d]; d.Mut && cf != nil && !done {
 		u.mark(d, fmt.Sprintf("%s (declared in non-uniform control flow%s)", d.Name, atText(d.Pos)))
 	}
 }
@@ -146,7 +146,7 @@ func (u *uniformity) assign(a *Assign, cf *cause) {
 	if r := u.expr(a.RHS); r != "" {
 		u.mark(d, r)
 	}
-	if cf != nil {
+	if _, done := u.vars[d]; cf != nil && !done {
 		u.mark(d, fmt.Sprintf("%s (assigned in non-uniform control flow%s)", d.Name, atText(a.Pos)))
 	}
 }
