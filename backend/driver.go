@@ -135,9 +135,10 @@ type Range struct {
 type EncoderImpl interface {
 	// Dispatch records one dispatch of p. params holds the bytes of the
 	// params uniform block (len == the pipeline's Layout.Params; nil when
-	// that is 0); the driver owns a copy as soon as Dispatch returns, so it
-	// may pack params of many dispatches into one buffer it uploads at
-	// submit. bufs[i] binds Layout.Buffers[i] (binding i+1). Package backend
+	// that is 0); params and bufs are valid only during the call (package
+	// backend reuses them), so a driver copies what it keeps, and may pack
+	// the params of many dispatches into one buffer it uploads at submit.
+	// bufs[i] binds Layout.Buffers[i] (binding i+1). Package backend
 	// guarantees: len(bufs) == len(Layout.Buffers); every range is inside its
 	// buffer, has Size > 0, Off a multiple of
 	// Limits.MinStorageBufferOffsetAlignment and Size <=

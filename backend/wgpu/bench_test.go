@@ -76,6 +76,33 @@ func threadCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// BenchmarkScopeIdle is the host cost of a scope of 1,000 dispatches,
+// recording and submit, with the device idle when the scope starts (the
+// wait for the previous scope is not timed): on lavapipe, where the "GPU"
+// shares the CPU, this separates the host cost from lavapipe's execution.
+func BenchmarkScopeIdle(b *testing.B) {
+	d, p, args := benchSetup(b)
+	const perScope = 1000
+	b.ResetTimer()
+	for i := 0; i < b.N; i += perScope {
+		b.StopTimer()
+		waitIdle(b, d)
+		b.StartTimer()
+		s := d.Begin()
+		for j := i; j < min(i+perScope, b.N); j++ {
+			if err := d.Dispatch(p, args, backend.Groups(1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.End(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	waitIdle(b, d)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/dispatch")
+}
+
 // BenchmarkDispatchRecordOnly is the recording cost alone: dispatches in one
 // open scope, timed without the submit at its end.
 func BenchmarkDispatchRecordOnly(b *testing.B) {
