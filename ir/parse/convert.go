@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"strings"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/kcgo/kc/ir"
@@ -43,7 +45,7 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 		}
 		var doc []string
 		for _, t := range c.commentsBefore(d.Pos.Offset) {
-			doc = append(doc, t.Value)
+			doc = append(doc, commentText(t))
 		}
 		switch {
 		case d.Const != nil:
@@ -208,7 +210,7 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 	c.commentsBefore(b.Pos.Offset)
 	for i, it := range b.Items {
 		for _, t := range c.commentsBefore(it.Pos.Offset) {
-			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: t.Value})
+			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: commentText(t)})
 		}
 		if !it.Semi && i < len(b.Items)-1 {
 			c.errorf(b.Items[i+1].Pos, "missing newline or \";\" before this statement")
@@ -221,7 +223,7 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 	}
 	// Comments before the closing brace.
 	for _, t := range c.commentsBefore(b.EndPos.Offset) {
-		out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: t.Value})
+		out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: commentText(t)})
 	}
 	return out
 }
@@ -364,3 +366,6 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 	c.errorf(s.Pos, "%s is evaluated but not used", ir.ExprString(lhs.E))
 	return nil
 }
+
+// commentText is a // comment's text without the //.
+func commentText(t lexer.Token) string { return strings.TrimPrefix(t.Value, "//") }

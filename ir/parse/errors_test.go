@@ -73,6 +73,7 @@ var syntaxErrors = []struct {
 	{"assignment without value", "kernel k() workgroup(1) {\n\tx +=;\n\ty := }\n", "e.kc:2:4: missing expression after +=\ne.kc:3:4: missing expression after :="},
 	{"const without value", "const C =\nkernel k() workgroup(1) {\n}\n", `e.kc:1:9: missing expression after const C =`},
 	{"two declarations on a line", "const A = 1 const B = 2\nkernel k() workgroup(1) {\n}\n", `e.kc:1:13: missing newline or ";" before this declaration`},
+	{"brace inside a comment", "kernel k() workgroup(1) {//}", `e.kc:1:29: unexpected end of file (expected a statement or "}")`},
 	{"several errors", "kernel k(x []f32) workgroup(1) {\n\tvar v\n\tif true {\n\t\tshared s [4]f32\n\t}\n}\n",
 		"e.kc:1:12: buffer x needs an access mode: x read []T or x read_write []T\n" +
 			"e.kc:2:2: var v needs a type or a value\n" +

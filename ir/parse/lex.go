@@ -214,7 +214,9 @@ func (s *scanner) lineComment() {
 	for end < len(s.src) && s.src[end] != '\n' {
 		end++
 	}
-	text := string(s.src[s.off+2 : end])
+	// The value keeps its "//": participle lets a grammar literal match an
+	// elided token, so a comment reading "}" must not look like one.
+	text := string(s.src[s.off:end])
 	// A line comment ends the line: the inserted ";" goes before it.
 	s.semi(pos)
 	s.emit(tokComment, text, pos)
