@@ -132,7 +132,9 @@ func (e *emitter) kernel(k *ir.Kernel) {
 	r := e.res[k]
 	f := &fn{e: e, k: k, r: r, names: newNamer(e.global), locals: map[*ir.Decl]string{}, builtins: map[ir.BuiltinKind]string{}}
 	for _, d := range k.Doc {
-		e.w.line(k.Pos, "//", d)
+		if !strings.HasPrefix(d, "kc:") { // test-corpus directives stay in the .kc
+			e.w.line(k.Pos, "//", d)
+		}
 	}
 	size := k.Size
 	for i := range size {
