@@ -89,8 +89,15 @@ func openTest(t testing.TB) *backend.Device {
 	return d
 }
 
-// glsl compiles a GLSL compute shader to SPIR-V words with glslangValidator.
+// glsl compiles a GLSL compute shader to SPIR-V words with glslangValidator
+// for Vulkan 1.1.
 func glsl(t testing.TB, src string) []uint32 {
+	t.Helper()
+	return glslEnv(t, src, "vulkan1.1")
+}
+
+// glslEnv compiles for a given --target-env.
+func glslEnv(t testing.TB, src, env string) []uint32 {
 	t.Helper()
 	tool := kctest.Tool(t, "glslangValidator")
 	dir := t.TempDir()
@@ -98,7 +105,7 @@ func glsl(t testing.TB, src string) []uint32 {
 	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(tool, "-V", "--target-env", "vulkan1.1", "-o", out, in)
+	cmd := exec.Command(tool, "-V", "--target-env", env, "-o", out, in)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("glslangValidator: %v\n%s", err, b)
 	}
