@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -268,5 +269,15 @@ func TestLoadRefusals(t *testing.T) {
 	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Features: 1})
 	if err == nil || err.Error() != "f16 is not supported by target fake wgsl on fake" {
 		t.Errorf("missing feature: %v", err)
+	}
+}
+
+func TestTypedHelpers(t *testing.T) {
+	xs := []float32{1, -2.5, float32(math.Inf(1)), 3e-9}
+	if got := BytesF32(F32Bytes(xs)); fmt.Sprint(got) != fmt.Sprint(xs) {
+		t.Fatalf("round trip %v", got)
+	}
+	if F32(1) != 0x3f800000 || I32(-1) != 0xffffffff {
+		t.Fatal("param words")
 	}
 }
