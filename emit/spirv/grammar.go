@@ -1,5 +1,7 @@
 package spirv
 
+import "sync"
+
 // This file is the instruction grammar the disassembler and the id
 // renumbering pass walk: for every opcode the emitter writes, its name and
 // the kinds of its operands, with the enumerant names of each operand kind
@@ -336,8 +338,9 @@ func execModeParams(m uint32) (n int, kind operandKind) {
 	return 0, 0
 }
 
-// grammarTab is grammar indexed by opcode, for the hot loops.
-var grammarTab = func() []*opEntry {
+// grammarTab is grammar indexed by opcode, for the hot loops, built on
+// first use.
+var grammarTab = sync.OnceValue(func() []*opEntry {
 	n := 0
 	for o := range grammar {
 		n = max(n, int(o)+1)
@@ -349,20 +352,20 @@ var grammarTab = func() []*opEntry {
 		tab[o] = e
 	}
 	return tab
-}()
+})
 
 // lookup returns the grammar of opcode o.
 func lookup(o op) (opInfo, bool) {
-	if int(o) < len(grammarTab) && grammarTab[o] != nil {
-		return grammarTab[o].opInfo, true
+	if e := lookupEntry(o); e != nil {
+		return e.opInfo, true
 	}
 	return opInfo{}, false
 }
 
 // lookupEntry returns the grammar entry of opcode o, or nil.
 func lookupEntry(o op) *opEntry {
-	if int(o) < len(grammarTab) {
-		return grammarTab[o]
+	if tab := grammarTab(); int(o) < len(tab) {
+		return tab[o]
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -46,7 +45,26 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-var lineRE = regexp.MustCompile(`line (\d+):`)
+// failedInst finds spirv-val's "line N:", the 1-based index of the
+// offending instruction, in its output.
+func failedInst(out string) int {
+	const key = "line "
+	for s := out; ; {
+		i := strings.Index(s, key)
+		if i < 0 {
+			return 0
+		}
+		s = s[i+len(key):]
+		j := 0
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j > 0 && j < len(s) && s[j] == ':' {
+			n, _ := strconv.Atoi(s[:j])
+			return n
+		}
+	}
+}
 
 // Validate runs `spirv-val --target-env env` on words (env such as
 // "vulkan1.1", "vulkan1.3" or "spv1.3"). It returns nil for a valid module,
@@ -87,8 +105,7 @@ func Validate(ctx context.Context, words []uint32, env string) error {
 		return fmt.Errorf("spirv: running spirv-val: %v\n%s", err, out.String())
 	}
 	ve := &ValidationError{Env: env, Output: out.String()}
-	if m := lineRE.FindStringSubmatch(ve.Output); m != nil {
-		ve.Inst, _ = strconv.Atoi(m[1])
+	if ve.Inst = failedInst(ve.Output); ve.Inst > 0 {
 		ve.Context = contextAround(words, ve.Inst, 6)
 	}
 	return ve
