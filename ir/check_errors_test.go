@@ -388,7 +388,11 @@ kernel k() workgroup(1) {
 	var b [N]i32
 	var c [0]f32
 }`, []string{
-		"5:9: invalid array length 0 (must be 1 to 16777216)",
+		"5:9: invalid array length 0 (must be 1 to 65535)",
+	}},
+	{"array too long for Tint", `var big [65536]f32
+var ok [65535]u32`, []string{
+		"2:11: invalid array length 65536 (must be 1 to 65535)",
 	}},
 	{"array length from param", `kernel k(n u32) workgroup(1) {
 	var c [n]f32

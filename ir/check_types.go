@@ -45,9 +45,10 @@ func (c *checker) validType(t Type, pos Pos) bool {
 	return true
 }
 
-// maxArrayLen bounds array lengths (the sizes they imply must fit in int).
+// maxArrayLen bounds array lengths as Tint does; maxTypeBytes bounds the
+// size of any type (so that sizes fit in int).
 const (
-	maxArrayLen  = 1 << 24
+	maxArrayLen  = 65535 // Tint: "array count must be less than 65536"
 	maxTypeBytes = 1 << 30
 )
 
