@@ -51,4 +51,13 @@
 // are freed when the frames that might use them have completed. Pipelines
 // share one VkPipelineCache; a pipeline whose workgroup x size is a multiple
 // of the largest subgroup size requires full subgroups.
+//
+// # Environment
+//
+//	KC_VULKAN_CACHE       directory of the pipeline-cache files (default
+//	                      kc/ under os.UserCacheDir); "off" disables them
+//	KC_VULKAN_VALIDATION  1: enable VK_LAYER_KHRONOS_validation when installed
+//	KC_TEST_VULKAN        tests: run on the adapter whose name contains this
+//	KC_REQUIRE_COOPMAT    tests: 1 makes a missing cooperative-matrix shape
+//	                      a failure instead of a reported skip (the H200 run)
 package vulkan

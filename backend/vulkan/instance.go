@@ -4,6 +4,7 @@ package vulkan
 
 import (
 	"fmt"
+	"os"
 	"sort"
 )
 
@@ -71,6 +72,10 @@ func newInstance() (*instance, error) {
 	ci := newIn[vkInstanceCreateInfo](&a)
 	ci.sType = stInstanceCreateInfo
 	ci.pApplicationInfo = addr(app)
+	if layers := validationLayers(&a, gipa); len(layers) > 0 {
+		ci.enabledLayerCount = uint32(len(layers))
+		ci.ppEnabledLayerNames = a.cstrs(layers)
+	}
 	create := procAddr(gipa, 0, "vkCreateInstance")
 	if create == 0 {
 		return nil, fmt.Errorf("vulkan: %s has no vkCreateInstance", loaderName)
@@ -175,4 +180,47 @@ func (in *instance) deviceExtensions(pd uintptr) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// envValidation enables the Khronos validation layer when set to 1 and the
+// layer is installed (it reports through its default output).
+const envValidation = "KC_VULKAN_VALIDATION"
+
+// validationLayer is the Khronos validation layer's name.
+const validationLayer = "VK_LAYER_KHRONOS_validation"
+
+// vkLayerProperties mirrors VkLayerProperties.
+type vkLayerProperties struct {
+	layerName             [256]byte
+	specVersion           uint32
+	implementationVersion uint32
+	description           [256]byte
+}
+
+// validationLayers returns the layers to enable: the validation layer when
+// KC_VULKAN_VALIDATION=1 and it is present, else none.
+func validationLayers(a *arena, gipa uintptr) []string {
+	if os.Getenv(envValidation) != "1" {
+		return nil
+	}
+	f := procAddr(gipa, 0, "vkEnumerateInstanceLayerProperties")
+	if f == 0 {
+		return nil
+	}
+	n := newIn[uint32](a)
+	if call(f, addr(n), 0) != 0 || *n == 0 {
+		fmt.Fprintf(os.Stderr, "vulkan: %s=1 but no layers are installed\n", envValidation)
+		return nil
+	}
+	props := sliceIn[vkLayerProperties](a, int(*n))
+	if r := call(f, addr(n), saddr(props)); r != 0 && r != 5 {
+		return nil
+	}
+	for _, p := range props[:min(int(*n), len(props))] {
+		if cString(p.layerName[:]) == validationLayer {
+			return []string{validationLayer}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "vulkan: %s=1 but %s is not installed\n", envValidation, validationLayer)
+	return nil
 }

@@ -63,6 +63,8 @@ func TestLayout(t *testing.T) {
 		{"VkSubmitInfo", unsafe.Sizeof(vkSubmitInfo{}), 72},
 		{"VkFenceCreateInfo", unsafe.Sizeof(vkFenceCreateInfo{}), 24},
 		{"VkQueryPoolCreateInfo", unsafe.Sizeof(vkQueryPoolCreateInfo{}), 32},
+		{"VkLayerProperties", unsafe.Sizeof(vkLayerProperties{}), 520},
+		{"VkPhysicalDeviceMaintenance4Properties", unsafe.Sizeof(vkMaintenance4Properties{}), 24},
 	}
 	for _, s := range sizes {
 		if s.got != s.want {
