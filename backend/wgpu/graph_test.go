@@ -1,6 +1,9 @@
 package wgpu
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -142,4 +145,58 @@ func TestMissingEntryPoint(t *testing.T) {
 		t.Fatal("a layout that contradicts the shader loaded")
 	}
 	t.Log(err)
+}
+
+// TestConcurrentUse dispatches and reads from several goroutines on one
+// device (the Device serialises them).
+func TestConcurrentUse(t *testing.T) {
+	d := openDevice(t)
+	r := rng(t)
+	p := loadSaxpy(t, d)
+	const workers = 4
+	errs := make(chan error, workers)
+	seeds := make([]uint64, workers)
+	for i := range seeds {
+		seeds[i] = r.Uint64()
+	}
+	for w := 0; w < workers; w++ {
+		go func(seed uint64) {
+			errs <- func() error {
+				r := rand.New(rand.NewPCG(seed, seed))
+				n := 64 + r.IntN(500)
+				x, y := randF32(r, n), randF32(r, n)
+				xb, err := d.UploadF32(x)
+				if err != nil {
+					return err
+				}
+				yb, err := d.UploadF32(y)
+				if err != nil {
+					return err
+				}
+				for it := 0; it < 10; it++ {
+					if err := d.Dispatch(p, saxpyArgs(1, n, xb.View(), yb.View()), groupsFor(n)); err != nil {
+						return err
+					}
+					for i := range y {
+						y[i] += x[i]
+					}
+					got, err := d.ReadF32(ctx, yb.View())
+					if err != nil {
+						return err
+					}
+					for i := range y {
+						if math.Abs(float64(got[i]-y[i])) > 1e-5 {
+							return fmt.Errorf("seed %d iteration %d: y[%d] = %v, want %v", seed, it, i, got[i], y[i])
+						}
+					}
+				}
+				return nil
+			}()
+		}(seeds[w])
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
