@@ -45,6 +45,8 @@ type checker struct {
 	konst  map[Expr]bool   // constant expressions (typed or untyped)
 	badObj map[Object]bool // parameters and shared variables declared with errors
 
+	untypedAs map[Expr]Scalar // the type given to each untyped node (to catch shared nodes)
+
 	at Pos // position of the node being checked, for errors about nodes without one
 
 	// per kernel
@@ -67,6 +69,8 @@ func newChecker(m *Module) *checker {
 		vals:   map[Expr]Value{},
 		konst:  map[Expr]bool{},
 		badObj: map[Object]bool{},
+
+		untypedAs: map[Expr]Scalar{},
 	}
 }
 

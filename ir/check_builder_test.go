@@ -308,3 +308,19 @@ kernel both(x read_write []f32, h read []f16) workgroup(64) {
 		}
 	}
 }
+
+// TestCheckSharedUntypedNode: a literal shared by an f32 and a u32 context
+// cannot carry both types in Lit.Ty, so Check rejects it.
+func TestCheckSharedUntypedNode(t *testing.T) {
+	b := ir.NewKernel("k", 64)
+	n, f := b.Param("n", ir.U32), b.Param("f", ir.F32)
+	one := ir.Int(1)
+	b.Let("a", ir.Add(n, one))
+	b.Let("b", ir.Add(f, one))
+	b.Let("c", ir.Add(n, one)) // the same type again is fine
+	m := &ir.Module{Kernels: []*ir.Kernel{b.Kernel()}}
+	want := []string{"1 is used as both u32 and f32: a node built through the Go API may not be shared by contexts that need different types"}
+	if diff := cmp.Diff(want, errorStrings(t, m)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

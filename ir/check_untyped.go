@@ -109,6 +109,11 @@ func (c *checker) convertUntyped(e Expr, t, want Type) Type {
 // the constant nodes in s, reporting operators s does not have and
 // intermediate values that do not fit.
 func (c *checker) setUntyped(e Expr, s Scalar) bool {
+	if prev, ok := c.untypedAs[e]; ok && prev != s {
+		c.errorf(posOf(e, c.at), "%s is used as both %s and %s: a node built through the Go API may not be shared by contexts that need different types", c.text(e), prev, s)
+		return false
+	}
+	c.untypedAs[e] = s
 	switch e := e.(type) {
 	case *Lit:
 		e.Ty = s
