@@ -16,6 +16,9 @@ func annotationProblems(m *ir.Module) []string {
 		if k.Size[0] == 0 {
 			w.add("kernel %s: Size not set", k.Name)
 		}
+		for _, e := range k.Workgroup {
+			w.expr(e)
+		}
 		for _, s := range k.Shared {
 			w.typ(s.Type)
 		}
@@ -28,6 +31,7 @@ func annotationProblems(m *ir.Module) []string {
 		if c.Val.Kind == 0 {
 			w.add("const %s: Val not set", c.Name)
 		}
+		w.expr(c.Value)
 	}
 	return w.probs
 }
@@ -50,6 +54,9 @@ func (w *walker) typ(t ir.Type) {
 	if a, ok := t.(*ir.Array); ok {
 		if a.Len <= 0 {
 			w.add("array %s: Len not set", ir.TypeString(a))
+		}
+		if a.LenExpr != nil {
+			w.expr(a.LenExpr)
 		}
 		w.typ(a.Elem)
 	}
