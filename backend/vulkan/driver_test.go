@@ -275,8 +275,8 @@ func TestTimestamps(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range ds {
-		// 1M elements on a CPU device: well above 1 µs, well below 10 s.
-		if x < time.Microsecond || x > 10*time.Second {
+		// 1M elements: some time, and well below 10 s even on a CPU device.
+		if x <= 0 || x > 10*time.Second {
 			t.Errorf("sample %v out of range (%v)", x, ds)
 		}
 	}
@@ -302,7 +302,8 @@ func TestLoadErrors(t *testing.T) {
 		{artifact([]uint32{spirvMagic, 0x20000, 0, 10, 0}, "version", 64, nil), "vulkan: unsupported SPIR-V version 2.0"},
 		{&backend.Artifact{Target: backend.WGSL, Code: []byte("@compute fn main() {}")}, "vulkan: cannot load a wgsl artifact (the Vulkan driver takes SPIR-V)"},
 		{&backend.Artifact{Target: backend.SPIRV, Words: glsl(t, addkGLSL), Entry: "nosuch",
-			Layout: artifact(nil, "addk", 64, []string{"k", "n"}, "y:rw").Layout}, `vulkan: vkCreateComputePipelines: `},
+			Layout: artifact(nil, "addk", 64, []string{"k", "n"}, "y:rw").Layout}, `vulkan: SPIR-V module has no compute entry point "nosuch" (it has ["main"])`},
+		{artifact([]uint32{spirvMagic, 0x10300, 0, 10, 0, 5 << 16}, "trunc", 64, nil), "vulkan: malformed SPIR-V: instruction at word 5 has length 5"},
 	}
 	for _, c := range cases {
 		_, err := impl.NewPipeline(ctx, c.a)

@@ -58,6 +58,9 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 	if err := checkSPIRV(a.Words); err != nil {
 		return nil, err
 	}
+	if err := checkEntry(a.Words, entryName(a)); err != nil {
+		return nil, err
+	}
 	p := &pipeline{d: d, params: a.Layout.Params, nbufs: len(a.Layout.Buffers), sets: map[setKey]cachedSet{}}
 	for _, b := range a.Layout.Buffers {
 		p.bindings = append(p.bindings, uint32(b.Binding))
@@ -88,6 +91,43 @@ func checkSPIRV(w []uint32) error {
 		return fmt.Errorf("vulkan: SPIR-V id bound %d out of range", w[3])
 	}
 	return nil
+}
+
+// entryName is the artifact's entry point ("main" when unnamed).
+func entryName(a *backend.Artifact) string {
+	if a.Entry == "" {
+		return "main"
+	}
+	return a.Entry
+}
+
+// checkEntry walks the module's instructions (refusing a malformed stream)
+// and checks that it declares a GLCompute entry point named entry: drivers
+// may crash on a missing one rather than return an error.
+func checkEntry(w []uint32, entry string) error {
+	const opEntryPoint, glCompute = 15, 5
+	var have []string
+	for i := 5; i < len(w); {
+		n := int(w[i] >> 16)
+		if n == 0 || i+n > len(w) {
+			return fmt.Errorf("vulkan: malformed SPIR-V: instruction at word %d has length %d", i, n)
+		}
+		if w[i]&0xffff == opEntryPoint && n >= 4 {
+			var b []byte
+			for _, x := range w[i+3 : i+n] {
+				b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+			}
+			name := cString(b)
+			if w[i+1] == glCompute {
+				if name == entry {
+					return nil
+				}
+				have = append(have, name)
+			}
+		}
+		i += n
+	}
+	return fmt.Errorf("vulkan: SPIR-V module has no compute entry point %q (it has %q)", entry, have)
 }
 
 // createLayouts creates the descriptor-set layout (binding 0 a dynamic
@@ -147,10 +187,7 @@ func (p *pipeline) createPipeline(art *backend.Artifact) error {
 		return err
 	}
 	defer call(l.fn.DestroyShaderModule, l.handle, *pm, 0)
-	entry := art.Entry
-	if entry == "" {
-		entry = "main"
-	}
+	entry := entryName(art)
 	ci := newIn[vkComputePipelineCreateInfo](&a)
 	ci.sType = stComputePipelineCreateInfo
 	ci.stage = vkPipelineShaderStageCreateInfo{
