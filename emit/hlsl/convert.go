@@ -79,17 +79,21 @@ func (f *fn) needF2I(to ir.Scalar, arg ir.Type) string {
 }
 
 func f2iHelper(to ir.Scalar) string {
+	// The clamp keeps the conversion inside the integer range (HLSL leaves
+	// it undefined outside) and stops a driver from folding
+	// uint(float(n)) into n: Mesa's lavapipe does that to an unclamped
+	// round trip, which is not exact.
 	if to == ir.U32 {
 		return `// kc_f2u converts to u32 as ir does: truncation toward zero, saturating
 // at 0 and 4294967295, NaN to 0.
 uint kc_f2u(float x) {
-	if (isnan(x) || x <= 0.0f) {
+	if (isnan(x)) {
 		return 0u;
 	}
 	if (x >= 4294967296.0f) {
 		return 4294967295u;
 	}
-	return uint(x);
+	return uint(clamp(x, 0.0f, 4294967040.0f));
 }`
 	}
 	return `// kc_f2i converts to i32 as ir does: truncation toward zero, saturating
@@ -98,13 +102,10 @@ int kc_f2i(float x) {
 	if (isnan(x)) {
 		return 0;
 	}
-	if (x <= -2147483648.0f) {
-		return int(0x80000000u);
-	}
 	if (x >= 2147483648.0f) {
 		return 2147483647;
 	}
-	return int(x);
+	return int(clamp(x, -2147483648.0f, 2147483520.0f));
 }`
 }
 

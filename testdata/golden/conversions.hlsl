@@ -10,25 +10,22 @@ int kc_f2i(float x) {
 	if (isnan(x)) {
 		return 0;
 	}
-	if (x <= -2147483648.0f) {
-		return int(0x80000000u);
-	}
 	if (x >= 2147483648.0f) {
 		return 2147483647;
 	}
-	return int(x);
+	return int(clamp(x, -2147483648.0f, 2147483520.0f));
 }
 
 // kc_f2u converts to u32 as ir does: truncation toward zero, saturating
 // at 0 and 4294967295, NaN to 0.
 uint kc_f2u(float x) {
-	if (isnan(x) || x <= 0.0f) {
+	if (isnan(x)) {
 		return 0u;
 	}
 	if (x >= 4294967296.0f) {
 		return 4294967295u;
 	}
-	return uint(x);
+	return uint(clamp(x, 0.0f, 4294967040.0f));
 }
 
 #line 4 "conversions.kc"

@@ -15,13 +15,10 @@ int kc_f2i(float x) {
 	if (isnan(x)) {
 		return 0;
 	}
-	if (x <= -2147483648.0f) {
-		return int(0x80000000u);
-	}
 	if (x >= 2147483648.0f) {
 		return 2147483647;
 	}
-	return int(x);
+	return int(clamp(x, -2147483648.0f, 2147483520.0f));
 }
 
 int2 kc_f2i(float2 x) {
