@@ -14,7 +14,44 @@
 #      x.add_(1) loop (torch_chain.py) side by side,
 # writes every log under $OUT and prints a short table last.
 # See /work/shared/DEVICE.md and docs/PERF.md ("## Backend (Vulkan)").
+#   scripts/h200.sh perf DIR  print the markdown for docs/PERF.md ("### NVIDIA
+#                             H200" under "## Backend (Vulkan)") from the
+#                             files the run brought back into DIR
 set -euo pipefail
+
+if [ "${1:-}" = perf ]; then
+	dir=${2:?usage: scripts/h200.sh perf DIR}
+	num() { sed -n "s/.*driver=$1 .*$2=\([0-9.]*\).*/\1/p" "$3" | head -1; }
+	t=$(num torch chain_ms "$dir/torch.txt")
+	echo "### NVIDIA H200, $(head -1 "$dir/devices.txt")"
+	echo
+	echo "Chain of 1,000 tiny dependent dispatches (x[i] += 1, 1,024 f32), one scope, one"
+	echo "submit, waited for; median of 20 after 3 warm-ups; PyTorch: x.add_(1) x 1,000 eagerly,"
+	echo "synchronised ($(sed -n 's/^torch \(.*\)/\1/p' "$dir/torch.txt"))."
+	echo
+	echo "| driver | record, µs/dispatch | chain of 1,000, ms | vs PyTorch |"
+	echo "|---|---:|---:|---:|"
+	for d in vulkan wgpu; do
+		c=$(num $d chain_ms "$dir/bench.txt")
+		r=$(num $d record_us_per_dispatch "$dir/bench.txt")
+		[ -n "$c" ] || continue
+		ratio=n/a
+		[ -n "$t" ] && ratio=$(awk "BEGIN{printf \"%.3f\", $c/$t}")
+		echo "| $d | $r | $c | $ratio |"
+	done
+	[ -n "$t" ] && echo "| PyTorch eager | | $t | 1 |"
+	echo
+	echo "Test binary (backend/vulkan, KC_REQUIRE_COOPMAT=1): $(grep -c -- '--- PASS' "$dir/vulkan-test.txt") passed,"
+	echo "$(grep -c -- '--- FAIL' "$dir/vulkan-test.txt") failed, $(grep -c -- '--- SKIP' "$dir/vulkan-test.txt") skipped."
+	echo
+	echo "Adapters there (vkbench -devices, kc devices):"
+	echo
+	echo '```'
+	sed 1d "$dir/devices.txt"
+	echo '```'
+	exit 0
+fi
+
 cd "$(dirname "$0")/.."
 root=$PWD
 
