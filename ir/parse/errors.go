@@ -27,10 +27,8 @@ func describe(t *lexer.Token) string {
 		}
 		return "end of file"
 	case tokNewline:
-		if t.Value == ";" && isInserted(t) {
-			return "newline"
-		}
-		return `";"`
+		// Inserted at a line end; an explicit ";" is punctuation.
+		return "newline"
 	case tokIdent:
 		return "name " + t.Value
 	case tokKeyword:
@@ -40,10 +38,6 @@ func describe(t *lexer.Token) string {
 	}
 	return fmt.Sprintf("%q", t.Value)
 }
-
-// isInserted reports whether a newline token came from a line end rather
-// than an explicit ";" (explicit ones are lexed as punctuation).
-func isInserted(t *lexer.Token) bool { return t.Type == tokNewline }
 
 // participle's expectations are EBNF fragments; these are the plain words.
 var expectWords = []struct {
