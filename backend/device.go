@@ -25,12 +25,14 @@ type Device struct {
 	closed bool
 
 	// Recording state.
-	depth    int          // open scopes
-	enc      EncoderImpl  // open encoder, or nil
-	encGen   uint64       // generation of the open encoder (bumped per encoder)
-	encUsed  bool         // enc has recorded commands
-	scopeErr error        // first recording error inside the open scopes
-	deferred []BufferImpl // releases waiting for enc to be submitted
+	depth     int          // open scopes
+	enc       EncoderImpl  // open encoder, or nil
+	encGen    uint64       // generation of the open encoder (bumped per encoder)
+	encUsed   bool         // enc has recorded commands
+	scopeErr  error        // first recording error inside the open scopes
+	deferred  []BufferImpl // releases waiting for enc to be submitted
+	encStamps int          // timestamps recorded into enc
+	timings   []pendingTiming
 
 	pipes map[key]*Pipeline
 	pool  map[int64][]pooledBuf // free pooled buffers by requested size
@@ -131,6 +133,7 @@ func (d *Device) encoder() (EncoderImpl, error) {
 	d.enc = e
 	d.encGen++
 	d.encUsed = false
+	d.encStamps = 0
 	return e, nil
 }
 
@@ -150,6 +153,9 @@ func (d *Device) submitReads(ctx context.Context, reads []Range) (*Result, error
 	d.enc = nil
 	res, err := e.Submit(ctx, reads)
 	d.stats.Submits++
+	if len(d.timings) > 0 {
+		d.resolveTimings(d.encGen, res)
+	}
 	for _, b := range d.deferred {
 		b.Release()
 	}
@@ -177,6 +183,7 @@ func (d *Device) failLocked(err error) error {
 	if d.enc != nil {
 		d.enc.Discard()
 		d.enc = nil
+		d.resolveTimings(d.encGen, nil)
 		for _, b := range d.deferred {
 			b.Release()
 		}

@@ -18,7 +18,8 @@
 //     read any number of regions with one submit and one fence wait.
 //   - Stats counts dispatches, submits, compiles, cache hits, bytes and pool
 //     traffic; Stats.Since measures a region. Time is a timing oracle with
-//     GPU timestamps.
+//     GPU timestamps; DispatchTimed brackets one dispatch of a scope with
+//     timestamps.
 //
 // Every binding is checked on the host before anything is recorded, so a
 // bad binding is a *BindError, never a driver abort.

@@ -113,3 +113,92 @@ func (d *Device) timeHost(ctx context.Context, p *Pipeline, args Args, groups [3
 	}
 	return out, nil
 }
+
+// Timing is the GPU execution time of one dispatch recorded by
+// DispatchTimed. It is filled in when the dispatch's submission completes:
+// the submit of a scope holding a timed dispatch waits for the device, so
+// time what you profile, not the steady state.
+type Timing struct {
+	Name     string        // the kernel's name
+	Duration time.Duration // valid once Done
+	Done     bool
+	begin    int
+}
+
+// pendingTiming is a Timing waiting for its encoder's submit.
+type pendingTiming struct {
+	t      *Timing
+	encGen uint64
+}
+
+// DispatchTimed is Dispatch bracketed by GPU timestamps. It needs an adapter
+// with timestamps (Info().Timestamps).
+func (d *Device) DispatchTimed(p *Pipeline, args Args, groups [3]uint32) (*Timing, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	if !d.info.Timestamps {
+		return nil, fmt.Errorf("backend: %s adapter %q has no GPU timestamps", d.info.Driver, d.info.Name)
+	}
+	if err := d.checkDispatch(p, args, groups); err != nil {
+		return nil, err
+	}
+	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
+		return &Timing{Name: p.name, Done: true}, nil
+	}
+	e, err := d.encoder()
+	if err != nil {
+		return nil, d.failLocked(err)
+	}
+	if d.encStamps+2 > MaxTimestamps {
+		if err := d.submitLocked(context.Background()); err != nil {
+			return nil, err
+		}
+		if e, err = d.encoder(); err != nil {
+			return nil, d.failLocked(err)
+		}
+	}
+	t := &Timing{Name: p.name}
+	if t.begin, err = e.Timestamp(); err != nil {
+		return nil, d.failLocked(fmt.Errorf("backend: timestamp: %w", err))
+	}
+	d.encStamps++
+	d.timings = append(d.timings, pendingTiming{t, d.encGen})
+	depth := d.depth
+	d.depth++ // keep recordDispatch from submitting before the second stamp
+	err = d.recordDispatch(p, args, groups)
+	d.depth--
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.Timestamp(); err != nil {
+		return nil, d.failLocked(fmt.Errorf("backend: timestamp: %w", err))
+	}
+	d.encStamps++
+	d.encUsed = true
+	if depth == 0 {
+		return t, d.submitLocked(context.Background())
+	}
+	return t, nil
+}
+
+// resolveTimings fills the Timings of the encoder just submitted.
+func (d *Device) resolveTimings(gen uint64, res *Result) {
+	keep := d.timings[:0]
+	for _, pt := range d.timings {
+		if pt.encGen != gen {
+			keep = append(keep, pt)
+			continue
+		}
+		if res != nil && pt.t.begin+1 < len(res.Timestamps) {
+			t0, t1 := res.Timestamps[pt.t.begin], res.Timestamps[pt.t.begin+1]
+			if t1 > t0 {
+				pt.t.Duration = time.Duration(t1 - t0)
+			}
+			pt.t.Done = true
+		}
+	}
+	d.timings = keep
+}

@@ -200,3 +200,40 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchTimed brackets dispatches of a scope with GPU timestamps.
+func TestDispatchTimed(t *testing.T) {
+	d := openDevice(t)
+	if !d.Info().Timestamps {
+		t.Skip("adapter without timestamps")
+	}
+	p := loadSaxpy(t, d)
+	n := 1 << 15
+	x, _ := d.AllocZeroed(int64(4 * n))
+	y, _ := d.AllocZeroed(int64(4 * n))
+	args := saxpyArgs(1, n, x.View(), y.View())
+	s := d.Begin()
+	t1, err := d.DispatchTimed(p, args, groupsFor(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, args, groupsFor(n)); err != nil {
+		t.Fatal(err)
+	}
+	t2, err := d.DispatchTimed(p, args, groupsFor(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t1.Done || t2.Done {
+		t.Fatal("timings done before the submit")
+	}
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range []*backend.Timing{t1, t2} {
+		if !tm.Done || tm.Duration <= 0 || tm.Name != "saxpy" {
+			t.Fatalf("timing %+v", *tm)
+		}
+	}
+	t.Logf("saxpy %d: %v, %v", n, t1.Duration, t2.Duration)
+}
