@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kcgo/kc/ir"
 )
 
 // DeviceType is the kind of hardware behind an adapter.
@@ -245,6 +247,50 @@ func Open(ctx context.Context, sel string) (*Device, error) {
 		return nil, err
 	}
 	return OpenAdapter(ctx, as[i])
+}
+
+// Supports reports whether an adapter offers every feature in need.
+func Supports(a AdapterInfo, need ir.Features) bool {
+	return (need&ir.FeatureF16 == 0 || a.F16) &&
+		(need&ir.FeatureSubgroups == 0 || a.Subgroups) &&
+		(need&ir.FeatureCoopMat == 0 || len(a.CoopMat) > 0)
+}
+
+// OpenFor is Open for kernels that need features: with no selector (sel
+// and KC_DEVICE empty) it opens the policy's choice among the adapters that
+// support need; an explicit selector is obeyed as Open does.
+func OpenFor(ctx context.Context, sel string, need ir.Features) (*Device, error) {
+	if sel == "" {
+		sel = os.Getenv(EnvDevice)
+	}
+	if sel != "" || need == 0 {
+		return Open(ctx, sel)
+	}
+	as, enumErr := Adapters(ctx)
+	var ok []AdapterInfo
+	for _, a := range as {
+		if Supports(a, need) {
+			ok = append(ok, a)
+		}
+	}
+	if len(ok) == 0 {
+		err := fmt.Errorf("backend: no adapter supports %s", featureNames(need))
+		if enumErr != nil {
+			err = fmt.Errorf("%w (%v)", err, enumErr)
+		}
+		return nil, err
+	}
+	return OpenAdapter(ctx, ok[Choose(ok)])
+}
+
+func featureNames(f ir.Features) string {
+	var names []string
+	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat} {
+		if f&x != 0 {
+			names = append(names, x.Name())
+		}
+	}
+	return strings.Join(names, " and ")
 }
 
 // OpenAdapter opens the device for an adapter that Adapters returned.

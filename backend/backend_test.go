@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/kcgo/kc/ir"
 )
 
 // fake is a driver that records what package backend asks of it, so the
@@ -279,5 +281,15 @@ func TestTypedHelpers(t *testing.T) {
 	}
 	if F32(1) != 0x3f800000 || I32(-1) != 0xffffffff {
 		t.Fatal("param words")
+	}
+}
+
+func TestSupports(t *testing.T) {
+	a := AdapterInfo{F16: true}
+	if !Supports(a, ir.FeatureF16) || Supports(a, ir.FeatureF16|ir.FeatureSubgroups) || !Supports(a, 0) {
+		t.Fatal("Supports")
+	}
+	if Supports(a, ir.FeatureCoopMat) || !Supports(AdapterInfo{CoopMat: []CoopMatShape{{}}}, ir.FeatureCoopMat) {
+		t.Fatal("Supports coopmat")
 	}
 }

@@ -98,7 +98,7 @@ func runKernel(env *cliEnv, m *ir.Module, o runOptions) error {
 	if sel == "" {
 		sel = env.getenv(backend.EnvDevice)
 	}
-	dev, err := backend.Open(ctx, sel)
+	dev, err := backend.OpenFor(ctx, sel, k.Features)
 	if err != nil {
 		return err
 	}
@@ -273,6 +273,25 @@ func f16bits(x float32) uint16 {
 	return sign | uint16(exp)<<10 | uint16((b>>13)&0x3ff)
 }
 
+// f16value converts binary16 bits to a float64.
+func f16value(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
+	switch exp {
+	case 0:
+		return sign * frac * math.Pow(2, -24)
+	case 31:
+		if frac != 0 {
+			return math.NaN()
+		}
+		return sign * math.Inf(1)
+	}
+	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
+}
+
 func runOutputs(env *cliEnv, dev *backend.Device, k *ir.Kernel, views []backend.View, o runOptions) error {
 	bufs := ir.Buffers(k)
 	var outViews []backend.View
@@ -333,6 +352,12 @@ func sumOf(t ir.Scalar, data []byte) string {
 			s += uint64(binary.LittleEndian.Uint32(data[i:]))
 		}
 		return strconv.FormatUint(s, 10)
+	case ir.F16:
+		var s float64
+		for i := 0; i+2 <= len(data); i += 2 {
+			s += f16value(binary.LittleEndian.Uint16(data[i:]))
+		}
+		return strconv.FormatFloat(s, 'g', 6, 64)
 	}
 	return "-"
 }
@@ -348,7 +373,7 @@ func printValues(w io.Writer, b *ir.Param, data []byte) {
 		case ir.I32:
 			fmt.Fprintf(w, " %d", int32(binary.LittleEndian.Uint32(data[i:])))
 		case ir.F16:
-			fmt.Fprintf(w, " 0x%04x", binary.LittleEndian.Uint16(data[i:]))
+			fmt.Fprintf(w, " %g", f16value(binary.LittleEndian.Uint16(data[i:])))
 		default:
 			fmt.Fprintf(w, " %d", binary.LittleEndian.Uint32(data[i:]))
 		}
