@@ -27,10 +27,10 @@ type device struct {
 	frames   []*frame // every frame, for Close
 	free     []*frame
 	inflight []*frame // submitted, in submission order
-	open     *frame   // recording (uploads or an encoder), not submitted
-	uploads  bool     // open holds uploads only (no encoder yet)
+	open     *frame   // the open encoder's frame, not submitted
+	upl      *frame   // pending uploads (fills, staged writes), not submitted
 
-	serial  uint64 // serial of the newest frame begun
+	serial  uint64 // serial of the newest frame submitted
 	done    uint64 // every frame with serial <= done has completed
 	garbage []garbage
 
@@ -163,31 +163,33 @@ func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
 	return b, nil
 }
 
-// uploadFrame returns the open frame for uploads, beginning one when none is
-// open. Package backend never writes while an encoder is open.
+// uploadFrame returns the pending-uploads frame, beginning one when there
+// is none. Uploads may be made while an encoder is open (package backend
+// guarantees that its recorded work does not use the buffer): they are
+// submitted before the encoder, which is the order later commands need.
 func (d *device) uploadFrame() (*frame, error) {
-	if d.open != nil && !d.uploads {
-		return nil, errors.New("vulkan: upload while an encoder is open")
+	if d.upl != nil {
+		return d.upl, nil
 	}
-	f, err := d.begin()
+	f, err := d.newRecording()
 	if err != nil {
 		return nil, err
 	}
-	d.uploads = true
+	d.upl = f
 	return f, nil
 }
 
 // flushUploads submits pending uploads.
 func (d *device) flushUploads() error {
-	if d.open == nil || !d.uploads {
+	if d.upl == nil {
 		return nil
 	}
-	d.uploads = false
-	return d.submit(d.open)
+	return d.submit(d.upl)
 }
 
 // WriteBuffer implements backend.DeviceImpl: the data is staged and its copy
-// recorded into the pending upload frame, submitted before the next encoder.
+// recorded into the pending-uploads frame, submitted before the next
+// encoder submission (or by Wait).
 func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) error {
 	if err := d.usable(); err != nil {
 		return err
@@ -247,12 +249,15 @@ func (d *device) Wait(ctx context.Context) error {
 	return nil
 }
 
-// idle notes that nothing is in flight: everything begun has completed or
-// was discarded.
+// idle notes that nothing is in flight or recording: everything submitted
+// has completed and nothing else can use a resource, so all garbage goes.
 func (d *device) idle() {
-	if len(d.inflight) == 0 && d.open == nil {
+	if len(d.inflight) == 0 && d.open == nil && d.upl == nil {
 		d.done = d.serial
-		d.collect()
+		for _, g := range d.garbage {
+			g.free()
+		}
+		d.garbage = nil
 	}
 }
 
@@ -267,7 +272,7 @@ func (d *device) Close() error {
 	}
 	d.saveCache()
 	d.inflight = nil
-	d.open = nil
+	d.open, d.upl = nil, nil
 	d.idle()
 	d.destroy()
 	d.closed = true

@@ -521,3 +521,114 @@ func TestPipelineCacheFile(t *testing.T) {
 	}
 	impl.Close()
 }
+
+// TestUploadsInsideScope creates, zero-fills and writes buffers while an
+// encoder holding other work is open: the uploads must land before the
+// scope's later dispatches that use them, and survive a discarded encoder.
+func TestUploadsInsideScope(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := d.Upload(u32bytes([]uint32{1, 2, 3, 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := func(k uint32, b *backend.Buffer) backend.Args {
+		return backend.Args{Params: []uint32{k, 4}, Buffers: []backend.View{b.View()}}
+	}
+	s := d.Begin()
+	if err := d.Dispatch(p, args(1, a), backend.Groups(1)); err != nil { // a = 4 7 10 13
+		t.Fatal(err)
+	}
+	z, err := d.AllocZeroed(16) // created and zeroed while the encoder is open
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Upload(u32bytes([]uint32{5, 6, 7, 8})) // created and written likewise
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(4, u32bytes([]uint32{60})); err != nil { // w = 5 60 7 8
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, args(2, z), backend.Groups(1)); err != nil { // z = 2 2 2 2
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, args(0, w), backend.Groups(1)); err != nil { // w = 15 180 21 24
+		t.Fatal(err)
+	}
+	// A refused dispatch inside the scope makes End report it; the work
+	// recorded so far still runs or is dropped as the backend decides, but
+	// the uploads above must not be lost either way.
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := d.ReadMany(ctx, a.View(), z.View(), w.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]uint32{{4, 7, 10, 13}, {2, 2, 2, 2}, {15, 180, 21, 24}}
+	for i := range want {
+		for j, g := range bytesU32(rs[i]) {
+			if g != want[i][j] {
+				t.Fatalf("buffer %d = %v, want %v", i, bytesU32(rs[i]), want[i])
+			}
+		}
+	}
+}
+
+// TestDiscardKeepsUploads: uploads made while an encoder is open survive
+// the encoder's Discard (driver level: package backend discards after a
+// recording error).
+func TestDiscardKeepsUploads(t *testing.T) {
+	a := testAdapter(t)
+	ctx := context.Background()
+	impl, err := theDriver.Open(ctx, a.DriverIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impl.Close()
+	p, err := impl.NewPipeline(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := impl.NewBuffer(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := impl.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Dispatch(p, u32bytes([]uint32{7, 4, 0, 0}), []backend.Range{{Buf: x, Size: 16}}, [3]uint32{1, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	y, err := impl.NewBuffer(32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := impl.WriteBuffer(y, 16, u32bytes([]uint32{9, 8, 7, 6})); err != nil {
+		t.Fatal(err)
+	}
+	enc.Discard()
+	enc, err = impl.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := enc.Submit(ctx, []backend.Range{{Buf: x, Size: 16}, {Buf: y, Size: 32}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytesU32(res.Reads[0]); got[0] != 0 || got[3] != 0 {
+		t.Errorf("x = %v: the discarded dispatch ran", got)
+	}
+	want := []uint32{0, 0, 0, 0, 9, 8, 7, 6}
+	for i, g := range bytesU32(res.Reads[1]) {
+		if g != want[i] {
+			t.Fatalf("y = %v, want %v", bytesU32(res.Reads[1]), want)
+		}
+	}
+}

@@ -21,21 +21,23 @@ type encoder struct {
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
-// first, so that discarding the encoder cannot drop them.
+// first; uploads made while it is open go to a frame of their own, so that
+// discarding the encoder cannot drop them.
 func (d *device) NewEncoder() (backend.EncoderImpl, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
-	if d.open != nil && !d.uploads {
+	if d.open != nil {
 		return nil, errors.New("vulkan: an encoder is already open")
 	}
 	if err := d.flushUploads(); err != nil {
 		return nil, err
 	}
-	f, err := d.begin()
+	f, err := d.newRecording()
 	if err != nil {
 		return nil, err
 	}
+	d.open = f
 	return &encoder{d: d, f: f}, nil
 }
 
@@ -249,6 +251,11 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 	}
 	offs, err := e.recordReads(reads)
 	if err != nil {
+		e.done = false
+		e.Discard()
+		return nil, err
+	}
+	if err := d.flushUploads(); err != nil {
 		e.done = false
 		e.Discard()
 		return nil, err

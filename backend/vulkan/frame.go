@@ -17,7 +17,7 @@ import (
 type frame struct {
 	cmd    uintptr
 	fence  uintptr
-	serial uint64 // submission order; assigned when recording begins
+	serial uint64 // submission order; assigned at submit
 
 	uniforms []*rawBuffer // params ring chunks of uniformChunk bytes
 	uniIdx   int
@@ -55,11 +55,9 @@ const (
 	maxSetsPerPipeline = 4096
 )
 
-// begin starts recording a frame: it takes a recycled frame or makes one.
-func (d *device) begin() (*frame, error) {
-	if d.open != nil {
-		return d.open, nil
-	}
+// newRecording starts recording a frame: a recycled one or a new one. The
+// caller makes it d.open (an encoder) or d.upl (pending uploads).
+func (d *device) newRecording() (*frame, error) {
 	if err := d.reclaim(false); err != nil {
 		return nil, err
 	}
@@ -89,8 +87,7 @@ func (d *device) begin() (*frame, error) {
 		d.free = append(d.free, f)
 		return nil, err
 	}
-	d.serial++
-	f.serial = d.serial
+	f.serial = 0
 	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands, f.lastComp = 0, 0, 0, 0, 0, 0, false
 	if f.poolN > 0 {
 		for _, p := range f.pools[:f.poolN] {
@@ -98,7 +95,6 @@ func (d *device) begin() (*frame, error) {
 		}
 		f.poolN = 0
 	}
-	d.open = f
 	return f, nil
 }
 
@@ -212,9 +208,16 @@ func alignUp(x, a uint64) uint64 {
 	return (x + a - 1) / a * a
 }
 
-// submit ends the open frame and submits it with its fence.
+// submit ends a recording frame (d.open or d.upl) and submits it with its
+// fence. Serials follow submission order, so frames complete in serial
+// order on the one queue.
 func (d *device) submit(f *frame) error {
-	d.open = nil
+	if d.open == f {
+		d.open = nil
+	}
+	if d.upl == f {
+		d.upl = nil
+	}
 	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
 		d.free = append(d.free, f)
 		return err
@@ -231,6 +234,8 @@ func (d *device) submit(f *frame) error {
 		d.free = append(d.free, f)
 		return err
 	}
+	d.serial++
+	f.serial = d.serial
 	d.inflight = append(d.inflight, f)
 	d.stats.submits++
 	return nil
@@ -337,14 +342,22 @@ type garbage struct {
 	free   func()
 }
 
-// defer_ schedules free for when all work recorded so far has completed.
+// deferFree schedules free for when all work recorded so far has
+// completed: the frames in flight and the (at most two) recording frames,
+// which will be submitted with the next serials.
 func (d *device) deferFree(free func()) {
-	s := d.serial // the open frame's serial, or the last submitted one
-	if s <= d.done {
+	pending := uint64(0)
+	if d.open != nil {
+		pending++
+	}
+	if d.upl != nil {
+		pending++
+	}
+	if pending == 0 && len(d.inflight) == 0 {
 		free()
 		return
 	}
-	d.garbage = append(d.garbage, garbage{s, free})
+	d.garbage = append(d.garbage, garbage{d.serial + pending, free})
 }
 
 // collect frees the garbage whose frames have completed.
