@@ -5,6 +5,36 @@ import (
 	"runtime/debug"
 )
 
+// The checker, by concern:
+//
+//	check.go          entry point, module and kernel walk, error list
+//	check_scope.go    scopes, declarations, names
+//	check_const.go    module constants (on demand, cycle detection)
+//	check_types.go    written types, array lengths, parameters, limits
+//	check_stmt.go     statements; check_assign.go assignments
+//	check_expr.go     identifiers, indexing, swizzles, len
+//	check_binary.go   operators; check_call.go intrinsics
+//	check_conv.go     conversions, constructors, bitcasts
+//	check_untyped.go  untyped constants; consteval.go constant folding
+//	features.go       enable directives, Kernel.Features, RequireFeatures
+//	uniformity.go     barriers in uniform control flow
+//	specialize.go     -D overrides
+//
+// Rules chosen where ir/doc.go leaves room:
+//   - Untyped constants behave as in Go, except that once an untyped
+//     expression gets its type, every node in it takes that type and every
+//     intermediate value must fit it: `(1 << 40) >> 20` is an error as an
+//     i32, because emitters evaluate the tree in that type.
+//   - Typed constant arithmetic that overflows, and integer division or
+//     remainder by a constant zero, are errors (as in Go and in WGSL's
+//     const-expressions); so are constant shift amounts of 32 or more.
+//   - Conversions follow WGSL: any scalar to any scalar, bool included.
+//   - Array lengths are 1..65535 (Tint's limit); workgroup sizes follow
+//     WebGPU's default limits; shared memory is limited to lavapipe's
+//     32 KiB (WebGPU's default is 16 KiB).
+//   - Identifiers: the kernel body shares the scope of the parameters and
+//     shared variables (redeclaring one there is an error, as in Go).
+
 // Check type-checks m in place, filling the annotations documented in the
 // package comment, and returns every error found as an ErrorList sorted by
 // position (nil when m is valid). It never panics on any input.
