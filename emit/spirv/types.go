@@ -295,41 +295,40 @@ func (b *builder) constInt(t ir.Type, v int64) uint32 { return b.constOf(t, ir.I
 // constFloat returns float constant v of scalar/vector type t.
 func (b *builder) constFloat(t ir.Type, v float64) uint32 { return b.constOf(t, ir.FloatVal(v)) }
 
-// f16bits converts f to IEEE binary16, rounding to nearest even.
+// f16bits converts f to IEEE binary16, rounding to nearest even (directly
+// from binary64, so there is no double rounding).
 func f16bits(f float64) uint16 {
-	f32 := float32(f)
-	bits := math.Float32bits(f32)
-	sign := uint16(bits>>16) & 0x8000
-	exp := int(bits>>23&0xff) - 127 + 15
-	mant := bits & 0x7fffff
+	b := math.Float64bits(f)
+	sign := uint16(b>>48) & 0x8000
+	exp := int(b >> 52 & 0x7ff)
+	mant := b & (1<<52 - 1)
 	switch {
-	case bits&0x7fffffff == 0:
-		return sign
-	case bits>>23&0xff == 0xff: // inf or nan
-		if mant != 0 {
-			return sign | 0x7e00
-		}
+	case exp == 0x7ff && mant != 0:
+		return sign | 0x7e00
+	case exp == 0x7ff:
 		return sign | 0x7c00
-	case exp >= 0x1f:
+	}
+	e := exp - 1023 + 15 // the biased binary16 exponent
+	if e >= 0x1f {
 		return sign | 0x7c00
-	case exp <= 0:
-		if exp < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint32(14 - exp)
-		half := uint32(1) << (shift - 1)
-		r := mant >> shift
-		rem := mant & (1<<shift - 1)
-		if rem > half || rem == half && r&1 == 1 {
-			r++
-		}
-		return sign | uint16(r)
 	}
-	r := uint32(exp)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || rem == 0x1000 && r&1 == 1 {
-		r++ // may carry into the exponent, up to infinity: correct
+	if e <= 0 { // subnormal or zero: units of 2^-24
+		return sign | uint16(shiftRoundEven(mant|1<<52, uint(43-e)))
 	}
-	return sign | uint16(r)
+	// A carry out of the mantissa rounds into the exponent, up to infinity.
+	return sign | uint16(shiftRoundEven(uint64(e)<<52|mant, 42))
+}
+
+// shiftRoundEven is m >> s rounded to nearest, ties to even.
+func shiftRoundEven(m uint64, s uint) uint64 {
+	if s >= 64 {
+		return 0
+	}
+	q := m >> s
+	rem := m & (1<<s - 1)
+	half := uint64(1) << (s - 1)
+	if rem > half || rem == half && q&1 == 1 {
+		q++
+	}
+	return q
 }
