@@ -66,7 +66,7 @@ func (g *gen) expr(t ir.Scalar, depth int) ir.Expr {
 	if t == ir.U32 {
 		other = ir.I32
 	}
-	switch g.r.IntN(12) {
+	switch g.r.IntN(13) {
 	case 0, 1, 2, 3:
 		op := intOps[g.r.IntN(len(intOps))]
 		x := g.expr(t, depth-1)
@@ -113,6 +113,9 @@ func (g *gen) expr(t ir.Scalar, depth int) ir.Expr {
 			return ir.Conv(t, g.load(ir.F32))
 		}
 		return ir.Conv(t, ir.Mul(g.load(ir.F32), ir.Conv(ir.F32, g.expr(other, depth-1))))
+	case 12:
+		vt := ir.Vec(t, 2+g.r.IntN(3))
+		return g.fold(g.vexpr(vt, depth-1), vt)
 	case 11:
 		if t == ir.I32 {
 			return ir.CallOf(ir.Clamp, g.expr(t, depth-1), g.lit(t), g.lit(t))
@@ -120,6 +123,63 @@ func (g *gen) expr(t ir.Scalar, depth int) ir.Expr {
 		return ir.Conv(t, ir.Conv(ir.F32, g.expr(other, depth-1)))
 	}
 	return g.load(t)
+}
+
+// vexpr returns a random expression of integer vector type t.
+func (g *gen) vexpr(t ir.Vector, depth int) ir.Expr {
+	other := ir.Vec(ir.U32, t.N)
+	if t.Elem == ir.U32 {
+		other = ir.Vec(ir.I32, t.N)
+	}
+	if depth <= 0 {
+		if g.r.IntN(3) == 0 {
+			return ir.VecOf(t, g.expr(t.Elem, 0)) // splat
+		}
+		args := make([]ir.Expr, t.N)
+		for i := range args {
+			args[i] = g.expr(t.Elem, g.r.IntN(2))
+		}
+		return ir.VecOf(t, args...)
+	}
+	switch g.r.IntN(9) {
+	case 0, 1, 2:
+		op := intOps[g.r.IntN(len(intOps))]
+		x := g.vexpr(t, depth-1)
+		arith := op == ir.OpAdd || op == ir.OpSub || op == ir.OpMul || op == ir.OpDiv || op == ir.OpRem
+		switch {
+		case op.IsShift():
+			return ir.Bin(op, x, g.vexpr(ir.Vec(ir.U32, t.N), depth-1))
+		case arith && g.r.IntN(3) == 0:
+			return ir.Bin(op, x, g.expr(t.Elem, depth-1)) // vector op scalar
+		}
+		return ir.Bin(op, x, g.vexpr(t, depth-1))
+	case 3:
+		fns := []ir.Intrinsic{ir.Min, ir.Max}
+		return ir.CallOf(fns[g.r.IntN(2)], g.vexpr(t, depth-1), g.vexpr(t, depth-1))
+	case 4:
+		fns := []ir.Intrinsic{ir.CountOneBits, ir.ReverseBits, ir.FirstLeadingBit, ir.FirstTrailingBit, ir.Abs}
+		return ir.CallOf(fns[g.r.IntN(len(fns))], g.vexpr(t, depth-1))
+	case 5:
+		return ir.CallOf(ir.Select, ir.Bin(ir.OpLt, g.expr(t.Elem, depth-1), g.expr(t.Elem, depth-1)), g.vexpr(t, depth-1), g.vexpr(t, depth-1))
+	case 6:
+		return &ir.Bitcast{To: t, X: g.vexpr(other, depth-1)}
+	case 7:
+		return ir.VecOf(t, g.vexpr(other, depth-1)) // componentwise conversion
+	case 8:
+		// through floats: saturating conversion of each component
+		fv := ir.Vec(ir.F32, t.N)
+		return ir.VecOf(t, ir.Mul(ir.VecOf(fv, g.vexpr(other, depth-1)), ir.VecOf(fv, g.load(ir.F32))))
+	}
+	return g.vexpr(t, 0)
+}
+
+// fold reduces a vector to a scalar of its element type: a dot product or
+// a component.
+func (g *gen) fold(v ir.Expr, t ir.Vector) ir.Expr {
+	if g.r.IntN(2) == 0 {
+		return ir.CallOf(ir.Dot, v, g.vexpr(t, 0))
+	}
+	return ir.Swz(v, string("xyzw"[g.r.IntN(t.N)]))
 }
 
 const fuzzOuts = 8
@@ -145,7 +205,8 @@ func (g *gen) kernel() *ir.Module {
 
 // TestFuzzIntegerSemantics runs random integer kernels (division and
 // remainder by zero and MIN/-1, shifts past 31, bit intrinsics, saturating
-// float conversions with NaN and infinities, select, bitcasts) through
+// float conversions with NaN and infinities, select, bitcasts; scalars and
+// vec2-vec4 with their componentwise helpers, splats and dot products) through
 // HLSL -> glslang -> SPIR-V on Vulkan and wants every output bit-identical
 // to the reference interpreter. KC_FUZZ_KERNELS sets the number of kernels
 // (default 6).
@@ -180,6 +241,9 @@ func TestFuzzIntegerSemantics(t *testing.T) {
 		m := g.kernel()
 		if err := ir.Check(m); err != nil {
 			rejected++
+			if rejected == 1 {
+				t.Logf("first kernel the checker rejects (regenerated): %v", err)
+			}
 			if rejected > 50 {
 				t.Fatalf("the checker rejects the generator's kernels: %v\n%s", err, ir.Print(m))
 			}
@@ -187,6 +251,9 @@ func TestFuzzIntegerSemantics(t *testing.T) {
 			continue
 		}
 		k := m.Kernels[0]
+		if run == 0 && testing.Verbose() {
+			t.Logf("first kernel:\n%s", ir.Print(m))
+		}
 		bufs := map[string][]byte{
 			"a":   randWords(r, n, func() uint32 { return uint32(int32(edgeInts[r.IntN(len(edgeInts))])) }),
 			"b":   randWords(r, n, func() uint32 { return uint32(edgeInts[r.IntN(len(edgeInts))]) }),
