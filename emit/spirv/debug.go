@@ -23,14 +23,17 @@ func (b *builder) name(id uint32, s string) {
 }
 
 // file returns the OpString id of the source file, writing OpSource with it.
+// The string is the file's base name, so that the module does not depend on
+// the directory it was compiled in (reproducible builds, goldens); the full
+// positions stay available through Module.Pos.
 func (b *builder) file() uint32 {
 	if b.fileID == 0 {
 		b.fileID = b.id()
-		name := b.m.File
-		if name == "" {
+		name := filepath.Base(filepath.ToSlash(b.m.File))
+		if b.m.File == "" {
 			name = "kernel.kc"
 		}
-		b.debugSrc.instStr(opString, []uint32{b.fileID}, filepath.ToSlash(name))
+		b.debugSrc.instStr(opString, []uint32{b.fileID}, name)
 		b.debugSrc.inst(opSource, sourceLangUnknown, 0, b.fileID)
 	}
 	return b.fileID

@@ -100,7 +100,9 @@
 // Module.Pos(offset), Module.IDPos(id) and Module.InstPos(n) (n counted as
 // spirv-val's "line N") return the .kc position, so a validator's or
 // driver's complaint is reported against the user's file; OpLine carries
-// the same information inside the module when debug info is on.
+// the same information inside the module when debug info is on, against an
+// OpString holding the file's base name (the module does not depend on the
+// directory it was compiled in).
 //
 // Validate(ctx, words, env) runs spirv-val --target-env env on any SPIR-V
 // and returns a *ValidationError with spirv-val's message and the
