@@ -2,7 +2,6 @@ package wgpu
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -11,6 +10,7 @@ import (
 
 // device is the backend.DeviceImpl over one wgpu device.
 type device struct {
+	state *deviceState // uncaptured errors and device loss, from C callbacks
 	info  backend.AdapterInfo
 	dev   *wgpu.Device
 	queue *wgpu.Queue
@@ -43,15 +43,16 @@ func open(a *wgpu.Adapter, info backend.AdapterInfo) (backend.DeviceImpl, error)
 	if info.Timestamps {
 		feats = append(feats, wgpu.FeatureNameTimestampQuery)
 	}
-	dev, err := requestDevice(a, feats, true)
+	dev, st, err := requestDevice(a, feats, true)
 	if err != nil {
 		// Retry with WebGPU's default limits.
-		if dev, err = requestDevice(a, feats, false); err != nil {
+		if dev, st, err = requestDevice(a, feats, false); err != nil {
 			return nil, err
 		}
 	}
 	info.Limits = limitsOf(dev.GetLimits().Limits)
 	d := &device{
+		state:   st,
 		info:    info,
 		dev:     dev,
 		queue:   dev.GetQueue(),
@@ -60,37 +61,6 @@ func open(a *wgpu.Adapter, info backend.AdapterInfo) (backend.DeviceImpl, error)
 		bgByBuf: map[*wgpu.Buffer][]bgKey{},
 	}
 	return d, nil
-}
-
-// requestDevice asks for a device with feats and, when adapterLimits is
-// set, the adapter's compute limits instead of WebGPU's defaults.
-func requestDevice(a *wgpu.Adapter, feats []wgpu.FeatureName, adapterLimits bool) (*wgpu.Device, error) {
-	lim := wgpu.DefaultLimits()
-	if adapterLimits {
-		al := a.GetLimits().Limits
-		lim.MaxBufferSize = al.MaxBufferSize
-		lim.MaxStorageBufferBindingSize = al.MaxStorageBufferBindingSize
-		lim.MaxUniformBufferBindingSize = al.MaxUniformBufferBindingSize
-		lim.MaxStorageBuffersPerShaderStage = al.MaxStorageBuffersPerShaderStage
-		lim.MinStorageBufferOffsetAlignment = al.MinStorageBufferOffsetAlignment
-		lim.MinUniformBufferOffsetAlignment = al.MinUniformBufferOffsetAlignment
-		lim.MaxComputeWorkgroupStorageSize = al.MaxComputeWorkgroupStorageSize
-		lim.MaxComputeInvocationsPerWorkgroup = al.MaxComputeInvocationsPerWorkgroup
-		lim.MaxComputeWorkgroupSizeX = al.MaxComputeWorkgroupSizeX
-		lim.MaxComputeWorkgroupSizeY = al.MaxComputeWorkgroupSizeY
-		lim.MaxComputeWorkgroupSizeZ = al.MaxComputeWorkgroupSizeZ
-		lim.MaxComputeWorkgroupsPerDimension = al.MaxComputeWorkgroupsPerDimension
-	}
-	dev, err := a.RequestDevice(&wgpu.DeviceDescriptor{
-		Label:            "kc",
-		RequiredFeatures: feats,
-		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
-		// No DeviceLostCallback: it panics under the default cgocheck.
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoDevice, err)
-	}
-	return dev, nil
 }
 
 func (d *device) Info() backend.AdapterInfo { return d.info }
@@ -118,6 +88,9 @@ func (b *buffer) Release() {
 const storageUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 
 func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
+	if err := d.state.check(); err != nil {
+		return nil, err
+	}
 	buf, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: storageUsage, Size: uint64(size)})
 	if err != nil {
 		return nil, err
@@ -144,9 +117,12 @@ func (d *device) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := d.state.check(); err != nil {
+		return err
+	}
 	d.queue.Submit() // flush pending queue writes
 	d.dev.Poll(true, nil)
-	return nil
+	return d.state.check()
 }
 
 func (d *device) Close() error {
@@ -181,6 +157,7 @@ func (d *device) Close() error {
 	}
 	d.queue.Release()
 	d.dev.Release()
+	d.state.free()
 	return nil
 }
 

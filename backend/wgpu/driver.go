@@ -18,7 +18,11 @@
 //     (inside error scopes) before Submit, buffers are never destroyed
 //     while work may use them (only released; wgpu reference-counts them),
 //     and staging buffers are always unmapped before they are used again;
-//   - DeviceLostCallback panics under the default cgocheck, so it is not set;
+//   - DeviceLostCallback panics under the default cgocheck, and wgpu-native's
+//     default uncaptured-error and device-lost handlers panic (abort): the
+//     device is therefore requested through cgo here (request.go) with C
+//     callbacks that record both, and every submit and wait checks them, so
+//     they surface as errors (backend.ErrDeviceLost for a lost device);
 //   - the adapter's Name is "0x0": DriverDescription names the device;
 //   - the SPIR-V descriptor passes a byte count where wgpu-native reads a
 //     word count, so CreateShaderModule for SPIR-V is done here through cgo

@@ -241,6 +241,12 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 	if err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*CommandEncoder).Finish(): "))
 	}
+	// An error raised outside a scope while recording (or a lost device)
+	// must stop the submit: Queue.Submit aborts on invalid work.
+	if err := d.state.check(); err != nil {
+		cb.Release()
+		return nil, err
+	}
 	for _, a := range d.arenas[:min(e.arena+1, len(d.arenas))] {
 		if len(a.data) > 0 {
 			if err := d.queue.WriteBuffer(a.buf, 0, a.data); err != nil {

@@ -61,13 +61,14 @@ import (
 )
 
 // handleOf returns the C handle inside a binding object whose only field is
-// that handle (wgpu.Device, wgpu.ShaderModule in v0.23.0).
+// that handle (wgpu.Adapter, wgpu.Device, wgpu.ShaderModule in v0.23.0).
 func handleOf[T any](p *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(p)) }
 
 func init() {
 	// The layout handleOf relies on: one pointer-sized field.
-	if unsafe.Sizeof(wgpu.Device{}) != unsafe.Sizeof(uintptr(0)) || unsafe.Sizeof(wgpu.ShaderModule{}) != unsafe.Sizeof(uintptr(0)) {
-		panic("backend/wgpu: the binding's Device or ShaderModule layout changed; update spirv.go")
+	ptr := unsafe.Sizeof(uintptr(0))
+	if unsafe.Sizeof(wgpu.Device{}) != ptr || unsafe.Sizeof(wgpu.ShaderModule{}) != ptr || unsafe.Sizeof(wgpu.Adapter{}) != ptr {
+		panic("backend/wgpu: the binding's Adapter, Device or ShaderModule layout changed; update spirv.go and request.go")
 	}
 }
 
