@@ -87,7 +87,9 @@ type CompileOptions struct {
 	// default names up on PATH.
 	DXC, Glslang, SpirvVal string
 	// TargetEnv is the Vulkan environment of the SPIR-V ("vulkan1.1" when
-	// empty; "vulkan1.2", "vulkan1.3" raise it).
+	// empty; "vulkan1.2", "vulkan1.3" raise it). dxc writes for it;
+	// glslang always writes SPIR-V 1.3 (see CompileSPIRV), which is then
+	// validated for TargetEnv.
 	TargetEnv string
 	// Timeout bounds each tool run (DefaultTimeout when zero).
 	Timeout time.Duration
@@ -174,7 +176,11 @@ func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOp
 		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
 			return nil, err
 		}
-		args = []string{"-D", "-V", "-S", "comp", "-e", ent.Name, "--target-env", opts.env()}
+		// glslang's HLSL front end decorates storage buffers with
+		// BufferBlock, which SPIR-V 1.4 and later forbid: it always
+		// writes SPIR-V 1.3 (vulkan1.1), which every later Vulkan takes;
+		// spirv-val still checks it for the requested environment.
+		args = []string{"-D", "-V", "-S", "comp", "-e", ent.Name, "--target-env", "vulkan1.1"}
 		if ent.Features&ir.FeatureF16 != 0 {
 			args = append(args, "--hlsl-enable-16bit-types")
 		}

@@ -63,8 +63,10 @@
 // cs_6_2 with -enable-16bit-types for f16, -HV 2021) when it is found on
 // PATH or given, glslangValidator (-D -V -S comp -e NAME --target-env
 // vulkan1.1 [--hlsl-enable-16bit-types]) otherwise, always followed by
-// spirv-val for the same environment: glslang without --target-env exits 0
-// with an invalid module. CompileDXIL needs dxc and says so when it is
+// spirv-val for the requested environment: glslang without --target-env
+// exits 0 with an invalid module. glslang stays at vulkan1.1 (SPIR-V 1.3)
+// whatever the environment, because its HLSL front end decorates storage
+// buffers with BufferBlock, which SPIR-V 1.4 and later forbid. CompileDXIL needs dxc and says so when it is
 // missing. Every tool runs under a timeout; a missing, crashing, hanging or
 // failing tool is a *ToolError.
 //

@@ -266,3 +266,24 @@ func TestGlslangPrefixSumIsInclusive(t *testing.T) {
 		t.Fatalf("glslang no longer lowers WavePrefixSum to an inclusive scan:\n%s", asm)
 	}
 }
+
+// TestTargetEnv: glslang writes SPIR-V 1.3 whatever the environment (its
+// HLSL front end uses BufferBlock, which SPIR-V 1.4+ forbids), and the
+// module validates for every requested environment.
+func TestTargetEnv(t *testing.T) {
+	kctest.Tool(t, GlslangTool)
+	kctest.Tool(t, SpirvValTool)
+	for env, version := range map[string]uint32{"vulkan1.1": 0x00010300, "vulkan1.2": 0x00010300, "vulkan1.3": 0x00010300} {
+		for _, name := range []string{"reduce_subgroup", "f16_elementwise"} {
+			a := corpusArtifact(t, name, Options{})
+			w, err := CompileSPIRV(context.Background(), a, "", CompileOptions{Compiler: Glslang, TargetEnv: env})
+			if err != nil {
+				t.Errorf("%s %s: %v", name, env, err)
+				continue
+			}
+			if w[1] != version {
+				t.Errorf("%s %s: SPIR-V version %#x, want %#x", name, env, w[1], version)
+			}
+		}
+	}
+}
