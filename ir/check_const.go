@@ -16,9 +16,9 @@ func (c *checker) constDecl(k *Const) {
 	}
 	c.consts[k] = constInProgress
 	defer func() { c.consts[k] = constDone }()
-	savedScope, savedK, savedAt := c.scope, c.k, c.at
-	c.scope, c.k, c.at = c.top, nil, k.Pos
-	defer func() { c.scope, c.k, c.at = savedScope, savedK, savedAt }()
+	savedScope, savedK, savedAt, savedFeat := c.scope, c.k, c.at, c.featErr
+	c.scope, c.k, c.at, c.featErr = c.top, nil, k.Pos, 0
+	defer func() { c.scope, c.k, c.at, c.featErr = savedScope, savedK, savedAt, savedFeat }()
 	k.Val, k.Ty = Value{}, nil
 	if k.Value == nil || isNil(k.Value) {
 		c.errorf(k.Pos, "constant %s has no value", k.Name)

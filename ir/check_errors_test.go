@@ -430,6 +430,37 @@ var ok [65535]u32`, []string{
 }`, []string{
 		"2:2: variable a: atomic types can only be used in read_write buffers and shared memory",
 	}},
+	{"f16 constant without enable", `const H f16 = 1.5
+kernel k() workgroup(1) {
+}`, []string{
+		"1:1: f16 used without `enable f16`",
+	}},
+	{"subgroup intrinsic without enable", `kernel k(x read_write []f32) workgroup(64) {
+	x[0] = subgroupAdd(x[1])
+	x[1] = subgroupMax(x[2])
+}`, []string{
+		"2:9: subgroupAdd used without `enable subgroups`",
+	}},
+	{"typed constant used in context", `const B u32 = 4
+const S = B * 2
+kernel k(x read_write []f32, n i32) workgroup(S) {
+	x[0] = f32(B)
+	let a = n + B
+}`, []string{
+		"5:12: invalid operation: n + B (mismatched types i32 and u32)",
+	}},
+	{"untyped constant takes each context's type", `const T = 16
+kernel k(x read_write []f32, n i32, m u32) workgroup(T) {
+	x[0] = f32(n + T) + f32(m * T) + x[1] * T
+}`, []string{}},
+	{"untyped float constant to integer contexts", `const F = 2.5
+const G = 4.0
+kernel k(n i32) workgroup(1) {
+	let a = n + G
+	let b = n + F
+}`, []string{
+		"5:14: constant F (2.5) truncated to i32",
+	}},
 	{"const checks", `const A = B * 2
 const B = 3
 const C = C + 1

@@ -92,7 +92,7 @@ func (c *checker) convertUntyped(e Expr, t, want Type) Type {
 			return Invalid
 		}
 		if _, why := representable(v, s); why != "" {
-			c.errorf(posOf(e, c.at), "constant %s %s %s", LitText(v), why, s)
+			c.errorf(posOf(e, c.at), "constant %s %s %s", constText(e, v), why, s)
 			return Invalid
 		}
 	}
@@ -103,6 +103,15 @@ func (c *checker) convertUntyped(e Expr, t, want Type) Type {
 		c.useFeature(FeatureF16, posOf(e, c.at), "f16")
 	}
 	return s
+}
+
+// constText names a constant value in messages: "2.5", or "F (2.5)" for
+// a named constant.
+func constText(e Expr, v Value) string {
+	if id, ok := e.(*Ident); ok {
+		return id.Name + " (" + LitText(v) + ")"
+	}
+	return LitText(v)
 }
 
 // setUntyped stores type s in every node of the untyped tree e and folds

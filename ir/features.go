@@ -8,7 +8,8 @@ package ir
 var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat}
 
 // useFeature records that the current kernel uses f at pos (what names the
-// use in messages) and reports it, once per kernel, when not enabled.
+// use in messages) and reports it, once per kernel or constant, when not
+// enabled.
 func (c *checker) useFeature(f Feature, pos Pos, what string) {
 	if k := c.k; k != nil {
 		if k.FeatPos == nil {
@@ -19,15 +20,10 @@ func (c *checker) useFeature(f Feature, pos Pos, what string) {
 		}
 		k.Features |= f
 	}
-	if c.enabled&f != 0 {
+	if c.enabled&f != 0 || c.featErr&f != 0 {
 		return
 	}
-	if c.k != nil {
-		if c.featErr&f != 0 {
-			return
-		}
-		c.featErr |= f
-	}
+	c.featErr |= f // once per kernel or constant declaration
 	c.errorf(pos, "%s used without `enable %s`", what, f.Name())
 }
 
