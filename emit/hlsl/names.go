@@ -37,7 +37,7 @@ typedef typename uint uniform union unorm unsigned using vector vertexfragment
 virtual void volatile while
 float16_t float32_t float64_t int16_t int32_t int64_t uint16_t uint32_t
 uint64_t dword half min16float min10float min16int min12int min16uint
-main globallycoherent nointerpolation numthreads vk
+globallycoherent nointerpolation numthreads vk
 abort abs acos all AllMemoryBarrier AllMemoryBarrierWithGroupSync any asdouble
 asfloat asin asint asuint atan atan2 ceil CheckAccessFullyMapped clamp clip
 cos cosh countbits cross D3DCOLORtoUBYTE4 ddx ddx_coarse ddx_fine ddy

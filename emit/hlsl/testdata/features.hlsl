@@ -333,17 +333,17 @@ void grid_info() {
 #line 76 "features.kc"
 void reserved_words() {
 	float float4_ = reserved_words_in[0];
-	int main_ = reserved_words_line[0];
+	int main = reserved_words_line[0];
 	int u_kc_temp = 3;
 	half half_ = half(float4_);
-	int4 lerp_ = main_ > 0 ? (int4)main_ : int4(1, 2, 3, 4);
-	main_ = kc_div(main_, u_kc_temp) + kc_rem(main_, u_kc_temp - 3) + kc_f2i(float(half_)) + lerp_.w;
+	int4 lerp_ = main > 0 ? (int4)main : int4(1, 2, 3, 4);
+	main = kc_div(main, u_kc_temp) + kc_rem(main, u_kc_temp - 3) + kc_f2i(float(half_)) + lerp_.w;
 	uint u_sv_target = kc_f2u(float4_);
-	u_sv_target <<= (uint(main_) & 31u);
+	u_sv_target <<= (uint(main) & 31u);
 	u_sv_target = u_sv_target >> 31u;
-	reserved_words_out[0] = main_ + asint(u_sv_target) + kc_f2i(-float4_) + int(3000000000u);
-	bool2 bv = bool2(main_ > 0, main_ < 0);
+	reserved_words_out[0] = main + asint(u_sv_target) + kc_f2i(-float4_) + int(3000000000u);
+	bool2 bv = bool2(main > 0, main < 0);
 	if (bv.x && !bv.y) {
-		reserved_words_out[1] = -main_;
+		reserved_words_out[1] = -main;
 	}
 }
