@@ -103,9 +103,13 @@ import (
 // loaderName is the shared object the driver loads at run time.
 const loaderName = "libvulkan.so.1"
 
-// openLoader dlopens the Vulkan loader and returns vkGetInstanceProcAddr.
-func openLoader() (uintptr, error) {
-	name := C.CString(loaderName)
+// openLoader dlopens the Vulkan loader (loaderName) and returns
+// vkGetInstanceProcAddr.
+func openLoader() (uintptr, error) { return openLib(loaderName) }
+
+// openLib dlopens a Vulkan loader by name and returns vkGetInstanceProcAddr.
+func openLib(lib string) (uintptr, error) {
+	name := C.CString(lib)
 	defer C.free(unsafe.Pointer(name))
 	var h unsafe.Pointer
 	var cerr *C.char
@@ -115,7 +119,7 @@ func openLoader() (uintptr, error) {
 		if cerr != nil {
 			msg = C.GoString(cerr)
 		}
-		return 0, fmt.Errorf("vulkan: cannot load the Vulkan loader %s (install libvulkan1 and a Vulkan driver): %s", loaderName, msg)
+		return 0, fmt.Errorf("vulkan: cannot load the Vulkan loader %s (install libvulkan1 and a Vulkan driver): %s", lib, msg)
 	}
 	return uintptr(f), nil
 }

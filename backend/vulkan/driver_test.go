@@ -341,8 +341,14 @@ func TestReleaseInFlight(t *testing.T) {
 	}
 }
 
-// TestMissingLoader checks the error when the loader is absent.
+// TestMissingLoader checks the errors when the loader is absent and the
+// text of a failed call.
 func TestMissingLoader(t *testing.T) {
+	_, lerr := openLib("libvulkan-kc-absent.so.1")
+	const want = "vulkan: cannot load the Vulkan loader libvulkan-kc-absent.so.1 (install libvulkan1 and a Vulkan driver): libvulkan-kc-absent.so.1: cannot open shared object file: No such file or directory"
+	if lerr == nil || lerr.Error() != want {
+		t.Errorf("openLib error:\n%v\nwant\n%s", lerr, want)
+	}
 	err := (&Error{Call: "vkCreateBuffer", Result: -2}).Error()
 	if err != "vulkan: vkCreateBuffer: VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)" {
 		t.Errorf("Error() = %q", err)

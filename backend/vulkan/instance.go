@@ -81,7 +81,11 @@ func newInstance() (*instance, error) {
 		return nil, fmt.Errorf("vulkan: %s has no vkCreateInstance", loaderName)
 	}
 	ph := newIn[uintptr](&a)
-	if err := check("vkCreateInstance", call(create, addr(ci), 0, addr(ph))); err != nil {
+	if r := call(create, addr(ci), 0, addr(ph)); r != 0 {
+		err := check("vkCreateInstance", r)
+		if r == -9 { // VK_ERROR_INCOMPATIBLE_DRIVER
+			err = fmt.Errorf("%w: the loader found no Vulkan driver (ICD); install one (mesa-vulkan-drivers for lavapipe) or set VK_DRIVER_FILES", err)
+		}
 		return nil, err
 	}
 	in.handle = *ph
