@@ -8,6 +8,7 @@ type Node interface {
 // Module is one .kc file: enable directives, compile-time constants and kernels.
 type Module struct {
 	File    string
+	Doc     []string // comment lines above the first enable directive, without //
 	Enables []*Enable
 	Consts  []*Const
 	Kernels []*Kernel

@@ -68,6 +68,10 @@ func (p *printer) module(m *Module) {
 		}
 		sep = true
 	}
+	if len(m.Doc) > 0 && len(m.Enables) > 0 {
+		blank()
+		p.docs(m.Doc)
+	}
 	if len(m.Enables) > 0 {
 		blank()
 		for _, e := range m.Enables {

@@ -39,7 +39,14 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 			c.errorf(f.Decls[i+1].Pos, "missing newline or \";\" before this declaration")
 		}
 		if d.Enable != nil {
-			// Comments above an enable stay pending for the next declaration.
+			// Comments above the first enable are the file's header
+			// (Module.Doc); those above later enables stay pending for the
+			// next declaration.
+			if i == 0 {
+				for _, t := range c.commentsBefore(d.Pos.Offset) {
+					m.Doc = append(m.Doc, commentText(t))
+				}
+			}
 			c.enable(d.Enable, m)
 			continue
 		}

@@ -132,9 +132,10 @@ kernel k(a f32, // in the parameters
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `enable f16
+	want := `// above enable
 
-// above enable
+enable f16
+
 // about C
 const C = 1
 

@@ -7,7 +7,6 @@
 
 #line 5 "f16_elementwise.kc"
 // kernel f16_elementwise
-// f16_elementwise: out[i] = fma(a, b, s) + max(a, b) * 0.5 - |a| / (1 + |b|) in f16 arithmetic, s = f16(scale). grid: ceil(n/64) x 1 x 1; a, b, out hold n
 [[vk::binding(0, 0)]] cbuffer kc_params : register(b0) {
 	uint n; // offset 0
 	float scale; // offset 4

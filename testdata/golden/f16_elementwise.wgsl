@@ -13,7 +13,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read> b: array<f16>;
 @group(0) @binding(3) var<storage, read_write> out: array<f16>;
 
-// f16_elementwise: out[i] = fma(a, b, s) + max(a, b) * 0.5 - |a| / (1 + |b|) in f16 arithmetic, s = f16(scale). grid: ceil(n/64) x 1 x 1; a, b, out hold n
 @compute @workgroup_size(64, 1, 1)
 fn f16_elementwise(@builtin(global_invocation_id) global_id: vec3<u32>) {
   let i: u32 = global_id.x;
