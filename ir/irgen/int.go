@@ -37,7 +37,10 @@ func (g *gen) intLeaf(t ir.Scalar) ir.Expr {
 		}
 		return ir.Ref("pu")
 	case 1:
-		bs := []ir.BuiltinKind{ir.LocalIndex, ir.GlobalID, ir.LocalID, ir.WorkgroupID, ir.NumWorkgroups}
+		bs := []ir.BuiltinKind{ir.LocalIndex, ir.GlobalID, ir.LocalID, ir.WorkgroupID}
+		if !g.cfg.NoNumWorkgroups {
+			bs = append(bs, ir.NumWorkgroups)
+		}
 		if g.cfg.Subgroups {
 			bs = append(bs, ir.SubgroupInvocationID, ir.SubgroupSize)
 		}

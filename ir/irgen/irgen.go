@@ -59,6 +59,9 @@ type Config struct {
 	Subgroups bool
 	// NoSaturate keeps float-to-integer conversions inside the integer range.
 	NoSaturate bool
+	// NoNumWorkgroups leaves out the num_workgroups builtin (HLSL through
+	// glslang has no such system value).
+	NoNumWorkgroups bool
 	// Stmts is the statement budget (0: 28).
 	Stmts int
 	// Depth is the expression depth (0: 3).

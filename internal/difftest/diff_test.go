@@ -1,0 +1,342 @@
+package difftest
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+	_ "github.com/kcgo/kc/backend/vulkan"
+	_ "github.com/kcgo/kc/backend/wgpu"
+	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/irgen"
+)
+
+var (
+	seedFlag  = flag.String("seed", "", "run only this generator seed (as printed by a failure)")
+	seedsFlag = flag.Int("seeds", 0, "number of fresh seeds per path (0: the CI default)")
+)
+
+// ciSeeds is the number of fresh seeds each path runs by default.
+const ciSeeds = 40
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if os.Getenv("XDG_RUNTIME_DIR") == "" { // Mesa warns without a private runtime directory
+		if dir, err := os.MkdirTemp("", "kc-difftest-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
+			os.Setenv("XDG_RUNTIME_DIR", dir)
+			defer os.RemoveAll(dir)
+		}
+	}
+	code := m.Run()
+	closeDevices()
+	os.Exit(code)
+}
+
+// path is one way from IR to a device.
+type path struct {
+	name     string
+	driver   string // "wgpu" or "vulkan"
+	artifact func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error)
+	// subgroups: whether the path can run subgroup operations at all (the
+	// device must also report them). naga in this wgpu predates them.
+	subgroups bool
+	// noNumWorkgroups: the path cannot express num_workgroups.
+	noNumWorkgroups bool
+}
+
+var paths = []path{
+	{"wgsl-wgpu", "wgpu", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
+		a, err := wgsl.Emit(m, wgsl.Options{Kernel: kernel})
+		if err != nil {
+			return nil, err
+		}
+		entry := kernel
+		for _, e := range a.Entries {
+			if e.Kernel == kernel {
+				entry = e.Name
+			}
+		}
+		return &backend.Artifact{Target: backend.WGSL, Code: a.Code, Entry: entry}, nil
+	}, false, false},
+	{"spirv-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
+		mod, err := spirv.Emit(m, spirv.Options{Kernel: kernel})
+		if err != nil {
+			return nil, err
+		}
+		return &backend.Artifact{Target: backend.SPIRV, Words: mod.Words, Entry: kernel}, nil
+	}, true, false},
+	{"hlsl-glslang-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
+		a, err := hlsl.Emit(m, hlsl.Options{Kernel: kernel})
+		if err != nil {
+			return nil, err
+		}
+		ent, err := a.Entry(kernel)
+		if err != nil {
+			return nil, err
+		}
+		w, err := hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
+		if err != nil {
+			return nil, err
+		}
+		return &backend.Artifact{Target: backend.SPIRV, Words: w, Entry: ent.Name}, nil
+	}, true, true},
+}
+
+// config is the generator configuration a path runs on device info.
+func (p path) config(info backend.AdapterInfo) irgen.Config {
+	return irgen.Config{
+		Subgroups:       p.subgroups && info.Subgroups && info.SubgroupSize >= 1 && info.SubgroupSize <= 8,
+		NoNumWorkgroups: p.noNumWorkgroups,
+	}
+}
+
+var (
+	devMu   sync.Mutex
+	devices = map[string]*backend.Device{}
+)
+
+// device opens (once) the lavapipe-or-policy adapter of a driver.
+func device(t *testing.T, driver string) *backend.Device {
+	t.Helper()
+	devMu.Lock()
+	defer devMu.Unlock()
+	if d := devices[driver]; d != nil {
+		return d
+	}
+	as, err := backend.Adapters(context.Background())
+	var mine []backend.AdapterInfo
+	for _, a := range as {
+		if a.Driver == driver && (driver != "wgpu" || a.API == "Vulkan") {
+			mine = append(mine, a)
+		}
+	}
+	if len(mine) == 0 {
+		kctest.Missing(t, "no %s adapter (install mesa-vulkan-drivers for lavapipe): %v", driver, err)
+	}
+	d, err := backend.OpenAdapter(context.Background(), mine[backend.Choose(mine)])
+	if err != nil {
+		t.Fatal(err)
+	}
+	devices[driver] = d
+	return d
+}
+
+func closeDevices() {
+	for _, d := range devices {
+		d.Close()
+	}
+}
+
+// seeds returns the seeds to run: -seed alone, else -seeds (or ciSeeds)
+// fresh ones.
+func seeds(t *testing.T) []uint64 {
+	if *seedFlag != "" {
+		s, err := strconv.ParseUint(*seedFlag, 10, 64)
+		if err != nil {
+			t.Fatalf("-seed %q: %v", *seedFlag, err)
+		}
+		return []uint64{s}
+	}
+	n := *seedsFlag
+	if n <= 0 {
+		n = ciSeeds
+	}
+	base := rand.Uint64()
+	t.Logf("seeds %d .. %d (reproduce one: go test ./internal/difftest -run 'TestDiff/PATH' -seed N)", base, base+uint64(n)-1)
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = base + uint64(i)
+	}
+	return out
+}
+
+// TestDiff generates kernels from fresh seeds and requires every path to
+// give the interpreter's results: integers bit for bit, floats within the
+// generator's bound per output slot.
+func TestDiff(t *testing.T) {
+	ss := seeds(t)
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			d := device(t, p.driver)
+			info := d.Info()
+			cfg := p.config(info)
+			t.Logf("device %s, subgroup size %d; generator config %+v", info.Name, info.SubgroupSize, cfg)
+			start, fails := time.Now(), 0
+			for _, seed := range ss {
+				if msg := runSeed(d, p, seed, cfg); msg != "" {
+					t.Error(msg)
+					if fails++; fails == 5 {
+						t.Fatalf("stopping after 5 failing seeds")
+					}
+				}
+			}
+			t.Logf("%d seeds in %v", len(ss), time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// runSeed runs one generated kernel on the interpreter and the device and
+// returns a description of any difference ("" when they agree).
+func runSeed(d *backend.Device, p path, seed uint64, cfg irgen.Config) string {
+	return runSeedWant(d, p, seed, cfg, nil)
+}
+
+func runSeedWant(d *backend.Device, p path, seed uint64, cfg irgen.Config, override map[string][]byte) string {
+	ctx := context.Background()
+	k, err := irgen.Generate(seed, cfg)
+	report := func(format string, args ...any) string {
+		text := ""
+		if k != nil {
+			text = string(ir.Print(k.Module))
+		}
+		return fmt.Sprintf("seed %d, path %s, config %+v: %s\nreproduce: go test ./internal/difftest -run 'TestDiff/%s' -seed %d\n%s",
+			seed, p.name, cfg, fmt.Sprintf(format, args...), p.name, seed, text)
+	}
+	if err != nil {
+		return report("generated kernel does not check: %v", err)
+	}
+	art, err := p.artifact(ctx, k.Module, k.Name)
+	if err != nil {
+		return report("emit: %v", err)
+	}
+	art.Layout = backend.LayoutOf(k.Module.Kernel(k.Name))
+	art.Features = k.Module.Kernel(k.Name).Features
+	pl, err := d.Load(ctx, art)
+	if err != nil {
+		return report("load: %v", err)
+	}
+	params, bufs := k.Inputs()
+	want := map[string][]byte{}
+	for n, b := range bufs {
+		want[n] = append([]byte(nil), b...)
+	}
+	sg := d.Info().SubgroupSize
+	if sg <= 0 {
+		sg = 8
+	}
+	if err := interp.Run(k.Module, k.Name, [3]int{k.Groups, 1, 1}, &interp.Args{Params: params, Buffers: want}, interp.Options{SubgroupSize: sg, Races: true}); err != nil {
+		return report("interpreter: %v", err)
+	}
+	if override != nil {
+		want = override
+	}
+	got, err := dispatch(ctx, d, pl, k, params, bufs)
+	if err != nil {
+		return report("device: %v", err)
+	}
+	var diffs []string
+	for _, name := range []string{"out_i", "out_f", "acc", "acci"} {
+		if msg := compare(name, got[name], want[name], k.FloatTol); msg != "" {
+			diffs = append(diffs, msg)
+		}
+	}
+	if len(diffs) > 0 {
+		return report("results differ from the interpreter's (grid %d x workgroup %d):\n\t%s", k.Groups, k.Workgroup, strings.Join(diffs, "\n\t"))
+	}
+	return ""
+}
+
+// dispatch runs the pipeline on copies of bufs and reads back the
+// read_write buffers.
+func dispatch(ctx context.Context, d *backend.Device, pl *backend.Pipeline, k *irgen.Kernel, params map[string]ir.Value, bufs map[string][]byte) (map[string][]byte, error) {
+	kern := k.Module.Kernel(k.Name)
+	fields, _ := ir.ParamsLayout(kern)
+	var args backend.Args
+	for _, f := range fields {
+		v := params[f.Param.Name]
+		if f.Param.Type == ir.F32 {
+			args.Params = append(args.Params, math.Float32bits(float32(v.Float)))
+		} else {
+			args.Params = append(args.Params, uint32(v.Int))
+		}
+	}
+	var outs []string
+	var views []backend.View
+	for _, b := range ir.Buffers(kern) {
+		buf, err := d.Upload(bufs[b.Name])
+		if err != nil {
+			return nil, err
+		}
+		defer buf.Release()
+		args.Buffers = append(args.Buffers, buf.View())
+		if b.Access == ir.ReadWrite {
+			outs = append(outs, b.Name)
+			views = append(views, buf.View())
+		}
+	}
+	if err := d.Dispatch(pl, args, backend.Groups(uint32(k.Groups), 1, 1)); err != nil {
+		return nil, err
+	}
+	data, err := d.ReadMany(ctx, views...)
+	if err != nil {
+		return nil, err
+	}
+	got := map[string][]byte{}
+	for i, n := range outs {
+		got[n] = data[i]
+	}
+	return got, nil
+}
+
+// compare checks one buffer: integer buffers bit for bit, out_f element
+// i within tol[i % irgen.Slots] (as values: -0 == +0; a result below the
+// smallest normal also matches zero, for devices that flush denormals).
+func compare(name string, got, want []byte, tol []float64) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%s: %d bytes, want %d", name, len(got), len(want))
+	}
+	var bad []string
+	n := 0
+	for i := 0; i+4 <= len(want); i += 4 {
+		g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:])
+		if g == w {
+			continue
+		}
+		e := i / 4
+		if name == "out_f" {
+			gf, wf := float64(math.Float32frombits(g)), float64(math.Float32frombits(w))
+			t := tol[e%irgen.Slots]
+			if !math.IsNaN(wf) && !math.IsNaN(gf) && (math.Abs(gf-wf) <= t || math.Abs(gf) < 0x1p-126 && math.Abs(wf) < 0x1p-126) {
+				continue
+			}
+			n++
+			if len(bad) < 4 {
+				bad = append(bad, fmt.Sprintf("[%d] (invocation %d, slot %d) = %g (%#08x), want %g (%#08x), |diff| %.3g > bound %.3g",
+					e, e/irgen.Slots, e%irgen.Slots, gf, g, wf, w, math.Abs(gf-wf), t))
+			}
+			continue
+		}
+		n++
+		if len(bad) < 4 {
+			where := fmt.Sprintf("[%d]", e)
+			if name == "out_i" {
+				where = fmt.Sprintf("[%d] (invocation %d, slot %d)", e, e/irgen.Slots, e%irgen.Slots)
+			}
+			bad = append(bad, fmt.Sprintf("%s = %#08x, want %#08x", where, g, w))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d of %d elements differ: %s", name, n, len(want)/4, strings.Join(bad, "; "))
+}
+
+var _ = errors.New
+var _ = filepath.Join
