@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
 )
 
 func init() {
@@ -35,6 +36,8 @@ type runOptions struct {
 	print   bool
 	seed    uint64
 	timeN   int
+	interp  bool
+	sgSize  int
 }
 
 func runRun(env *cliEnv, args []string) int {
@@ -52,11 +55,17 @@ func runRun(env *cliEnv, args []string) int {
 	fs.BoolVar(&o.print, "print", false, "print the read_write buffers' values instead of checksums")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed for the inputs (0: a fresh one, printed)")
 	fs.IntVar(&o.timeN, "time", 0, "also time N samples with the timing oracle and print the median")
+	fs.BoolVar(&o.interp, "interp", false, "run on kc's reference interpreter (the CPU semantics every target must match) instead of a device")
+	fs.IntVar(&o.sgSize, "subgroup-size", 32, "subgroup size for -interp")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
+		return exitUsage
+	}
+	if o.interp && (o.timeN > 0 || o.device != "") {
+		fmt.Fprintln(env.stderr, "kc run: -interp runs on the CPU; it takes neither -time nor -device")
 		return exitUsage
 	}
 	m, err := loadModule(env, fs.Arg(0), o.defs)
@@ -88,69 +97,139 @@ func pickKernel(m *ir.Module, name string) (*ir.Kernel, error) {
 	return m.Kernels[0], nil
 }
 
-func runKernel(env *cliEnv, m *ir.Module, o runOptions) error {
+// runSetup is everything a run needs besides where it runs.
+type runSetup struct {
+	k      *ir.Kernel
+	params []uint32  // params block words
+	groups [3]uint32 // workgroup counts
+	bufs   [][]byte  // initial bytes of ir.Buffers(k)
+	seed   uint64
+}
+
+func prepareRun(m *ir.Module, o runOptions) (*runSetup, error) {
 	k, err := pickKernel(m, o.kernel)
+	if err != nil {
+		return nil, err
+	}
+	s := &runSetup{k: k, seed: o.seed}
+	if s.params, err = runParams(k, o); err != nil {
+		return nil, err
+	}
+	if s.groups, err = runGroups(k, o); err != nil {
+		return nil, err
+	}
+	if s.seed == 0 {
+		s.seed = rand.Uint64()
+	}
+	r := rand.New(rand.NewPCG(s.seed, s.seed))
+	for _, b := range ir.Buffers(k) {
+		data, err := runInput(b, o, r)
+		if err != nil {
+			return nil, err
+		}
+		s.bufs = append(s.bufs, data)
+	}
+	return s, checkOutputNames(k, o)
+}
+
+func runKernel(env *cliEnv, m *ir.Module, o runOptions) error {
+	s, err := prepareRun(m, o)
 	if err != nil {
 		return err
 	}
+	var outs [][]byte
+	if o.interp {
+		outs, err = runOnInterp(env, m, s, o)
+	} else {
+		outs, err = runOnDevice(env, m, s, o)
+	}
+	if err != nil {
+		return err
+	}
+	return printOutputs(env, s.k, outs, o)
+}
+
+// runOnDevice dispatches on the chosen device and returns the final bytes
+// of the read_write buffers.
+func runOnDevice(env *cliEnv, m *ir.Module, s *runSetup, o runOptions) ([][]byte, error) {
 	ctx := context.Background()
 	sel := o.device
 	if sel == "" {
 		sel = env.getenv(backend.EnvDevice)
 	}
-	dev, err := backend.OpenFor(ctx, sel, k.Features)
+	dev, err := backend.OpenFor(ctx, sel, s.k.Features)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer dev.Close()
-	p, err := dev.LoadIR(ctx, m, k.Name)
+	p, err := dev.LoadIR(ctx, m, s.k.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	params, err := runParams(k, o)
-	if err != nil {
-		return err
-	}
-	groups, err := runGroups(k, o)
-	if err != nil {
-		return err
-	}
-	seed := o.seed
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	r := rand.New(rand.NewPCG(seed, seed))
-	bufs := ir.Buffers(k)
-	views := make([]backend.View, len(bufs))
-	for i, b := range bufs {
-		data, err := runInput(b, o, r)
-		if err != nil {
-			return err
-		}
+	views := make([]backend.View, len(s.bufs))
+	var outViews []backend.View
+	for i, data := range s.bufs {
 		buf, err := dev.Upload(data)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		views[i] = buf.View()
+		if ir.Buffers(s.k)[i].Access == ir.ReadWrite {
+			outViews = append(outViews, views[i])
+		}
 	}
-	args := backend.Args{Params: params, Buffers: views}
-	if err := dev.Dispatch(p, args, groups); err != nil {
-		return err
+	args := backend.Args{Params: s.params, Buffers: views}
+	if err := dev.Dispatch(p, args, s.groups); err != nil {
+		return nil, err
 	}
 	info := dev.Info()
-	fmt.Fprintf(env.stdout, "# %s on %s (%s %s), groups %v, seed %d\n", k.Name, info.Name, info.Driver, p.Target(), groups, seed)
-	if err := runOutputs(env, dev, k, views, o); err != nil {
-		return err
+	fmt.Fprintf(env.stdout, "# %s on %s (%s %s), groups %v, seed %d\n", s.k.Name, info.Name, info.Driver, p.Target(), s.groups, s.seed)
+	outs, err := dev.ReadMany(ctx, outViews...)
+	if err != nil {
+		return nil, err
 	}
 	if o.timeN > 0 {
-		ds, err := dev.Time(ctx, p, args, groups, 3, o.timeN)
+		ds, err := dev.Time(ctx, p, args, s.groups, 3, o.timeN)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 		fmt.Fprintf(env.stdout, "time: median %v, min %v, max %v over %d samples\n", ds[len(ds)/2], ds[0], ds[len(ds)-1], len(ds))
 	}
-	return nil
+	return outs, nil
+}
+
+// runOnInterp runs the kernel on the reference interpreter.
+func runOnInterp(env *cliEnv, m *ir.Module, s *runSetup, o runOptions) ([][]byte, error) {
+	args := &interp.Args{Params: map[string]ir.Value{}, Buffers: map[string][]byte{}}
+	fields, _ := ir.ParamsLayout(s.k)
+	for i, f := range fields {
+		w := s.params[i]
+		switch f.Param.Type {
+		case ir.F32:
+			args.Params[f.Param.Name] = ir.FloatVal(float64(math.Float32frombits(w)))
+		case ir.I32:
+			args.Params[f.Param.Name] = ir.IntVal(int64(int32(w)))
+		default:
+			args.Params[f.Param.Name] = ir.IntVal(int64(w))
+		}
+	}
+	bufs := ir.Buffers(s.k)
+	for i, b := range bufs {
+		args.Buffers[b.Name] = s.bufs[i]
+	}
+	groups := [3]int{int(s.groups[0]), int(s.groups[1]), int(s.groups[2])}
+	if err := interp.Run(m, s.k.Name, groups, args, interp.Options{SubgroupSize: o.sgSize}); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(env.stdout, "# %s on the reference interpreter (subgroup size %d), groups %v, seed %d\n", s.k.Name, o.sgSize, s.groups, s.seed)
+	var outs [][]byte
+	for _, b := range bufs {
+		if b.Access == ir.ReadWrite {
+			outs = append(outs, args.Buffers[b.Name])
+		}
+	}
+	return outs, nil
 }
 
 // runParams builds the params words in block order.
@@ -248,7 +327,7 @@ func fillRandom(data []byte, t ir.Scalar, r *rand.Rand) {
 	switch t {
 	case ir.F16:
 		for i := 0; i+2 <= len(data); i += 2 {
-			binary.LittleEndian.PutUint16(data[i:], f16bits(r.Float32()*2-1))
+			binary.LittleEndian.PutUint16(data[i:], interp.F32ToF16Bits(r.Float32()*2-1))
 		}
 	case ir.F32:
 		for i := 0; i+4 <= len(data); i += 4 {
@@ -261,73 +340,43 @@ func fillRandom(data []byte, t ir.Scalar, r *rand.Rand) {
 	}
 }
 
-// f16bits rounds a small float (|x| < 2) to binary16 bits (truncating the
-// mantissa; these are test inputs, not arithmetic).
-func f16bits(x float32) uint16 {
-	b := math.Float32bits(x)
-	sign := uint16(b>>16) & 0x8000
-	exp := int((b>>23)&0xff) - 127 + 15
-	if exp <= 0 {
-		return sign
-	}
-	return sign | uint16(exp)<<10 | uint16((b>>13)&0x3ff)
-}
-
-// f16value converts binary16 bits to a float64.
-func f16value(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
-	switch exp {
-	case 0:
-		return sign * frac * math.Pow(2, -24)
-	case 31:
-		if frac != 0 {
-			return math.NaN()
-		}
-		return sign * math.Inf(1)
-	}
-	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
-}
-
-func runOutputs(env *cliEnv, dev *backend.Device, k *ir.Kernel, views []backend.View, o runOptions) error {
-	bufs := ir.Buffers(k)
-	var outViews []backend.View
-	var outBufs []*ir.Param
-	for i, b := range bufs {
-		if b.Access == ir.ReadWrite {
-			outViews = append(outViews, views[i])
-			outBufs = append(outBufs, b)
-		}
-	}
+// checkOutputNames refuses an -o naming no read_write buffer.
+func checkOutputNames(k *ir.Kernel, o runOptions) error {
 	for name := range o.outputs {
 		found := false
-		for _, b := range outBufs {
-			found = found || b.Name == name
+		for _, b := range ir.Buffers(k) {
+			found = found || (b.Name == name && b.Access == ir.ReadWrite)
 		}
 		if !found {
 			return fmt.Errorf("-o %s: kernel %s has no read_write buffer %q", name, k.Name, name)
 		}
 	}
-	data, err := dev.ReadMany(context.Background(), outViews...)
-	if err != nil {
-		return err
-	}
-	for i, b := range outBufs {
+	return nil
+}
+
+// printOutputs writes -o files and prints a checksum line (or, with
+// -print, the values) per read_write buffer; outs holds their final bytes
+// in binding order.
+func printOutputs(env *cliEnv, k *ir.Kernel, outs [][]byte, o runOptions) error {
+	i := 0
+	for _, b := range ir.Buffers(k) {
+		if b.Access != ir.ReadWrite {
+			continue
+		}
+		data := outs[i]
+		i++
 		if path, ok := o.outputs[b.Name]; ok {
-			if err := os.WriteFile(path, data[i], 0o644); err != nil {
+			if err := os.WriteFile(path, data, 0o644); err != nil {
 				return err
 			}
 		}
 		if o.print {
-			printValues(env.stdout, b, data[i])
+			printValues(env.stdout, b, data)
 			continue
 		}
 		h := fnv.New64a()
-		h.Write(data[i])
-		fmt.Fprintf(env.stdout, "%s: %d bytes, fnv64a %016x, sum %s\n", b.Name, len(data[i]), h.Sum64(), sumOf(ir.ElemScalar(b.Type), data[i]))
+		h.Write(data)
+		fmt.Fprintf(env.stdout, "%s: %d bytes, fnv64a %016x, sum %s\n", b.Name, len(data), h.Sum64(), sumOf(ir.ElemScalar(b.Type), data))
 	}
 	return nil
 }
@@ -355,7 +404,7 @@ func sumOf(t ir.Scalar, data []byte) string {
 	case ir.F16:
 		var s float64
 		for i := 0; i+2 <= len(data); i += 2 {
-			s += f16value(binary.LittleEndian.Uint16(data[i:]))
+			s += interp.F16BitsToF64(binary.LittleEndian.Uint16(data[i:]))
 		}
 		return strconv.FormatFloat(s, 'g', 6, 64)
 	}
@@ -373,7 +422,7 @@ func printValues(w io.Writer, b *ir.Param, data []byte) {
 		case ir.I32:
 			fmt.Fprintf(w, " %d", int32(binary.LittleEndian.Uint32(data[i:])))
 		case ir.F16:
-			fmt.Fprintf(w, " %g", f16value(binary.LittleEndian.Uint16(data[i:])))
+			fmt.Fprintf(w, " %g", interp.F16BitsToF32(binary.LittleEndian.Uint16(data[i:])))
 		default:
 			fmt.Fprintf(w, " %d", binary.LittleEndian.Uint32(data[i:]))
 		}

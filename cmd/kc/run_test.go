@@ -87,3 +87,55 @@ func TestRunSaxpyFiles(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestRunInterpMatchesDevice: kc run -interp and kc run on the Vulkan driver
+// print the same checksums for integer kernels and exactly-rounded float
+// kernels given the same seed (interp uses the device's subgroup size).
+func TestRunInterpMatchesDevice(t *testing.T) {
+	mesaEnv(t)
+	if out, _, _ := kc(t, "", "devices", "-json"); !strings.Contains(out, `"vulkan"`) {
+		kctest.Missing(t, "no Vulkan adapter (install mesa-vulkan-drivers for lavapipe)")
+	}
+	seed := itoa(int(rand.Uint32()))
+	for _, name := range []string{"int_bits", "histogram_atomic", "prefix_scan", "vecadd_bounded", "saxpy"} {
+		src := filepath.Join(kctest.Root(t), "testdata", "kernels", name+".kc")
+		onCPU, errs, code := kc(t, "", "run", "-interp", "-subgroup-size", "8", "-seed", seed, src)
+		if code != exitOK {
+			t.Fatalf("kc run -interp %s: exit %d\n%s", name, code, errs)
+		}
+		onGPU, errs, code := kc(t, "", "run", "-device", "vulkan", "-seed", seed, src)
+		if code != exitOK {
+			t.Fatalf("kc run -device vulkan %s: exit %d\n%s", name, code, errs)
+		}
+		if a, b := checksums(onCPU), checksums(onGPU); a == "" || a != b {
+			t.Errorf("%s (seed %s): interpreter and device disagree:\n%s\n%s", name, seed, onCPU, onGPU)
+		}
+	}
+}
+
+// checksums drops the "# ..." header line of kc run's output.
+func checksums(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestRunInterpFlags(t *testing.T) {
+	src := filepath.Join(kctest.Root(t), "testdata", "kernels", "saxpy.kc")
+	if _, _, code := kc(t, "", "run", "-interp", "-time", "3", src); code != exitUsage {
+		t.Errorf("-interp -time: exit %d, want 2", code)
+	}
+	out, errs, code := kc(t, "", "run", "-interp", "-n", "8", "-p", "a=2", "-print", "-len", "x=8", "-len", "y=8", src)
+	if code != exitOK || !strings.HasPrefix(out, "# saxpy on the reference interpreter") || !strings.Contains(out, "y:") {
+		t.Errorf("kc run -interp -print: exit %d\n%s%s", code, out, errs)
+	}
+	// An out-of-bounds access is an error with the kernel's position.
+	_, errs, code = kc(t, "", "run", "-interp", "-n", "64", "-p", "n=64", "-len", "x=8", src)
+	if code != exitInput || !strings.Contains(errs, "saxpy.kc:") {
+		t.Errorf("out-of-bounds run: exit %d, stderr %q", code, errs)
+	}
+}
