@@ -426,3 +426,68 @@ func TestNVToKHR(t *testing.T) {
 		t.Error("no SPV_KHR_cooperative_matrix extension")
 	}
 }
+
+const memoryModelGLSL = `#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 1) buffer Counter { uint count; uint maxv; };
+layout(set = 0, binding = 2) readonly buffer X { uint x[]; };
+void main() {
+	uint v = x[gl_GlobalInvocationID.x];
+	// MakeAvailable/MakeVisible semantics make glslang declare the Vulkan
+	// memory model (OpMemoryModel Logical Vulkan).
+	atomicAdd(count, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+	atomicMax(maxv, v, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+`
+
+// TestVulkanMemoryModel runs a module declared with the Vulkan memory model
+// (OpMemoryModel Logical Vulkan, scoped atomics): the device must have the
+// vulkanMemoryModel feature enabled to take it.
+func TestVulkanMemoryModel(t *testing.T) {
+	d := openTest(t)
+	words := glslEnv(t, memoryModelGLSL, "vulkan1.3")
+	if !hasCapability(words, 5345) {
+		t.Fatal("glslang did not declare the VulkanMemoryModel capability")
+	}
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(words, "mm", 64, nil, "counter:rw", "x:ro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 64 * 16
+	x := make([]uint32, n)
+	var want uint32
+	for i := range x {
+		x[i] = rand.Uint32()
+		want = max(want, x[i])
+	}
+	c, err := d.AllocZeroed(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bx, err := d.Upload(u32bytes(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, backend.Args{Buffers: []backend.View{c.Slice(0, 8), bx.View()}}, backend.Groups(n/64)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Read(ctx, c.Slice(0, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytesU32(b); got[0] != n || got[1] != want {
+		t.Errorf("count, max = %d, %#x; want %d, %#x", got[0], got[1], n, want)
+	}
+}
+
+// hasCapability reports whether a module declares capability c.
+func hasCapability(w []uint32, c uint32) bool {
+	for i := 5; i < len(w) && w[i]>>16 > 0; i += int(w[i] >> 16) {
+		if w[i]&0xffff == opCapability && w[i+1] == c {
+			return true
+		}
+	}
+	return false
+}
