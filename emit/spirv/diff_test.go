@@ -59,13 +59,12 @@ func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Modu
 	}
 	bufs := map[uint32][]*val{}
 	for _, p := range ir.Buffers(k) {
-		s := ir.ElemScalar(p.Type)
-		w := ir.Width(p.Type)
-		if s == ir.F16 || s == ir.Invalid || ir.ElemStride(p.Type) != 4*w {
+		s := baseScalar(p.Type)
+		if s == ir.F16 || s == ir.Invalid || s == ir.Bool {
 			return false
 		}
-		raw := make([]byte, 4*w*n)
-		for i := 0; i < w*n; i++ {
+		raw := make([]byte, ir.ElemStride(p.Type)*n)
+		for i := 0; i < len(raw)/4; i++ {
 			var x uint32
 			switch {
 			case p.Access == ir.ReadWrite && r.IntN(2) == 0:
@@ -80,7 +79,7 @@ func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Modu
 			binary.LittleEndian.PutUint32(raw[4*i:], x)
 		}
 		args.Buffers[p.Name] = raw
-		bufs[uint32(ir.BufferBinding(k, p))] = toVals(raw, w)
+		bufs[uint32(ir.BufferBinding(k, p))] = toVals(raw, p.Type)
 	}
 	groups := [3]int{(n + k.Size[0] - 1) / k.Size[0], 1, 1}
 	want := &interp.Args{Params: args.Params, Buffers: map[string][]byte{}}
@@ -103,11 +102,11 @@ func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Modu
 		if p.Access != ir.ReadWrite {
 			continue
 		}
-		got := fromVals(bufs[uint32(ir.BufferBinding(k, p))])
+		got := fromVals(bufs[uint32(ir.BufferBinding(k, p))], p.Type, len(want.Buffers[p.Name]))
 		exp := want.Buffers[p.Name]
 		for i := 0; i+4 <= len(exp); i += 4 {
 			g, e := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(exp[i:])
-			if g != e && !(ir.ElemScalar(p.Type) == ir.F32 && isNaN32(g) && isNaN32(e)) {
+			if g != e && !(baseScalar(p.Type) == ir.F32 && isNaN32(g) && isNaN32(e)) {
 				t.Errorf("%s/%s: %s word %d: spirv %#x, interp %#x", name, k.Name, p.Name, i/4, g, e)
 				return true
 			}
@@ -119,32 +118,66 @@ func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Modu
 
 func isNaN32(x uint32) bool { return math.IsNaN(float64(math.Float32frombits(x))) }
 
-func toVals(raw []byte, w int) []*val {
+// baseScalar is the scalar an element type is made of, through arrays.
+func baseScalar(t ir.Type) ir.Scalar {
+	if a, ok := t.(*ir.Array); ok {
+		return baseScalar(a.Elem)
+	}
+	return ir.ElemScalar(t)
+}
+
+// toVals decodes buffer bytes into element values of type t (32-bit
+// scalars, vectors and arrays of them, laid out by ir.ElemStride).
+func toVals(raw []byte, t ir.Type) []*val {
+	stride := ir.ElemStride(t)
 	var out []*val
-	for i := 0; i+4*w <= len(raw); i += 4 * w {
-		if w == 1 {
-			out = append(out, &val{s: binary.LittleEndian.Uint32(raw[i:])})
-			continue
-		}
-		v := &val{}
-		for j := 0; j < w; j++ {
-			v.c = append(v.c, &val{s: binary.LittleEndian.Uint32(raw[i+4*j:])})
-		}
-		out = append(out, v)
+	for i := 0; i+stride <= len(raw); i += stride {
+		out = append(out, decodeElem(raw[i:], t))
 	}
 	return out
 }
 
-func fromVals(vs []*val) []byte {
-	var out []byte
-	for _, v := range vs {
-		if v.c == nil {
-			out = binary.LittleEndian.AppendUint32(out, v.s)
-			continue
+func decodeElem(b []byte, t ir.Type) *val {
+	switch t := t.(type) {
+	case ir.Vector:
+		v := &val{}
+		for j := 0; j < t.N; j++ {
+			v.c = append(v.c, &val{s: binary.LittleEndian.Uint32(b[4*j:])})
 		}
-		for _, c := range v.c {
-			out = binary.LittleEndian.AppendUint32(out, c.s)
+		return v
+	case *ir.Array:
+		v := &val{}
+		es := ir.ElemStride(t.Elem)
+		for j := 0; j < t.Len; j++ {
+			v.c = append(v.c, decodeElem(b[j*es:], t.Elem))
 		}
+		return v
+	}
+	return &val{s: binary.LittleEndian.Uint32(b)}
+}
+
+// fromVals encodes element values back into n bytes (padding left zero).
+func fromVals(vs []*val, t ir.Type, n int) []byte {
+	out := make([]byte, n)
+	stride := ir.ElemStride(t)
+	for i, v := range vs {
+		encodeElem(out[i*stride:], v, t)
 	}
 	return out
+}
+
+func encodeElem(b []byte, v *val, t ir.Type) {
+	switch t := t.(type) {
+	case ir.Vector:
+		for j := 0; j < t.N; j++ {
+			binary.LittleEndian.PutUint32(b[4*j:], v.c[j].s)
+		}
+	case *ir.Array:
+		es := ir.ElemStride(t.Elem)
+		for j := 0; j < t.Len; j++ {
+			encodeElem(b[j*es:], v.c[j], t.Elem)
+		}
+	default:
+		binary.LittleEndian.PutUint32(b, v.s)
+	}
 }

@@ -174,10 +174,6 @@ func (f *fn) relayout(v uint32, a *ir.Array, toPlain bool) uint32 {
 }
 
 func (f *fn) assign(s *ir.Assign) {
-	if sw, ok := s.LHS.(*ir.Swizzle); ok && len(sw.Comps) > 1 {
-		f.assignSwizzle(s, sw)
-		return
-	}
 	p, ok := f.placeOf(s.LHS)
 	if !ok {
 		fail(ir.Errorf(s.Pos, "spirv: cannot assign to %s", ir.ExprString(s.LHS)))
@@ -189,34 +185,6 @@ func (f *fn) assign(s *ir.Assign) {
 	old := f.load(p)
 	rhs := f.expr(s.RHS)
 	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS.Type(), p.ty))
-}
-
-// assignSwizzle writes several components of a vector: load the vector,
-// shuffle the new components in, store it back.
-func (f *fn) assignSwizzle(s *ir.Assign, sw *ir.Swizzle) {
-	p, ok := f.placeOf(sw.X)
-	if !ok {
-		fail(ir.Errorf(s.Pos, "spirv: cannot assign to %s", ir.ExprString(s.LHS)))
-	}
-	vt := p.ty.(ir.Vector)
-	old := f.load(p)
-	rhs := f.expr(s.RHS)
-	if s.Op != ir.OpNone {
-		cur := f.swizzleValue(old, vt, sw.Comps)
-		rhs = f.binop(s.Op, cur, sw.Ty, rhs, s.RHS.Type(), sw.Ty)
-	}
-	// Components 0..N-1 select from old, N.. from rhs.
-	sel := make([]uint32, vt.N)
-	for i := range sel {
-		sel[i] = uint32(i)
-	}
-	for j := 0; j < len(sw.Comps); j++ {
-		sel[compIndex(sw.Comps[j])] = uint32(vt.N + j)
-	}
-	r := f.builder.id()
-	ops := append([]uint32{f.typeID(vt, false), r, old, rhs}, sel...)
-	f.body.inst(opVectorShuffle, ops...)
-	f.store(p, r)
 }
 
 // ident evaluates an identifier's value.
