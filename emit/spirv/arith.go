@@ -20,9 +20,7 @@ func (f *fn) expr(e ir.Expr) uint32 {
 	case *ir.Ident:
 		return f.ident(e)
 	case *ir.BuiltinValue:
-		r := f.builder.id()
-		f.body.inst(opLoad, f.tid(e.Type()), r, f.builtin(e.Kind))
-		return r
+		return f.loadPtr(f.tid(e.Type()), f.builtin(e.Kind))
 	case *ir.Unary:
 		return f.unary(e)
 	case *ir.Binary:
@@ -67,18 +65,21 @@ func (f *fn) boolType(t ir.Type) uint32 { return f.vecOf(f.tBool(), ir.Width(t))
 
 // op1 .. op3 write a value instruction and return its result.
 func (f *fn) op1(o op, typ, a uint32) uint32 {
+	f.live("a value instruction")
 	r := f.builder.id()
 	f.body.inst(o, typ, r, a)
 	return r
 }
 
 func (f *fn) op2(o op, typ, a, b uint32) uint32 {
+	f.live("a value instruction")
 	r := f.builder.id()
 	f.body.inst(o, typ, r, a, b)
 	return r
 }
 
 func (f *fn) op3(o op, typ, a, b, c uint32) uint32 {
+	f.live("a value instruction")
 	r := f.builder.id()
 	f.body.inst(o, typ, r, a, b, c)
 	return r
@@ -91,14 +92,11 @@ func (f *fn) splat(v uint32, t ir.Type, n int) uint32 {
 	if !ok || n <= 1 {
 		return v
 	}
-	ops := []uint32{f.tid(ir.Vec(s, n)), 0}
-	for i := 0; i < n; i++ {
-		ops = append(ops, v)
+	parts := make([]uint32, n)
+	for i := range parts {
+		parts[i] = v
 	}
-	r := f.builder.id()
-	ops[1] = r
-	f.body.inst(opCompositeConstruct, ops...)
-	return r
+	return f.compose(f.tid(ir.Vec(s, n)), parts...)
 }
 
 func (f *fn) unary(e *ir.Unary) uint32 {
@@ -269,11 +267,11 @@ func (f *fn) logical(e *ir.Binary) uint32 {
 	}
 	start := f.cur
 	rhs, merge := f.builder.id(), f.builder.id()
-	f.body.inst(opSelectionMerge, merge, selectionControlNone)
+	f.selectionMerge(merge)
 	if e.Op == ir.OpLogAnd {
-		f.body.inst(opBranchConditional, x, rhs, merge)
+		f.branchCond(x, rhs, merge)
 	} else {
-		f.body.inst(opBranchConditional, x, merge, rhs)
+		f.branchCond(x, merge, rhs)
 	}
 	line := f.line
 	f.label(rhs, false)
@@ -281,8 +279,7 @@ func (f *fn) logical(e *ir.Binary) uint32 {
 	end := f.cur
 	f.jump(merge)
 	f.label(merge, true)
-	r := f.builder.id()
-	f.body.inst(opPhi, f.tBool(), r, x, start, y, end)
+	r := f.phi(f.tBool(), x, start, y, end)
 	if line.IsValid() && !f.opts.NoDebugInfo {
 		f.writeLine(line)
 	}
@@ -402,14 +399,11 @@ func (f *fn) construct(e *ir.Construct) uint32 {
 			return f.convert(v, at, e.To.Elem)
 		}
 	}
-	ops := []uint32{f.tid(e.To), 0}
-	for _, a := range e.Args {
-		ops = append(ops, f.convert(f.expr(a), a.Type(), e.To.Elem))
+	parts := make([]uint32, len(e.Args))
+	for i, a := range e.Args {
+		parts[i] = f.convert(f.expr(a), a.Type(), e.To.Elem)
 	}
-	r := f.builder.id()
-	ops[1] = r
-	f.body.inst(opCompositeConstruct, ops...)
-	return r
+	return f.compose(f.tid(e.To), parts...)
 }
 
 func (f *fn) bitcast(e *ir.Bitcast) uint32 {
@@ -423,18 +417,13 @@ func (f *fn) bitcast(e *ir.Bitcast) uint32 {
 // swizzleValue selects components of vector value v.
 func (f *fn) swizzleValue(v uint32, vt ir.Vector, comps string) uint32 {
 	if len(comps) == 1 {
-		r := f.builder.id()
-		f.body.inst(opCompositeExtract, f.tid(vt.Elem), r, v, uint32(compIndex(comps[0])))
-		return r
+		return f.extract(f.tid(vt.Elem), v, uint32(compIndex(comps[0])))
 	}
-	ops := []uint32{f.tid(ir.Vec(vt.Elem, len(comps))), 0, v, v}
-	for i := 0; i < len(comps); i++ {
-		ops = append(ops, uint32(compIndex(comps[i])))
+	sel := make([]uint32, len(comps))
+	for i := range sel {
+		sel[i] = uint32(compIndex(comps[i]))
 	}
-	r := f.builder.id()
-	ops[1] = r
-	f.body.inst(opVectorShuffle, ops...)
-	return r
+	return f.shuffle(f.tid(ir.Vec(vt.Elem, len(comps))), v, v, sel...)
 }
 
 // fold evaluates an integer scalar operation of two constants at compile

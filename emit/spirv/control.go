@@ -58,8 +58,7 @@ func (f *fn) stmt(s ir.Stmt) {
 		l.contReached = true
 		f.jump(l.cont)
 	case *ir.Return:
-		f.body.inst(opReturn)
-		f.cur = 0
+		f.ret()
 	case *ir.Barrier:
 		f.barrier(s.Kind)
 	case *ir.ExprStmt:
@@ -77,10 +76,7 @@ func (f *fn) innermost(pos ir.Pos, what string) *loop {
 }
 
 // jump ends the current block with an unconditional branch to target.
-func (f *fn) jump(target uint32) {
-	f.body.inst(opBranch, target)
-	f.cur = 0
-}
+func (f *fn) jump(target uint32) { f.branch(target) }
 
 func (f *fn) ifStmt(s *ir.If) {
 	cond := f.expr(s.Cond)
@@ -89,8 +85,8 @@ func (f *fn) ifStmt(s *ir.If) {
 	if s.Else != nil {
 		els = f.builder.id()
 	}
-	f.body.inst(opSelectionMerge, merge, selectionControlNone)
-	f.body.inst(opBranchConditional, cond, then, els)
+	f.selectionMerge(merge)
+	f.branchCond(cond, then, els)
 	reached := s.Else == nil
 	f.label(then, false)
 	f.block(s.Then)
@@ -108,8 +104,7 @@ func (f *fn) ifStmt(s *ir.If) {
 	}
 	f.label(merge, false)
 	if !reached {
-		f.body.inst(opUnreachable)
-		f.cur = 0
+		f.unreachable()
 	}
 }
 
@@ -121,14 +116,14 @@ func (f *fn) forStmt(s *ir.For) {
 	l := &loop{merge: f.builder.id(), cont: f.builder.id()}
 	f.jump(header)
 	f.label(header, false)
-	f.body.inst(opLoopMerge, l.merge, l.cont, loopControlNone)
+	f.loopMerge(l.merge, l.cont)
 	if s.Cond != nil {
 		condBlock := f.builder.id()
 		f.jump(condBlock)
 		f.label(condBlock, false)
 		f.debugLine(s.Cond.Position())
 		c := f.expr(s.Cond)
-		f.body.inst(opBranchConditional, c, body, l.merge)
+		f.branchCond(c, body, l.merge)
 		l.broken = true
 	} else {
 		f.jump(body)
@@ -149,8 +144,7 @@ func (f *fn) forStmt(s *ir.For) {
 	f.jump(header)
 	f.label(l.merge, false)
 	if !l.broken {
-		f.body.inst(opUnreachable)
-		f.cur = 0
+		f.unreachable()
 	}
 }
 

@@ -107,8 +107,7 @@ func (f *fn) dot(e *ir.Call, args []uint32) uint32 {
 	prod := f.op2(opIMul, f.tid(vt), args[0], args[1])
 	var sum uint32
 	for i := 0; i < vt.N; i++ {
-		c := f.builder.id()
-		f.body.inst(opCompositeExtract, st, c, prod, uint32(i))
+		c := f.extract(st, prod, uint32(i))
 		if i == 0 {
 			sum = c
 		} else {

@@ -193,7 +193,7 @@ func (f *fn) function() {
 	f.zeroShared()
 	f.block(f.k.Body)
 	if f.cur != 0 {
-		f.body.inst(opReturn)
+		f.ret()
 	}
 	start := len(f.funcs.w)
 	f.funcs.inst(opFunction, void, f.id, functionControlNone, fnType)
@@ -219,19 +219,16 @@ func (f *fn) zeroShared() {
 	if len(f.k.Shared) == 0 {
 		return
 	}
-	u32 := f.tU32()
-	idx := f.builder.id()
-	f.body.inst(opLoad, u32, idx, f.builtin(ir.LocalIndex))
-	cond := f.builder.id()
-	f.body.inst(opIEqual, f.tBool(), cond, idx, f.constU32(0))
+	idx := f.loadPtr(f.tU32(), f.builtin(ir.LocalIndex))
+	cond := f.op2(opIEqual, f.tBool(), idx, f.constU32(0))
 	then, merge := f.builder.id(), f.builder.id()
-	f.body.inst(opSelectionMerge, merge, selectionControlNone)
-	f.body.inst(opBranchConditional, cond, then, merge)
+	f.selectionMerge(merge)
+	f.branchCond(cond, then, merge)
 	f.label(then, false)
 	for _, s := range f.k.Shared {
-		f.body.inst(opStore, f.shared[s], f.constNull(f.typeID(s.Type, false)))
+		f.storePtr(f.shared[s], f.constNull(f.typeID(s.Type, false)))
 	}
-	f.body.inst(opBranch, merge)
+	f.branch(merge)
 	f.label(merge, false)
 	f.barrier(ir.WorkgroupBarrier)
 }

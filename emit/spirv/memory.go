@@ -37,7 +37,7 @@ func (f *fn) decl(d *ir.Decl) {
 	} else {
 		init = f.constNull(t)
 	}
-	f.body.inst(opStore, v, init)
+	f.storePtr(v, init)
 }
 
 // nameValue names an SSA value that this declaration introduced, but not a
@@ -125,17 +125,11 @@ func (f *fn) pointer(p place) uint32 {
 	if len(p.indices) == 0 {
 		return p.base
 	}
-	ptrType := f.tPtr(p.sc, f.typeID(p.ty, p.layout))
-	r := f.builder.id()
-	ops := append([]uint32{ptrType, r, p.base}, p.indices...)
-	f.body.inst(opAccessChain, ops...)
-	return r
+	return f.accessChain(f.tPtr(p.sc, f.typeID(p.ty, p.layout)), p.base, p.indices...)
 }
 
 func (f *fn) load(p place) uint32 {
-	ptr := f.pointer(p)
-	r := f.builder.id()
-	f.body.inst(opLoad, f.typeID(p.ty, p.layout), r, ptr)
+	r := f.loadPtr(f.typeID(p.ty, p.layout), f.pointer(p))
 	if p.layout {
 		if a, ok := p.ty.(*ir.Array); ok {
 			return f.relayout(r, a, true)
@@ -150,27 +144,22 @@ func (f *fn) store(p place, v uint32) {
 			v = f.relayout(v, a, false)
 		}
 	}
-	f.body.inst(opStore, f.pointer(p), v)
+	f.storePtr(f.pointer(p), v)
 }
 
 // relayout rebuilds an array value between its laid-out form (inside a
 // buffer, with ArrayStride) and its plain form, element by element.
 func (f *fn) relayout(v uint32, a *ir.Array, toPlain bool) uint32 {
 	srcLayout := toPlain // the source is laid out when converting to plain
-	ops := []uint32{f.typeID(a, !toPlain), 0}
+	parts := make([]uint32, a.Len)
 	elem, isArr := a.Elem.(*ir.Array)
-	for i := 0; i < a.Len; i++ {
-		e := f.builder.id()
-		f.body.inst(opCompositeExtract, f.typeID(a.Elem, srcLayout), e, v, uint32(i))
+	for i := range parts {
+		parts[i] = f.extract(f.typeID(a.Elem, srcLayout), v, uint32(i))
 		if isArr {
-			e = f.relayout(e, elem, toPlain)
+			parts[i] = f.relayout(parts[i], elem, toPlain)
 		}
-		ops = append(ops, e)
 	}
-	r := f.builder.id()
-	ops[1] = r
-	f.body.inst(opCompositeConstruct, ops...)
-	return r
+	return f.compose(f.typeID(a, !toPlain), parts...)
 }
 
 func (f *fn) assign(s *ir.Assign) {
@@ -224,19 +213,15 @@ func (f *fn) indexValue(e *ir.Index) uint32 {
 	x := f.expr(e.X)
 	rt := f.typeID(e.Ty, false)
 	if c, ok := constIndex(e.Index); ok {
-		r := f.builder.id()
-		f.body.inst(opCompositeExtract, rt, r, x, c)
-		return r
+		return f.extract(rt, x, c)
 	}
 	i := f.index(e.Index)
 	if _, ok := e.X.Type().(ir.Vector); ok {
-		r := f.builder.id()
-		f.body.inst(opVectorExtractDynamic, rt, r, x, i)
-		return r
+		return f.op2(opVectorExtractDynamic, rt, x, i)
 	}
 	tmp := f.builder.id()
 	f.vars.inst(opVariable, f.tPtr(scFunction, f.typeID(e.X.Type(), false)), tmp, scFunction)
-	f.body.inst(opStore, tmp, x)
+	f.storePtr(tmp, x)
 	return f.load(place{base: tmp, indices: []uint32{i}, sc: scFunction, ty: e.Ty})
 }
 
