@@ -182,12 +182,18 @@ func (g *gen) intVector(t ir.Scalar, d int) ir.Expr {
 	case 1:
 		op := intBinOps[g.r.IntN(len(intBinOps))]
 		var y ir.Expr = vec()
-		if op.IsShift() {
+		switch {
+		case op.IsShift():
 			y = ir.VecOf(ir.Vec(ir.U32, n), g.intExpr(ir.U32, d-2, false))
+		case op <= ir.OpRem && g.r.IntN(3) == 0:
+			y = g.intExpr(t, d-2, false) // vector op scalar (arithmetic only)
 		}
 		return ir.Swz(ir.Bin(op, vec(), y), string("xyzw"[g.r.IntN(n)]))
 	}
 	v := vec()
+	if vs := g.locals(func(l local) bool { return l.t == ir.Vec(t, 4) }); len(vs) > 0 && g.r.IntN(2) == 0 {
+		v, n = ir.Ref(g.pick(vs).name), 4
+	}
 	if n == 3 {
 		return ir.At(v, ir.Int(int64(g.r.IntN(3))))
 	}

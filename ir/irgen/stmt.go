@@ -126,7 +126,27 @@ func (g *gen) kernel() *ir.Kernel {
 		}
 		g.stmt()
 	}
+	g.flush()
 	return k
+}
+
+// flush folds some top-level locals into the outputs, so that values
+// computed but never stored are compared too.
+func (g *gen) flush() {
+	ls := g.scopes[0]
+	for i := 0; i < 8 && len(ls) > 0; i++ {
+		l := ls[g.r.IntN(len(ls))]
+		s := g.r.IntN(Slots)
+		switch l.t {
+		case ir.U32:
+			g.emit(&ir.Assign{LHS: g.slot("out_i", s), Op: ir.OpXor, RHS: ir.Ref(l.name)})
+		case ir.I32, ir.Bool:
+			g.emit(&ir.Assign{LHS: g.slot("out_i", s), Op: ir.OpAdd, RHS: ir.Conv(ir.U32, ir.Ref(l.name))})
+		case ir.F32:
+			g.tol[s] = max(g.tol[s], l.fb.E)
+			g.emit(&ir.Assign{LHS: g.slot("out_f", s), RHS: ir.Ref(l.name)})
+		}
+	}
 }
 
 // stmt generates one statement at the current position.
@@ -146,8 +166,10 @@ func (g *gen) stmt() {
 		g.assignInt()
 	case n < 41:
 		g.assignFloat()
-	case n < 45:
+	case n < 43:
 		g.arrayStmt()
+	case n < 45:
+		g.vectorStmt()
 	case n < 55:
 		g.storeInt()
 	case n < 63:
@@ -378,3 +400,28 @@ func (g *gen) sharedFloatPhase() {
 
 // mask is e & m (m+1 a power of two).
 func (g *gen) mask(e ir.Expr, m int) ir.Expr { return ir.Bin(ir.OpAnd, e, ir.Int(int64(m))) }
+
+// vectorStmt declares a vec4 var or assigns one of its components, by
+// swizzle or by a masked dynamic index.
+func (g *gen) vectorStmt() {
+	t := g.intType()
+	vt := ir.Vec(t, 4)
+	vs := g.locals(func(l local) bool { return l.t == vt })
+	if len(vs) == 0 || g.r.IntN(4) == 0 {
+		n := g.name("vv")
+		d := &ir.Decl{Name: n, Mut: true, Type: vt}
+		if g.r.IntN(2) == 0 {
+			d.Init = ir.VecOf(vt, g.intExpr(t, g.cfg.Depth-1, false))
+		}
+		g.emit(d)
+		g.declare(local{name: n, t: vt, mut: true})
+		return
+	}
+	v := g.pick(vs)
+	var lhs ir.Expr = ir.Swz(ir.Ref(v.name), string("xyzw"[g.r.IntN(4)]))
+	if g.r.IntN(2) == 0 {
+		lhs = ir.At(ir.Ref(v.name), g.mask(g.intExpr(ir.U32, 1, false), 3))
+	}
+	op := assignOps[g.r.IntN(5)]
+	g.emit(&ir.Assign{LHS: lhs, Op: op, RHS: g.intExpr(t, g.cfg.Depth-1, true)})
+}
