@@ -314,10 +314,13 @@ func TestRefusals(t *testing.T) {
 			b.k.Features = ir.FeatureCoopMat
 			b.k.FeatPos = map[ir.Feature]ir.Pos{ir.FeatureCoopMat: d.Pos}
 		}
-		_, err := Emit(b.module(), Options{})
+		mod, err := Emit(b.module(), Options{})
 		var ue *ir.UnsupportedError
-		if !errors.As(err, &ue) || ue.Target != "spirv" || ue.Feature != "cooperative matrix" {
-			t.Errorf("coopmat (features %v): got %v, want *ir.UnsupportedError", feat, err)
+		if !errors.As(err, &ue) || ue.Target != "spirv" || ue.Feature != "cooperative matrix" || mod != nil {
+			t.Errorf("coopmat (features %v): got %v, %v; want *ir.UnsupportedError and no module", feat, mod, err)
+		}
+		if want := "hand.kc:3:2: cooperative matrix is not supported by target spirv"; err.Error() != want {
+			t.Errorf("coopmat (features %v): error %q, want %q", feat, err, want)
 		}
 	}
 }

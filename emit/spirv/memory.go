@@ -26,6 +26,9 @@ func (f *fn) decl(d *ir.Decl) {
 		f.locals[d] = local{id: v}
 		return
 	}
+	if hasCoopMat(d.Ty) {
+		f.unsupported(d.Pos, "cooperative matrix")
+	}
 	t := f.typeID(d.Ty, false)
 	v := f.builder.id()
 	f.vars.inst(opVariable, f.tPtr(scFunction, t), v, scFunction)
@@ -249,4 +252,15 @@ func (f *fn) length(e *ir.Len) uint32 {
 	r := f.builder.id()
 	f.body.inst(opArrayLength, f.tU32(), r, f.buffers[p], 0)
 	return r
+}
+
+// hasCoopMat reports whether t is or contains a cooperative matrix.
+func hasCoopMat(t ir.Type) bool {
+	switch t := t.(type) {
+	case ir.CoopMat:
+		return true
+	case *ir.Array:
+		return hasCoopMat(t.Elem)
+	}
+	return false
 }
