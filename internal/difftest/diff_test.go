@@ -3,13 +3,11 @@ package difftest
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,6 +57,9 @@ type path struct {
 	subgroups bool
 	// noNumWorkgroups: the path cannot express num_workgroups.
 	noNumWorkgroups bool
+	// f16: whether the path can run f16 at all (the device must also
+	// report it).
+	f16 bool
 }
 
 var paths = []path{
@@ -74,14 +75,14 @@ var paths = []path{
 			}
 		}
 		return &backend.Artifact{Target: backend.WGSL, Code: a.Code, Entry: entry}, nil
-	}, false, false},
+	}, false, false, false},
 	{"spirv-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
 		mod, err := spirv.Emit(m, spirv.Options{Kernel: kernel})
 		if err != nil {
 			return nil, err
 		}
 		return &backend.Artifact{Target: backend.SPIRV, Words: mod.Words, Entry: kernel}, nil
-	}, true, false},
+	}, true, false, true},
 	{"hlsl-glslang-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
 		a, err := hlsl.Emit(m, hlsl.Options{Kernel: kernel})
 		if err != nil {
@@ -96,7 +97,7 @@ var paths = []path{
 			return nil, err
 		}
 		return &backend.Artifact{Target: backend.SPIRV, Words: w, Entry: ent.Name}, nil
-	}, true, true},
+	}, true, true, true},
 }
 
 // config is the generator configuration a path runs on device info.
@@ -104,6 +105,7 @@ func (p path) config(info backend.AdapterInfo) irgen.Config {
 	return irgen.Config{
 		Subgroups:       p.subgroups && info.Subgroups && info.SubgroupSize >= 1 && info.SubgroupSize <= 8,
 		NoNumWorkgroups: p.noNumWorkgroups,
+		F16:             p.f16 && info.F16,
 	}
 }
 
@@ -242,8 +244,15 @@ func runSeedWant(d *backend.Device, p path, seed uint64, cfg irgen.Config, overr
 		return report("device: %v", err)
 	}
 	var diffs []string
-	for _, name := range []string{"out_i", "out_f", "acc", "acci"} {
-		if msg := compare(name, got[name], want[name], k.FloatTol); msg != "" {
+	for _, name := range []string{"out_i", "out_f", "out_h", "acc", "acci"} {
+		if _, ok := want[name]; !ok {
+			continue
+		}
+		tol := k.FloatTol
+		if name == "out_h" {
+			tol = k.HalfTol
+		}
+		if msg := compare(name, got[name], want[name], tol); msg != "" {
 			diffs = append(diffs, msg)
 		}
 	}
@@ -302,6 +311,9 @@ func compare(name string, got, want []byte, tol []float64) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%s: %d bytes, want %d", name, len(got), len(want))
 	}
+	if name == "out_h" {
+		return compareHalf(got, want, tol)
+	}
 	var bad []string
 	n := 0
 	for i := 0; i+4 <= len(want); i += 4 {
@@ -338,5 +350,29 @@ func compare(name string, got, want []byte, tol []float64) string {
 	return fmt.Sprintf("%s: %d of %d elements differ: %s", name, n, len(want)/4, strings.Join(bad, "; "))
 }
 
-var _ = errors.New
-var _ = filepath.Join
+// compareHalf is compare for out_h (f16 elements).
+func compareHalf(got, want []byte, tol []float64) string {
+	var bad []string
+	n := 0
+	for i := 0; i+2 <= len(want); i += 2 {
+		g, w := binary.LittleEndian.Uint16(got[i:]), binary.LittleEndian.Uint16(want[i:])
+		if g == w {
+			continue
+		}
+		e := i / 2
+		gf, wf := float64(interp.F16BitsToF32(g)), float64(interp.F16BitsToF32(w))
+		t := tol[e%irgen.Slots]
+		if !math.IsNaN(wf) && !math.IsNaN(gf) && (math.Abs(gf-wf) <= t || math.Abs(gf) < 0x1p-14 && math.Abs(wf) < 0x1p-14) {
+			continue
+		}
+		n++
+		if len(bad) < 4 {
+			bad = append(bad, fmt.Sprintf("[%d] (invocation %d, slot %d) = %g (%#04x), want %g (%#04x), |diff| %.3g > bound %.3g",
+				e, e/irgen.Slots, e%irgen.Slots, gf, g, wf, w, math.Abs(gf-wf), t))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("out_h: %d of %d elements differ: %s", n, len(want)/2, strings.Join(bad, "; "))
+}

@@ -35,9 +35,13 @@ func fclamp(e ir.Expr, fb fbound) (ir.Expr, fbound) {
 
 // detLeaf is a non-constant deterministic float.
 func (g *gen) detLeaf() (ir.Expr, float64) {
-	switch g.r.IntN(7) {
+	switch g.r.IntN(8) {
 	case 0:
 		return ir.Ref("pf"), 2
+	case 7:
+		if g.cfg.F16 {
+			return ir.Conv(ir.F32, ir.At(ir.Ref("in_h"), g.mask(g.intLeaf(ir.U32), InLen-1))), 4
+		}
 	case 1, 2:
 		return ir.At(ir.Ref("in_f"), g.mask(g.intLeaf(ir.U32), InLen-1)), 2
 	case 3:
@@ -122,7 +126,12 @@ func (g *gen) floatExpr(d int, det bool) (ir.Expr, fbound) {
 }
 
 func (g *gen) floatLeaf() (ir.Expr, fbound) {
-	switch g.r.IntN(4) {
+	switch g.r.IntN(5) {
+	case 4:
+		if g.cfg.F16 {
+			e, fb := g.halfExpr(1, false)
+			return ir.Conv(ir.F32, e), fb
+		}
 	case 0:
 		return ir.At(ir.Ref("shf"), g.mask(g.intLeaf(ir.U32), g.wg-1)), g.shB
 	case 1:

@@ -57,6 +57,9 @@ import (
 type Config struct {
 	// Subgroups allows subgroup operations and builtins (enable subgroups).
 	Subgroups bool
+	// F16 adds the buffers in_h (read) and out_h (read_write) of f16 and
+	// f16 arithmetic (enable f16).
+	F16 bool
 	// NoSaturate keeps float-to-integer conversions inside the integer range.
 	NoSaturate bool
 	// NoNumWorkgroups leaves out the num_workgroups builtin (HLSL through
@@ -89,6 +92,8 @@ type Kernel struct {
 	// FloatTol is the accepted absolute error of each out_f slot (Slots
 	// entries); 0 means the slot must match exactly (as a value: -0 == +0).
 	FloatTol []float64
+	// HalfTol is the same for out_h (with Config.F16).
+	HalfTol []float64
 }
 
 // Generate builds the kernel for seed under cfg and checks it. An error is
@@ -103,12 +108,16 @@ func Generate(seed uint64, cfg Config) (*Kernel, error) {
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc908)), cfg: cfg}
 	g.wg = []int{8, 16, 32, 64}[g.r.IntN(4)]
 	g.tol = make([]float64, Slots)
+	g.htol = make([]float64, Slots)
 	k := g.kernel()
 	m := &ir.Module{File: "gen.kc", Kernels: []*ir.Kernel{k}}
-	if cfg.Subgroups {
-		m.Enables = []*ir.Enable{{Feature: ir.FeatureSubgroups}}
+	if cfg.F16 {
+		m.Enables = append(m.Enables, &ir.Enable{Feature: ir.FeatureF16})
 	}
-	gk := &Kernel{Seed: seed, Config: cfg, Module: m, Name: k.Name, Workgroup: g.wg, Groups: 1 + g.r.IntN(3), FloatTol: g.tol}
+	if cfg.Subgroups {
+		m.Enables = append(m.Enables, &ir.Enable{Feature: ir.FeatureSubgroups})
+	}
+	gk := &Kernel{Seed: seed, Config: cfg, Module: m, Name: k.Name, Workgroup: g.wg, Groups: 1 + g.r.IntN(3), FloatTol: g.tol, HalfTol: g.htol}
 	if err := ir.Check(m); err != nil {
 		return gk, err
 	}
@@ -135,7 +144,21 @@ func (k *Kernel) Inputs() (map[string]ir.Value, map[string][]byte) {
 		"acc":   words(AccLen, func() uint32 { return specialU32(r) }),
 		"acci":  words(AccLen, func() uint32 { return specialU32(r) }),
 	}
+	if k.Config.F16 {
+		bufs["in_h"] = halves(InLen, r)
+		bufs["out_h"] = halves(n, r)
+	}
 	return params, bufs
+}
+
+// halves returns n random normal f16 values in [2^-6, 4) in magnitude.
+func halves(n int, r *rand.Rand) []byte {
+	b := make([]byte, 2*n)
+	for i := 0; i < n; i++ {
+		h := uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
+		binary.LittleEndian.PutUint16(b[2*i:], h)
+	}
+	return b
 }
 
 func specialU32(r *rand.Rand) uint32 {

@@ -22,6 +22,7 @@ type gen struct {
 	cfg    Config
 	wg     int
 	tol    []float64 // per out_f slot
+	htol   []float64 // per out_h slot
 	stmts  []*[]ir.Stmt
 	scopes [][]local
 	names  int
@@ -94,6 +95,11 @@ func (g *gen) kernel() *ir.Kernel {
 		{Name: "acc", Kind: ir.BufferParam, Type: ir.Atomic{Elem: ir.U32}, Access: ir.ReadWrite},
 		{Name: "acci", Kind: ir.BufferParam, Type: ir.Atomic{Elem: ir.I32}, Access: ir.ReadWrite},
 	}
+	if g.cfg.F16 {
+		k.Params = append(k.Params,
+			&ir.Param{Name: "in_h", Kind: ir.BufferParam, Type: ir.F16, Access: ir.Read},
+			&ir.Param{Name: "out_h", Kind: ir.BufferParam, Type: ir.F16, Access: ir.ReadWrite})
+	}
 	k.Shared = []*ir.Shared{
 		{Name: "sh", Type: ir.ArrayOf(ir.U32, g.wg)},
 		{Name: "shf", Type: ir.ArrayOf(ir.F32, g.wg)},
@@ -145,6 +151,9 @@ func (g *gen) flush() {
 		case ir.F32:
 			g.tol[s] = max(g.tol[s], l.fb.E)
 			g.emit(&ir.Assign{LHS: g.slot("out_f", s), RHS: ir.Ref(l.name)})
+		case ir.F16:
+			g.htol[s] = max(g.htol[s], l.fb.E)
+			g.emit(&ir.Assign{LHS: g.slot("out_h", s), RHS: ir.Ref(l.name)})
 		}
 	}
 }
@@ -184,6 +193,10 @@ func (g *gen) stmt() {
 		g.whileStmt()
 	case n < 95:
 		g.jump()
+	case g.cfg.F16 && n < 98:
+		g.storeHalf()
+	case g.cfg.F16:
+		g.letHalf()
 	default:
 		g.letInt()
 	}
