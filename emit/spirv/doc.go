@@ -42,8 +42,12 @@
 // SubgroupLocalInvocationId), created on first use. SPIR-V 1.3 entry points
 // list their Input variables; 1.6 ones list every global they use. Shared
 // variables are Workgroup variables; since Vulkan 1.1 allows them no
-// initializer, invocation 0 stores OpConstantNull into each at entry,
-// followed by a workgroup barrier. let is an SSA value, var a Function
+// initializer, the kernel zeroes them at entry: arrays by all invocations
+// together (element i, over the first two array levels flattened, by the
+// invocation whose local_index is i mod the workgroup size), other shared
+// variables by invocation 0, then a workgroup barrier. (Drivers do reuse
+// workgroup memory: on lavapipe a kernel without this reads the previous
+// workgroup's values.) let is an SSA value, var a Function
 // variable in the entry block (stored with its initializer or zero where it
 // is declared, so a var inside a loop is fresh each iteration).
 //

@@ -211,24 +211,80 @@ func (f *fn) function() {
 	f.lines = append(f.lines, f.pending...)
 }
 
-// zeroShared gives shared variables their zero start value: invocation 0
-// of the workgroup stores OpConstantNull into each, then a workgroup
-// barrier publishes the stores (Workgroup variables cannot carry an
-// initializer in Vulkan 1.1).
+// zeroShared gives shared variables their zero start value (Workgroup
+// variables cannot carry an initializer in Vulkan 1.1), then a workgroup
+// barrier publishes the stores. Arrays are zeroed by all invocations
+// together, element i by invocation i mod the workgroup size (the first two
+// array levels flattened); other variables by invocation 0.
 func (f *fn) zeroShared() {
 	if len(f.k.Shared) == 0 {
 		return
 	}
-	idx := f.loadPtr(f.tU32(), f.builtin(ir.LocalIndex))
-	cond := f.op2(opIEqual, f.tBool(), idx, f.constU32(0))
-	then, merge := f.builder.id(), f.builder.id()
-	f.selectionMerge(merge)
-	f.branchCond(cond, then, merge)
-	f.label(then, false)
-	for _, s := range f.k.Shared {
-		f.storePtr(f.shared[s], f.constNull(f.typeID(s.Type, false)))
+	wg := 1
+	for _, n := range f.k.Size {
+		wg *= max(n, 1)
 	}
-	f.branch(merge)
-	f.label(merge, false)
+	idx := f.loadPtr(f.tU32(), f.builtin(ir.LocalIndex))
+	var single []*ir.Shared
+	for _, s := range f.k.Shared {
+		if a, ok := s.Type.(*ir.Array); ok && a.Len > 1 && wg > 1 {
+			f.zeroStrided(s, a, idx, uint32(wg))
+		} else {
+			single = append(single, s)
+		}
+	}
+	if len(single) > 0 {
+		cond := f.op2(opIEqual, f.tBool(), idx, f.constU32(0))
+		then, merge := f.builder.id(), f.builder.id()
+		f.selectionMerge(merge)
+		f.branchCond(cond, then, merge)
+		f.label(then, false)
+		for _, s := range single {
+			f.storePtr(f.shared[s], f.constNull(f.typeID(s.Type, false)))
+		}
+		f.branch(merge)
+		f.label(merge, false)
+	}
 	f.barrier(ir.WorkgroupBarrier)
+}
+
+// zeroStrided writes
+//
+//	for i := local_index; i < n; i += wg { s[i] = 0 }   // or s[i / B][i % B]
+//
+// where n counts the elements of the first one or two array levels.
+func (f *fn) zeroStrided(s *ir.Shared, a *ir.Array, idx, wg uint32) {
+	n := uint32(a.Len)
+	elem := a.Elem
+	inner, two := a.Elem.(*ir.Array)
+	if two {
+		n *= uint32(inner.Len)
+		elem = inner.Elem
+	}
+	u32 := f.tU32()
+	iv := f.builder.id()
+	f.vars.inst(opVariable, f.tPtr(scFunction, u32), iv, scFunction)
+	f.name(iv, "zero_"+s.Name)
+	f.storePtr(iv, idx)
+	header, cond, body, cont, merge := f.builder.id(), f.builder.id(), f.builder.id(), f.builder.id(), f.builder.id()
+	f.branch(header)
+	f.label(header, false)
+	f.loopMerge(merge, cont)
+	f.branch(cond)
+	f.label(cond, false)
+	f.branchCond(f.op2(opULessThan, f.tBool(), f.loadPtr(u32, iv), f.constU32(n)), body, merge)
+	f.label(body, false)
+	i := f.loadPtr(u32, iv)
+	indices := []uint32{i}
+	if two {
+		b := f.constU32(uint32(inner.Len))
+		indices = []uint32{f.op2(opUDiv, u32, i, b), f.op2(opUMod, u32, i, b)}
+	}
+	et := f.typeID(elem, false)
+	f.storePtr(f.accessChain(f.tPtr(scWorkgroup, et), f.shared[s], indices...), f.constNull(et))
+	f.branch(cont)
+	f.label(cont, false)
+	f.storePtr(iv, f.op2(opIAdd, u32, f.loadPtr(u32, iv), f.constU32(wg)))
+	f.branch(header)
+	f.label(merge, false)
 }
