@@ -54,9 +54,6 @@ func (f *fn) expr(e ir.Expr) uint32 {
 	return 0
 }
 
-// exprAs evaluates e, whose type the checker made t.
-func (f *fn) exprAs(e ir.Expr, t ir.Type) uint32 { return f.expr(e) }
-
 // tid is the id of a value type (arrays without explicit layout).
 func (f *fn) tid(t ir.Type) uint32 { return f.typeID(t, false) }
 

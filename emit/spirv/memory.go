@@ -36,7 +36,7 @@ func (f *fn) decl(d *ir.Decl) {
 	f.locals[d] = local{id: v, ptr: true}
 	var init uint32
 	if d.Init != nil {
-		init = f.exprAs(d.Init, d.Ty)
+		init = f.expr(d.Init)
 	} else {
 		init = f.constNull(t)
 	}
@@ -171,7 +171,7 @@ func (f *fn) assign(s *ir.Assign) {
 		fail(ir.Errorf(s.Pos, "spirv: cannot assign to %s", ir.ExprString(s.LHS)))
 	}
 	if s.Op == ir.OpNone {
-		f.store(p, f.exprAs(s.RHS, p.ty))
+		f.store(p, f.expr(s.RHS))
 		return
 	}
 	old := f.load(p)
