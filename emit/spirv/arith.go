@@ -180,6 +180,9 @@ func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yt ir.Type, rt
 // x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1 == 0, as ir/doc.go says.
 func (f *fn) intDivRem(o ir.BinaryOp, x, y uint32, t ir.Type) uint32 {
 	s := ir.ElemScalar(t)
+	if o == ir.OpRem && s == ir.I32 {
+		return f.signedRem(x, y, t)
+	}
 	bt := f.boolType(t)
 	tt := f.tid(t)
 	if c, ok := f.constValue(y); ok && c != 0 && !(s == ir.I32 && c == 0xffffffff) {
@@ -194,6 +197,28 @@ func (f *fn) intDivRem(o ir.BinaryOp, x, y uint32, t ir.Type) uint32 {
 	}
 	safe := f.op3(opSelect, tt, bad, f.constInt(t, 1), y)
 	return f.op2(divRemOp(o, s), tt, x, safe)
+}
+
+// signedRem lowers i32 % without OpSRem: |x| % |y| in u32 (where |MIN| is
+// 2^31, exact), with the sign of x. NVIDIA's driver (580.159, H200) gets
+// OpSRem wrong for some negative operands behind the zero/MIN guards that
+// lavapipe computes right; the unsigned form needs only the zero guard
+// (MIN % -1 is 2^31 % 1 == 0) and runs the same everywhere.
+func (f *fn) signedRem(x, y uint32, t ir.Type) uint32 {
+	tt, bt := f.tid(t), f.boolType(t)
+	ut := ir.WithElem(t, ir.U32)
+	utt := f.tid(ut)
+	abs := func(v uint32) (uint32, uint32) {
+		neg := f.op2(opSLessThan, bt, v, f.constInt(t, 0))
+		mag := f.op3(opSelect, tt, neg, f.op1(opSNegate, tt, v), v)
+		return f.op1(opBitcast, utt, mag), neg
+	}
+	ax, xneg := abs(x)
+	ay, _ := abs(y)
+	zero := f.op2(opIEqual, bt, ay, f.constInt(ut, 0))
+	safe := f.op3(opSelect, utt, zero, f.constInt(ut, 1), ay)
+	r := f.op1(opBitcast, tt, f.op2(opUMod, utt, ax, safe))
+	return f.op3(opSelect, tt, xneg, f.op1(opSNegate, tt, r), r)
 }
 
 // divRemOp is the SPIR-V opcode of integer / or % on s; the signed
