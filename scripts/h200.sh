@@ -71,6 +71,7 @@ fi
 export CGO_ENABLED=1
 go test -c -ldflags='-s -w' -o .gl/vulkan.test ./backend/vulkan
 go build -ldflags='-s -w' -o .gl/vkbench ./backend/vulkan/vkbench
+go test -c -ldflags='-s -w' -o .gl/backend-wgpu.test ./backend/wgpu
 if ! go build -ldflags='-s -w' -o .gl/kc ./cmd/kc 2>/dev/null; then
 	echo "h200.sh: cmd/kc does not build now; kc devices is left out (vkbench -devices lists the adapters)" >&2
 	rm -f .gl/kc
@@ -100,6 +101,23 @@ print(f"torch {torch.__version__} {torch.cuda.get_device_name()}")
 print(f"RESULT driver=torch chain={chain} n={n} reps={reps} chain_ms={statistics.median(ts)*1e3:.4f} per_launch_us={statistics.median(ts)*1e6/chain:.3f}")
 PY
 
+# The PyTorch baseline for the f32 matmul: cuBLAS with TF32 off.
+cat >.gl/torch_mm.py <<'PY'
+import statistics, torch
+torch.backends.cuda.matmul.allow_tf32 = False
+n = 4096
+a = torch.randn(n, n, device="cuda"); b = torch.randn(n, n, device="cuda")
+for _ in range(3):
+    a @ b
+ts = []
+for _ in range(10):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); a @ b; e.record(); torch.cuda.synchronize()
+    ts.append(s.elapsed_time(e))
+ms = statistics.median(ts)
+print(f"RESULT torch matmul f32 (tf32 off) n={n} median_ms={ms:.4f} tflops={2*n**3/ms/1e9:.2f}")
+PY
+
 # 4. The command run on the device.
 cat >.gl/h200-run.sh <<'SH'
 #!/usr/bin/env bash
@@ -123,7 +141,26 @@ trc=$?
 krc=$?
 .gl/vkbench -reps 20 >"$OUT/bench.txt" 2>&1
 python3 .gl/torch_chain.py >"$OUT/torch.txt" 2>&1
+# The wgpu driver on the same GPU: corpus, scope tests and benchmarks.
+.gl/backend-wgpu.test -test.v -test.count=1 -test.timeout=4m -test.run 'TestCorpus|TestSaxpy|TestScopeNesting|TestTime' >"$OUT/wgpu-test.txt" 2>&1
+wrc=$?
+.gl/backend-wgpu.test -test.run '^$' -test.bench . -test.benchtime 5000x >"$OUT/wgpu-bench.txt" 2>&1
+# f32 matmul 4096^3: kc's register-tiled kernel on the Vulkan driver vs cuBLAS.
+if [ -x .gl/kc ]; then
+	.gl/kc run -device vulkan -n 4096 -p M=4096 -p N=4096 -p K=4096 -len A=16777216 -len B=16777216 -len C=16777216 \
+		-groups 64,64 -time 10 testdata/kernels/matmul_tiled.kc >"$OUT/matmul.txt" 2>&1
+	# int_bits on the GPU and on the reference interpreter: same checksum expected.
+	.gl/kc run -device vulkan -seed 5 testdata/kernels/int_bits.kc >>"$OUT/matmul.txt" 2>&1
+	.gl/kc run -interp -subgroup-size 32 -seed 5 testdata/kernels/int_bits.kc >>"$OUT/matmul.txt" 2>&1
+fi
+python3 .gl/torch_mm.py >>"$OUT/matmul.txt" 2>&1
 cat "$OUT/devices.txt"
+echo "=== wgpu test rc=$wrc: $(grep -c -- '--- PASS' "$OUT/wgpu-test.txt") pass, $(grep -c -- '--- FAIL' "$OUT/wgpu-test.txt") fail, $(grep -c -- '--- SKIP' "$OUT/wgpu-test.txt") skip"
+grep -E -- '--- FAIL' "$OUT/wgpu-test.txt" | head -20
+grep -E '^Benchmark' "$OUT/wgpu-bench.txt"
+echo "=== matmul"
+cat "$OUT/matmul.txt"
+glslangValidator --version 2>&1 | head -2
 echo "=== vulkan.test rc=$trc (KHR coopmat case rc=$krc): $(grep -c -- '--- PASS' "$OUT/vulkan-test.txt") pass, $(grep -c -- '--- FAIL' "$OUT/vulkan-test.txt") fail, $(grep -c -- '--- SKIP' "$OUT/vulkan-test.txt") skip"
 grep -E -- '--- (FAIL|SKIP)|NOT RUN' "$OUT/vulkan-test.txt" | head -40
 tail -3 "$OUT/vulkan-test.txt"
