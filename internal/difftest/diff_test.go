@@ -29,6 +29,8 @@ import (
 var (
 	seedFlag  = flag.String("seed", "", "run only this generator seed (as printed by a failure)")
 	seedsFlag = flag.Int("seeds", 0, "number of fresh seeds per path (0: the CI default)")
+	stmtsFlag = flag.Int("stmts", 0, "generator statement budget (0: irgen's default)")
+	depthFlag = flag.Int("depth", 0, "generator expression depth (0: irgen's default)")
 )
 
 // ciSeeds is the number of fresh seeds each path runs by default.
@@ -106,6 +108,8 @@ func (p path) config(info backend.AdapterInfo) irgen.Config {
 		Subgroups:       p.subgroups && info.Subgroups && info.SubgroupSize >= 1 && info.SubgroupSize <= 8,
 		NoNumWorkgroups: p.noNumWorkgroups,
 		F16:             p.f16 && info.F16,
+		Stmts:           *stmtsFlag,
+		Depth:           *depthFlag,
 	}
 }
 
@@ -208,8 +212,8 @@ func runSeedWant(d *backend.Device, p path, seed uint64, cfg irgen.Config, overr
 		if k != nil {
 			text = string(ir.Print(k.Module))
 		}
-		return fmt.Sprintf("seed %d, path %s, config %+v: %s\nreproduce: go test ./internal/difftest -run 'TestDiff/%s' -seed %d\n%s",
-			seed, p.name, cfg, fmt.Sprintf(format, args...), p.name, seed, text)
+		return fmt.Sprintf("seed %d, path %s, config %+v: %s\nreproduce: go test ./internal/difftest -run 'TestDiff/%s' -seed %d%s\n%s",
+			seed, p.name, cfg, fmt.Sprintf(format, args...), p.name, seed, sizeFlags(), text)
 	}
 	if err != nil {
 		return report("generated kernel does not check: %v", err)
@@ -375,4 +379,16 @@ func compareHalf(got, want []byte, tol []float64) string {
 		return ""
 	}
 	return fmt.Sprintf("out_h: %d of %d elements differ: %s", n, len(want)/2, strings.Join(bad, "; "))
+}
+
+// sizeFlags repeats -stmts and -depth for the reproducing command.
+func sizeFlags() string {
+	s := ""
+	if *stmtsFlag != 0 {
+		s += fmt.Sprintf(" -stmts %d", *stmtsFlag)
+	}
+	if *depthFlag != 0 {
+		s += fmt.Sprintf(" -depth %d", *depthFlag)
+	}
+	return s
 }

@@ -62,6 +62,9 @@ func (g *gen) detLeaf() (ir.Expr, float64) {
 // detFloat is a deterministic float expression of depth at most d.
 func (g *gen) detFloat(d int, allowConst bool) (ir.Expr, float64) {
 	if d <= 0 || g.r.IntN(4) == 0 {
+		if allowConst && g.r.IntN(8) == 0 {
+			return ir.Ref("CF"), 3
+		}
 		if allowConst && g.r.IntN(3) == 0 {
 			v := floatLits[g.r.IntN(len(floatLits))]
 			return ir.Conv(ir.F32, ir.Float(v)), math.Max(math.Abs(v), 0x1p-20)
@@ -75,7 +78,7 @@ func (g *gen) detFloat(d int, allowConst bool) (ir.Expr, float64) {
 
 func (g *gen) detOp(d int) (ir.Expr, fbound) {
 	x, bx := g.detFloat(d-1, false)
-	switch g.r.IntN(11) {
+	switch g.r.IntN(12) {
 	case 0:
 		return ir.Neg(x), fbound{B: bx}
 	case 1:
@@ -103,6 +106,8 @@ func (g *gen) detOp(d int) (ir.Expr, fbound) {
 	case 8:
 		y, by := g.detFloat(d-1, true)
 		return ir.CallOf(ir.Select, g.boolExpr(d-1, false), x, y), fbound{B: math.Max(bx, by)}
+	case 10:
+		return ir.CallOf(ir.Sign, x), fbound{B: 1}
 	case 9:
 		lo := -float64(g.r.IntN(8))
 		hi := float64(g.r.IntN(8)) / 2
@@ -149,7 +154,25 @@ func (g *gen) floatLeaf() (ir.Expr, fbound) {
 // (a contracted a*b+c rounds once fewer, within the same bound).
 func (g *gen) floatOp(d int) (ir.Expr, fbound) {
 	x, fx := g.floatExpr(d-1, false)
-	switch g.r.IntN(16) {
+	switch g.r.IntN(20) {
+	case 16:
+		a := ir.CallOf(ir.Clamp, x, ir.Float(-4), ir.Float(4))
+		e := math.Min(fx.E, 8)
+		return ir.CallOf(ir.Exp2, a), fbound{B: 16, E: 16*(math.Exp2(e)-1) + 11*ulp(16)}
+	case 17:
+		// log2(1 + |x|): derivative at most 1/ln 2.
+		b := math.Log2(1 + fx.B)
+		e := fx.E + ulp(1+fx.B)
+		return ir.CallOf(ir.Log2, ir.Add(ir.Float(1), ir.CallOf(ir.Abs, x))), fbound{B: b, E: e/math.Ln2 + math.Max(3*ulp(b), 0x1p-21)}
+	case 18:
+		// tan on [-1, 1]: derivative at most 1/cos²(1) < 3.5.
+		a := ir.CallOf(ir.Clamp, x, ir.Float(-1), ir.Float(1))
+		return ir.CallOf(ir.Tan, a), fbound{B: 1.6, E: 3.5*fx.E + math.Max(5*ulp(1.6), 0x1p-8)}
+	case 19:
+		if fx.E == 0 { // fract is discontinuous: deterministic arguments only
+			return ir.CallOf(ir.Fract, x), fbound{B: 1, E: ulp(1)}
+		}
+		return ir.CallOf(ir.Abs, x), fx
 	case 0, 1:
 		y, fy := g.floatExpr(d-1, false)
 		op := ir.OpAdd

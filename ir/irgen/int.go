@@ -13,6 +13,14 @@ var u32Lits = []int64{0, 1, 2, 3, 7, 8, 31, 255, 0x7fffffff, 0x80000000, 0xfffff
 var i32Lits = []int64{0, 1, -1, 2, -2, 7, 31, -128, -2147483648, 2147483647, 0x5bd1e995}
 
 func (g *gen) intLit(t ir.Scalar) ir.Expr {
+	switch g.r.IntN(6) {
+	case 0:
+		return ir.Ref("C0")
+	case 1:
+		if t == ir.U32 {
+			return ir.Ref("CU")
+		}
+	}
 	if t == ir.U32 {
 		return ir.Conv(ir.U32, ir.Int(u32Lits[g.r.IntN(len(u32Lits))]))
 	}
@@ -47,7 +55,10 @@ func (g *gen) intLeaf(t ir.Scalar) ir.Expr {
 		b := bs[g.r.IntN(len(bs))]
 		var e ir.Expr = ir.Builtin(b)
 		if b.Type() != ir.U32 {
-			e = ir.Swz(e, "x")
+			e = ir.Swz(e, string("xxyz"[g.r.IntN(4)]))
+		}
+		if g.r.IntN(8) == 0 {
+			e = ir.LenOf(ir.Ref([]string{"in_i", "out_f", "acc"}[g.r.IntN(3)]))
 		}
 		return toInt(t, ir.U32, e)
 	case 2, 3:
@@ -90,7 +101,7 @@ func (g *gen) intExpr(t ir.Scalar, d int, allowConst bool) ir.Expr {
 			y = g.intExpr(ir.U32, d-1, false)
 		case (op == ir.OpDiv || op == ir.OpRem) && g.r.IntN(3) == 0:
 			l := g.intLit(t)
-			if c, ok := l.(*ir.Convert); ok && c.X.(*ir.Lit).Val.Int == 0 {
+			if c, ok := l.(*ir.Convert); ok && c.X.(*ir.Lit).Val.Int == 0 || isIdent(l, "CU") {
 				l = ir.Conv(t, ir.Int(-1))
 				if t == ir.U32 {
 					l = ir.Conv(t, ir.Int(3))
@@ -129,7 +140,7 @@ func (g *gen) intExpr(t ir.Scalar, d int, allowConst bool) ir.Expr {
 	case n < 21:
 		return g.intCall(t, d)
 	case n < 23:
-		return ir.CallOf(ir.Select, g.boolExpr(d-1, false), g.intExpr(t, d-1, true), g.intExpr(t, d-1, true))
+		return ir.CallOf(ir.Select, g.boolExpr(d-1, false), g.intExpr(t, d-1, false), g.intExpr(t, d-1, true))
 	case n < 24:
 		return ir.Conv(t, g.boolExpr(d-1, false))
 	case n < 27:
@@ -284,4 +295,9 @@ func (g *gen) subgroupLet() {
 	}
 	g.emit(&ir.Decl{Name: n, Init: e})
 	g.declare(local{name: n, t: lt})
+}
+
+func isIdent(e ir.Expr, name string) bool {
+	id, ok := e.(*ir.Ident)
+	return ok && id.Name == name
 }

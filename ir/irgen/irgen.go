@@ -11,9 +11,15 @@
 // commutative slots and, with Config.Subgroups, subgroup operations. Its
 // fixed signature is
 //
+//	const C0 = 3 (5, 17, 31)  // module constants, used as literals
+//	const CU u32 = ...
+//	const CF f32 = ...
 //	kernel gen(pu u32, pi i32, pf f32, in_i read []u32, in_f read []f32,
 //		out_i read_write []u32, out_f read_write []f32,
-//		acc read_write []atomic<u32>, acci read_write []atomic<i32>) workgroup(W)
+//		acc read_write []atomic<u32>, acci read_write []atomic<i32>) workgroup(X, Y)
+//
+// with X·Y = W in 8..64, launched over a 1-D grid; invocation
+// workgroup_id.x·W + local_index owns Slots elements of the outputs.
 //
 // # What the generator guarantees
 //
@@ -87,7 +93,7 @@ type Kernel struct {
 	Config    Config
 	Module    *ir.Module // checked
 	Name      string     // "gen"
-	Workgroup int        // workgroup size (x)
+	Workgroup int        // invocations per workgroup (x·y)
 	Groups    int        // workgroups (x)
 	// FloatTol is the accepted absolute error of each out_f slot (Slots
 	// entries); 0 means the slot must match exactly (as a value: -0 == +0).
@@ -107,10 +113,16 @@ func Generate(seed uint64, cfg Config) (*Kernel, error) {
 	}
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc908)), cfg: cfg}
 	g.wg = []int{8, 16, 32, 64}[g.r.IntN(4)]
+	g.wgY = []int{1, 1, 2, 4}[g.r.IntN(4)]
+	if cfg.Subgroups {
+		// Which invocations of a 2-D workgroup form a subgroup is the
+		// device's choice (lavapipe's differs from local_index / 8).
+		g.wgY = 1
+	}
 	g.tol = make([]float64, Slots)
 	g.htol = make([]float64, Slots)
 	k := g.kernel()
-	m := &ir.Module{File: "gen.kc", Kernels: []*ir.Kernel{k}}
+	m := &ir.Module{File: "gen.kc", Kernels: []*ir.Kernel{k}, Consts: g.consts()}
 	if cfg.F16 {
 		m.Enables = append(m.Enables, &ir.Enable{Feature: ir.FeatureF16})
 	}

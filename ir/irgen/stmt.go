@@ -20,7 +20,9 @@ type local struct {
 type gen struct {
 	r      *rand.Rand
 	cfg    Config
-	wg     int
+	wg     int // invocations per workgroup
+	wgY    int // workgroup size in y (wg/wgY in x)
+	cvals  [3]ir.Value
 	tol    []float64 // per out_f slot
 	htol   []float64 // per out_h slot
 	stmts  []*[]ir.Stmt
@@ -83,7 +85,10 @@ func (g *gen) locals(ok func(l local) bool) []local {
 func (g *gen) pick(ls []local) local { return ls[g.r.IntN(len(ls))] }
 
 func (g *gen) kernel() *ir.Kernel {
-	k := &ir.Kernel{Name: "gen", Workgroup: []ir.Expr{ir.Int(int64(g.wg))}, Body: &ir.Block{}}
+	k := &ir.Kernel{Name: "gen", Workgroup: []ir.Expr{ir.Int(int64(g.wg / g.wgY))}, Body: &ir.Block{}}
+	if g.wgY > 1 {
+		k.Workgroup = append(k.Workgroup, ir.Int(int64(g.wgY)))
+	}
 	k.Params = []*ir.Param{
 		{Name: "pu", Kind: ir.ScalarParam, Type: ir.U32},
 		{Name: "pi", Kind: ir.ScalarParam, Type: ir.I32},
@@ -108,7 +113,8 @@ func (g *gen) kernel() *ir.Kernel {
 	g.scopes = [][]local{nil}
 	g.budget = g.cfg.Stmts
 	g.shB = fbound{B: 0x1p-20}
-	g.emit(&ir.Decl{Name: "base", Init: ir.Mul(ir.X(ir.Builtin(ir.GlobalID)), ir.Int(Slots))})
+	inv := ir.Add(ir.Mul(ir.X(ir.Builtin(ir.WorkgroupID)), ir.Int(int64(g.wg))), ir.Builtin(ir.LocalIndex))
+	g.emit(&ir.Decl{Name: "base", Init: ir.Mul(inv, ir.Int(Slots))})
 	g.budget++
 	for g.budget > 0 {
 		if !g.tail && g.r.IntN(g.cfg.Stmts) < 4 {
@@ -437,4 +443,16 @@ func (g *gen) vectorStmt() {
 	}
 	op := assignOps[g.r.IntN(5)]
 	g.emit(&ir.Assign{LHS: lhs, Op: op, RHS: g.intExpr(t, g.cfg.Depth-1, true)})
+}
+
+// consts declares the module constants C0 (untyped), CU (u32), CF (f32).
+func (g *gen) consts() []*ir.Const {
+	c0 := []int64{3, 5, 17, 31}[g.r.IntN(4)]
+	cu := []int64{0xff00ff00, 12345, 1}[g.r.IntN(3)]
+	cf := []float64{0.75, -1.5, 3}[g.r.IntN(3)]
+	return []*ir.Const{
+		{Name: "C0", Value: ir.Int(c0)},
+		{Name: "CU", Type: ir.U32, Value: ir.Int(cu)},
+		{Name: "CF", Type: ir.F32, Value: ir.Float(cf)},
+	}
 }
