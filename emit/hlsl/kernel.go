@@ -291,76 +291,10 @@ func (f *fn) zero(pos ir.Pos, name string, t ir.Type, start string, step int) {
 
 // walkExprs calls visit for every expression under the statement s.
 func walkExprs(s ir.Stmt, visit func(ir.Expr)) {
-	var expr func(x ir.Expr)
-	expr = func(x ir.Expr) {
-		if x == nil {
-			return
+	ir.Inspect(s, func(n ir.Node) bool {
+		if e, ok := n.(ir.Expr); ok {
+			visit(e)
 		}
-		visit(x)
-		switch x := x.(type) {
-		case *ir.Unary:
-			expr(x.X)
-		case *ir.Binary:
-			expr(x.X)
-			expr(x.Y)
-		case *ir.Call:
-			for _, a := range x.Args {
-				expr(a)
-			}
-		case *ir.Convert:
-			expr(x.X)
-		case *ir.Construct:
-			for _, a := range x.Args {
-				expr(a)
-			}
-		case *ir.Bitcast:
-			expr(x.X)
-		case *ir.Index:
-			expr(x.X)
-			expr(x.Index)
-		case *ir.Swizzle:
-			expr(x.X)
-		case *ir.Len:
-			if x.Buf != nil {
-				expr(x.Buf)
-			}
-		}
-	}
-	var stmt func(s ir.Stmt)
-	stmt = func(s ir.Stmt) {
-		switch s := s.(type) {
-		case *ir.Block:
-			if s == nil {
-				return
-			}
-			for _, t := range s.Stmts {
-				stmt(t)
-			}
-		case *ir.Decl:
-			expr(s.Init)
-		case *ir.Assign:
-			expr(s.LHS)
-			expr(s.RHS)
-		case *ir.If:
-			expr(s.Cond)
-			stmt(s.Then)
-			if s.Else != nil {
-				stmt(s.Else)
-			}
-		case *ir.For:
-			if s.Init != nil {
-				stmt(s.Init)
-			}
-			expr(s.Cond)
-			if s.Post != nil {
-				stmt(s.Post)
-			}
-			stmt(s.Body)
-		case *ir.ExprStmt:
-			if s.Call != nil {
-				expr(s.Call)
-			}
-		}
-	}
-	stmt(s)
+		return true
+	})
 }
