@@ -12,7 +12,10 @@ var regressions = []struct {
 	stmts int    // -stmts it was found with (0: default)
 	depth int    // -depth it was found with (0: default)
 	what  string // the bug and where it was fixed or reported
-}{}
+}{
+	{10717868924794383753, "hlsl-glslang-vulkan", 0, 0, "generator: deterministic floats included + and -, but lavapipe " +
+		"reassociates x*0.5 - t + t to x*0.5 (all paths); fixed in ir/irgen by keeping + and - out of the deterministic class"},
+}
 
 // TestRegressions replays the regression seeds.
 func TestRegressions(t *testing.T) {

@@ -39,9 +39,9 @@
 //     of 8, a subgroup size no larger than 8 divides it);
 //   - floats are split into two classes. Deterministic floats (loads,
 //     parameters, small integers converted, negation, abs, min, max, clamp,
-//     floor, ceil, trunc, round, select, + and -, and scaling by powers of
-//     two) have one correctly rounded result on every target even under
-//     fma contraction: they alone feed comparisons, float-to-integer
+//     floor, ceil, trunc, round, sign, select and scaling by powers of two:
+//     operations that never round) have one result on every target even
+//     under contraction and reassociation: they alone feed comparisons, float-to-integer
 //     conversions (in range, or scaled out of range to test saturation,
 //     never NaN) and subgroup data movement. Approximate floats (products,
 //     guarded division, sin, cos, exp, log, sqrt, inverseSqrt, tanh, fma,
