@@ -24,6 +24,12 @@ func (f *fn) call(x *ir.Call) wx {
 		// errors in WGSL; kc evaluates them at run time.
 		args[0] = f.runtime(prim(args[0]), x.Args[0].Type()).s
 	}
+	if x.Func == ir.Clamp && len(args) == 3 {
+		// kc's clamp is min(max(x, lo), hi), lo > hi included. WGSL's float
+		// clamp may be a median instead, and WGSL rejects constant bounds
+		// with lo > hi.
+		return prim("min(max(" + args[0] + ", " + args[1] + "), " + args[2] + ")")
+	}
 	return prim(x.Func.String() + "(" + strings.Join(args, ", ") + ")")
 }
 

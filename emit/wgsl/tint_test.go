@@ -2,6 +2,7 @@ package wgsl_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
@@ -39,13 +41,18 @@ func runCheck(t *testing.T, files ...string) ([]validatorMsg, bool) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "webgpu")); err != nil {
 		kctest.Missing(t, "tools/tint/node_modules is missing: run scripts/test.sh or npm ci in tools/tint")
 	}
-	cmd := exec.Command(node, append([]string{filepath.Join(dir, "check.mjs")}, files...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "check.mjs")}, files...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	failed := false
 	if err != nil {
 		var ee *exec.ExitError
+		if ctx.Err() != nil {
+			t.Fatalf("check.mjs did not finish in 3 minutes on %d files\n%s%s", len(files), stdout.String(), stderr.String())
+		}
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 			t.Fatalf("check.mjs: %v\n%s%s", err, stdout.String(), stderr.String())
 		}

@@ -15,7 +15,7 @@ fn math_intrinsics(@builtin(global_invocation_id) global_id: vec3<u32>) {
   if i >= params.n || i >= arrayLength(&x) || i >= arrayLength(&out) / 16u {
     return;
   }
-  let v: f32 = clamp(x[i], -4.0f, 4.0f);
+  let v: f32 = min(max(x[i], -4.0f), 4.0f);
   let a: f32 = abs(v) + 0.5f;
   let o: u32 = i * 16u;
   out[o] = select(v, -v, v < 0.0f);
@@ -31,7 +31,7 @@ fn math_intrinsics(@builtin(global_invocation_id) global_id: vec3<u32>) {
   out[o + 10u] = pow(a, 1.5f);
   out[o + 11u] = fma(v, a, 0.25f);
   out[o + 12u] = mix(v, a, 0.25f);
-  out[o + 13u] = clamp(v, -0.5f, 0.5f) + sign(v);
+  out[o + 13u] = min(max(v, -0.5f), 0.5f) + sign(v);
   out[o + 14u] = min(v, a * 0.5f) + max(v, -a);
   let m: vec2<f32> = mix(vec2<f32>(v, a), vec2<f32>(a, v), vec2<f32>(0.5f, 0.75f));
   out[o + 15u] = dot(m, vec2<f32>(1.0f, -1.0f)) + f32(sign(kc_f2i_f32(v)));

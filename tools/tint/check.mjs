@@ -9,14 +9,27 @@
 // Usage: node check.mjs [-validators tint,naga] FILE.wgsl...
 //
 // Every message is printed as `file:line:col: validator: type: message`.
-// Tint runs first over every file and its device is destroyed before
-// naga-wasm is loaded: with both alive in one Node 20 process the process
-// crashed or hung now and then (SIGSEGV, std::system_error, a deadlock).
+//
+// Dawn's Node binding (webgpu 0.6.2, Node 20) crashes now and then when one
+// process compiles many modules (SIGSEGV, std::system_error, "The futex
+// facility returned an unexpected error code", a deadlock) after a dozen
+// modules or more, and
+// when naga-wasm shares the process with it. So this process never loads
+// Dawn: it runs Tint in child processes of at most tintChunk files each
+// (a chunk that crashes or hangs for 15 s is retried one file per process;
+// a file that does so twice is reported as an error) and then naga-wasm
+// itself.
 //
 // The exit status is 1 when any validator reports an error in any file,
 // 2 on a usage or setup problem, 0 otherwise.
 
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// tintChunk is the most files one Dawn process compiles: 40 runs of 8
+// files each passed where a run of 16 crashed every time.
+const tintChunk = 8;
 
 function usage(msg) {
 	console.error(`check.mjs: ${msg}\nusage: node check.mjs [-validators tint,naga] FILE.wgsl...`);
@@ -24,10 +37,13 @@ function usage(msg) {
 }
 
 let validators = ['tint', 'naga'];
+let worker = false; // -tint-worker: compile with Dawn in this process
 const files = [];
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
-	if (argv[i] === '-validators') {
+	if (argv[i] === '-tint-worker') {
+		worker = true;
+	} else if (argv[i] === '-validators') {
 		if (i + 1 >= argv.length) usage('-validators needs a value');
 		validators = argv[++i].split(',').filter((v) => v !== '');
 		for (const v of validators) {
@@ -111,15 +127,63 @@ function report(file, who, msgs) {
 	return failed;
 }
 
-async function main() {
+// tintWorker compiles every file with Dawn in this process.
+async function tintWorker(sources) {
 	let failed = false;
-	const sources = files.map((f) => readFileSync(f, 'utf8'));
-	if (validators.includes('tint')) {
-		const device = await tintDevice();
-		for (let i = 0; i < files.length; i++) {
-			failed = report(files[i], 'tint', await tintCheck(device, sources[i])) || failed;
+	const device = await tintDevice();
+	for (let i = 0; i < files.length; i++) {
+		failed = report(files[i], 'tint', await tintCheck(device, sources[i])) || failed;
+	}
+	device.destroy();
+	return failed;
+}
+
+// tintRun runs a worker on some files; ok is false when it crashed.
+function tintRun(some) {
+	const self = fileURLToPath(import.meta.url);
+	// A chunk takes about a second; a worker past the timeout has deadlocked.
+	const r = spawnSync(process.execPath, [self, '-tint-worker', ...some], { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' });
+	const ok = r.status === 0 || r.status === 1;
+	return { ok, failed: r.status === 1, out: r.stdout ?? '', err: r.stderr ?? '', why: r.signal ?? `exit ${r.status}` };
+}
+
+// tintAll validates every file with Tint through worker processes.
+function tintAll() {
+	let failed = false;
+	for (let i = 0; i < files.length; i += tintChunk) {
+		const chunk = files.slice(i, i + tintChunk);
+		let r = tintRun(chunk);
+		if (r.ok) {
+			process.stdout.write(r.out);
+			failed = failed || r.failed;
+			continue;
 		}
-		device.destroy();
+		for (const f of chunk) {
+			r = tintRun([f]);
+			if (!r.ok) {
+				r = tintRun([f]);
+			}
+			if (r.ok) {
+				process.stdout.write(r.out);
+				failed = failed || r.failed;
+				continue;
+			}
+			const last = r.err.trim().split('\n').pop() ?? '';
+			console.log(`${f}:0:0: tint: error: Dawn crashed compiling this file twice (${r.why}): ${last}`);
+			failed = true;
+		}
+	}
+	return failed;
+}
+
+async function main() {
+	const sources = files.map((f) => readFileSync(f, 'utf8'));
+	if (worker) {
+		process.exit((await tintWorker(sources)) ? 1 : 0);
+	}
+	let failed = false;
+	if (validators.includes('tint')) {
+		failed = tintAll();
 	}
 	if (validators.includes('naga')) {
 		const naga = await import('naga-wasm');
