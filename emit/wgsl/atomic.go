@@ -1,8 +1,6 @@
 package wgsl
 
 import (
-	"strings"
-
 	"github.com/kcgo/kc/ir"
 )
 
@@ -16,13 +14,13 @@ func (f *fn) atomic(x *ir.Call) wx {
 		return prim("0")
 	}
 	args := f.args(x.Args)
-	args[0] = "&" + f.expr(x.Args[0]).at()
-	return prim(x.Func.String() + "(" + strings.Join(args, ", ") + ")")
+	args[0] = wx{"&" + args[0].at(), cUnary}
+	return prim(x.Func.String() + "(" + joinArgs(args) + ")")
 }
 
 // subgroup writes a subgroup operation; the names are WGSL's. The lane of
 // subgroupBroadcast must be a const-expression in WGSL: kc's constant lane
 // arrives as a literal.
 func (f *fn) subgroup(x *ir.Call) wx {
-	return prim(x.Func.String() + "(" + strings.Join(f.args(x.Args), ", ") + ")")
+	return prim(x.Func.String() + "(" + joinArgs(f.args(x.Args)) + ")")
 }

@@ -2,7 +2,6 @@ package wgsl
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/kcgo/kc/ir"
 )
@@ -42,11 +41,7 @@ func (f *fn) construct(x *ir.Construct) wx {
 			return f.conv(f.expr(x.Args[0]), x.Args[0].Type(), x.To.Elem)
 		}
 	}
-	args := make([]string, len(x.Args))
-	for i, a := range x.Args {
-		args[i] = f.expr(a).s
-	}
-	return prim(f.e.typeName(x.To) + "(" + strings.Join(args, ", ") + ")")
+	return prim(f.e.typeName(x.To) + "(" + joinArgs(f.args(x.Args)) + ")")
 }
 
 func (f *fn) bitcast(x *ir.Bitcast) wx {

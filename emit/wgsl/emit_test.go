@@ -85,6 +85,13 @@ var unitSources = map[string]string{
 	}
 }
 `,
+	"templates": `kernel tmpl(a u32, b u32, c u32, y read_write []u32) workgroup(1) {
+	let p = a < b >> c
+	let q = select(a < b, u32(1), u32(2)) + select(c > a, u32(3), u32(4))
+	let v = vec2<bool>(a < b, c > a)
+	y[0] = select(p && q > 1 && v.x, u32(1), u32(0))
+}
+`,
 	"precedence": `kernel prec(a u32, b u32, c u32, x i32, y read_write []u32) workgroup(1) {
 	let p = (a & b) == c
 	let q = a + b * c
@@ -189,6 +196,16 @@ func TestDivShiftLoopVar(t *testing.T) {
 		"s = 0i;",
 		"y[i] = t + s / 4i + kc_div_i32(s, -1i);",
 		"return x / select(y, vec4<i32>(1i), (y == vec4<i32>(0i)) | ((x == vec4<i32>(i32(-2147483648))) & (y == vec4<i32>(-1i))));",
+	)
+}
+
+// TestTemplateTraps checks the spellings that keep WGSL's template-list
+// discovery from reading comparisons as template arguments.
+func TestTemplateTraps(t *testing.T) {
+	wantLines(t, emitSrc(t, "templates"),
+		"let p: bool = params.a < (params.b >> (params.c & 31u));",
+		"let q: u32 = select(2u, 1u, params.a < params.b) + select(4u, 3u, params.c > params.a);",
+		"let v: vec2<bool> = vec2<bool>((params.a < params.b), params.c > params.a);",
 	)
 }
 

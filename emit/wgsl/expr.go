@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"strings"
+
 	"github.com/kcgo/kc/ir"
 )
 
@@ -207,7 +209,30 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 	}
 	r := f.operandY(op, x, y)
 	lok, rok := operands(op)
+	if op == ir.OpLt {
+		// WGSL's template-list discovery reads `a < b >> c` as a<b> ...:
+		// a shift right of < is parenthesised.
+		rok = []class{cUnary, cMul, cAdd}
+	}
 	return wx{l.at(lok...) + " " + op.String() + " " + r.at(rok...), opClass(op)}
+}
+
+// joinArgs joins call or constructor arguments. WGSL's template-list
+// discovery would read f(a < b, c > d) as f(a<b, c> d): an argument other
+// than the last that is a comparison with a < is parenthesised.
+func joinArgs(args []wx) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i < len(args)-1 && (a.c == cRel || a.c == cLogAnd || a.c == cLogOr) && strings.Contains(a.s, "<") {
+			b.WriteString("(" + a.s + ")")
+			continue
+		}
+		b.WriteString(a.s)
+	}
+	return b.String()
 }
 
 // operandY spells the right operand of x op y: a shift amount not known

@@ -1,8 +1,6 @@
 package wgsl
 
 import (
-	"strings"
-
 	"github.com/kcgo/kc/ir"
 )
 
@@ -22,21 +20,21 @@ func (f *fn) call(x *ir.Call) wx {
 	if len(x.Args) > 0 && allConst(x.Args) {
 		// sqrt(-1.0), log(0.0), ... on constants are shader-creation
 		// errors in WGSL; kc evaluates them at run time.
-		args[0] = f.runtime(prim(args[0]), x.Args[0].Type()).s
+		args[0] = f.runtime(args[0], x.Args[0].Type())
 	}
 	if x.Func == ir.Clamp && len(args) == 3 {
 		// kc's clamp is min(max(x, lo), hi), lo > hi included. WGSL's float
 		// clamp may be a median instead, and WGSL rejects constant bounds
 		// with lo > hi.
-		return prim("min(max(" + args[0] + ", " + args[1] + "), " + args[2] + ")")
+		return prim("min(max(" + joinArgs(args[:2]) + "), " + args[2].s + ")")
 	}
-	return prim(x.Func.String() + "(" + strings.Join(args, ", ") + ")")
+	return prim(x.Func.String() + "(" + joinArgs(args) + ")")
 }
 
-func (f *fn) args(xs []ir.Expr) []string {
-	out := make([]string, len(xs))
+func (f *fn) args(xs []ir.Expr) []wx {
+	out := make([]wx, len(xs))
 	for i, a := range xs {
-		out[i] = f.expr(a).s
+		out[i] = f.expr(a)
 	}
 	return out
 }
@@ -51,5 +49,5 @@ func (f *fn) selectCall(x *ir.Call) wx {
 		return prim("0")
 	}
 	a := f.args(x.Args)
-	return prim("select(" + a[2] + ", " + a[1] + ", " + a[0] + ")")
+	return prim("select(" + joinArgs([]wx{a[2], a[1], a[0]}) + ")")
 }
