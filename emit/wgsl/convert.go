@@ -18,7 +18,13 @@ func (f *fn) convert(x *ir.Convert) wx {
 	if v, ok := constValue(x); ok {
 		return f.lit(v, x.To)
 	}
-	return f.conv(f.expr(x.X), x.X.Type(), x.To)
+	v := f.expr(x.X)
+	if x.To == ir.F16 && isConst(x.X) && !checkerConst(x.X) {
+		// f16(bitcast<f32>(...)) out of f16's range is a shader-creation
+		// error in WGSL; kc rounds to infinity.
+		v = f.runtime(v, x.X.Type())
+	}
+	return f.conv(v, x.X.Type(), x.To)
 }
 
 // conv converts value v of type from to type to (scalars, or vectors of

@@ -92,6 +92,12 @@ var unitSources = map[string]string{
 	y[0] = select(p && q > 1 && v.x, u32(1), u32(0))
 }
 `,
+	"constexpr": `kernel ce(y read_write []i32) workgroup(1) {
+	let z = bitcast<i32>(f32(3.4028234663852886e+38)) << u32(30)
+	let w = -bitcast<i32>(u32(2147483648))
+	y[0] = z + w
+}
+`,
 	"precedence": `kernel prec(a u32, b u32, c u32, x i32, y read_write []u32) workgroup(1) {
 	let p = (a & b) == c
 	let q = a + b * c
@@ -206,6 +212,16 @@ func TestTemplateTraps(t *testing.T) {
 		"let p: bool = params.a < (params.b >> (params.c & 31u));",
 		"let q: u32 = select(2u, 1u, params.a < params.b) + select(4u, 3u, params.c > params.a);",
 		"let v: vec2<bool> = vec2<bool>((params.a < params.b), params.c > params.a);",
+	)
+}
+
+// TestConstExprTraps checks that constant expressions the checker does
+// not evaluate (bitcasts) are not left to WGSL's shader-creation
+// evaluation, which rejects overflows that kc wraps.
+func TestConstExprTraps(t *testing.T) {
+	wantLines(t, emitSrc(t, "constexpr"),
+		"let z: i32 = kc_rt_i32(bitcast<i32>(3.4028234663852886e+38f)) << 30u;",
+		"let w: i32 = -kc_rt_i32(bitcast<i32>(2147483648u));",
 	)
 }
 

@@ -164,7 +164,7 @@ func (f *fn) ident(x *ir.Ident) wx {
 
 func (f *fn) unary(x *ir.Unary) wx {
 	operand := f.expr(x.X)
-	if isConst(x.X) && !isScalar(x.Ty) {
+	if isConst(x.X) && !checkerConst(x.X) {
 		// -vec2<i32>(MIN) would be a const-expression overflow in WGSL.
 		operand = f.runtime(operand, x.X.Type())
 	}
@@ -202,9 +202,10 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 		}
 	}
 	l := f.expr(x)
-	if isConst(x) && isConst(y) && !isScalar(x.Type()) && !op.IsComparison() {
-		// A vector const-expression could overflow at shader creation in
-		// WGSL, where kc wraps: evaluate it at run time.
+	if isConst(x) && isConst(y) && !(checkerConst(x) && checkerConst(y)) && !op.IsComparison() && !op.IsLogical() {
+		// WGSL evaluates this at shader creation and rejects an overflow
+		// where kc wraps, and the checker, which does not fold vectors,
+		// bitcasts or calls, has not ruled one out: evaluate it at run time.
 		l = f.runtime(l, x.Type())
 	}
 	r := f.operandY(op, x, y)
@@ -325,6 +326,29 @@ func isConst(x ir.Expr) bool {
 		return allConst(x.Args)
 	case *ir.Call:
 		return !x.Func.IsAtomic() && !x.Func.IsSubgroup() && allConst(x.Args)
+	}
+	return false
+}
+
+// checkerConst reports whether x is a scalar constant expression the
+// checker evaluated (and so rejected on overflow or a zero divisor):
+// literals, named constants, and operators and conversions of those.
+func checkerConst(x ir.Expr) bool {
+	if !isScalar(x.Type()) {
+		return false
+	}
+	switch x := x.(type) {
+	case *ir.Lit:
+		return true
+	case *ir.Ident:
+		_, ok := x.Obj.(*ir.Const)
+		return ok
+	case *ir.Unary:
+		return checkerConst(x.X)
+	case *ir.Binary:
+		return checkerConst(x.X) && checkerConst(x.Y)
+	case *ir.Convert:
+		return checkerConst(x.X)
 	}
 	return false
 }
