@@ -108,7 +108,7 @@ func (c *converter) kernel(d *kernelAST) *ir.Kernel {
 func (c *converter) param(p *paramAST) *ir.Param {
 	c.checkName(p.Pos, p.Name)
 	out := &ir.Param{Pos: irPos(p.Pos), Name: p.Name}
-	if a := p.Type.Array; a != nil && a.Len == nil {
+	if a := p.Type; a.Array && a.Len == nil {
 		out.Kind = ir.BufferParam
 		out.Type = c.typ(a.Elem)
 		switch p.Access {
@@ -173,13 +173,13 @@ func (c *converter) typ(t *typeAST) ir.Type {
 	switch {
 	case t == nil:
 		return ir.Invalid
-	case t.Array != nil && t.Array.Len == nil:
-		c.errorf(t.Pos, "[]%s: only buffer parameters have a slice type; arrays need a length, as in [4]%s", ir.TypeString(c.typ(t.Array.Elem)), ir.TypeString(c.typ(t.Array.Elem)))
+	case t.Array && t.Len == nil:
+		c.errorf(t.Pos, "[]%s: only buffer parameters have a slice type; arrays need a length, as in [4]%s", ir.TypeString(c.typ(t.Elem)), ir.TypeString(c.typ(t.Elem)))
 		return ir.Invalid
-	case t.Array != nil:
-		return &ir.Array{Elem: c.typ(t.Array.Elem), LenExpr: c.value(t.Array.Len)}
+	case t.Array:
+		return &ir.Array{Elem: c.typ(t.Elem), LenExpr: c.value(t.Len)}
 	}
-	n := t.Named
+	n := t
 	if s, ok := ir.ScalarByName(n.Name); ok {
 		if n.Arg != nil {
 			c.errorf(n.Arg.Pos, "%s takes no type argument", n.Name)
@@ -222,7 +222,7 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 		if !it.Semi && i < len(b.Items)-1 {
 			c.errorf(b.Items[i+1].Pos, "missing newline or \";\" before this statement")
 		}
-		if s := c.stmt(it.Stmt, top); s != nil {
+		if s := c.stmt(it, top); s != nil {
 			out.Stmts = append(out.Stmts, s)
 		}
 		// Comments inside the statement, outside its blocks, are dropped.
@@ -235,7 +235,7 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 	return out
 }
 
-func (c *converter) stmt(s *stmtAST, top bool) ir.Stmt {
+func (c *converter) stmt(s *itemAST, top bool) ir.Stmt {
 	pos := irPos(s.Pos)
 	switch {
 	case s.Shared != nil:
@@ -320,7 +320,7 @@ func (c *converter) forStmt(s *forAST) *ir.For {
 }
 
 func (c *converter) forInit(s *simpleAST) *ir.Decl {
-	if s.Op == nil || s.Op.Op != ":=" {
+	if s.Op == nil || s.Op.Value != ":=" {
 		c.errorf(s.Pos, "the init statement of a for loop must declare its variable: for i := 0; ...")
 		return nil
 	}
@@ -330,7 +330,7 @@ func (c *converter) forInit(s *simpleAST) *ir.Decl {
 }
 
 func (c *converter) forPost(s *simpleAST) *ir.Assign {
-	if (s.Op == nil || s.Op.Op == ":=") && s.Inc == nil {
+	if (s.Op == nil || s.Op.Value == ":=") && s.Inc == nil {
 		c.errorf(s.Pos, "the post statement of a for loop must be an assignment, ++ or --")
 		return nil
 	}
@@ -350,20 +350,20 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 	switch {
 	case s.Inc != nil:
 		op := ir.OpAdd
-		if s.Inc.Op == "--" {
+		if s.Inc.Value == "--" {
 			op = ir.OpSub
 		}
 		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: op, RHS: &ir.Lit{Pos: irPos(s.Inc.Pos), Val: ir.IntVal(1)}}
-	case s.Op != nil && s.Op.Op == ":=":
+	case s.Op != nil && s.Op.Value == ":=":
 		id, ok := lhs.E.(*ir.Ident)
 		if !ok {
 			c.errorf(s.Op.Pos, "non-name on the left side of :=")
 			return nil
 		}
 		c.checkName(s.Pos, id.Name)
-		return &ir.Decl{Pos: pos, Name: id.Name, Mut: true, Init: c.needValue(s.RHS, s.Op.Pos, s.Op.Op)}
+		return &ir.Decl{Pos: pos, Name: id.Name, Mut: true, Init: c.needValue(s.RHS, s.Op.Pos, s.Op.Value)}
 	case s.Op != nil:
-		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Op], RHS: c.needValue(s.RHS, s.Op.Pos, s.Op.Op)}
+		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Value], RHS: c.needValue(s.RHS, s.Op.Pos, s.Op.Value)}
 	case lhs.Barrier != 0:
 		return &ir.Barrier{Pos: pos, Kind: lhs.Barrier}
 	}

@@ -59,23 +59,17 @@ type paramAST struct {
 	Type   *typeAST `parser:"@@"`
 }
 
+// typeAST is [N]T, []T (Len nil, in a buffer parameter), or a name with an
+// optional <T> argument. One flat production: a type is tried at every
+// declaration, and a flat one fails on its first token without building
+// nested nodes.
 type typeAST struct {
 	Pos   lexer.Position
-	Array *arrayTypeAST `parser:"  @@"`
-	Named *namedTypeAST `parser:"| @@"`
-}
-
-// arrayTypeAST is [N]T, or []T (Len nil) in a buffer parameter.
-type arrayTypeAST struct {
-	Pos  lexer.Position
-	Len  exprNode `parser:"'[' @@? ']'"`
-	Elem *typeAST `parser:"@@"`
-}
-
-type namedTypeAST struct {
-	Pos  lexer.Position
-	Name string   `parser:"@Ident"`
-	Arg  *typeAST `parser:"( '<' @@ '>' )?"`
+	Array bool     `parser:"( @'['"`
+	Len   exprNode `parser:"  @@? ']'"`
+	Elem  *typeAST `parser:"  @@"`
+	Name  string   `parser:"| @Ident"`
+	Arg   *typeAST `parser:"  ( '<' @@ '>' )? )"`
 }
 
 type blockAST struct {
@@ -85,25 +79,21 @@ type blockAST struct {
 }
 
 // itemAST is a statement and its terminator; Semi is false only for the last
-// statement before "}".
+// statement before "}". The alternatives all start with distinct tokens;
+// the most frequent come first, so that a statement fails fewer of them.
 type itemAST struct {
-	Pos    lexer.Position
-	EndPos lexer.Position
-	Stmt   *stmtAST `parser:"@@"`
-	Semi   bool     `parser:"@';'?"`
-}
-
-type stmtAST struct {
 	Pos      lexer.Position
-	Shared   *sharedAST `parser:"  @@"`
-	Decl     *declAST   `parser:"| @@"`
-	If       *ifAST     `parser:"| @@"`
+	EndPos   lexer.Position
+	Decl     *declAST   `parser:"( @@"`
 	For      *forAST    `parser:"| @@"`
+	If       *ifAST     `parser:"| @@"`
+	Simple   *simpleAST `parser:"| @@"`
+	Shared   *sharedAST `parser:"| @@"`
 	Break    bool       `parser:"| @'break'"`
 	Continue bool       `parser:"| @'continue'"`
 	Return   bool       `parser:"| @'return'"`
-	Block    *blockAST  `parser:"| @@"`
-	Simple   *simpleAST `parser:"| @@"`
+	Block    *blockAST  `parser:"| @@ )"`
+	Semi     bool       `parser:"@';'?"`
 }
 
 type sharedAST struct {
@@ -117,8 +107,8 @@ type declAST struct {
 	Kind string   `parser:"@( 'let' | 'var' )"`
 	Name string   `parser:"@Ident"`
 	Type *typeAST `parser:"@@?"`
-	Eq   *eqAST   `parser:"( @@"`
-	Init exprNode `parser:"  @@? )?"`
+	Eq   *lexer.Token `parser:"( @'='"`
+	Init exprNode     `parser:"  @@? )?"`
 }
 
 type ifAST struct {
@@ -147,26 +137,17 @@ type forRestAST struct {
 type simpleAST struct {
 	Pos lexer.Position
 	LHS exprNode  `parser:"@@"`
-	Op  *assignOp `parser:"( @@"`
-	RHS exprNode  `parser:"  @@?"`
-	Inc *incOp    `parser:"| @@ )?"`
+	Op  *lexer.Token `parser:"( @Assign"`
+	RHS exprNode     `parser:"  @@?"`
+	Inc *lexer.Token `parser:"| @Inc )?"`
 }
 
-type assignOp struct {
-	Pos lexer.Position
-	Op  string `parser:"@( '=' | ':=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
-}
-
-// eqAST is the "=" of a declaration; the value after it is optional in the
-// grammar so that its absence is reported at the right place.
+// eqAST is the "=" of a const declaration; the value after it is optional in
+// the grammar so that its absence is reported at the right place. (It is a
+// production of its own for the sake of the syntax error after "const X".)
 type eqAST struct {
 	Pos lexer.Position
 	Eq  string `parser:"@'='"`
-}
-
-type incOp struct {
-	Pos lexer.Position
-	Op  string `parser:"@( '++' | '--' )"`
 }
 
 // parser is one built grammar with the sink its expression hook reports to.

@@ -17,6 +17,8 @@ const (
 	tokPunct                                 // operators and delimiters
 	tokNewline                               // ";" inserted at the end of a line, as in Go
 	tokComment                               // a // line comment (elided from the grammar)
+	tokAssign                                // = := += -= ... (one token type: one grammar reference)
+	tokInc                                   // ++ --
 )
 
 var keywords = map[string]bool{
@@ -45,6 +47,7 @@ func (definition) Symbols() map[string]lexer.TokenType {
 	return map[string]lexer.TokenType{
 		"EOF": lexer.EOF, "Ident": tokIdent, "Keyword": tokKeyword, "Int": tokInt,
 		"Float": tokFloat, "Punct": tokPunct, "Newline": tokNewline, "Comment": tokComment,
+		"Assign": tokAssign, "Inc": tokInc,
 	}
 }
 
@@ -142,9 +145,11 @@ func (s *scanner) needSemi() bool {
 			continue
 		case tokIdent, tokKeyword, tokInt, tokFloat:
 			return true
+		case tokInc:
+			return true
 		case tokPunct:
 			switch t.Value {
-			case ")", "]", "}", ">", "++", "--":
+			case ")", "]", "}", ">":
 				return true
 			}
 		}
@@ -348,7 +353,7 @@ func (s *scanner) punct() *lexError {
 			case "{", "}":
 				s.depth = 0
 			}
-			s.emit(tokPunct, p, pos)
+			s.emit(punctType(p), p, pos)
 			s.advance(len(p))
 			return nil
 		}
@@ -372,3 +377,14 @@ func isLetter(c byte) bool {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isHex(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// punctType is the token type of the operator or delimiter p.
+func punctType(p string) lexer.TokenType {
+	switch p {
+	case "=", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=":
+		return tokAssign
+	case "++", "--":
+		return tokInc
+	}
+	return tokPunct
+}
