@@ -104,9 +104,9 @@ type sharedAST struct {
 
 type declAST struct {
 	Pos  lexer.Position
-	Kind string   `parser:"@( 'let' | 'var' )"`
-	Name string   `parser:"@Ident"`
-	Type *typeAST `parser:"@@?"`
+	Kind string       `parser:"@( 'let' | 'var' )"`
+	Name string       `parser:"@Ident"`
+	Type *typeAST     `parser:"@@?"`
 	Eq   *lexer.Token `parser:"( @'='"`
 	Init exprNode     `parser:"  @@? )?"`
 }
@@ -136,7 +136,7 @@ type forRestAST struct {
 // simpleAST is an expression statement, an assignment, x := e, x++ or x--.
 type simpleAST struct {
 	Pos lexer.Position
-	LHS exprNode  `parser:"@@"`
+	LHS exprNode     `parser:"@@"`
 	Op  *lexer.Token `parser:"( @Assign"`
 	RHS exprNode     `parser:"  @@?"`
 	Inc *lexer.Token `parser:"| @Inc )?"`
