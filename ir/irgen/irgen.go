@@ -47,7 +47,8 @@
 //     guarded division, sin, cos, exp, log, sqrt, inverseSqrt, tanh, fma,
 //     mix, dot) carry a static bound on their magnitude and on their error,
 //     propagated from the per-operation bounds of docs/semantics.md §9, and
-//     flow only into out_f and shared f32 memory. FloatTol[s] is the
+//     flow only into out_f and shared f32 memory, and only when the error
+//     bound is within 2^-10 of the magnitude bound. FloatTol[s] is the
 //     resulting absolute bound for output slot s (0 for exact slots).
 package irgen
 

@@ -155,9 +155,15 @@ func (g *gen) flush() {
 		case ir.I32, ir.Bool:
 			g.emit(&ir.Assign{LHS: g.slot("out_i", s), Op: ir.OpAdd, RHS: ir.Conv(ir.U32, ir.Ref(l.name))})
 		case ir.F32:
+			if !precise(l.fb) {
+				continue
+			}
 			g.tol[s] = max(g.tol[s], l.fb.E)
 			g.emit(&ir.Assign{LHS: g.slot("out_f", s), RHS: ir.Ref(l.name)})
 		case ir.F16:
+			if l.fb.E > 0x1p-6*max(l.fb.B, 1) {
+				continue
+			}
 			g.htol[s] = max(g.htol[s], l.fb.E)
 			g.emit(&ir.Assign{LHS: g.slot("out_h", s), RHS: ir.Ref(l.name)})
 		}
@@ -289,9 +295,27 @@ func (g *gen) storeInt() {
 	g.emit(&ir.Assign{LHS: g.slot("out_i", g.r.IntN(Slots)), Op: op, RHS: g.intExpr(ir.U32, g.cfg.Depth, op != ir.OpDiv)})
 }
 
+// precise reports whether an approximate float's error bound is small
+// enough for a comparison to mean something: 2^-10 relative to its
+// magnitude bound (or absolute below 1).
+func precise(fb fbound) bool { return fb.E <= 0x1p-10*max(fb.B, 1) }
+
+// checkedFloat is a float expression whose bound is precise: a few tries,
+// then a deterministic one.
+func (g *gen) checkedFloat() (ir.Expr, fbound) {
+	det := g.r.IntN(3) == 0
+	for try := 0; try < 4; try++ {
+		e, fb := g.floatExpr(g.cfg.Depth, det || try == 3)
+		if precise(fb) {
+			return e, fb
+		}
+	}
+	panic("unreachable: a deterministic float has no error")
+}
+
 func (g *gen) storeFloat() {
 	s := g.r.IntN(Slots)
-	e, fb := g.floatExpr(g.cfg.Depth, g.r.IntN(3) == 0)
+	e, fb := g.checkedFloat()
 	g.tol[s] = max(g.tol[s], fb.E)
 	g.emit(&ir.Assign{LHS: g.slot("out_f", s), RHS: e})
 }
@@ -408,7 +432,7 @@ func (g *gen) sharedPhase() {
 }
 
 func (g *gen) sharedFloatPhase() {
-	e, fb := g.floatExpr(g.cfg.Depth, false)
+	e, fb := g.checkedFloat()
 	g.shB = fbound{B: max(g.shB.B, fb.B), E: max(g.shB.E, fb.E)}
 	n := g.name("tv")
 	g.emit(&ir.Decl{Name: n, Init: e})
