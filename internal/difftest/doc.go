@@ -42,6 +42,7 @@
 // A failure prints the seed, the path, the generator configuration, the
 // reproducing command, the differing elements (expected against got) and
 // the kernel's .kc text. TestRegressions replays the seeds that once found
-// a bug. Without a Vulkan or wgpu adapter the tests are kctest.Missing:
+// a bug; TestReassociation keeps the reduced kernel of a lavapipe finding
+// (float additions reassociated). Without a Vulkan or wgpu adapter the tests are kctest.Missing:
 // they fail in CI and skip elsewhere.
 package difftest
