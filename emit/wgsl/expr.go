@@ -197,7 +197,7 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 			}
 			return f.zero(t)
 		}
-		if f.needsDivHelper(y) {
+		if f.needsDivHelper(op, y) {
 			return f.divHelper(op, f.expr(x), y, t)
 		}
 	}
@@ -406,10 +406,34 @@ func below32(y ir.Expr) bool {
 	return false
 }
 
+// remI32Src is the i32 remainder helper: |x| % |y| in u32 (|MIN| is 2^31,
+// exact) with the sign of x, and 1 in place of a zero divisor. naga lowers
+// a WGSL i32 % to OpSRem, which the H200's driver (NVIDIA 580.159) computes
+// with the divisor's sign for some negative operands; the unsigned form is
+// OpUMod everywhere and needs no MIN / -1 guard (2^31 % 1 == 0).
+func (f *fn) remI32Src(name string, t ir.Type) string {
+	tn := f.e.typeName(t)
+	ut := ir.WithElem(t, ir.U32)
+	un := f.e.typeName(ut)
+	ulit := func(v int64) string { return f.lit(ir.IntVal(v), ut).s }
+	zero := f.lit(ir.IntVal(0), t).s
+	return "// " + name + " is x % y with kc's rules: x % 0 == 0, MIN % -1 == 0, the sign of x.\n" +
+		"fn " + name + "(x: " + tn + ", y: " + tn + ") -> " + tn + " {\n" +
+		"  let ux = select(bitcast<" + un + ">(x), " + ulit(0) + " - bitcast<" + un + ">(x), x < " + zero + ");\n" +
+		"  let uy = select(bitcast<" + un + ">(y), " + ulit(0) + " - bitcast<" + un + ">(y), y < " + zero + ");\n" +
+		"  let r = bitcast<" + tn + ">(ux % select(uy, " + ulit(1) + ", uy == " + ulit(0) + "));\n" +
+		"  return select(r, -r, x < " + zero + ");\n}"
+}
+
 // needsDivHelper reports whether integer division or remainder by y needs
 // kc's guards: unless y is a constant that is neither 0 (handled apart) nor
-// -1, the divisor might be 0, or -1 with a MIN dividend.
-func (f *fn) needsDivHelper(y ir.Expr) bool {
+// -1, the divisor might be 0, or -1 with a MIN dividend. An i32 remainder
+// always goes through its helper, which avoids SPIR-V's OpSRem (see
+// remI32Src).
+func (f *fn) needsDivHelper(op ir.BinaryOp, y ir.Expr) bool {
+	if op == ir.OpRem && ir.ElemScalar(y.Type()) == ir.I32 {
+		return true
+	}
 	v, ok := constValue(y)
 	return !ok || v.Int == -1 && ir.ElemScalar(y.Type()) == ir.I32
 }
@@ -434,6 +458,9 @@ func (f *fn) divHelper(op ir.BinaryOp, x wx, y ir.Expr, t ir.Type) wx {
 }
 
 func (f *fn) divHelperSrc(name string, op ir.BinaryOp, t ir.Type) string {
+	if op == ir.OpRem && ir.ElemScalar(t) == ir.I32 {
+		return f.remI32Src(name, t)
+	}
 	tn := f.e.typeName(t)
 	lit := func(v int64) string { return f.lit(ir.IntVal(v), t).s }
 	cond := "y == " + lit(0)

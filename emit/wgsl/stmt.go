@@ -215,7 +215,7 @@ func (f *fn) assignText(s *ir.Assign) string {
 			}
 			return lhs + " = " + f.zero(t).s
 		}
-		if f.needsDivHelper(s.RHS) {
+		if f.needsDivHelper(s.Op, s.RHS) {
 			return lhs + " = " + f.divHelper(s.Op, prim(lhs), s.RHS, t).s
 		}
 	}

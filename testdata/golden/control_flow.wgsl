@@ -28,7 +28,7 @@ fn control_flow(@builtin(global_invocation_id) global_id: vec3<u32>) {
     acc = 3i;
   }
   for (var a: i32 = 0i; a < 8i; a++) {
-    if a % 3i == 1i {
+    if kc_rem_i32(a, 3i) == 1i {
       continue;
     }
     for (var b: i32 = 0i; b < 8i; b++) {
@@ -72,4 +72,12 @@ fn control_flow(@builtin(global_invocation_id) global_id: vec3<u32>) {
     acc -= j;
   }
   y[i] = acc;
+}
+
+// kc_rem_i32 is x % y with kc's rules: x % 0 == 0, MIN % -1 == 0, the sign of x.
+fn kc_rem_i32(x: i32, y: i32) -> i32 {
+  let ux = select(bitcast<u32>(x), 0u - bitcast<u32>(x), x < 0i);
+  let uy = select(bitcast<u32>(y), 0u - bitcast<u32>(y), y < 0i);
+  let r = bitcast<i32>(ux % select(uy, 1u, uy == 0u));
+  return select(r, -r, x < 0i);
 }

@@ -58,9 +58,12 @@ fn kc_div_i32(x: i32, y: i32) -> i32 {
   return x / select(y, 1i, (y == 0i) | ((x == i32(-2147483648)) & (y == -1i)));
 }
 
-// kc_rem_i32 is x % y with kc's rules: x % 0 == 0, MIN % -1 == 0.
+// kc_rem_i32 is x % y with kc's rules: x % 0 == 0, MIN % -1 == 0, the sign of x.
 fn kc_rem_i32(x: i32, y: i32) -> i32 {
-  return x % select(y, 1i, (y == 0i) | ((x == i32(-2147483648)) & (y == -1i)));
+  let ux = select(bitcast<u32>(x), 0u - bitcast<u32>(x), x < 0i);
+  let uy = select(bitcast<u32>(y), 0u - bitcast<u32>(y), y < 0i);
+  let r = bitcast<i32>(ux % select(uy, 1u, uy == 0u));
+  return select(r, -r, x < 0i);
 }
 
 // kc_div_u32 is x / y with kc's rules: x / 0 == x.
