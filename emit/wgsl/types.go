@@ -165,74 +165,11 @@ func (e *emitter) kernel(k *ir.Kernel) {
 // builtinsUsed lists the builtin values a statement tree reads.
 func builtinsUsed(b *ir.Block) *[ir.SubgroupInvocationID + 1]bool {
 	var used [ir.SubgroupInvocationID + 1]bool
-	var expr func(x ir.Expr)
-	expr = func(x ir.Expr) {
-		switch x := x.(type) {
-		case *ir.BuiltinValue:
-			if x.Kind <= ir.SubgroupInvocationID {
-				used[x.Kind] = true
-			}
-		case *ir.Unary:
-			expr(x.X)
-		case *ir.Binary:
-			expr(x.X)
-			expr(x.Y)
-		case *ir.Call:
-			for _, a := range x.Args {
-				expr(a)
-			}
-		case *ir.Convert:
-			expr(x.X)
-		case *ir.Construct:
-			for _, a := range x.Args {
-				expr(a)
-			}
-		case *ir.Bitcast:
-			expr(x.X)
-		case *ir.Index:
-			expr(x.X)
-			expr(x.Index)
-		case *ir.Swizzle:
-			expr(x.X)
+	ir.Inspect(b, func(n ir.Node) bool {
+		if x, ok := n.(*ir.BuiltinValue); ok && x.Kind <= ir.SubgroupInvocationID {
+			used[x.Kind] = true
 		}
-	}
-	var stmt func(s ir.Stmt)
-	stmt = func(s ir.Stmt) {
-		switch s := s.(type) {
-		case *ir.Block:
-			if s != nil {
-				for _, t := range s.Stmts {
-					stmt(t)
-				}
-			}
-		case *ir.Decl:
-			if s.Init != nil {
-				expr(s.Init)
-			}
-		case *ir.Assign:
-			expr(s.LHS)
-			expr(s.RHS)
-		case *ir.If:
-			expr(s.Cond)
-			stmt(s.Then)
-			if s.Else != nil {
-				stmt(s.Else)
-			}
-		case *ir.For:
-			if s.Init != nil {
-				stmt(s.Init)
-			}
-			if s.Cond != nil {
-				expr(s.Cond)
-			}
-			if s.Post != nil {
-				stmt(s.Post)
-			}
-			stmt(s.Body)
-		case *ir.ExprStmt:
-			expr(s.Call)
-		}
-	}
-	stmt(b)
+		return true
+	})
 	return &used
 }
