@@ -14,7 +14,12 @@ import (
 // further errors about the expressions that contain it.
 
 // bad reports whether t is the type of an erroneous (or missing) expression.
-func bad(t Type) bool { return t == nil || t == Type(Invalid) }
+func bad(t Type) bool {
+	// A type assertion, not t == Type(Invalid): comparing interfaces
+	// compares through runtime.ifaceeq, and this runs on every node.
+	s, ok := t.(Scalar)
+	return t == nil || ok && s == Invalid
+}
 
 // isNil reports whether a node or type interface is nil or holds a nil pointer.
 func isNil(x any) bool {

@@ -6,11 +6,11 @@ package ir
 
 type scope struct {
 	parent *scope
-	names  map[string]Object
+	names  map[string]Object // made on the first declaration: most blocks declare nothing
 }
 
 func newScope(parent *scope) *scope {
-	return &scope{parent: parent, names: map[string]Object{}}
+	return &scope{parent: parent}
 }
 
 // lookup finds name in s or an enclosing scope.
@@ -32,6 +32,9 @@ func (c *checker) declare(obj Object, pos Pos, name, what string) {
 	if prev, ok := c.scope.names[name]; ok {
 		c.errorf(pos, "%s redeclared in this block%s", name, prevDecl(prev.Position()))
 		return
+	}
+	if c.scope.names == nil {
+		c.scope.names = map[string]Object{}
 	}
 	c.scope.names[name] = obj
 }

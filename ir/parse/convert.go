@@ -243,15 +243,15 @@ func (c *converter) stmt(s *itemAST, top bool) ir.Stmt {
 			c.errorf(s.Pos, "shared %s must be declared at the top level of the kernel body", s.Shared.Name)
 			return nil
 		}
-		c.checkName(s.Shared.Pos, s.Shared.Name)
+		c.checkName(s.Pos, s.Shared.Name)
 		c.inKernel.Shared = append(c.inKernel.Shared, &ir.Shared{Pos: pos, Name: s.Shared.Name, Type: c.typ(s.Shared.Type)})
 		return nil
 	case s.Decl != nil:
-		return c.decl(s.Decl)
+		return c.decl(s.DeclKind, s.Decl, s.Pos)
 	case s.If != nil:
-		return c.ifStmt(s.If)
+		return c.ifStmt(s.If, s.Pos)
 	case s.For != nil:
-		return c.forStmt(s.For)
+		return c.forStmt(s.For, s.Pos)
 	case s.Break:
 		return &ir.Break{Pos: pos}
 	case s.Continue:
@@ -266,42 +266,48 @@ func (c *converter) stmt(s *itemAST, top bool) ir.Stmt {
 	return nil
 }
 
-func (c *converter) decl(d *declAST) ir.Stmt {
-	c.checkName(d.Pos, d.Name)
-	out := &ir.Decl{Pos: irPos(d.Pos), Name: d.Name, Mut: d.Kind == "var"}
+// decl converts a declaration that starts at pos.
+func (c *converter) decl(kind string, d *declAST, pos lexer.Position) ir.Stmt {
+	c.checkName(pos, d.Name)
+	out := &ir.Decl{Pos: irPos(pos), Name: d.Name, Mut: kind == "var"}
+	if d.TEq != nil {
+		d.Eq, d.Init = d.TEq, d.TInit
+	}
 	if d.Eq != nil {
-		out.Init = c.needValue(d.Init, d.Eq.Pos, d.Kind+" "+d.Name+" =")
+		out.Init = c.needValue(d.Init, d.Eq.Pos, kind+" "+d.Name+" =")
 	}
 	if d.Type != nil {
 		out.Type = c.typ(d.Type)
 	}
 	switch {
 	case !out.Mut && out.Init == nil:
-		c.errorf(d.Pos, "let %s needs a value: let %s = ...", d.Name, d.Name)
+		c.errorf(pos, "let %s needs a value: let %s = ...", d.Name, d.Name)
 	case out.Init == nil && out.Type == nil:
-		c.errorf(d.Pos, "var %s needs a type or a value", d.Name)
+		c.errorf(pos, "var %s needs a type or a value", d.Name)
 	}
 	return out
 }
 
-func (c *converter) ifStmt(s *ifAST) *ir.If {
-	out := &ir.If{Pos: irPos(s.Pos), Cond: c.needValue(s.Cond, s.Then.Pos, "if"), Then: c.block(s.Then, false)}
+// ifStmt converts an if statement whose "if" is at pos.
+func (c *converter) ifStmt(s *ifAST, pos lexer.Position) *ir.If {
+	out := &ir.If{Pos: irPos(pos), Cond: c.needValue(s.Cond, s.Then.Pos, "if"), Then: c.block(s.Then, false)}
 	switch {
 	case s.ElseIf != nil:
-		out.Else = c.ifStmt(s.ElseIf)
+		out.Else = c.ifStmt(s.ElseIfSt, s.ElseIf.Pos)
 	case s.Else != nil:
 		out.Else = c.block(s.Else, false)
 	}
 	return out
 }
 
-func (c *converter) forStmt(s *forAST) *ir.For {
-	out := &ir.For{Pos: irPos(s.Pos)}
+// forStmt converts a for statement that starts at pos.
+func (c *converter) forStmt(s *forAST, pos lexer.Position) *ir.For {
+	out := &ir.For{Pos: irPos(pos)}
 	if s.Clause == nil {
 		// for { } or for cond { }
 		if s.First != nil {
 			if s.First.Op != nil || s.First.Inc != nil {
-				c.errorf(s.First.Pos, "expected a condition after for; a loop with a statement is written for init; cond; post {")
+				c.errorf(s.First.pos(), "expected a condition after for; a loop with a statement is written for init; cond; post {")
 			} else {
 				out.Cond = c.value(s.First.LHS)
 			}
@@ -321,7 +327,7 @@ func (c *converter) forStmt(s *forAST) *ir.For {
 
 func (c *converter) forInit(s *simpleAST) *ir.Decl {
 	if s.Op == nil || s.Op.Value != ":=" {
-		c.errorf(s.Pos, "the init statement of a for loop must declare its variable: for i := 0; ...")
+		c.errorf(s.pos(), "the init statement of a for loop must declare its variable: for i := 0; ...")
 		return nil
 	}
 	st := c.simple(s)
@@ -331,7 +337,7 @@ func (c *converter) forInit(s *simpleAST) *ir.Decl {
 
 func (c *converter) forPost(s *simpleAST) *ir.Assign {
 	if (s.Op == nil || s.Op.Value == ":=") && s.Inc == nil {
-		c.errorf(s.Pos, "the post statement of a for loop must be an assignment, ++ or --")
+		c.errorf(s.pos(), "the post statement of a for loop must be an assignment, ++ or --")
 		return nil
 	}
 	st := c.simple(s)
@@ -345,7 +351,7 @@ var assignOps = map[string]ir.BinaryOp{
 }
 
 func (c *converter) simple(s *simpleAST) ir.Stmt {
-	pos := irPos(s.Pos)
+	pos := irPos(s.pos())
 	lhs := s.LHS.node()
 	switch {
 	case s.Inc != nil:
@@ -360,7 +366,7 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 			c.errorf(s.Op.Pos, "non-name on the left side of :=")
 			return nil
 		}
-		c.checkName(s.Pos, id.Name)
+		c.checkName(s.pos(), id.Name)
 		return &ir.Decl{Pos: pos, Name: id.Name, Mut: true, Init: c.needValue(s.RHS, s.Op.Pos, s.Op.Value)}
 	case s.Op != nil:
 		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Value], RHS: c.needValue(s.RHS, s.Op.Pos, s.Op.Value)}
@@ -370,9 +376,12 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 	if call, ok := lhs.E.(*ir.Call); ok {
 		return &ir.ExprStmt{Pos: pos, Call: call}
 	}
-	c.errorf(s.Pos, "%s is evaluated but not used", ir.ExprString(lhs.E))
+	c.errorf(s.pos(), "%s is evaluated but not used", ir.ExprString(lhs.E))
 	return nil
 }
+
+// pos is where a simple statement starts: at its first expression.
+func (s *simpleAST) pos() lexer.Position { return s.LHS.node().Pos }
 
 // commentText is a // comment's text without the //.
 func commentText(t lexer.Token) string { return strings.TrimPrefix(t.Value, "//") }

@@ -31,7 +31,7 @@ func describe(t *lexer.Token) string {
 		return "newline"
 	case tokIdent:
 		return "name " + t.Value
-	case tokKeyword:
+	case tokKeyword, tokDeclKw:
 		return "keyword " + t.Value
 	case tokInt, tokFloat:
 		return "number " + t.Value

@@ -8,6 +8,13 @@ import (
 // The grammar, one production per struct (participle). Newline tokens are
 // the semicolons the lexer inserts at line ends; expressions are parsed by
 // the hand-written precedence climber in expr.go (exprNode).
+//
+// participle records a Pos field on every attempt at a production, matched or
+// not, and builds the production's struct before it fails: the keyword that
+// selects a statement is matched in itemAST, before its production is tried,
+// and the productions that always start where their statement does (declAST,
+// forAST, ifAST, sharedAST) or with an expression (simpleAST, whose exprNode
+// has the position) have no Pos: the converter takes it from there.
 
 type fileAST struct {
 	Pos   lexer.Position
@@ -84,11 +91,12 @@ type blockAST struct {
 type itemAST struct {
 	Pos      lexer.Position
 	EndPos   lexer.Position
-	Decl     *declAST   `parser:"( @@"`
-	For      *forAST    `parser:"| @@"`
-	If       *ifAST     `parser:"| @@"`
+	DeclKind string     `parser:"( @DeclKw"`
+	Decl     *declAST   `parser:"  @@"`
+	For      *forAST    `parser:"| 'for' @@"`
+	If       *ifAST     `parser:"| 'if' @@"`
 	Simple   *simpleAST `parser:"| @@"`
-	Shared   *sharedAST `parser:"| @@"`
+	Shared   *sharedAST `parser:"| 'shared' @@"`
 	Break    bool       `parser:"| @'break'"`
 	Continue bool       `parser:"| @'continue'"`
 	Return   bool       `parser:"| @'return'"`
@@ -96,32 +104,36 @@ type itemAST struct {
 	Semi     bool       `parser:"@';'?"`
 }
 
+// sharedAST is a shared declaration after its "shared".
 type sharedAST struct {
-	Pos  lexer.Position
-	Name string   `parser:"'shared' @Ident"`
+	Name string   `parser:"@Ident"`
 	Type *typeAST `parser:"@@"`
 }
 
+// declAST is a name, and a type, a value or both, after let or var. The two
+// forms after the name start with distinct tokens ("=" or a type), so that a
+// declaration without a type does not try to parse one first.
 type declAST struct {
-	Pos  lexer.Position
-	Kind string       `parser:"@( 'let' | 'var' )"`
-	Name string       `parser:"@Ident"`
-	Type *typeAST     `parser:"@@?"`
-	Eq   *lexer.Token `parser:"( @'='"`
-	Init exprNode     `parser:"  @@? )?"`
+	Name  string       `parser:"@Ident"`
+	Eq    *lexer.Token `parser:"( @'='"`
+	Init  exprNode     `parser:"  @@?"`
+	Type  *typeAST     `parser:"| @@"`
+	TEq   *lexer.Token `parser:"  ( @'='"`
+	TInit exprNode     `parser:"    @@? )? )?"`
 }
 
+// ifAST is an if statement after its "if"; ElseIf is the "if" of an else if.
 type ifAST struct {
-	Pos    lexer.Position
-	Cond   exprNode  `parser:"'if' @@?"`
-	Then   *blockAST `parser:"@@"`
-	ElseIf *ifAST    `parser:"( 'else' ( @@"`
-	Else   *blockAST `parser:"| @@ ) )?"`
+	Cond     exprNode     `parser:"@@?"`
+	Then     *blockAST    `parser:"@@"`
+	ElseIf   *lexer.Token `parser:"( 'else' ( @'if'"`
+	ElseIfSt *ifAST       `parser:"  @@"`
+	Else     *blockAST    `parser:"| @@ ) )?"`
 }
 
+// forAST is a for statement after its "for".
 type forAST struct {
-	Pos    lexer.Position
-	First  *simpleAST  `parser:"'for' @@?"`
+	First  *simpleAST  `parser:"@@?"`
 	Clause *forRestAST `parser:"@@?"`
 	Body   *blockAST   `parser:"@@"`
 }
@@ -135,7 +147,6 @@ type forRestAST struct {
 
 // simpleAST is an expression statement, an assignment, x := e, x++ or x--.
 type simpleAST struct {
-	Pos lexer.Position
 	LHS exprNode     `parser:"@@"`
 	Op  *lexer.Token `parser:"( @Assign"`
 	RHS exprNode     `parser:"  @@?"`

@@ -19,13 +19,16 @@ const (
 	tokComment                               // a // line comment (elided from the grammar)
 	tokAssign                                // = := += -= ... (one token type: one grammar reference)
 	tokInc                                   // ++ --
+	tokDeclKw                                // the keywords let and var
 )
 
-var keywords = map[string]bool{
-	"kernel": true, "const": true, "enable": true, "let": true, "var": true,
-	"shared": true, "if": true, "else": true, "for": true, "break": true,
-	"continue": true, "return": true, "workgroup": true, "read": true,
-	"read_write": true, "true": true, "false": true, "inf": true, "nan": true,
+// keywords maps each reserved word to itself, so that a keyword token's
+// value is a shared string rather than a copy of the source bytes.
+var keywords = map[string]string{
+	"kernel": "kernel", "const": "const", "enable": "enable", "let": "let", "var": "var",
+	"shared": "shared", "if": "if", "else": "else", "for": "for", "break": "break",
+	"continue": "continue", "return": "return", "workgroup": "workgroup", "read": "read",
+	"read_write": "read_write", "true": "true", "false": "false", "inf": "inf", "nan": "nan",
 }
 
 // puncts lists the operators, longest first within each leading byte.
@@ -37,6 +40,14 @@ var puncts = []string{
 	"[", "]", "{", "}", ",", ";", ".",
 }
 
+// punctsByByte lists puncts by their first byte, longest first.
+var punctsByByte = func() (t [256][]string) {
+	for _, p := range puncts {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return t
+}()
+
 // definition is the participle lexer definition. Lexing happens up front in
 // lex (so that its errors carry positions); Lex replays a token list.
 type definition struct{}
@@ -47,7 +58,7 @@ func (definition) Symbols() map[string]lexer.TokenType {
 	return map[string]lexer.TokenType{
 		"EOF": lexer.EOF, "Ident": tokIdent, "Keyword": tokKeyword, "Int": tokInt,
 		"Float": tokFloat, "Punct": tokPunct, "Newline": tokNewline, "Comment": tokComment,
-		"Assign": tokAssign, "Inc": tokInc,
+		"Assign": tokAssign, "Inc": tokInc, "DeclKw": tokDeclKw,
 	}
 }
 
@@ -98,7 +109,8 @@ const maxNesting = 200
 
 // lex tokenizes src. The last token is EOF.
 func lex(file string, src []byte) ([]lexer.Token, *lexError) {
-	s := &scanner{file: file, src: src, line: 1, col: 1}
+	// About one token per four bytes of typical source.
+	s := &scanner{file: file, src: src, line: 1, col: 1, toks: make([]lexer.Token, 0, len(src)/4+8)}
 	if err := s.run(); err != nil {
 		return nil, err
 	}
@@ -143,7 +155,7 @@ func (s *scanner) needSemi() bool {
 		switch t.Type {
 		case tokComment:
 			continue
-		case tokIdent, tokKeyword, tokInt, tokFloat:
+		case tokIdent, tokKeyword, tokDeclKw, tokInt, tokFloat:
 			return true
 		case tokInc:
 			return true
@@ -260,9 +272,14 @@ func (s *scanner) ident() {
 	for end < len(s.src) && (isLetter(s.src[end]) || isDigit(s.src[end])) {
 		end++
 	}
-	word := string(s.src[s.off:end])
 	typ := tokIdent
-	if keywords[word] {
+	word, ok := keywords[string(s.src[s.off:end])]
+	switch {
+	case !ok:
+		word = string(s.src[s.off:end])
+	case word == "let" || word == "var":
+		typ = tokDeclKw
+	default:
 		typ = tokKeyword
 	}
 	s.emit(typ, word, pos)
@@ -330,7 +347,7 @@ func (s *scanner) number() *lexError {
 
 func (s *scanner) punct() *lexError {
 	pos := s.pos()
-	for _, p := range puncts {
+	for _, p := range punctsByByte[s.src[s.off]] {
 		if s.off+len(p) <= len(s.src) && string(s.src[s.off:s.off+len(p)]) == p {
 			switch p {
 			case "(", "[", "{":
