@@ -461,54 +461,9 @@ func (f *fn) fold(o ir.BinaryOp, x, y uint32, rt ir.Type) (uint32, bool) {
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	v, ok := foldInt(o, s == ir.I32, a, b)
+	v, ok := ir.FoldInt32(o, a, b, s == ir.I32)
 	if !ok {
 		return 0, false
 	}
 	return f.constBits(f.scalarType(s), v), true
-}
-
-// foldInt is ir/doc.go's integer arithmetic on 32-bit patterns.
-func foldInt(o ir.BinaryOp, signed bool, a, b uint32) (uint32, bool) {
-	const minI32 = 0x80000000
-	switch o {
-	case ir.OpAdd:
-		return a + b, true
-	case ir.OpSub:
-		return a - b, true
-	case ir.OpMul:
-		return a * b, true
-	case ir.OpDiv:
-		switch {
-		case b == 0:
-			return a, true
-		case signed && a == minI32 && b == 0xffffffff:
-			return a, true
-		case signed:
-			return uint32(int32(a) / int32(b)), true
-		}
-		return a / b, true
-	case ir.OpRem:
-		switch {
-		case b == 0, signed && a == minI32 && b == 0xffffffff:
-			return 0, true
-		case signed:
-			return uint32(int32(a) % int32(b)), true
-		}
-		return a % b, true
-	case ir.OpAnd:
-		return a & b, true
-	case ir.OpOr:
-		return a | b, true
-	case ir.OpXor:
-		return a ^ b, true
-	case ir.OpShl:
-		return a << (b & 31), true
-	case ir.OpShr:
-		if signed {
-			return uint32(int32(a) >> (b & 31)), true
-		}
-		return a >> (b & 31), true
-	}
-	return 0, false
 }

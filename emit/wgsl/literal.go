@@ -197,7 +197,7 @@ func constBinary(x *ir.Binary) (ir.Value, bool) {
 	if x.Op.IsComparison() {
 		return ir.BoolVal(compareInt(x.Op, a.Int, b.Int)), true
 	}
-	r, ok := evalInt(x.Op, uint32(a.Int), uint32(b.Int), s == ir.I32)
+	r, ok := ir.FoldInt32(x.Op, uint32(a.Int), uint32(b.Int), s == ir.I32)
 	if !ok {
 		return ir.Value{}, false
 	}
@@ -218,46 +218,4 @@ func compareInt(op ir.BinaryOp, a, b int64) bool {
 		return a > b
 	}
 	return a >= b
-}
-
-// evalInt computes a op b on 32-bit patterns, signed when signed is set.
-func evalInt(op ir.BinaryOp, a, b uint32, signed bool) (uint32, bool) {
-	switch op {
-	case ir.OpAdd:
-		return a + b, true
-	case ir.OpSub:
-		return a - b, true
-	case ir.OpMul:
-		return a * b, true
-	case ir.OpAnd:
-		return a & b, true
-	case ir.OpOr:
-		return a | b, true
-	case ir.OpXor:
-		return a ^ b, true
-	case ir.OpShl:
-		return a << (b & 31), true
-	case ir.OpShr:
-		if signed {
-			return uint32(int32(a) >> (b & 31)), true
-		}
-		return a >> (b & 31), true
-	case ir.OpDiv, ir.OpRem:
-		if b == 0 || signed && int32(a) == math.MinInt32 && int32(b) == -1 {
-			if op == ir.OpDiv {
-				return a, true
-			}
-			return 0, true
-		}
-		switch {
-		case signed && op == ir.OpDiv:
-			return uint32(int32(a) / int32(b)), true
-		case signed:
-			return uint32(int32(a) % int32(b)), true
-		case op == ir.OpDiv:
-			return a / b, true
-		}
-		return a % b, true
-	}
-	return 0, false
 }
