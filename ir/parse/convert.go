@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -15,6 +16,25 @@ type converter struct {
 	comments []lexer.Token // every // comment, in source order
 	next     int           // first comment not yet placed or dropped
 	inKernel *ir.Kernel
+	toks     []lexer.Token // every token of the file, comments included
+}
+
+// semiBefore reports whether the last token before the one at offset off,
+// comments aside, is a ";" (inserted at a line end or written). off is the
+// start of a statement, which no other token shares.
+func (c *converter) semiBefore(off int) bool {
+	k := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos.Offset >= off })
+	for k--; k >= 0; k-- {
+		switch t := c.toks[k]; t.Type {
+		case tokComment:
+			continue
+		case tokNewline, tokPunct:
+			return t.Value == ";"
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func (c *converter) errorf(p lexer.Position, format string, args ...any) {
@@ -219,7 +239,8 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 		for _, t := range c.commentsBefore(it.Pos.Offset) {
 			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: commentText(t)})
 		}
-		if !it.Semi && i < len(b.Items)-1 {
+		// A statement takes the ";" after it, if any (see itemAST).
+		if i < len(b.Items)-1 && !c.semiBefore(b.Items[i+1].Pos.Offset) {
 			c.errorf(b.Items[i+1].Pos, "missing newline or \";\" before this statement")
 		}
 		if s := c.stmt(it, top); s != nil {

@@ -22,13 +22,51 @@ const (
 	tokDeclKw                                // the keywords let and var
 )
 
-// keywords maps each reserved word to itself, so that a keyword token's
-// value is a shared string rather than a copy of the source bytes.
-var keywords = map[string]string{
-	"kernel": "kernel", "const": "const", "enable": "enable", "let": "let", "var": "var",
-	"shared": "shared", "if": "if", "else": "else", "for": "for", "break": "break",
-	"continue": "continue", "return": "return", "workgroup": "workgroup", "read": "read",
-	"read_write": "read_write", "true": "true", "false": "false", "inf": "inf", "nan": "nan",
+// keyword returns the reserved word spelled by b as a shared string, so that
+// a keyword token's value is not a copy of the source bytes. (A switch: the
+// compiler turns it into a search without converting b.)
+func keyword(b []byte) (string, bool) {
+	switch string(b) {
+	case "kernel":
+		return "kernel", true
+	case "const":
+		return "const", true
+	case "enable":
+		return "enable", true
+	case "let":
+		return "let", true
+	case "var":
+		return "var", true
+	case "shared":
+		return "shared", true
+	case "if":
+		return "if", true
+	case "else":
+		return "else", true
+	case "for":
+		return "for", true
+	case "break":
+		return "break", true
+	case "continue":
+		return "continue", true
+	case "return":
+		return "return", true
+	case "workgroup":
+		return "workgroup", true
+	case "read":
+		return "read", true
+	case "read_write":
+		return "read_write", true
+	case "true":
+		return "true", true
+	case "false":
+		return "false", true
+	case "inf":
+		return "inf", true
+	case "nan":
+		return "nan", true
+	}
+	return "", false
 }
 
 // puncts lists the operators, longest first within each leading byte.
@@ -71,18 +109,20 @@ func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 	if lerr != nil {
 		return nil, lerr
 	}
-	return &replay{toks: toks}, nil
+	last := len(toks) - 1 // the EOF
+	return &replay{toks: toks[:last], eof: toks[last]}, nil
 }
 
-// replay hands out a prepared token list.
+// replay hands out a prepared token list, then its EOF token.
 type replay struct {
 	toks []lexer.Token
+	eof  lexer.Token
 	i    int
 }
 
 func (r *replay) Next() (lexer.Token, error) {
 	if r.i >= len(r.toks) {
-		return r.toks[len(r.toks)-1], nil
+		return r.eof, nil
 	}
 	t := r.toks[r.i]
 	r.i++
@@ -109,8 +149,8 @@ const maxNesting = 200
 
 // lex tokenizes src. The last token is EOF.
 func lex(file string, src []byte) ([]lexer.Token, *lexError) {
-	// About one token per four bytes of typical source.
-	s := &scanner{file: file, src: src, line: 1, col: 1, toks: make([]lexer.Token, 0, len(src)/4+8)}
+	// About one token per three or four bytes of typical source.
+	s := &scanner{file: file, src: src, line: 1, col: 1, toks: make([]lexer.Token, 0, len(src)/3+8)}
 	if err := s.run(); err != nil {
 		return nil, err
 	}
@@ -273,7 +313,7 @@ func (s *scanner) ident() {
 		end++
 	}
 	typ := tokIdent
-	word, ok := keywords[string(s.src[s.off:end])]
+	word, ok := keyword(s.src[s.off:end])
 	switch {
 	case !ok:
 		word = string(s.src[s.off:end])

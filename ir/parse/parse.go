@@ -59,7 +59,7 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	}
 	putParser(ps)
 	m := &ir.Module{File: filename}
-	c := &converter{comments: comments, errs: errs}
+	c := &converter{comments: comments, errs: errs, toks: toks}
 	c.file(ast, m)
 	if len(c.errs) == 0 && len(m.Kernels) == 0 {
 		c.errs = append(c.errs, ir.Errorf(irPos(toks[len(toks)-1].Pos), "no kernel in file"))
@@ -93,8 +93,8 @@ func checkEncoding(filename string, src []byte) *ir.Error {
 }
 
 // parseSegment runs the grammar over one token segment.
-func parseSegment(ps *parser, seg []lexer.Token) (*fileAST, error) {
-	peek, err := lexer.Upgrade(&replay{toks: seg}, tokComment)
+func parseSegment(ps *parser, seg segment) (*fileAST, error) {
+	peek, err := lexer.Upgrade(&replay{toks: seg.toks, eof: seg.eof}, tokComment)
 	if err != nil {
 		return nil, err
 	}
@@ -107,23 +107,28 @@ func parseSegment(ps *parser, seg []lexer.Token) (*fileAST, error) {
 	return f, err
 }
 
+// segment is a run of tokens and the EOF token that ends it.
+type segment struct {
+	toks []lexer.Token
+	eof  lexer.Token
+}
+
 // splitTopLevel cuts the token list before every kernel, const or enable
 // keyword that starts a line. Each segment ends with an EOF token; one that
 // stops before a declaration carries that keyword, so that an error there
-// reads "unexpected keyword kernel" rather than "end of file".
-func splitTopLevel(toks []lexer.Token) [][]lexer.Token {
-	var segs [][]lexer.Token
+// reads "unexpected keyword kernel" rather than "end of file". The segments
+// share toks.
+func splitTopLevel(toks []lexer.Token) []segment {
+	var segs []segment
 	start := 0
 	for i := 1; i < len(toks); i++ {
 		t := toks[i]
 		if t.Type != tokKeyword || t.Pos.Column != 1 || (t.Value != "kernel" && t.Value != "const" && t.Value != "enable") {
 			continue
 		}
-		seg := make([]lexer.Token, 0, i-start+1)
-		seg = append(seg, toks[start:i]...)
-		seg = append(seg, lexer.Token{Type: lexer.EOF, Value: t.Value, Pos: t.Pos})
-		segs = append(segs, seg)
+		segs = append(segs, segment{toks[start:i:i], lexer.Token{Type: lexer.EOF, Value: t.Value, Pos: t.Pos}})
 		start = i
 	}
-	return append(segs, toks[start:])
+	last := len(toks) - 1 // the EOF
+	return append(segs, segment{toks[start:last:last], toks[last]})
 }
