@@ -19,12 +19,25 @@ type converter struct {
 	toks     []lexer.Token // every token of the file, comments included
 }
 
+// tokenAt returns the index of the token at offset off, the start of a
+// token that no other shares (not a ";" inserted at a line end).
+func (c *converter) tokenAt(off int) int {
+	return sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos.Offset >= off })
+}
+
+// nextToken returns the index of the first token after toks[i] that is not
+// a comment.
+func (c *converter) nextToken(i int) int {
+	for i++; i < len(c.toks)-1 && c.toks[i].Type == tokComment; i++ {
+	}
+	return i
+}
+
 // semiBefore reports whether the last token before the one at offset off,
 // comments aside, is a ";" (inserted at a line end or written). off is the
 // start of a statement, which no other token shares.
 func (c *converter) semiBefore(off int) bool {
-	k := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos.Offset >= off })
-	for k--; k >= 0; k-- {
+	for k := c.tokenAt(off) - 1; k >= 0; k-- {
 		switch t := c.toks[k]; t.Type {
 		case tokComment:
 			continue
@@ -268,7 +281,7 @@ func (c *converter) stmt(s *itemAST, top bool) ir.Stmt {
 		c.inKernel.Shared = append(c.inKernel.Shared, &ir.Shared{Pos: pos, Name: s.Shared.Name, Type: c.typ(s.Shared.Type)})
 		return nil
 	case s.Decl != nil:
-		return c.decl(s.DeclKind, s.Decl, s.Pos)
+		return c.decl(s.Decl, s.Pos)
 	case s.If != nil:
 		return c.ifStmt(s.If, s.Pos)
 	case s.For != nil:
@@ -287,24 +300,34 @@ func (c *converter) stmt(s *itemAST, top bool) ir.Stmt {
 	return nil
 }
 
-// decl converts a declaration that starts at pos.
-func (c *converter) decl(kind string, d *declAST, pos lexer.Position) ir.Stmt {
-	c.checkName(pos, d.Name)
-	out := &ir.Decl{Pos: irPos(pos), Name: d.Name, Mut: kind == "var"}
-	if d.TEq != nil {
-		d.Eq, d.Init = d.TEq, d.TInit
+// decl converts a declaration that starts at pos: let or var, then its
+// name, then "=" when it has no type (see declAST).
+func (c *converter) decl(d *declAST, pos lexer.Position) ir.Stmt {
+	kw := c.tokenAt(pos.Offset)
+	nameTok := c.nextToken(kw)
+	kind, name := c.toks[kw].Value, c.toks[nameTok].Value
+	c.checkName(pos, name)
+	out := &ir.Decl{Pos: irPos(pos), Name: name, Mut: kind == "var"}
+	var eq *lexer.Token
+	switch {
+	case d.TEq != nil:
+		eq, d.Init = d.TEq, d.TInit
+	case d.Type == nil:
+		if t := &c.toks[c.nextToken(nameTok)]; t.Type == tokAssign && t.Value == "=" {
+			eq = t
+		}
 	}
-	if d.Eq != nil {
-		out.Init = c.needValue(d.Init, d.Eq.Pos, kind+" "+d.Name+" =")
+	if eq != nil {
+		out.Init = c.needValue(d.Init, eq.Pos, kind+" "+name+" =")
 	}
 	if d.Type != nil {
 		out.Type = c.typ(d.Type)
 	}
 	switch {
 	case !out.Mut && out.Init == nil:
-		c.errorf(pos, "let %s needs a value: let %s = ...", d.Name, d.Name)
+		c.errorf(pos, "let %s needs a value: let %s = ...", name, name)
 	case out.Init == nil && out.Type == nil:
-		c.errorf(pos, "var %s needs a type or a value", d.Name)
+		c.errorf(pos, "var %s needs a type or a value", name)
 	}
 	return out
 }

@@ -92,8 +92,7 @@ type blockAST struct {
 type itemAST struct {
 	Pos      lexer.Position
 	EndPos   lexer.Position
-	DeclKind string     `parser:"( @DeclKw"`
-	Decl     *declAST   `parser:"  @@"`
+	Decl     *declAST   `parser:"( DeclKw @@"`
 	For      *forAST    `parser:"| 'for' @@"`
 	If       *ifAST     `parser:"| 'if' @@"`
 	Simple   *simpleAST `parser:"| @@"`
@@ -113,11 +112,12 @@ type sharedAST struct {
 
 // declAST is a name, and a type, a value or both, after let or var. The two
 // forms after the name start with distinct tokens ("=" or a type), so that a
-// declaration without a type does not try to parse one first.
+// declaration without a type does not try to parse one first. The keyword,
+// the name and an "=" right after it are not captured (each capture costs
+// participle several allocations): the converter reads them from the tokens.
 type declAST struct {
-	Name  string       `parser:"@Ident"`
-	Eq    *lexer.Token `parser:"( @'='"`
-	Init  exprNode     `parser:"  @@?"`
+	Name  struct{}     `parser:"Ident"`
+	Init  exprNode     `parser:"( '=' @@?"`
 	Type  *typeAST     `parser:"| @@"`
 	TEq   *lexer.Token `parser:"  ( @'='"`
 	TInit exprNode     `parser:"    @@? )? )?"`
