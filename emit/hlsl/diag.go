@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kcgo/kc/ir"
 )
@@ -79,9 +80,11 @@ func (e *ToolError) Unwrap() error { return e.Err }
 
 var (
 	// glslang: "ERROR: file:12: 'x' : undeclared identifier"
-	glslangDiag = regexp.MustCompile(`^(ERROR|WARNING): (.+?):(\d+): (.*)$`)
+	glslangDiag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(ERROR|WARNING): (.+?):(\d+): (.*)$`) })
 	// dxc (clang): "file:12:5: error: use of undeclared identifier 'x'"
-	dxcDiag = regexp.MustCompile(`^(.+?):(\d+):(\d+): (error|warning|fatal error): (.*)$`)
+	dxcDiag = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.+?):(\d+):(\d+): (error|warning|fatal error): (.*)$`)
+	})
 )
 
 // parseDiags reads a tool's output and maps its positions: a position in
@@ -94,10 +97,10 @@ func parseDiags(a *Artifact, output, src string) []Diagnostic {
 		l = strings.TrimRight(l, "\r")
 		var file, sev, msg string
 		var ln int
-		if m := glslangDiag.FindStringSubmatch(l); m != nil {
+		if m := glslangDiag().FindStringSubmatch(l); m != nil {
 			file, sev, msg = m[2], strings.ToLower(m[1]), strings.TrimSpace(m[4])
 			ln, _ = strconv.Atoi(m[3])
-		} else if m := dxcDiag.FindStringSubmatch(l); m != nil {
+		} else if m := dxcDiag().FindStringSubmatch(l); m != nil {
 			file, sev, msg = m[1], m[4], strings.TrimSpace(m[5])
 			ln, _ = strconv.Atoi(m[2])
 			if sev == "fatal error" {

@@ -3,14 +3,18 @@ package hlsl
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // reserved holds HLSL keywords, type names and intrinsic function names that
 // a .kc identifier must not take, plus a few words glslang's HLSL front end
-// treats specially. A .kc name found here gets a trailing underscore.
-var reserved = map[string]bool{}
+// treats specially. A .kc name found here gets a trailing underscore. The
+// set is built on first use, so that programs linking kc (the CLI among
+// them) do not pay for it at start-up.
+var reserved = sync.OnceValue(reservedWords)
 
-func init() {
+func reservedWords() map[string]bool {
+	reserved := map[string]bool{}
 	words := `
 AppendStructuredBuffer BlendState Buffer ByteAddressBuffer CompileShader
 ComputeShader ConsumeStructuredBuffer DepthStencilState DepthStencilView
@@ -81,6 +85,7 @@ QuadReadAcrossX QuadReadAcrossY QuadReadLaneAt
 			}
 		}
 	}
+	return reserved
 }
 
 // namer hands out HLSL identifiers that are unique within a scope and
@@ -154,7 +159,7 @@ func legalize(s string) string {
 		strings.HasPrefix(low, "sv_") {
 		out = "u_" + out
 	}
-	if reserved[out] {
+	if reserved()[out] {
 		out += "_"
 	}
 	return out
