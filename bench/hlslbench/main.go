@@ -113,16 +113,8 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 			return nil, err
 		}
 		defs := defines(src)
-		m, err := parse.File(p, src)
+		m, err := parse.Load(p, src, defs)
 		if err != nil {
-			return nil, err
-		}
-		if len(defs) > 0 {
-			if err := ir.Specialize(m, defs); err != nil {
-				return nil, err
-			}
-		}
-		if err := ir.Check(m); err != nil {
 			return nil, err
 		}
 		base := strings.TrimSuffix(filepath.Base(p), ".kc")

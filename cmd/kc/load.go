@@ -76,16 +76,8 @@ func loadModule(env *cliEnv, path string, defs map[string]string) (*ir.Module, e
 	if path == "-" {
 		name = "<stdin>"
 	}
-	m, err := parse.File(name, src)
+	m, err := parse.Load(name, src, defs)
 	if err != nil {
-		return nil, err
-	}
-	if len(defs) > 0 {
-		if err := ir.Specialize(m, defs); err != nil {
-			return nil, err
-		}
-	}
-	if err := ir.Check(m); err != nil {
 		return nil, err
 	}
 	return m, nil

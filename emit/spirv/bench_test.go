@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kcgo/kc/internal/kctest"
-	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
 
@@ -22,16 +21,8 @@ func BenchmarkEmit(b *testing.B) {
 			b.ReportAllocs()
 			defer reportCPU(b)()
 			for b.Loop() {
-				m, err := parse.File(c.Path, c.Src)
+				m, err := parse.Load(c.Path, c.Src, c.Defines)
 				if err != nil {
-					b.Fatal(err)
-				}
-				if len(c.Defines) > 0 {
-					if err := ir.Specialize(m, c.Defines); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := ir.Check(m); err != nil {
 					b.Fatal(err)
 				}
 				if _, err := Emit(m, Options{}); err != nil {

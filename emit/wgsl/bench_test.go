@@ -5,7 +5,6 @@ import (
 
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
-	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
 
@@ -20,16 +19,8 @@ func BenchmarkCompile(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.Src)))
 			for b.Loop() {
-				m, err := parse.File(c.Path, c.Src)
+				m, err := parse.Load(c.Path, c.Src, c.Defines)
 				if err != nil {
-					b.Fatal(err)
-				}
-				if len(c.Defines) > 0 {
-					if err := ir.Specialize(m, c.Defines); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := ir.Check(m); err != nil {
 					b.Fatal(err)
 				}
 				if _, err := wgsl.Emit(m, wgsl.Options{}); err != nil {

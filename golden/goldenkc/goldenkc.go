@@ -21,7 +21,6 @@ import (
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/golden"
-	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
 
@@ -74,16 +73,8 @@ func Check(t testing.TB, path string, opts Options) {
 // Compile parses, specialises and checks one .kc source and returns the
 // artifact for target, as `kc compile -target` writes it.
 func Compile(path string, src []byte, defines map[string]string, target Target) ([]byte, error) {
-	m, err := parse.File(path, src)
+	m, err := parse.Load(path, src, defines)
 	if err != nil {
-		return nil, err
-	}
-	if len(defines) > 0 {
-		if err := ir.Specialize(m, defines); err != nil {
-			return nil, err
-		}
-	}
-	if err := ir.Check(m); err != nil {
 		return nil, err
 	}
 	switch target {

@@ -129,17 +129,9 @@ func (c Case) Wants(target string) bool {
 // Module parses, specialises and checks the case, failing t on any error.
 func (c Case) Module(t testing.TB) *ir.Module {
 	t.Helper()
-	m, err := parse.File(c.Path, c.Src)
+	m, err := parse.Load(c.Path, c.Src, c.Defines)
 	if err != nil {
-		t.Fatalf("parse %s:\n%v", c.Name, err)
-	}
-	if len(c.Defines) > 0 {
-		if err := ir.Specialize(m, c.Defines); err != nil {
-			t.Fatalf("specialize %s: %v", c.Name, err)
-		}
-	}
-	if err := ir.Check(m); err != nil {
-		t.Fatalf("check %s:\n%v", c.Name, err)
+		t.Fatalf("%s:\n%v", c.Name, err)
 	}
 	return m
 }
