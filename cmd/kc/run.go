@@ -166,6 +166,7 @@ func runOnDevice(env *cliEnv, m *ir.Module, s *runSetup, o runOptions) ([][]byte
 	if err != nil {
 		return nil, err
 	}
+	params := ir.Buffers(s.k)
 	views := make([]backend.View, len(s.bufs))
 	var outViews []backend.View
 	for i, data := range s.bufs {
@@ -174,7 +175,7 @@ func runOnDevice(env *cliEnv, m *ir.Module, s *runSetup, o runOptions) ([][]byte
 			return nil, err
 		}
 		views[i] = buf.View()
-		if ir.Buffers(s.k)[i].Access == ir.ReadWrite {
+		if params[i].Access == ir.ReadWrite {
 			outViews = append(outViews, views[i])
 		}
 	}
