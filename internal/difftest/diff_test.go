@@ -20,10 +20,10 @@ import (
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/irgen"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
-	"github.com/kcgo/kc/ir/irgen"
 )
 
 var (

@@ -10,9 +10,9 @@ import (
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/irgen"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/irgen"
 	"github.com/kcgo/kc/ir/parse"
 )
 

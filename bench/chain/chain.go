@@ -2,7 +2,9 @@
 // cost of recording a dispatch inside a scope, and the wall time of a chain
 // of tiny dependent dispatches recorded in one scope and submitted once
 // (the kc counterpart of PyTorch launching x.add_(1) eagerly in a loop).
-// It is shared by the Vulkan driver's benchmarks and cmd vkbench.
+// It is shared by the Vulkan driver's benchmarks and bench/vkbench; it lives
+// in bench/ because it imports the front end and the emitters, which no
+// driver package may.
 package chain
 
 import (
