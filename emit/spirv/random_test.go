@@ -33,7 +33,7 @@ func TestRandomKernels(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %#x %+v, v%s: %v", seed, cfg, v, err)
 			}
-			if err := mod.Validate(context.Background()); err != nil {
+			if err := ValidateArtifact(context.Background(), mod); err != nil {
 				t.Fatalf("seed %#x %+v, v%s: %v", seed, cfg, v, err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -114,7 +115,7 @@ var unitSources = map[string]string{
 `,
 }
 
-func emitSrc(t *testing.T, name string) *wgsl.Artifact {
+func emitSrc(t *testing.T, name string) *emit.Artifact {
 	t.Helper()
 	a, err := wgsl.Emit(parseSrc(t, name+".kc", unitSources[name]), wgsl.Options{})
 	if err != nil {
@@ -125,7 +126,7 @@ func emitSrc(t *testing.T, name string) *wgsl.Artifact {
 
 // wantLines checks that each want is exactly one line of the output
 // (ignoring indentation).
-func wantLines(t *testing.T, a *wgsl.Artifact, want ...string) {
+func wantLines(t *testing.T, a *emit.Artifact, want ...string) {
 	t.Helper()
 	have := map[string]bool{}
 	for _, l := range strings.Split(string(a.Code), "\n") {
@@ -153,8 +154,8 @@ func TestReservedNames(t *testing.T) {
 		"module_[fn_] = a_1 + xkc_x[fn_];",
 		"array_[fn_] = module_[fn_] + f32(a);",
 	)
-	if got := a.Entries; len(got) != 1 || got[0] != (wgsl.Entry{Kernel: "switch", Name: "switch_"}) {
-		t.Errorf("Entries = %v", got)
+	if got := a.Entries; len(got) != 1 || got[0].Kernel != "switch" || got[0].Name != "switch_" || got[0].Reflection.Name != "switch" {
+		t.Errorf("Entries = %+v", got)
 	}
 }
 
@@ -245,7 +246,7 @@ func TestPrecedence(t *testing.T) {
 func TestUnitTint(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
-	arts := map[string]*wgsl.Artifact{}
+	arts := map[string]*emit.Artifact{}
 	for _, name := range sortedKeys(unitSources) {
 		a := emitSrc(t, name)
 		p := filepath.Join(dir, name+".wgsl")
@@ -277,7 +278,7 @@ func TestDeterminism(t *testing.T) {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
 		var wg sync.WaitGroup
-		outs := make([]*wgsl.Artifact, 9)
+		outs := make([]*emit.Artifact, 9)
 		errs := make([]error, 9)
 		outs[0], errs[0] = wgsl.Emit(m, wgsl.Options{})
 		for g := 1; g < len(outs); g++ {

@@ -62,7 +62,7 @@ func compileAll(t *testing.T, m *ir.Module) {
 		mod, err := spirv.Emit(m, spirv.Options{Kernel: k.Name})
 		checkEmitErr(t, "spirv", k, err)
 		if err == nil {
-			if err := mod.Validate(ctx); err != nil {
+			if err := spirv.ValidateArtifact(ctx, mod); err != nil {
 				t.Fatalf("kernel %s: SPIR-V does not validate: %v\n%s", k.Name, err, ir.Print(m))
 			}
 		}

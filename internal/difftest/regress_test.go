@@ -88,7 +88,6 @@ func TestReassociation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			art.Layout = backend.LayoutOf(m.Kernel("k"))
 			pl, err := d.Load(ctx, art)
 			if err != nil {
 				t.Fatal(err)
