@@ -17,6 +17,12 @@ import (
 // unitSources are small kernels for the spelling tests; TestUnitTint
 // validates every one with Tint.
 var unitSources = map[string]string{
+	"select_effects": `kernel k(h read_write []atomic<u32>, c read []u32, out read_write []u32) workgroup(1) {
+	out[0] = select(c[0] > 0, atomicAdd(h[0], 1), c[1])
+	out[1] = select(c[0] > 0, atomicAdd(h[0], 1), atomicAdd(h[0], 10))
+	out[2] = select(atomicAdd(h[1], 1) == 0, c[1], atomicLoad(h[1]))
+}
+`,
 	"names": `kernel switch(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
 	shared module [4]f32
 	let fn = global_id.x
@@ -399,4 +405,18 @@ func TestLines(t *testing.T) {
 	if p := a.SourcePos(len(lines) + 1); p.IsValid() {
 		t.Errorf("SourcePos past the end = %v", p)
 	}
+}
+
+// TestSelectEffects: select keeps WGSL's own spelling unless two of its
+// operands have effects, and then goes through a helper taking them in
+// kc's order (internal/difftest TestSelectOrder runs both on devices).
+func TestSelectEffects(t *testing.T) {
+	a := emitSrc(t, "select_effects")
+	wantLines(t, a,
+		"out[0i] = select(c[1i], atomicAdd(&h[0i], 1u), c[0i] > 0u);",
+		"out[1i] = kc_select_u32_bool(c[0i] > 0u, atomicAdd(&h[0i], 1u), atomicAdd(&h[0i], 10u));",
+		"out[2i] = kc_select_u32_bool(atomicAdd(&h[1i], 1u) == 0u, c[1i], atomicLoad(&h[1i]));",
+		"fn kc_select_u32_bool(c: bool, a: u32, b: u32) -> u32 {",
+		"return select(b, a, c);",
+	)
 }
