@@ -167,8 +167,14 @@ int kc_rem(int x, int y) {
 // fremHelper is the float remainder x - y * trunc(x / y).
 func fremHelper(t ir.Type) string {
 	n := typeName(t)
+	tr := "trunc(x / y)"
+	if ir.ElemScalar(t) == ir.F16 {
+		// glslang's trunc of a half gives a float, which a half
+		// function may not return.
+		tr = "(" + n + ")" + tr
+	}
 	return "// kc_frem is the float remainder x - y * trunc(x / y) (sign of x).\n" +
-		n + " kc_frem(" + n + " x, " + n + " y) {\n\treturn x - y * trunc(x / y);\n}"
+		n + " kc_frem(" + n + " x, " + n + " y) {\n\treturn x - y * " + tr + ";\n}"
 }
 
 // componentwise defines fn for vector type v (result type r, argument type
