@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/kctest"
@@ -129,6 +129,12 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		rows, cols := 10+r.IntN(60), 10+r.IntN(60)
 		return run{params: pm("rows", rows, "cols", cols), lens: lm("src", rows*cols, "dst", rows*cols), groups: g(ceilDiv(cols, 16), ceilDiv(rows, 16)), tol: exact}
 	},
+	// keyword_names: five kernels of one shape (n u32, x read, y read_write).
+	"sampler": keywordRun,
+	"texture": keywordRun,
+	"float":   keywordRun,
+	"Buffer":  keywordRun,
+	"main":    keywordRun,
 	"scale": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 100 + r.IntN(300)
 		return run{params: map[string]float64{"s": float64(r.Float32()*4 - 2)}, lens: lm("x", n), init: map[string]string{"x": "rand"}, groups: g(ceilDiv(n, 64)), tol: exact}
@@ -267,7 +273,10 @@ var corpusPaths = []corpusPath{
 			return nil, "", err
 		}
 		w, err := hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-		return w, ent.Name, err
+		if err != nil {
+			return nil, "", err
+		}
+		return w.Words, ent.Name, nil
 	}},
 }
 
@@ -309,6 +318,11 @@ func deviceLacks(info backend.AdapterInfo, k *ir.Kernel) string {
 	return ""
 }
 
+func keywordRun(r *rand.Rand, k *ir.Kernel) run {
+	n := 200 + r.IntN(1000)
+	return run{params: pm("n", n), lens: lm("x", n, "y", n), groups: g(ceilDiv(n, 64)), tol: exact}
+}
+
 func runCorpusKernel(t *testing.T, ctx context.Context, d *backend.Device, m *ir.Module, k *ir.Kernel, c kctest.Case, path corpusPath, spec run, r *rand.Rand) {
 	info := d.Info()
 	if f := deviceLacks(info, k); f != "" {
@@ -322,7 +336,7 @@ func runCorpusKernel(t *testing.T, ctx context.Context, d *backend.Device, m *ir
 	if err != nil {
 		t.Fatalf("%s: %v", path.name, err)
 	}
-	art := &backend.Artifact{Target: backend.SPIRV, Words: words, Entry: entry, Layout: backend.LayoutOf(k), Features: k.Features, Spec: defines(c)}
+	art := &emit.Artifact{Target: emit.SPIRV, Words: words, Entries: []emit.Entry{emit.NewEntry(k, entry)}}
 	p, err := d.Load(ctx, art)
 	if err != nil {
 		t.Fatalf("load: %v", err)
@@ -403,15 +417,6 @@ func runCorpusKernel(t *testing.T, ctx context.Context, d *backend.Device, m *ir
 			t.Errorf("%s (%s): %s", o.name, o.s, msg)
 		}
 	}
-}
-
-func defines(c kctest.Case) string {
-	var kv []string
-	for k, v := range c.Defines {
-		kv = append(kv, k+"="+v)
-	}
-	sort.Strings(kv)
-	return strings.Join(kv, ",")
 }
 
 // compare checks got against want element by element and describes the

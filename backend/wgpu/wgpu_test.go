@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
 )
 
 var (
@@ -83,20 +85,26 @@ fn saxpy(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 `
 
-var saxpyLayout = backend.Layout{
-	Params:     16,
-	ParamNames: []string{"a", "n"},
-	Buffers: []backend.BufferSlot{
-		{Name: "x", Binding: 1, ReadOnly: true, Stride: 4},
-		{Name: "y", Binding: 2, Stride: 4},
+var saxpyLayout = ir.KernelReflection{
+	Name: "saxpy",
+	Params: &ir.ParamsReflection{Size: 16, Fields: []ir.FieldReflection{
+		{Name: "a", Type: "f32", Offset: 0, Size: 4}, {Name: "n", Type: "u32", Offset: 4, Size: 4}}},
+	Buffers: []ir.BufferReflection{
+		{Name: "x", Binding: 1, Access: "read", Stride: 4},
+		{Name: "y", Binding: 2, Access: "read_write", Stride: 4},
 	},
 	Workgroup: [3]int{64, 1, 1},
-	Kernel:    "saxpy",
+}
+
+// art is a one-kernel artifact: WGSL text or SPIR-V words with entry point
+// entry and layout l.
+func art(t emit.Target, code string, words []uint32, entry string, l ir.KernelReflection) *emit.Artifact {
+	return &emit.Artifact{Target: t, Code: []byte(code), Words: words, Entries: []emit.Entry{{Kernel: l.Name, Name: entry, Reflection: l}}}
 }
 
 func loadSaxpy(t testing.TB, d *backend.Device) *backend.Pipeline {
 	t.Helper()
-	p, err := d.Load(ctx, &backend.Artifact{Target: backend.WGSL, Code: []byte(saxpyWGSL), Entry: "saxpy", Layout: saxpyLayout})
+	p, err := d.Load(ctx, art(emit.WGSL, saxpyWGSL, nil, "saxpy", saxpyLayout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,12 +372,13 @@ func TestStatsAndCache(t *testing.T) {
 	if p1 != p2 || d.Pipelines() != 1 {
 		t.Fatalf("same artifact loaded twice: %p %p, %d cached", p1, p2, d.Pipelines())
 	}
-	a := &backend.Artifact{Target: backend.WGSL, Code: []byte(saxpyWGSL), Entry: "saxpy", Layout: saxpyLayout, Spec: "N=2"}
+	// A specialisation is folded into the code: other code, another entry.
+	a := art(emit.WGSL, saxpyWGSL+"// N=2\n", nil, "saxpy", saxpyLayout)
 	if _, err := d.Load(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	if d.Pipelines() != 2 {
-		t.Fatalf("a new specialisation shares a cache entry: %d cached", d.Pipelines())
+		t.Fatalf("other code shares a cache entry: %d cached", d.Pipelines())
 	}
 	b, _ := d.Alloc(400)
 	b.Release()
@@ -444,12 +453,12 @@ func TestBadBindings(t *testing.T) {
 
 func TestBadShader(t *testing.T) {
 	d := openDevice(t)
-	_, err := d.Load(ctx, &backend.Artifact{Target: backend.WGSL, Code: []byte("@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }"), Entry: "main"})
+	_, err := d.Load(ctx, art(emit.WGSL, "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", nil, "main", ir.KernelReflection{Name: "main"}))
 	if err == nil || !strings.Contains(err.Error(), "naga") {
 		t.Fatalf("invalid WGSL: %v, want naga's error", err)
 	}
 	t.Log(err)
-	_, err = d.Load(ctx, &backend.Artifact{Target: backend.SPIRV, Words: []uint32{0x07230203, 0x10000, 0, 10, 0, 0xdead}, Entry: "main"})
+	_, err = d.Load(ctx, art(emit.SPIRV, "", []uint32{0x07230203, 0x10000, 0, 10, 0, 0xdead}, "main", ir.KernelReflection{Name: "main"}))
 	if err == nil {
 		t.Fatal("invalid SPIR-V loaded")
 	}

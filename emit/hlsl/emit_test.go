@@ -77,7 +77,7 @@ func TestLinePositions(t *testing.T) {
 				logical, _ = strconv.Atoi(m[1])
 				continue
 			}
-			if p := a.Lines[i]; p.IsValid() && p.Line != logical {
+			if p := a.Lines[i].Pos; p.IsValid() && p.Line != logical {
 				t.Errorf("%s: output line %d (%q) is .kc line %d but the compiler would call it %d", c.Name, i+1, l, p.Line, logical)
 			}
 			if logical > 0 {

@@ -62,7 +62,7 @@ func (f *fn) ex(x ir.Expr) hx {
 		if x.Op.IsLogical() {
 			return f.logical(x)
 		}
-		return f.binop(x.Op, f.ex(x.X), x.X.Type(), f.ex(x.Y), x.Y.Type(), x.Ty)
+		return f.binop(x.Op, f.ex(x.X), x.X.Type(), f.ex(x.Y), x.Y, x.Ty)
 	case *ir.Call:
 		return f.call(x)
 	case *ir.Convert:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -20,64 +21,27 @@ type Options struct {
 	// Kernel names the one kernel to emit; empty emits every kernel of the
 	// module, each as an entry point of its own.
 	Kernel string
-	// NoLineDirectives leaves out the #line directives (Artifact.Lines
+	// NoLineDirectives leaves out the #line directives (emit.Artifact.Lines
 	// still maps the output to the .kc file).
 	NoLineDirectives bool
 }
 
-// Entry is one compute entry point of an Artifact.
-type Entry struct {
-	Kernel   string      // the .kc kernel name
-	Name     string      // the HLSL function name (the SPIR-V entry point name)
-	Size     [3]int      // workgroup size
-	Features ir.Features // optional features the kernel uses
-	// SPIRVOnly is set when the kernel uses something only dxc's SPIR-V
-	// back end can express (num_workgroups); Pos is where.
-	SPIRVOnly    string
-	SPIRVOnlyPos ir.Pos
-}
-
-// Profile is the dxc target profile the entry needs: cs_6_2 with f16
+// Profile is the dxc target profile an entry needs: cs_6_2 with f16
 // (16-bit types), cs_6_0 otherwise.
-func (e Entry) Profile() string {
-	if e.Features&ir.FeatureF16 != 0 {
+func Profile(e *emit.Entry) string {
+	if usesF16(e) {
 		return "cs_6_2"
 	}
 	return "cs_6_0"
 }
 
-// Artifact is the HLSL text of a module with what the drivers need.
-type Artifact struct {
-	Code []byte
-	// Lines[i] is the .kc position output line i+1 came from (zero when
-	// it came from no .kc line: helpers, braces).
-	Lines []ir.Pos
-	// File is the .kc file name (ir.Module.File); the #line directives
-	// name its base name.
-	File    string
-	Entries []Entry
-}
-
-// Entry returns the entry point for a kernel (by .kc or HLSL name); with
-// name empty, the only entry.
-func (a *Artifact) Entry(name string) (Entry, error) {
-	if name == "" {
-		if len(a.Entries) == 1 {
-			return a.Entries[0], nil
-		}
-		return Entry{}, fmt.Errorf("hlsl: the artifact has %d entry points; name one", len(a.Entries))
-	}
-	for _, e := range a.Entries {
-		if e.Kernel == name || e.Name == name {
-			return e, nil
-		}
-	}
-	return Entry{}, fmt.Errorf("hlsl: no entry point %q in the artifact", name)
+func usesF16(e *emit.Entry) bool {
+	return e.Reflection.FeatureSet()&ir.FeatureF16 != 0
 }
 
 // Emit lowers the checked module m to HLSL. It refuses an unchecked module
 // and reports what HLSL cannot express as *ir.UnsupportedError.
-func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
+func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	if m == nil {
 		return nil, errors.New("hlsl: nil module")
 	}
@@ -106,7 +70,7 @@ func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
 	for _, w := range []string{"kc_params"} {
 		e.global.reserve(w)
 	}
-	var entries []Entry
+	var entries []emit.Entry
 	for _, k := range kernels {
 		prefix := ""
 		if len(kernels) > 1 {
@@ -119,7 +83,7 @@ func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
 		entries = append(entries, ent)
 	}
 	code, lines := e.assemble()
-	return &Artifact{Code: code, Lines: lines, File: m.File, Entries: entries}, nil
+	return &emit.Artifact{Target: emit.HLSL, Code: code, Lines: emit.TextLines(lines), File: m.File, Entries: entries}, nil
 }
 
 // line is one output line and the .kc position it came from.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -39,17 +40,16 @@ var builtinParams = []struct {
 }
 
 // kernel emits k's resources and entry point.
-func (e *emitter) kernel(k *ir.Kernel, prefix string) (Entry, error) {
+func (e *emitter) kernel(k *ir.Kernel, prefix string) (emit.Entry, error) {
 	f := &fn{e: e, k: k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{}, builtins: map[ir.BuiltinKind]bool{}}
 	e.feats |= k.Features
 	f.scan(k)
-	ent := Entry{Kernel: k.Name, Size: k.Size, Features: k.Features}
-	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
-		ent.SPIRVOnly = "num_workgroups"
-		ent.SPIRVOnlyPos = f.usesNumWG
-	}
 	// The entry keeps the kernel's name unless HLSL reserves it.
-	ent.Name = e.global.name(k.Name)
+	ent := emit.NewEntry(k, e.global.name(k.Name))
+	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
+		ent.Restricted = "num_workgroups"
+		ent.RestrictedPos = f.usesNumWG
+	}
 	f.resources(prefix)
 	f.local = e.global.clone()
 	f.entry(ent.Name)

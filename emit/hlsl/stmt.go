@@ -117,14 +117,14 @@ func (f *fn) assign(a *ir.Assign) string {
 	if a.Op == ir.OpNone {
 		return lhs.s + " = " + rhs.s
 	}
-	lt, rt := a.LHS.Type(), a.RHS.Type()
+	lt := a.LHS.Type()
 	if simpleCompound(a.Op, lt) {
 		if a.Op.IsShift() {
 			rhs = f.shiftAmount(a.RHS, rhs)
 		}
 		return lhs.s + " " + a.Op.String() + "= " + rhs.s
 	}
-	v := f.binop(a.Op, lhs, lt, rhs, rt, lt)
+	v := f.binop(a.Op, lhs, lt, rhs, a.RHS, lt)
 	return lhs.s + " = " + v.s
 }
 

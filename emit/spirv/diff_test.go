@@ -2,6 +2,7 @@ package spirv
 
 import (
 	"encoding/binary"
+	"github.com/kcgo/kc/emit"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -39,7 +40,7 @@ func TestDifferential(t *testing.T) {
 // diffKernel runs one kernel both ways; it reports false when the inputs
 // do not suit it (the interpreter rejects them) or the evaluator lacks an
 // instruction it uses.
-func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Module) bool {
+func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *emit.Artifact) bool {
 	const n = 256
 	r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	args := &interp.Args{Params: map[string]ir.Value{}, Buffers: map[string][]byte{}}

@@ -176,7 +176,7 @@ func (f *fn) assign(s *ir.Assign) {
 	}
 	old := f.load(p)
 	rhs := f.expr(s.RHS)
-	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS.Type(), p.ty))
+	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS, p.ty))
 }
 
 // ident evaluates an identifier's value.

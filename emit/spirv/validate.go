@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -111,29 +112,28 @@ func Validate(ctx context.Context, words []uint32, env string) error {
 	return ve
 }
 
-// Validate runs spirv-val on m with the Vulkan environment of its version
-// (vulkan1.1 for SPIR-V 1.3, vulkan1.3 for 1.6); on failure the
-// *ValidationError also carries the .kc position of the offending
-// instruction.
-func (m *Module) Validate(ctx context.Context) error {
-	err := Validate(ctx, m.Words, m.Version.VulkanEnv())
+// ValidateArtifact runs spirv-val on the SPIR-V module a with the Vulkan
+// environment of its version (vulkan1.1 for SPIR-V 1.3, vulkan1.3 for
+// 1.6); on failure the *ValidationError also carries the .kc position of
+// the offending instruction.
+func ValidateArtifact(ctx context.Context, a *emit.Artifact) error {
+	err := Validate(ctx, a.Words, VersionOf(a.Words).VulkanEnv())
 	var ve *ValidationError
 	if errors.As(err, &ve) && ve.Inst > 0 {
-		if off, ok := instOffset(m.Words, ve.Inst); ok {
-			ve.Pos, _ = m.Pos(off)
-		}
+		ve.Pos, _ = InstPos(a, ve.Inst)
 	}
 	return err
 }
 
-// InstPos returns the .kc position of the n-th instruction (1-based, the
-// numbering of spirv-val's "line N").
-func (m *Module) InstPos(n int) (ir.Pos, bool) {
-	off, ok := instOffset(m.Words, n)
+// InstPos returns the .kc position of the n-th instruction of module a
+// (1-based, the numbering of spirv-val's "line N").
+func InstPos(a *emit.Artifact, n int) (ir.Pos, bool) {
+	off, ok := instOffset(a.Words, n)
 	if !ok {
 		return ir.Pos{}, false
 	}
-	return m.Pos(off)
+	p := a.SourcePos(off)
+	return p, p.IsValid()
 }
 
 // instOffset is the word offset of the n-th instruction (1-based).

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -20,35 +21,9 @@ type Options struct {
 	Kernel string
 }
 
-// Artifact is the WGSL text of a module.
-type Artifact struct {
-	Code []byte
-	// Lines[i] is the .kc position output line i+1 came from; zero for
-	// lines that come from no .kc line (helpers, braces, blank lines).
-	Lines []ir.Pos
-	// Entries maps each emitted kernel, in module order, to its WGSL entry
-	// point name (they differ only when the kernel's name is a WGSL word).
-	Entries []Entry
-}
-
-// Entry is one compute entry point of an Artifact.
-type Entry struct {
-	Kernel string // the .kc kernel name
-	Name   string // the WGSL function name
-}
-
-// SourcePos returns the .kc position that WGSL line (1-based) came from, or
-// the zero Pos when it has none or line is out of range.
-func (a *Artifact) SourcePos(line int) ir.Pos {
-	if a == nil || line < 1 || line > len(a.Lines) {
-		return ir.Pos{}
-	}
-	return a.Lines[line-1]
-}
-
 // Emit lowers the checked module m to WGSL. It refuses an unchecked module
 // and reports what WGSL cannot express as *ir.UnsupportedError.
-func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
+func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	if m == nil {
 		return nil, errors.New("wgsl: nil module")
 	}
@@ -85,7 +60,7 @@ func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	return &Artifact{Code: e.w.buf.Bytes(), Lines: e.w.lines, Entries: e.entries}, nil
+	return &emit.Artifact{Target: emit.WGSL, File: m.File, Code: e.w.buf.Bytes(), Lines: emit.TextLines(e.w.lines), Entries: e.entries}, nil
 }
 
 func fileName(m *ir.Module) string {
@@ -134,7 +109,7 @@ type emitter struct {
 	w       writer
 	err     error
 	global  *namer
-	entries []Entry
+	entries []emit.Entry
 
 	// per kernel, filled by declare
 	res map[*ir.Kernel]*resources

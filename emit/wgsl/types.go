@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -66,7 +67,7 @@ func (e *emitter) declareNames() {
 		}
 		r.entry = e.global.name(k.Name)
 		e.res[k] = r
-		e.entries = append(e.entries, Entry{Kernel: k.Name, Name: r.entry})
+		e.entries = append(e.entries, emit.NewEntry(k, r.entry))
 	}
 	for _, k := range e.kernels {
 		r := e.res[k]
