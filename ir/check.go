@@ -79,11 +79,11 @@ type checker struct {
 
 	at Pos // position of the node being checked, for errors about nodes without one
 
-	structOK  map[*Struct]bool      // declared structs without errors
-	badFunc   map[*Func]bool        // functions with errors in their signature or body
-	calls     map[Node][]callEdge   // calls out of each function and kernel body
-	fieldOf   map[*Swizzle]*Field   // x.name on a struct, parsed as a swizzle
-	recursive bool                  // a recursion was reported
+	structOK  map[*Struct]bool    // declared structs without errors
+	badFunc   map[*Func]bool      // functions with errors in their signature or body
+	calls     map[Node][]callEdge // calls out of each function and kernel body
+	fieldOf   map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
+	recursive bool                // a recursion was reported
 
 	// per kernel or function body
 	k           *Kernel

@@ -26,7 +26,7 @@ var syntaxErrors = []struct {
 	{"bad token", "kernel k() workgroup(1) {\n\tlet x = 1 @ 2\n}\n", `e.kc:2:12: invalid character '@' in source`},
 	{"string", "kernel k() workgroup(1) {\n\ty[0] = \"s\"\n}\n", `e.kc:2:9: unexpected ": .kc has no strings or characters`},
 	{"call without closing paren", "kernel k() workgroup(1) {\n\tx = foo(1\n}\n", `e.kc:3:1: unexpected "}" (expected "," or ")" in the arguments of foo)`},
-	{"unclosed paren", "kernel k() workgroup(1) {\n\tlet x = (1 + 2\n}\n", `e.kc:3:1: unexpected "}" (expected "," or ")" in the arguments of foo)`},
+	{"unclosed paren", "kernel k() workgroup(1) {\n\tlet x = (1 + 2\n}\n", `e.kc:3:1: unexpected "}" (expected ")")`},
 	{"missing operand", "kernel k() workgroup(1) {\n\tlet x = 1 +\n}\n", `e.kc:3:1: unexpected "}" (expected an expression)`},
 	{"missing index", "kernel k() workgroup(1) {\n\tlet x = y[\n}\n", `e.kc:3:1: unexpected "}" (expected an index expression)`},
 	{"param list", "kernel k(a f32 workgroup(1) {\n}\n", `e.kc:1:16: unexpected keyword workgroup (expected ")")`},
