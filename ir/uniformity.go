@@ -153,7 +153,11 @@ func (u *uniformity) barrier(s *Barrier, cf *cause) {
 			u.blame.Name, s.Kind, atText(s.Pos), cf)
 		return
 	}
-	u.c.errorf(s.Pos, "%s must be called in uniform control flow: %s", s.Kind, cf)
+	in := ""
+	if u.blame != nil {
+		in = fmt.Sprintf(" (in %s, called%s)", u.blame.Name, atText(u.blame.Pos))
+	}
+	u.c.errorf(s.Pos, "%s must be called in uniform control flow: %s%s", s.Kind, cf, in)
 }
 
 func (u *uniformity) returnStmt(s *Return, cf *cause) {
