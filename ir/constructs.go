@@ -8,12 +8,12 @@ package ir
 type Constructs uint16
 
 const (
-	ConstructFunctions   Constructs = 1 << iota // helper functions (FnCall, CallStmt)
-	ConstructStructs                            // struct types, Field, StructLit
-	ConstructSwitch                             // Switch
-	ConstructArrayLits                          // ArrayLit, constant arrays
-	ConstructPrecise                            // precise kernels and functions
-	AllConstructs        = ConstructFunctions | ConstructStructs | ConstructSwitch | ConstructArrayLits | ConstructPrecise
+	ConstructFunctions Constructs = 1 << iota // helper functions (FnCall, CallStmt)
+	ConstructStructs                          // struct types, Field, StructLit
+	ConstructSwitch                           // Switch
+	ConstructArrayLits                        // ArrayLit, constant arrays
+	ConstructPrecise                          // precise kernels and functions
+	AllConstructs      = ConstructFunctions | ConstructStructs | ConstructSwitch | ConstructArrayLits | ConstructPrecise
 )
 
 var constructNames = map[Constructs]string{
