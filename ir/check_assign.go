@@ -71,6 +71,7 @@ func identNotAssignable(e *Ident, top bool) string {
 	case *Shared:
 	case *Param:
 		switch {
+		case o.Kind == SharedParam:
 		case o.Kind != BufferParam:
 			return fmt.Sprintf("%s is a parameter", e.Name)
 		case top:

@@ -137,10 +137,9 @@ func SizeOf(t Type) int {
 	case Vector:
 		return t.N * SizeOf(t.Elem)
 	case *Array:
-		return t.Len * ElemStride(t.Elem)
+		return t.Len * alignUp(SizeOf(t.Elem), AlignOf(t.Elem))
 	case *Struct:
-		offs, size := structLayout(t)
-		_ = offs
+		_, size := structLayout(t)
 		return size
 	}
 	return 0
