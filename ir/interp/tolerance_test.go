@@ -162,7 +162,7 @@ func TestMathCorrectlyRounded(t *testing.T) {
 // outside precise code.
 func TestContraction(t *testing.T) {
 	want := float64(float32(float32(1*1)-float32(1*1)) + float32(1e-8)) // as written: 1e-8
-	fused := 0.0                                                         // what lavapipe's paths give: see semantics.md §9
+	fused := 0.0                                                        // what lavapipe's paths give: see semantics.md §9
 	if Contraction(true).Within(ir.F32, 1, want, fused) {
 		t.Error("precise tolerance accepts the contracted result")
 	}
