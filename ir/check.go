@@ -79,11 +79,12 @@ type checker struct {
 
 	at Pos // position of the node being checked, for errors about nodes without one
 
-	structOK  map[*Struct]bool    // declared structs without errors
-	badFunc   map[*Func]bool      // functions with errors in their signature or body
-	calls     map[Node][]callEdge // calls out of each function and kernel body
-	fieldOf   map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
-	recursive bool                // a recursion was reported
+	structOK   map[*Struct]bool    // declared structs without errors
+	badFunc    map[*Func]bool      // functions with errors in their signature or body
+	calls      map[Node][]callEdge // calls out of each function and kernel body
+	fieldOf    map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
+	recursive  bool                // a recursion was reported
+	ownDiverge map[*Barrier]bool   // barriers of functions that diverge inside the function itself
 
 	// per kernel or function body
 	k           *Kernel
@@ -156,14 +157,18 @@ func (c *checker) module() {
 		}
 	}
 	c.recursion()
-	c.kernels()
 	if !c.recursive {
-		for _, f := range c.m.Funcs {
-			if f != nil && !c.badFunc[f] {
-				c.funcUniformity(f)
+		// First the barriers that diverge inside their own function
+		// (reported there once), then everything else.
+		for _, collect := range []bool{true, false} {
+			for _, f := range c.m.Funcs {
+				if f != nil && !c.badFunc[f] {
+					c.funcUniformity(f, collect)
+				}
 			}
 		}
 	}
+	c.kernels()
 }
 
 func (c *checker) enables() {

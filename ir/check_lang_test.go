@@ -88,9 +88,27 @@ fn g() {
 kernel k() workgroup(64) {
 	f(u32(1))
 	f(local_index)
+	g()
+	g()
 }`, []string{
 		"5:2: workgroupBarrier must be called in uniform control flow: the return at 3:3 depends on local_index (in f, called at 17:2)",
 		"12:2: workgroupBarrier must be called in uniform control flow: the return at 10:3 depends on local_index",
+	}},
+	{"own divergence reported once", `fn outer() {
+	inner()
+}
+
+fn inner() {
+	if local_index == u32(0) {
+		workgroupBarrier()
+	}
+}
+
+kernel k() workgroup(64) {
+	outer()
+	inner()
+}`, []string{
+		"7:3: workgroupBarrier must be called in uniform control flow: the condition at 6:5 depends on local_index",
 	}},
 	{"function call errors", `fn f(x f32, y read_write []f32) f32 {
 	return x

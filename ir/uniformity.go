@@ -36,12 +36,14 @@ type uniformity struct {
 
 	// Calls: a function body is analysed at each call, with the uniformity
 	// of its value arguments (params) and the caller's control flow (entry).
-	cf     *cause            // control flow of the statement being analysed
-	params map[*Param]string // value parameters: the root of each non-uniform argument
-	entry  *cause            // the control flow the function was called in
-	blame  *FnCall           // the outermost call whose control flow entry is
-	retVal string            // why the function's result may be non-uniform
-	depth  int               // nesting of calls being analysed
+	cf      *cause            // control flow of the statement being analysed
+	params  map[*Param]string // value parameters: the root of each non-uniform argument
+	entry   *cause            // the control flow the function was called in
+	blame   *FnCall           // the outermost call whose control flow entry is
+	retVal  string            // why the function's result may be non-uniform
+	depth   int               // nesting of calls being analysed
+	fn      bool              // analysing a function on its own (funcUniformity)
+	collect bool              // only collect ownDiverge, report nothing
 }
 
 // cause says why control flow is non-uniform: "the condition at 3:5
@@ -73,11 +75,11 @@ func (c *checker) uniformity(k *Kernel) {
 // funcUniformity checks the barriers of a function on its own (uniform
 // arguments, called in uniform control flow): a barrier after divergence
 // inside the function is reported at the barrier even if no kernel calls it.
-func (c *checker) funcUniformity(f *Func) {
+func (c *checker) funcUniformity(f *Func, collect bool) {
 	if f.Body == nil {
 		return
 	}
-	u := &uniformity{c: c, vars: map[*Decl]string{}, loops: map[*For]*cause{}}
+	u := &uniformity{c: c, vars: map[*Decl]string{}, loops: map[*For]*cause{}, fn: true, collect: collect}
 	u.run(f.Body.Stmts, nil, false)
 	u.run(f.Body.Stmts, nil, true)
 }
@@ -145,7 +147,21 @@ func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
 // the non-uniformity comes from the caller (naming both places), at the
 // barrier otherwise.
 func (u *uniformity) barrier(s *Barrier, cf *cause) {
-	if cf == nil || !u.report {
+	if cf == nil || !u.report || u.collect && u.depth > 0 {
+		return
+	}
+	if u.blame == nil && u.depth == 0 && u.fn {
+		// Analysing a function on its own: this barrier diverges whatever
+		// the call; report it once here, not again at every call.
+		if u.c.ownDiverge == nil {
+			u.c.ownDiverge = map[*Barrier]bool{}
+		}
+		u.c.ownDiverge[s] = true
+		if u.collect {
+			return
+		}
+	}
+	if u.blame != nil && cf != u.entry && u.c.ownDiverge[s] {
 		return
 	}
 	if cf == u.entry && u.blame != nil {
@@ -217,7 +233,7 @@ func (u *uniformity) fnCall(e *FnCall) string {
 		return first
 	}
 	sub := &uniformity{c: u.c, vars: map[*Decl]string{}, loops: map[*For]*cause{}, params: roots, entry: cf, depth: u.depth + 1}
-	sub.blame = e
+	sub.blame, sub.collect = e, u.collect
 	if cf != nil && cf == u.entry && u.blame != nil {
 		sub.blame = u.blame
 	}
