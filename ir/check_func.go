@@ -147,8 +147,9 @@ func terminates(s Stmt) bool {
 	return false
 }
 
-// hasBreak reports whether a break in n leaves the statement n belongs to
-// (inLoop: n is inside a nested for or switch, whose breaks are its own).
+// hasBreak reports whether n holds a break that leaves the for or switch n
+// is the body of (nested: n is already inside a nested for or switch, whose
+// breaks are its own).
 func hasBreak(n Node, nested bool) bool {
 	found := false
 	var walk func(s Stmt, nested bool)
@@ -331,7 +332,7 @@ func (c *checker) recursion() {
 				visit(e.callee)
 				stack = stack[:len(stack)-1]
 			case onStack:
-				c.reportCycle(f, e, stack)
+				c.reportCycle(e, stack)
 			}
 		}
 		state[f] = done
@@ -343,9 +344,9 @@ func (c *checker) recursion() {
 	}
 }
 
-// reportCycle reports the cycle closed by edge e out of f. stack holds the
-// edges from the root of the search to f; e.callee is on that path.
-func (c *checker) reportCycle(f *Func, e callEdge, stack []callEdge) {
+// reportCycle reports the cycle closed by edge e. stack holds the edges
+// from the root of the search to e's caller; e.callee is on that path.
+func (c *checker) reportCycle(e callEdge, stack []callEdge) {
 	c.recursive = true
 	start := 0 // e.callee is the root unless an edge on the stack enters it
 	for j := len(stack) - 1; j >= 0; j-- {
@@ -361,7 +362,6 @@ func (c *checker) reportCycle(f *Func, e callEdge, stack []callEdge) {
 		parts = append(parts, fmt.Sprintf("%s calls %s%s", caller.Name, ed.callee.Name, atText(ed.pos)))
 		caller = ed.callee
 	}
-	_ = f
 	c.errorf(c.orPos(e.pos), "recursive call: %s (functions cannot be recursive)", strings.Join(parts, ", "))
 }
 

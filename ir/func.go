@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Helper functions: `fn name(params) T { ... }` at module level, called from
 // kernels and from other functions.
@@ -86,9 +89,9 @@ type Instance struct {
 // CallPlan is the result of Instances: every instance a kernel needs, in
 // callee-first order (an instance comes after every instance it calls),
 // and, for every FnCall reachable from the kernel, the instance it calls.
-// A call inside a function's body calls the same instance from every
-// instance of that function only when the resources agree; so Calls is
-// keyed by the calling instance too (nil for calls in the kernel body).
+// A call written in a function's body may call different instances from
+// different instances of that function (their resources differ), so
+// Callee takes the calling instance as well as the call.
 type CallPlan struct {
 	Instances []*Instance
 	calls     map[callSite]*Instance
@@ -133,7 +136,7 @@ func Instances(k *Kernel) *CallPlan {
 			if inst == nil {
 				name := call.Fn.Name
 				if c := names[name]; c > 0 {
-					name += "_" + itoa(c)
+					name += "_" + strconv.Itoa(c)
 				}
 				names[call.Fn.Name]++
 				inst = &Instance{Func: call.Fn, Res: res, Name: name}
@@ -166,17 +169,3 @@ func resourceArg(from *Instance, e Expr) Object {
 
 // objKey identifies a resource for memoisation within one Instances call.
 func objKey(o Object) string { return fmt.Sprintf("%p", o) }
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[n:])
-}
