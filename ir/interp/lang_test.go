@@ -326,3 +326,32 @@ kernel k(y read_write []u32) workgroup(4) {
 		}
 	}
 }
+
+// TestBarrierInFunction: a barrier inside a helper function synchronises
+// the shared variable passed to it (the race detector would report a read
+// of a neighbour's slot before the barrier).
+func TestBarrierInFunction(t *testing.T) {
+	m := compile(t, `
+fn publish(s shared [64]u32, v u32) u32 {
+	s[local_index] = v
+	workgroupBarrier()
+	return s[(local_index + 1) % 64]
+}
+
+kernel k(x read []u32, y read_write []u32) workgroup(64) {
+	shared s [64]u32
+	let i = global_id.x
+	y[i] = publish(s, x[i] * 3)
+}
+`)
+	r := newRNG(t)
+	n := 128
+	x := r.u32s(n)
+	y := Poison(4 * n)
+	mustRun(t, m, "k", [3]int{2, 1, 1}, &Args{Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true, SubgroupSize: 8})
+	for i, v := range u32s(t, y) {
+		if want := x[64*(i/64)+(i%64+1)%64] * 3; v != want {
+			t.Fatalf("y[%d] = %d, want %d", i, v, want)
+		}
+	}
+}
