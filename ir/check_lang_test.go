@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // langCases are the checker's errors for helper functions, structs,
@@ -300,5 +303,17 @@ func TestCheckLangErrors(t *testing.T) {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSpecializeConstArray: -D cannot replace a constant array.
+func TestSpecializeConstArray(t *testing.T) {
+	m, err := parse.File("s.kc", []byte("const W = [2]f32{1.0, 2.0}\n\nkernel k(y read_write []f32) workgroup(1) {\n\ty[0] = W[1]\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ir.Specialize(m, map[string]string{"W": "1"})
+	if want := "s.kc:1:1: -D W=1: W is a constant array; -D defines scalar constants"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }
