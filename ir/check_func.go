@@ -31,6 +31,8 @@ func (c *checker) declareFuncs() {
 // funcSigs checks every function's parameters and result, before any body
 // is checked (a call needs only the callee's signature).
 func (c *checker) funcSigs() {
+	c.scope = c.top // array lengths name module constants
+	defer func() { c.scope = nil }()
 	for _, f := range c.m.Funcs {
 		if f == nil {
 			continue

@@ -113,6 +113,24 @@ kernel k() workgroup(64) {
 }`, []string{
 		"7:3: workgroupBarrier must be called in uniform control flow: the condition at 6:5 depends on local_index",
 	}},
+	{"array lengths in fields and signatures name constants", `const N = 4
+
+struct S {
+	a [N]f32
+	b [N + 1]u32
+}
+
+fn first(v [N]f32) [N + 1]u32 {
+	var r [N + 1]u32
+	r[0] = u32(v[0])
+	return r
+}
+
+kernel k(y read_write []S) workgroup(1) {
+	var s = y[0]
+	s.b = first(s.a)
+	y[0] = s
+}`, []string{}},
 	{"function call errors", `fn f(x f32, y read_write []f32) f32 {
 	return x
 }

@@ -75,6 +75,8 @@ func (c *checker) structCycle(s *Struct, path []*Struct) bool {
 
 // structFields checks each struct's fields once the constants are known.
 func (c *checker) structFields() {
+	c.scope = c.top // array lengths name module constants
+	defer func() { c.scope = nil }()
 	for _, s := range c.m.Structs {
 		if s == nil || !c.structOK[s] {
 			continue
