@@ -75,7 +75,8 @@ func supported(k *ir.Kernel) error {
 	if k.Features&ir.FeatureCoopMat != 0 {
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
 	}
-	return nil
+	// Issue 12's constructs are not lowered to WGSL yet (docs/lowering-12.md).
+	return ir.FindConstruct(k, Target, ir.AllConstructs)
 }
 
 // writer accumulates output lines and the .kc position of each.
