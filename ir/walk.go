@@ -95,6 +95,8 @@ func stmtChildren(s Stmt) []Node {
 			out = append(out, c)
 		}
 		return out
+	case *CoopStore:
+		return []Node{s.M, s.Dst, s.Offset, s.Stride}
 	}
 	return nil
 }
@@ -127,6 +129,14 @@ func exprChildren(e Expr) []Node {
 		return exprList(e.Vals)
 	case *ArrayLit:
 		return exprList(e.Elems)
+	case *CoopMake:
+		return []Node{e.X}
+	case *CoopLoad:
+		return []Node{e.Src, e.Offset, e.Stride}
+	case *CoopMulAdd:
+		return []Node{e.A, e.B, e.C}
+	case *CoopLength:
+		return []Node{e.M}
 	}
 	return nil
 }
@@ -177,6 +187,15 @@ func replaceExprs(n Node, f func(Expr) Expr) {
 			list(e.Vals)
 		case *ArrayLit:
 			list(e.Elems)
+		case *CoopMake:
+			e.X = ex(e.X)
+		case *CoopLoad:
+			e.Src = exIdent(ex, e.Src)
+			e.Offset, e.Stride = ex(e.Offset), ex(e.Stride)
+		case *CoopMulAdd:
+			e.A, e.B, e.C = ex(e.A), ex(e.B), ex(e.C)
+		case *CoopLength:
+			e.M = ex(e.M)
 		}
 		return f(e)
 	}
@@ -225,6 +244,10 @@ func replaceExprs(n Node, f func(Expr) Expr) {
 			if c, ok := ex(s.Call).(*FnCall); ok {
 				s.Call = c
 			}
+		case *CoopStore:
+			s.M = ex(s.M)
+			s.Dst = exIdent(ex, s.Dst)
+			s.Offset, s.Stride = ex(s.Offset), ex(s.Stride)
 		}
 	}
 	switch n := n.(type) {
@@ -233,4 +256,16 @@ func replaceExprs(n Node, f func(Expr) Expr) {
 	case Expr:
 		ex(n)
 	}
+}
+
+// exIdent applies ex to a buffer or shared-array name, keeping the name
+// when ex replaces it by something that is not one.
+func exIdent(ex func(Expr) Expr, id *Ident) *Ident {
+	if id == nil {
+		return nil
+	}
+	if r, ok := ex(id).(*Ident); ok {
+		return r
+	}
+	return id
 }

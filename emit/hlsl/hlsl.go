@@ -72,6 +72,11 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
+		// Cooperative matrices (DXC's vk::khr templates) and bf16 are not
+		// lowered to HLSL yet.
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16)); err != nil {
+			return nil, err
+		}
 		// Issue 12's constructs are not lowered to HLSL yet (docs/lowering-12.md).
 		if err := ir.FindConstruct(k, "hlsl", ir.AllConstructs); err != nil {
 			return nil, err
