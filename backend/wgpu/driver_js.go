@@ -146,10 +146,12 @@ func describe(a js.Value) backend.AdapterInfo {
 // sorted.
 func featureNames(v js.Value) []string {
 	var out []string
-	v.Get("features").Call("forEach", js.FuncOf(func(_ js.Value, args []js.Value) any {
+	f := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		out = append(out, args[0].String())
 		return nil
-	}))
+	})
+	defer f.Release()
+	v.Get("features").Call("forEach", f)
 	sort.Strings(out)
 	return out
 }
