@@ -14,7 +14,12 @@
 //     kc's feature marks (f16, subgroups) must agree with what the browser
 //     enforces;
 //   - TestAdapterInfo checks the driver's AdapterInfo against the
-//     adapter's own features and limits.
+//     adapter's own features and limits;
+//   - TestErrors checks that compile and validation failures come back as
+//     error values and leave the device usable.
+//
+// Every call into package backend here blocks on JavaScript promises from
+// a test goroutine, as a page's goroutines do (backend/wgpu promise_js.go).
 //
 // A driver contract suite written against *testing.T and a
 // *backend.Device runs here by adding one *_js_test.go file that opens a
