@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -91,11 +92,36 @@ func goTool(t testing.TB) string {
 	return p
 }
 
+// track stats every file of the repository (but .git and tools) so that
+// go test's result cache, which knows only the files a test opens or
+// stats itself, is invalidated when anything a wasm build or a served
+// file depends on changes.
+func track(t testing.TB) {
+	t.Helper()
+	root := kctest.Root(t)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "tools" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // BuildWasm compiles the package in dir for GOOS=js GOARCH=wasm into a
 // temporary file and returns its path; test builds the package's test
 // binary (go test -c) instead of the program.
 func BuildWasm(t testing.TB, dir string, test bool) string {
 	t.Helper()
+	track(t)
 	out := filepath.Join(t.TempDir(), "main.wasm")
 	args := []string{"build", "-o", out, "."}
 	if test {

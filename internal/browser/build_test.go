@@ -18,6 +18,7 @@ func TestBuildJS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds for js/wasm (-short)")
 	}
+	track(t)
 	pkgs := []string{"./backend/...", "./precompiled", "./gen", "./examples/web", "./internal/kctest", "./ir/..."}
 	for _, verb := range []string{"build", "vet"} {
 		cmd := exec.Command(goTool(t), append([]string{verb}, pkgs...)...)
