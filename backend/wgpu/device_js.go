@@ -27,6 +27,9 @@ type device struct {
 	staging  *wgpu.Buffer
 	stageCap int64
 
+	queries js.Value // GPUQuerySet of MaxTimestamps timestamps, made on first use
+	resolve *wgpu.Buffer
+
 	bgs     map[bgKey]*wgpu.BindGroup
 	bgByBuf map[*wgpu.Buffer][]bgKey
 	closed  bool
@@ -76,6 +79,9 @@ func open(ctx context.Context, a js.Value, info backend.AdapterInfo) (backend.De
 	}
 	if info.Subgroups {
 		feats = append(feats, "subgroups")
+	}
+	if info.Timestamps {
+		feats = append(feats, "timestamp-query")
 	}
 	limits := map[string]any{}
 	for _, k := range computeLimits {
@@ -216,6 +222,10 @@ func (d *device) Close() error {
 	if d.staging != nil {
 		d.staging.Destroy()
 	}
+	if d.resolve != nil {
+		d.resolve.Destroy()
+		d.queries.Call("destroy")
+	}
 	d.bgs, d.bgByBuf = nil, nil
 	d.js.Call("removeEventListener", "uncapturederror", d.st.onError)
 	d.js.Call("destroy") // the lost callback then runs and releases itself
@@ -239,4 +249,19 @@ func (d *device) stagingFor(n int64) (*wgpu.Buffer, error) {
 	}
 	d.staging, d.stageCap = buf, size
 	return buf, nil
+}
+
+// timestampQueries returns the device's query set and its resolve buffer.
+func (d *device) timestampQueries() (js.Value, *wgpu.Buffer, error) {
+	if d.resolve != nil {
+		return d.queries, d.resolve, nil
+	}
+	qs := d.js.Call("createQuerySet", map[string]any{"type": "timestamp", "count": backend.MaxTimestamps})
+	rb, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc, Size: 8 * backend.MaxTimestamps})
+	if err != nil {
+		qs.Call("destroy")
+		return js.Undefined(), nil, err
+	}
+	d.queries, d.resolve = qs, rb
+	return qs, rb, nil
 }

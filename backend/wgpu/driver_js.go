@@ -15,7 +15,8 @@ package wgpu
 //   - readback: its MapAsync reports success when the map fails, and its
 //     WriteBuffer needs a global `wasm` variable the page must set; both
 //     are done on the objects here;
-//   - no query sets: timestamps are not offered (Time uses the host clock).
+//   - no query sets: timestamps (timestamp-query) are written by empty
+//     compute passes with timestampWrites, created on the objects here.
 // Blocking calls park the goroutine on a promise (promise_js.go).
 
 import (
@@ -138,6 +139,8 @@ func describe(a js.Value) backend.AdapterInfo {
 		SubgroupMin: num("subgroupMinSize"),
 		SubgroupMax: num("subgroupMaxSize"),
 		Extensions:  feats,
+		Timestamps:  has("timestamp-query"),
+		TimestampNs: 1, // WebGPU timestamps are nanoseconds
 	}
 	return out
 }

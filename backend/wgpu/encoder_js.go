@@ -2,7 +2,7 @@ package wgpu
 
 import (
 	"context"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"syscall/js"
 
@@ -19,6 +19,7 @@ type encoder struct {
 	pass   *wgpu.ComputePassEncoder
 	cur    *pipeline
 	arena  int
+	nts    int // timestamps written
 	dynOff [1]uint32
 }
 
@@ -157,10 +158,25 @@ func (e *encoder) Copy(src backend.BufferImpl, srcOff int64, dst backend.BufferI
 	return e.enc.CopyBufferToBuffer(src.(*buffer).buf, uint64(srcOff), dst.(*buffer).buf, uint64(dstOff), uint64(size))
 }
 
-// Timestamp is never called: the browser side reports no timestamps (the
-// binding's JS side has no query sets).
+// Timestamp writes a timestamp with an empty compute pass whose end is
+// stamped: WebGPU has timestamps only at pass boundaries (the encoder-level
+// writeTimestamp is an extension), and the end of a pass is written after
+// the commands before it.
 func (e *encoder) Timestamp() (int, error) {
-	return 0, errors.New("wgpu: timestamps are not available in the browser")
+	if e.nts >= backend.MaxTimestamps {
+		return 0, fmt.Errorf("more than %d timestamps in one submission", backend.MaxTimestamps)
+	}
+	e.endPass()
+	qs, _, err := e.d.timestampQueries()
+	if err != nil {
+		return 0, err
+	}
+	pass := jsOf(e.enc).Call("beginComputePass", map[string]any{
+		"timestampWrites": map[string]any{"querySet": qs, "endOfPassWriteIndex": e.nts},
+	})
+	pass.Call("end")
+	e.nts++
+	return e.nts - 1, nil
 }
 
 func (e *encoder) Discard() { e.endPass() }
@@ -168,7 +184,7 @@ func (e *encoder) Discard() { e.endPass() }
 func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.Result, error) {
 	d := e.d
 	e.endPass()
-	var total int64
+	total := int64(8 * e.nts) // timestamps first, then each read
 	offs := make([]int64, len(reads))
 	for i, r := range reads {
 		offs[i] = total
@@ -181,10 +197,8 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 			return nil, err
 		}
 	}
-	for i, r := range reads {
-		if err := e.enc.CopyBufferToBuffer(r.Buf.(*buffer).buf, uint64(r.Off), stage, uint64(offs[i]), uint64(r.Size)); err != nil {
-			return nil, err
-		}
+	if err := e.recordReadback(stage, reads, offs); err != nil {
+		return nil, err
 	}
 	cb, err := e.enc.Finish(nil)
 	if err != nil {
@@ -205,6 +219,27 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 	return e.mapBack(ctx, stage, total, reads, offs)
 }
 
+// recordReadback resolves the timestamps and copies them and every read
+// range into stage.
+func (e *encoder) recordReadback(stage *wgpu.Buffer, reads []backend.Range, offs []int64) error {
+	if e.nts > 0 {
+		qs, rb, err := e.d.timestampQueries()
+		if err != nil {
+			return err
+		}
+		jsOf(e.enc).Call("resolveQuerySet", qs, 0, e.nts, jsOf(rb), 0)
+		if err := e.enc.CopyBufferToBuffer(rb, 0, stage, 0, uint64(8*e.nts)); err != nil {
+			return err
+		}
+	}
+	for i, r := range reads {
+		if err := e.enc.CopyBufferToBuffer(r.Buf.(*buffer).buf, uint64(r.Off), stage, uint64(offs[i]), uint64(r.Size)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // mapBack maps the staging buffer once the submission is done and copies
 // each region out.
 func (e *encoder) mapBack(ctx context.Context, stage *wgpu.Buffer, total int64, reads []backend.Range, offs []int64) (*backend.Result, error) {
@@ -219,6 +254,13 @@ func (e *encoder) mapBack(ctx context.Context, stage *wgpu.Buffer, total int64, 
 	defer sj.Call("unmap")
 	mapped := js.Global().Get("Uint8Array").New(sj.Call("getMappedRange", 0, total))
 	res := &backend.Result{Reads: make([][]byte, len(reads))}
+	if e.nts > 0 {
+		stamps := make([]byte, 8*e.nts)
+		js.CopyBytesToGo(stamps, mapped.Call("subarray", 0, len(stamps)))
+		for i := 0; i < e.nts; i++ {
+			res.Timestamps = append(res.Timestamps, binary.LittleEndian.Uint64(stamps[8*i:]))
+		}
+	}
 	for i, r := range reads {
 		res.Reads[i] = make([]byte, r.Size)
 		js.CopyBytesToGo(res.Reads[i], mapped.Call("subarray", offs[i], offs[i]+r.Size))

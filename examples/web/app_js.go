@@ -65,7 +65,7 @@ func (a *app) open() error {
 		return err
 	}
 	i := dev.Info()
-	set("device", fmt.Sprintf("%s — %s, %s; f16 %v, subgroups %v (opened in %v)", i.Name, i.API, i.Type, i.F16, i.Subgroups, ms(time.Since(t0))))
+	set("device", fmt.Sprintf("%s — %s, %s; f16 %v, subgroups %v, timestamps %v (opened in %v)", i.Name, i.API, i.Type, i.F16, i.Subgroups, i.Timestamps, ms(time.Since(t0))))
 	a.dev = dev
 	a.pixels, err = dev.Alloc(int64(4 * home.Width * home.Height))
 	return err
@@ -106,9 +106,8 @@ func (a *app) frame(v view) {
 }
 
 // timeKernel measures the kernel without the readback: 5 samples after a
-// warm-up, each submitted and waited for on its own (the browser side
-// records no GPU timestamps, so this is the host clock around the GPU's
-// work and the wait).
+// warm-up, with GPU timestamps where the adapter offers timestamp-query,
+// else each submitted and waited for on the host's clock.
 func (a *app) timeKernel(v view) {
 	p, err := MandelbrotKernel.Pipeline(ctx, a.dev)
 	if err != nil {
@@ -123,7 +122,11 @@ func (a *app) timeKernel(v view) {
 	}
 	slices.Sort(ds)
 	mp := float64(v.Width*v.Height) / 1e6
-	set("kernel", fmt.Sprintf("%v median of %d (%.3g Mpixel/s; host clock around submit and wait)", ms(ds[len(ds)/2]), len(ds), mp/ds[len(ds)/2].Seconds()))
+	how := "host clock around submit and wait"
+	if a.dev.Info().Timestamps {
+		how = "GPU timestamps"
+	}
+	set("kernel", fmt.Sprintf("%v median of %d (%.3g Mpixel/s; %s)", ms(ds[len(ds)/2]), len(ds), mp/ds[len(ds)/2].Seconds(), how))
 }
 
 // params packs v as the kernel's params block, in the launcher's order.

@@ -20,8 +20,8 @@ func TestAdapterInfo(t *testing.T) {
 	if got, want := info.Subgroups, slices.Contains(feats, "subgroups"); got != want {
 		t.Errorf("AdapterInfo.Subgroups = %v; the adapter's features %v", got, feats)
 	}
-	if info.Timestamps {
-		t.Errorf("AdapterInfo.Timestamps = true; the browser side records none")
+	if got, want := info.Timestamps, slices.Contains(feats, "timestamp-query"); got != want {
+		t.Errorf("AdapterInfo.Timestamps = %v; the adapter's features %v", got, feats)
 	}
 	if info.Driver != "wgpu" || info.API != "WebGPU" || len(info.Targets) != 1 {
 		t.Errorf("driver %q, API %q, targets %v; want wgpu, WebGPU, [wgsl]", info.Driver, info.API, info.Targets)

@@ -16,7 +16,9 @@
 //   - TestAdapterInfo checks the driver's AdapterInfo against the
 //     adapter's own features and limits;
 //   - TestErrors checks that compile and validation failures come back as
-//     error values and leave the device usable.
+//     error values and leave the device usable;
+//   - TestTimestamps times a kernel with GPU timestamps (Time and
+//     DispatchTimed) where the adapter offers timestamp-query.
 //
 // Every call into package backend here blocks on JavaScript promises from
 // a test goroutine, as a page's goroutines do (backend/wgpu promise_js.go).
