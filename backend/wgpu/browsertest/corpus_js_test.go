@@ -8,6 +8,7 @@ package browsertest
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,20 +33,27 @@ import (
 func TestCorpus(t *testing.T) {
 	d := device(t)
 	info := d.Info()
-	ran := 0
+	ran, entered, wanted := 0, 0, 0
 	for _, c := range cases(t) {
 		if !c.Wants("wgsl") {
 			continue
 		}
+		wanted++
 		t.Run(c.Name, func(t *testing.T) {
+			entered++
 			m := c.Module(t)
 			for ki, k := range m.Kernels {
-				if !backend.Supports(info, k.Features) {
-					t.Skipf("kernel %s needs %v; this adapter offers f16 %v, subgroups %v, cooperative matrices %d", k.Name, k.Features, info.F16, info.Subgroups, len(info.CoopMat))
-				}
 				a, err := backend.Emit(m, k.Name, backend.WGSL)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !backend.Supports(info, k.Features) {
+					// kc's own check must refuse it, naming the feature.
+					var unsup *ir.UnsupportedError
+					if _, err := d.Load(ctx, a); !errors.As(err, &unsup) {
+						t.Fatalf("Load of %s (needs %s) on an adapter without it: %v; want an *ir.UnsupportedError", k.Name, featNames(k.Features), err)
+					}
+					t.Skipf("kernel %s needs %s; this adapter offers f16 %v, subgroups %v, cooperative matrices %d (Load says: %v)", k.Name, featNames(k.Features), info.F16, info.Subgroups, len(info.CoopMat), unsup)
 				}
 				p, err := d.Load(ctx, a)
 				if err != nil {
@@ -65,9 +73,20 @@ func TestCorpus(t *testing.T) {
 			ran++
 		})
 	}
-	if ran == 0 {
+	if ran == 0 && entered == wanted {
 		t.Fatal("no corpus kernel ran")
 	}
+}
+
+// featNames spells a feature set.
+func featNames(f ir.Features) string {
+	var names []string
+	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat} {
+		if f&x != 0 {
+			names = append(names, x.Name())
+		}
+	}
+	return strings.Join(names, " and ")
 }
 
 // deviation is a documented difference between an adapter and kc's

@@ -18,7 +18,9 @@
 //   - TestErrors checks that compile and validation failures come back as
 //     error values and leave the device usable;
 //   - TestTimestamps times a kernel with GPU timestamps (Time and
-//     DispatchTimed) where the adapter offers timestamp-query.
+//     DispatchTimed) where the adapter offers timestamp-query;
+//   - TestDispatchChain runs 1,000 dependent dispatches in one scope and
+//     logs the cost per dispatch.
 //
 // Every call into package backend here blocks on JavaScript promises from
 // a test goroutine, as a page's goroutines do (backend/wgpu promise_js.go).

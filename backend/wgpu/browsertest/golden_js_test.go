@@ -51,13 +51,13 @@ func TestGoldenTint(t *testing.T) {
 			errs := compile(t, full, code)
 			switch {
 			case lacking && len(errs) == 0:
-				t.Errorf("%s compiles on a device without a feature kc marks it as needing (%v)", g, need)
+				t.Errorf("%s compiles on a device without a feature kc marks it as needing (%s)", g, featNames(need))
 			case !lacking && len(errs) > 0:
 				t.Errorf("Tint rejects %s:\n%s", g, strings.Join(errs, "\n"))
 			}
 			errs = compile(t, bare, code)
 			if marked := needF16 || needSub; marked != (len(errs) > 0) {
-				t.Errorf("kc marks %s as needing %v (f16 or subgroups: %v), but Tint on a device without optional features says: %q", name, need, marked, errs)
+				t.Errorf("kc marks %s as needing %q (f16 or subgroups: %v), but Tint on a device without optional features says: %q", name, featNames(need), marked, errs)
 			} else if marked {
 				t.Logf("without features, as kc expects: %s", errs[0])
 			}
