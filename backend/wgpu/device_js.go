@@ -24,6 +24,7 @@ type device struct {
 	// encoder's dispatches, bound at a dynamic offset (as natively).
 	arenas   []*arena
 	slot     int64
+	dynOff   js.Value // a Uint32Array(1) for setBindGroup's dynamic offset
 	staging  *wgpu.Buffer
 	stageCap int64
 
@@ -100,6 +101,7 @@ func open(ctx context.Context, a js.Value, info backend.AdapterInfo) (backend.De
 		js:      jd,
 		dev:     &wd,
 		queue:   jd.Get("queue"),
+		dynOff:  js.Global().Get("Uint32Array").New(1),
 		st:      &deviceState{},
 		bgs:     map[bgKey]*wgpu.BindGroup{},
 		bgByBuf: map[*wgpu.Buffer][]bgKey{},
@@ -195,7 +197,7 @@ func (d *device) NewEncoder() (backend.EncoderImpl, error) {
 	for _, a := range d.arenas {
 		a.data = a.data[:0]
 	}
-	return &encoder{d: d, enc: enc}, nil
+	return &encoder{d: d, enc: enc, pass: js.Undefined()}, nil
 }
 
 // Wait waits for the queue: onSubmittedWorkDone resolves after every

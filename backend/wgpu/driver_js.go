@@ -16,7 +16,10 @@ package wgpu
 //     WriteBuffer needs a global `wasm` variable the page must set; both
 //     are done on the objects here;
 //   - no query sets: timestamps (timestamp-query) are written by empty
-//     compute passes with timestampWrites, created on the objects here.
+//     compute passes with timestampWrites, created on the objects here;
+//   - its pass methods build Go slices and JavaScript arrays per call, so
+//     dispatches are recorded on the pass object directly (about 4x
+//     cheaper: 87 -> 23 us per dispatch on this loaded 2-core machine).
 // Blocking calls park the goroutine on a promise (promise_js.go).
 
 import (

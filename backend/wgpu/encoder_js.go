@@ -14,13 +14,12 @@ import (
 // encoder is a backend.EncoderImpl: consecutive dispatches share one
 // compute pass; a copy or the submit ends it.
 type encoder struct {
-	d      *device
-	enc    *wgpu.CommandEncoder
-	pass   *wgpu.ComputePassEncoder
-	cur    *pipeline
-	arena  int
-	nts    int // timestamps written
-	dynOff [1]uint32
+	d     *device
+	enc   *wgpu.CommandEncoder
+	pass  js.Value // the open GPUComputePassEncoder, or undefined
+	cur   *pipeline
+	arena int
+	nts   int // timestamps written
 }
 
 const arenaMin = 64 << 10
@@ -56,12 +55,17 @@ func (e *encoder) pushParams(params []byte) (*wgpu.Buffer, uint32, error) {
 	}
 }
 
+// Dispatch records through the JavaScript objects directly rather than
+// the binding's pass methods, which build Go slices and JavaScript arrays
+// on every call: the dynamic offset goes through one reused Uint32Array
+// (setBindGroup's typed-array form).
 func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backend.Range, groups [3]uint32) error {
 	p := pi.(*pipeline)
 	var ab *wgpu.Buffer
+	var off uint32
 	if p.params > 0 {
 		var err error
-		if ab, e.dynOff[0], err = e.pushParams(params); err != nil {
+		if ab, off, err = e.pushParams(params); err != nil {
 			return err
 		}
 	}
@@ -69,20 +73,21 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	if err != nil {
 		return err
 	}
-	if e.pass == nil {
-		e.pass = e.enc.BeginComputePass(nil)
+	if e.pass.IsUndefined() {
+		e.pass = jsOf(e.enc).Call("beginComputePass")
 		e.cur = nil
 	}
 	if e.cur != p {
-		e.pass.SetPipeline(p.pipe)
+		e.pass.Call("setPipeline", jsOf(p.pipe))
 		e.cur = p
 	}
 	if ab != nil {
-		e.pass.SetBindGroup(0, bg, e.dynOff[:])
+		e.d.dynOff.SetIndex(0, off)
+		e.pass.Call("setBindGroup", 0, jsOf(bg), e.d.dynOff, 0, 1)
 	} else {
-		e.pass.SetBindGroup(0, bg, nil)
+		e.pass.Call("setBindGroup", 0, jsOf(bg))
 	}
-	e.pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
+	e.pass.Call("dispatchWorkgroups", groups[0], groups[1], groups[2])
 	return nil
 }
 
@@ -147,9 +152,9 @@ func (d *device) dropBindGroups(buf *wgpu.Buffer) {
 }
 
 func (e *encoder) endPass() {
-	if e.pass != nil {
-		e.pass.End()
-		e.pass, e.cur = nil, nil
+	if !e.pass.IsUndefined() {
+		e.pass.Call("end")
+		e.pass, e.cur = js.Undefined(), nil
 	}
 }
 

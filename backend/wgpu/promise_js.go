@@ -81,7 +81,8 @@ func jsOf[T any](p *T) js.Value { return *(*js.Value)(unsafe.Pointer(p)) }
 func init() {
 	v := unsafe.Sizeof(js.Value{})
 	if unsafe.Sizeof(wgpu.Device{}) != v || unsafe.Sizeof(wgpu.Buffer{}) != v ||
-		unsafe.Sizeof(wgpu.ShaderModule{}) != v || unsafe.Sizeof(wgpu.CommandEncoder{}) != v {
+		unsafe.Sizeof(wgpu.ShaderModule{}) != v || unsafe.Sizeof(wgpu.CommandEncoder{}) != v ||
+		unsafe.Sizeof(wgpu.ComputePipeline{}) != v || unsafe.Sizeof(wgpu.BindGroup{}) != v {
 		panic("backend/wgpu: the binding's JS object layout changed; update jsOf in promise_js.go")
 	}
 }
