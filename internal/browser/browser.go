@@ -32,16 +32,14 @@ var Names = []string{"chromium", "chromium-browser", "google-chrome-stable", "go
 // adapter from SwiftShader's Vulkan, which ships inside Debian's chromium
 // package, so no GPU is needed (measured with chromium 156 on 2026-12-01).
 var Flags = map[string]any{
-	"headless":                            "new",
-	"no-sandbox":                          true,
-	"enable-unsafe-webgpu":                true,
-	"enable-unsafe-swiftshader":           true,
-	"use-webgpu-adapter":                  "swiftshader",
-	"enable-features":                     "Vulkan",
-	"disable-vulkan-surface":              true,
-	"enable-logging":                      "stderr",
-	"window-size":                         "1024,768",
-	"disable-background-timer-throttling": true,
+	"headless":                  "new",
+	"no-sandbox":                true,
+	"enable-unsafe-webgpu":      true,
+	"enable-unsafe-swiftshader": true,
+	"use-webgpu-adapter":        "swiftshader",
+	"enable-features":           "Vulkan",
+	"enable-logging":            "stderr",
+	"window-size":               "1024,768",
 }
 
 // Browser is one headless Chromium process with one tab.
