@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := module(t)
-	v := waitFrame(t, ctx, 1)
+	v := waitFrame(t, b, ctx, 1)
 	check(t, ctx, m, v, "home")
 	// A click zooms in 4x about the point clicked: here the seahorse
 	// valley near -0.745 + 0.11i.
@@ -55,7 +56,7 @@ func TestPage(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(left[0]+x, left[1]+y)); err != nil {
 		t.Fatal(err)
 	}
-	z := waitFrame(t, ctx, 2)
+	z := waitFrame(t, b, ctx, 2)
 	if z.Scale >= v.Scale {
 		t.Errorf("after a click the scale is %g, want less than %g", z.Scale, v.Scale)
 	}
@@ -68,6 +69,9 @@ func TestPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	if c := b.Console(); len(c) > 0 {
+		t.Errorf("the page's console has warnings or errors:\n%s", strings.Join(c, "\n"))
 	}
 	for _, id := range []string{"device", "first", "kernel"} {
 		text, _ := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(`(t => t !== "–" && t)(document.getElementById(%q).textContent)`, id), chromedp.WithPollingTimeout(time.Minute)))
@@ -89,7 +93,7 @@ func module(t *testing.T) *ir.Module {
 
 // waitFrame waits until the page has drawn n frames and returns the view
 // it published.
-func waitFrame(t *testing.T, ctx context.Context, n int) view {
+func waitFrame(t *testing.T, b *browser.Browser, ctx context.Context, n int) view {
 	t.Helper()
 	state, err := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(
 		`(d => d.state === "error" ? "error" : +d.frames >= %d && "done")(document.body.dataset)`, n),
@@ -99,7 +103,7 @@ func waitFrame(t *testing.T, ctx context.Context, n int) view {
 	}
 	if state == "error" {
 		msg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("status").textContent`))
-		t.Fatalf("the page reports an error: %s", msg)
+		t.Fatalf("the page reports an error: %s\nconsole: %q", msg, b.Console())
 	}
 	js, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.view`))
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,13 +39,15 @@ var Flags = map[string]any{
 	"enable-unsafe-swiftshader": true,
 	"use-webgpu-adapter":        "swiftshader",
 	"enable-features":           "Vulkan",
-	"enable-logging":            "stderr",
 	"window-size":               "1024,768",
 }
 
 // Browser is one headless Chromium process with one tab.
 type Browser struct {
 	ctx context.Context // the tab
+
+	mu      sync.Mutex
+	console []string // the tab's console warnings, errors and exceptions not yet taken
 }
 
 // Start launches headless Chromium for the rest of the test (closed by
@@ -74,7 +77,35 @@ func Start(t testing.TB) *Browser {
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		t.Fatalf("start %s: %v", path, err)
 	}
-	return &Browser{ctx: ctx}
+	b := &Browser{ctx: ctx}
+	go b.listen()
+	return b
+}
+
+// listen keeps the tab's console warnings, errors and uncaught exceptions
+// (WebGPU's validation messages land there) until Console takes them.
+func (b *Browser) listen() {
+	for m, err := range chromedp.Console(b.ctx) {
+		if err != nil {
+			return
+		}
+		switch m.Type {
+		case chromedp.ConsoleWarning, chromedp.ConsoleError, chromedp.ConsoleException:
+			b.mu.Lock()
+			b.console = append(b.console, m.String())
+			b.mu.Unlock()
+		}
+	}
+}
+
+// Console returns the console warnings, errors and exceptions since the
+// last call.
+func (b *Browser) Console() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.console
+	b.console = nil
+	return c
 }
 
 // Context is the tab's chromedp context, for chromedp.Run.

@@ -43,6 +43,9 @@ func TestBrowser(t *testing.T) {
 		},
 	}, 9*time.Minute)
 	t.Logf("in the browser (%v):\n%s", time.Since(start).Round(time.Millisecond), out)
+	if c := b.Console(); len(c) > 0 {
+		t.Logf("the page's console warnings and errors:\n%s", strings.Join(c, "\n"))
+	}
 	if code != 0 {
 		fails := regexp.MustCompile(`(?m)^\s*--- FAIL: .*$`).FindAllString(out, -1)
 		t.Fatalf("the in-browser tests exited with status %d; failed:\n%s", code, strings.Join(fails, "\n"))
