@@ -163,7 +163,12 @@ func featureNames(v js.Value) []string {
 }
 
 func limitsOf(l js.Value) backend.Limits {
-	n := func(k string) int64 { return int64(l.Get(k).Float()) }
+	n := func(k string) int64 {
+		if v := l.Get(k); v.Type() == js.TypeNumber {
+			return int64(v.Float())
+		}
+		return 0 // a browser without this limit; package backend then refuses work that needs it
+	}
 	return backend.Limits{
 		MaxBufferSize:                   n("maxBufferSize"),
 		MaxStorageBufferBindingSize:     n("maxStorageBufferBindingSize"),

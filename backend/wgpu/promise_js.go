@@ -21,8 +21,12 @@ import (
 // the GPU work (syscall/js documents the same rule).
 
 // await blocks until the promise p settles or ctx is done. A rejection
-// becomes an error carrying the JavaScript error's name and message.
+// becomes an error carrying the JavaScript error's name and message; a
+// value that is not a promise is returned as it is.
 func await(ctx context.Context, p js.Value) (js.Value, error) {
+	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
+		return p, nil
+	}
 	type result struct {
 		v   js.Value
 		err error
