@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,34 +35,42 @@ func TestDispatchChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := backend.Args{Params: []uint32{0}, Buffers: []backend.View{y.View()}}
-	before := d.Stats()
-	t0 := time.Now()
-	s := d.Begin()
-	for k := 1; k <= steps; k++ {
-		args.Params[0] = uint32(k)
-		if err := d.Dispatch(p, args, backend.Groups(n/64)); err != nil {
+	// Five rounds; the fastest is the figure least disturbed by other
+	// work on the machine.
+	var rec, all []time.Duration
+	for round := 1; round <= 5; round++ {
+		args := backend.Args{Params: []uint32{0}, Buffers: []backend.View{y.View()}}
+		before := d.Stats()
+		t0 := time.Now()
+		s := d.Begin()
+		for k := 1; k <= steps; k++ {
+			args.Params[0] = uint32(k)
+			if err := d.Dispatch(p, args, backend.Groups(n/64)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec = append(rec, time.Since(t0))
+		if err := s.End(); err != nil {
 			t.Fatal(err)
 		}
-	}
-	recorded := time.Since(t0)
-	if err := s.End(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := d.Read(ctx, y.View())
-	total := time.Since(t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < n; i++ {
-		if got := binary.LittleEndian.Uint32(out[4*i:]); got != steps*(steps+1)/2 {
-			t.Fatalf("y[%d] = %d, want %d", i, got, steps*(steps+1)/2)
+		out, err := d.Read(ctx, y.View())
+		all = append(all, time.Since(t0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := uint32(round * steps * (steps + 1) / 2)
+		for i := 0; i < n; i++ {
+			if got := binary.LittleEndian.Uint32(out[4*i:]); got != want {
+				t.Fatalf("round %d: y[%d] = %d, want %d", round, i, got, want)
+			}
+		}
+		if st := d.Stats().Since(before); st.Submits > 2 || st.Dispatches != steps {
+			t.Errorf("round %d: %d submits, %d dispatches for one scope of %d and one read; want at most 2 submits", round, st.Submits, st.Dispatches, steps)
 		}
 	}
-	st := d.Stats().Since(before)
-	if st.Submits > 2 {
-		t.Errorf("%d submits for one scope and one read; want at most 2", st.Submits)
-	}
-	t.Logf("%d dependent dispatches: recorded in %v (%.1f us each), recorded + run + read back in %v (%.1f us each); %+v",
-		steps, recorded, float64(recorded.Microseconds())/steps, total, float64(total.Microseconds())/steps, st)
+	slices.Sort(rec)
+	slices.Sort(all)
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / steps }
+	t.Logf("%d dependent dispatches, 5 rounds: recording %.1f us per dispatch (fastest; median %.1f), recorded + run + read back %.1f us (fastest; median %.1f)",
+		steps, us(rec[0]), us(rec[2]), us(all[0]), us(all[2]))
 }
