@@ -146,8 +146,13 @@ func draw(px []byte, v view) {
 func set(id, text string) { doc.Call("getElementById", id).Set("textContent", text) }
 
 func fail(err error) {
+	msg := err.Error()
+	if !js.Global().Get("navigator").Get("gpu").Truthy() {
+		msg = "This browser offers no WebGPU. Chrome and Edge 113 or later have it on Windows, macOS " +
+			"and ChromeOS; on Linux start them with --enable-unsafe-webgpu --enable-features=Vulkan.\n(" + msg + ")"
+	}
 	s := doc.Call("getElementById", "status")
-	s.Set("textContent", err.Error())
+	s.Set("textContent", msg)
 	s.Set("className", "error")
 	doc.Get("body").Get("dataset").Set("state", "error")
 }

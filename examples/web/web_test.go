@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/kcgo/kc/internal/browser"
@@ -77,6 +78,33 @@ func TestPage(t *testing.T) {
 		text, _ := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(`(t => t !== "–" && t)(document.getElementById(%q).textContent)`, id), chromedp.WithPollingTimeout(time.Minute)))
 		t.Logf("%s: %s", id, text)
 	}
+	noWebGPU(t, ctx, srv.URL)
+}
+
+// noWebGPU reloads the page in a document whose navigator has no gpu (a
+// browser without WebGPU) and checks that it says so instead of failing
+// silently.
+func noWebGPU(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	added, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `Object.defineProperty(Navigator.prototype, "gpu", {get: () => undefined, configurable: true});`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chromedp.Call(ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: added.Identifier})
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := chromedp.Run(ctx, chromedp.Poll[string](`document.body.dataset.state === "error" && document.getElementById("status").textContent`,
+		chromedp.WithPollingTimeout(time.Minute)))
+	if err != nil {
+		t.Fatalf("without navigator.gpu the page shows no error: %v", err)
+	}
+	if !strings.Contains(msg, "navigator.gpu is undefined") || !strings.Contains(msg, "docs/browser.md") {
+		t.Errorf("without navigator.gpu the page says %q; want it to name navigator.gpu and docs/browser.md", msg)
+	}
+	t.Logf("without WebGPU: %s", msg)
 }
 
 func module(t *testing.T) *ir.Module {
