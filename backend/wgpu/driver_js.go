@@ -146,6 +146,9 @@ func describe(a js.Value) backend.AdapterInfo {
 		Timestamps:  has("timestamp-query"),
 		TimestampNs: 1, // WebGPU timestamps are nanoseconds
 	}
+	if out.SubgroupMin > 0 && out.SubgroupMin == out.SubgroupMax {
+		out.SubgroupSize = out.SubgroupMin // the only size there is
+	}
 	return out
 }
 

@@ -11,7 +11,7 @@ import (
 func TestAdapterInfo(t *testing.T) {
 	d := device(t)
 	info := d.Info()
-	t.Logf("device: %s; %s; features %v; limits %+v", info, info.DriverInfo, info.Extensions, info.Limits)
+	t.Logf("device: %s; %s; features %v; subgroup sizes %d..%d; limits %+v", info, info.DriverInfo, info.Extensions, info.SubgroupMin, info.SubgroupMax, info.Limits)
 	a := adapter(t)
 	feats := featureNames(a)
 	if got, want := info.F16, slices.Contains(feats, "shader-f16"); got != want {
@@ -25,6 +25,12 @@ func TestAdapterInfo(t *testing.T) {
 	}
 	if info.Driver != "wgpu" || info.API != "WebGPU" || len(info.Targets) != 1 {
 		t.Errorf("driver %q, API %q, targets %v; want wgpu, WebGPU, [wgsl]", info.Driver, info.API, info.Targets)
+	}
+	if ai := a.Get("info"); ai.Get("subgroupMinSize").Type() == js.TypeNumber {
+		lo, hi := ai.Get("subgroupMinSize").Int(), ai.Get("subgroupMaxSize").Int()
+		if info.SubgroupMin != lo || info.SubgroupMax != hi || (lo == hi) != (info.SubgroupSize == lo) {
+			t.Errorf("subgroup sizes %d..%d (size %d); the adapter says %d..%d", info.SubgroupMin, info.SubgroupMax, info.SubgroupSize, lo, hi)
+		}
 	}
 	l := a.Get("limits")
 	if got, want := info.Limits.MaxSharedMemory, l.Get("maxComputeWorkgroupStorageSize").Int(); got != want {

@@ -78,6 +78,15 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// subgroupSize is the interpreter's subgroup size for d: the adapter's
+// when it has one size, else 8.
+func subgroupSize(d *backend.Device) int {
+	if n := d.Info().SubgroupSize; n > 0 {
+		return n
+	}
+	return 8
+}
+
 // featNames spells a feature set.
 func featNames(f ir.Features) string {
 	var names []string
@@ -229,7 +238,7 @@ func compareRun(t *testing.T, d *backend.Device, p *backend.Pipeline, m *ir.Modu
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	if err := interp.Run(m, k.Name, groups, &interp.Args{Params: params, Buffers: want}, interp.Options{SubgroupSize: 8}); err != nil {
+	if err := interp.Run(m, k.Name, groups, &interp.Args{Params: params, Buffers: want}, interp.Options{SubgroupSize: subgroupSize(d)}); err != nil {
 		t.Fatalf("interp: %v", err)
 	}
 	t.Logf("%s: grid %v, interpreter %v", k.Name, groups, time.Since(t0))
