@@ -20,7 +20,9 @@
 //   - TestTimestamps times a kernel with GPU timestamps (Time and
 //     DispatchTimed) where the adapter offers timestamp-query;
 //   - TestDispatchChain runs 1,000 dependent dispatches in one scope and
-//     logs the cost per dispatch.
+//     logs the cost per dispatch;
+//   - TestResponsive checks that the page's timers keep firing while a
+//     Read blocks its goroutine.
 //
 // Every call into package backend here blocks on JavaScript promises from
 // a test goroutine, as a page's goroutines do (backend/wgpu promise_js.go).
