@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"golden/goldenkc":        {"golden", "ir", "ir/parse", "emit/..."},
 	"internal/kctest":        {"ir", "ir/parse"},
 	"internal/difftest":      {"..."},
+	"internal/browser":       {"internal/kctest"}, // host side of the browser tests
 	"backend":                {"ir", "emit/..."},
 	"backend/vulkan/...":     {"backend", "backend/vulkan/...", "ir", "ir/...", "emit/...", "internal/..."},
 	"backend/wgpu/...":       {"backend", "backend/wgpu/...", "ir", "ir/...", "emit/...", "internal/..."},

@@ -81,6 +81,10 @@ func Cases(t testing.TB) []Case {
 	return out
 }
 
+// NewCase makes the Case of a test kernel read by other means than Cases
+// (a browser test fetches the files over HTTP).
+func NewCase(path string, src []byte) Case { return parseDirectives(path, src) }
+
 func parseDirectives(path string, src []byte) Case {
 	c := Case{
 		Name:    strings.TrimSuffix(filepath.Base(path), ".kc"),
