@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"strconv"
 
 	"github.com/kcgo/kc/internal/directive"
@@ -252,4 +253,19 @@ func (p *Plan) Words() []uint32 {
 		}
 	}
 	return words
+}
+
+// String describes the plan's params and grid ("n=333 a=1.5, grid 6x1x1").
+func (p *Plan) String() string {
+	var parts []string
+	for _, prm := range p.Kernel.Params {
+		if v, ok := p.Params[prm.Name]; ok {
+			if v.Kind == ir.FloatValue {
+				parts = append(parts, fmt.Sprintf("%s=%g", prm.Name, v.Float))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s=%d", prm.Name, v.Int))
+			}
+		}
+	}
+	return fmt.Sprintf("%s grid %dx%dx%d", strings.Join(append(parts, ""), " "), p.Grid[0], p.Grid[1], p.Grid[2])
 }
