@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/ir"
