@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -80,8 +82,18 @@ func runRun(env *cliEnv, args []string) int {
 	fs.IntVar(&o.sgSize, "subgroup-size", 32, "subgroup size for -interp")
 	fs.StringVar(&o.via, "via", "", "the path to the device: wgsl, spirv or hlsl (HLSL compiled to SPIR-V; default: the device's preferred target)")
 	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "with -via hlsl: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	// Flag errors are one line too; -h prints the whole usage.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(env.stderr)
+			usage()
+			return exitOK
+		}
+		fmt.Fprintf(env.stderr, "kc run: %v (kc help run lists the flags)\n", err)
+		return exitUsage
 	}
 	if msg := o.usageError(fs.Args()); msg != "" {
 		fmt.Fprintln(env.stderr, "kc run:", msg)

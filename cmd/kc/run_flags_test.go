@@ -48,6 +48,8 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{[]string{saxpy, "-p", "a=1"}, exitUsage, fmt.Sprintf(`kc run: unexpected argument "-p" after %s (flags go before FILE.kc)`, saxpy)},
 		{[]string{}, exitUsage, "kc run: no FILE.kc (usage: kc run [flags] FILE.kc; kc help run lists the flags)"},
+		{[]string{"-nosuch", saxpy}, exitUsage, "kc run: flag provided but not defined: -nosuch (kc help run lists the flags)"},
+		{[]string{"-in", "x", saxpy}, exitUsage, `kc run: invalid value "x" for flag -in: want NAME=VALUE, got "x" (kc help run lists the flags)`},
 		{[]string{"-races", saxpy}, exitUsage, "kc run: -races is the interpreter's race detector: it needs -interp"},
 		{[]string{"-interp", "-via", "hlsl", saxpy}, exitUsage, "kc run: -interp runs on the CPU; it takes none of -time, -device, -via"},
 		{[]string{"-via", "glsl", saxpy}, exitUsage, `kc run: unknown -via "glsl" (want wgsl, spirv or hlsl)`},
@@ -71,6 +73,26 @@ func TestRunErrors(t *testing.T) {
 	// Without -races the racy kernel runs.
 	if _, errs, code := kc(t, "", "run", "-interp", racy); code != exitOK {
 		t.Errorf("racy kernel without -races: exit %d, %s", code, errs)
+	}
+}
+
+// TestRunDefines: kc run specialises with the file's //kc:define values
+// (specialized.kc sets BLOCK=128 over the source's 64), and -D overrides
+// them; the //kc:run grid follows.
+func TestRunDefines(t *testing.T) {
+	src := filepath.Join(kctest.Root(t), "testdata", "kernels", "specialized.kc")
+	for _, c := range []struct {
+		args []string
+		grid int
+	}{
+		{nil, 2},                        // ceil(1024 / (128*4))
+		{[]string{"-D", "BLOCK=64"}, 4}, // ceil(1024 / (64*4))
+	} {
+		out, errs, code := kc(t, "", append(append([]string{"run", "-interp", "-json", "-p", "n=1024"}, c.args...), src)...)
+		var res runResult
+		if code != exitOK || json.Unmarshal([]byte(out), &res) != nil || res.Groups != [3]int{c.grid, 1, 1} {
+			t.Errorf("kc run %v: exit %d, groups %v, want [%d 1 1]\n%s%s", c.args, code, res.Groups, c.grid, out, errs)
+		}
 	}
 }
 
