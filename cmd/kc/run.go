@@ -333,7 +333,7 @@ func runOnDevice(env *cliEnv, m *ir.Module, plan *runspec.Plan, o runOptions, re
 		sel = env.getenv(backend.EnvDevice)
 	}
 	k := plan.Kernel
-	dev, err := backend.OpenFor(ctx, sel, k.Features)
+	dev, err := openForRun(ctx, sel, k.Features, o.via)
 	if err != nil {
 		return nil, err
 	}
@@ -374,6 +374,41 @@ func runOnDevice(env *cliEnv, m *ir.Module, plan *runspec.Plan, o runOptions, re
 		res.Time = timeJSONOf(ds)
 	}
 	return data, nil
+}
+
+// openForRun opens the device: sel when given, else the policy's choice
+// among the adapters that have the kernel's features and, with -via, take
+// that target first (a Vulkan device for SPIR-V rather than naga's SPIR-V
+// front end), or at all.
+func openForRun(ctx context.Context, sel string, need ir.Features, via string) (*backend.Device, error) {
+	if sel != "" || via == "" {
+		return backend.OpenFor(ctx, sel, need)
+	}
+	target := backend.SPIRV
+	if via == "wgsl" {
+		target = backend.WGSL
+	}
+	as, enumErr := backend.Adapters(ctx)
+	var first, any []backend.AdapterInfo
+	for _, a := range as {
+		if !backend.Supports(a, need) {
+			continue
+		}
+		for i, t := range a.Targets {
+			if t == target && i == 0 {
+				first = append(first, a)
+			} else if t == target {
+				any = append(any, a)
+			}
+		}
+	}
+	if len(first) == 0 {
+		first = any
+	}
+	if len(first) == 0 {
+		return nil, fmt.Errorf("-via %s: no adapter loads %s with what the kernel needs (adapters: %d, %v)", via, target, len(as), enumErr)
+	}
+	return backend.OpenAdapter(ctx, first[backend.Choose(first)])
 }
 
 // loadVia loads kernel k on dev through -via's path and names the path.

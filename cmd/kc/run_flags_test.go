@@ -178,6 +178,10 @@ func TestRunViaHLSL(t *testing.T) {
 			t.Errorf("%s: int_bits output differs from -interp's", c.args)
 		}
 	}
+	// Without -device, -via hlsl picks a device that takes SPIR-V first.
+	if res, got := run("nodev", "-via", "hlsl"); res.Device.Driver != "vulkan" || string(got) != string(want) {
+		t.Errorf("-via hlsl without -device: ran on %+v (path %s), same output as -interp: %v", res.Device, res.Path, string(got) == string(want))
+	}
 	_, errs, code := kc(t, "", "run", "-via", "wgsl", "-device", "vulkan", src)
 	if code != exitInput || !strings.Contains(errs, "-via wgsl: device ") || !strings.Contains(errs, "(vulkan) does not load wgsl") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("-via wgsl on vulkan: exit %d, %q", code, errs)
