@@ -51,6 +51,9 @@ func TestCheckErrors(t *testing.T) {
 		{"//kc:run a=1 len(x)=4 len(y)=4 grid=1", "k.kc:8:1: //kc:run for kernel saxpy gives no value for parameter n"},
 		{"//kc:run a=1 n=4 len(x)=n len(y)=n", "k.kc:8:1: //kc:run for kernel saxpy gives no grid"},
 		{"//kc:run kernel=other a=1", "k.kc:8:1: //kc:run names kernel other, which the file lacks"},
+		{"//kc:run a=1 n=4 len(x)=n len(y)=m grid=1", "k.kc:8:34: unknown name m (not a scalar param of kernel saxpy or a constant)"},
+		{"//kc:run a=1 n=len(x) len(x)=4 len(y)=4 grid=1", "k.kc:8:16: len(x) is known only in the grid"},
+		{"//kc:run a=1 n=4 len(x)=4 len(y)=4 grid=ceil(len(z)/64)", "k.kc:8:50: kernel saxpy has no buffer z"},
 		{"//kc:run a=1 n=4 len(x)=n len(y)=n grid=1 f32bits(y)=0/2", "k.kc:8:43: f32bits(y): y already holds floats"},
 	} {
 		src := []byte(saxpy + "\n" + c.dir + "\n")

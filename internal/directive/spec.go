@@ -145,7 +145,7 @@ func (f *File) Check(m *ir.Module) error {
 			continue
 		}
 		if r != nil {
-			errs = append(errs, r.check(k)...)
+			errs = append(errs, r.check(m, k)...)
 		}
 	}
 	if len(errs) == 0 {
@@ -155,7 +155,7 @@ func (f *File) Check(m *ir.Module) error {
 	return errs
 }
 
-func (r *Run) check(k *ir.Kernel) ir.ErrorList {
+func (r *Run) check(m *ir.Module, k *ir.Kernel) ir.ErrorList {
 	var errs ir.ErrorList
 	params, bufs := map[string]*ir.Param{}, map[string]*ir.Param{}
 	for _, p := range k.Params {
@@ -198,6 +198,54 @@ func (r *Run) check(k *ir.Kernel) ir.ErrorList {
 	}
 	if r.Grid == nil {
 		errs = append(errs, ir.Errorf(r.Pos, "//kc:run for kernel %s gives no grid", k.Name))
+	}
+	return append(errs, r.checkNames(m, k, params, bufs)...)
+}
+
+// checkNames finds names the expressions cannot resolve: params and
+// lengths see the scalar params and the module's constants, the grid also
+// len(BUF) of the kernel's buffers.
+func (r *Run) checkNames(m *ir.Module, k *ir.Kernel, params, bufs map[string]*ir.Param) ir.ErrorList {
+	consts := map[string]bool{}
+	for _, c := range m.Consts {
+		consts[c.Name] = true
+	}
+	var errs ir.ErrorList
+	var walk func(e *Expr, lens bool)
+	walk = func(e *Expr, lens bool) {
+		if e == nil {
+			return
+		}
+		switch {
+		case e.Op == 'n' && params[e.Name] == nil && !consts[e.Name]:
+			errs = append(errs, ir.Errorf(e.Pos, "unknown name %s (not a scalar param of kernel %s or a constant)", e.Name, k.Name))
+		case e.Op == 'f' && e.Name == "len":
+			if !lens {
+				errs = append(errs, ir.Errorf(e.Pos, "len(%s) is known only in the grid", e.Args[0].Name))
+			} else if bufs[e.Args[0].Name] == nil {
+				errs = append(errs, ir.Errorf(e.Args[0].Pos, "kernel %s has no buffer %s", k.Name, e.Args[0].Name))
+			}
+			return
+		}
+		for _, a := range e.Args {
+			walk(a, lens)
+		}
+	}
+	value := func(v Value, lens bool) {
+		walk(v.Expr, lens)
+		walk(v.Lo, lens)
+		walk(v.Hi, lens)
+	}
+	for _, p := range k.Params {
+		if v, ok := r.Params[p.Name]; ok {
+			value(v, false)
+		}
+		if v, ok := r.Lens[p.Name]; ok {
+			value(v, false)
+		}
+	}
+	for _, g := range r.Grid {
+		walk(g, true)
 	}
 	return errs
 }
