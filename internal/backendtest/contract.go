@@ -462,6 +462,15 @@ func testPersistent(t *testing.T, open Opener) {
 		want[i] = w1[i] + 2*w2[i]
 	}
 	equalF32(t, "y", got, want)
+	// ClearPersistent frees the region: its views no longer bind.
+	f.d.ClearPersistent()
+	if b := f.d.PersistentBytes(); b != 0 {
+		t.Fatalf("PersistentBytes after ClearPersistent: %d", b)
+	}
+	var be *backend.BindError
+	if err := f.d.Dispatch(f.saxpy, saxpyArgs(1, n, v1, y.View()), groupsFor(n)); !errors.As(err, &be) {
+		t.Fatalf("dispatch of a cleared persistent view: %v, want a *backend.BindError", err)
+	}
 }
 
 // testStats: counters, Since, and the pipeline cache (a second Load of one
