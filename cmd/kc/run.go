@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -28,8 +29,9 @@ func init() {
 
 const runSynopsis = `[flags] FILE.kc
 
-Runs one kernel of FILE.kc once and prints a checksum line per read_write
-buffer (or its values with -print; everything as JSON with -json). Params,
+Runs each kernel of FILE.kc (or -kernel's) once and prints a checksum line
+per read_write buffer (or its values with -print; with -json, one JSON
+object per kernel). Params,
 buffer lengths, contents and the grid come from the file's //kc:run
 directives (docs/language.md, "Run directives") and its //kc:define values;
 -p, -len, -in, -groups and -D override them one by one. Without //kc:run
@@ -65,7 +67,7 @@ func runRun(env *cliEnv, args []string) int {
 	o := runOptions{defs: defineFlags{}, lens: defineFlags{}, params: defineFlags{}, inputs: defineFlags{}, outputs: defineFlags{}}
 	fs := newFlagSet(env, "run", runSynopsis)
 	fs.StringVar(&o.device, "device", "", "device selector (index, DRIVER, DRIVER:N or name text; default $KC_DEVICE, then the policy)")
-	fs.StringVar(&o.kernel, "kernel", "", "the kernel to run (needed when the file has several)")
+	fs.StringVar(&o.kernel, "kernel", "", "the kernel to run (default: each; needed with -p, -len, -in, -o, -groups, -time when the file has several)")
 	fs.Var(o.defs, "D", "define a compile-time constant NAME=VALUE (repeatable; default: the file's //kc:define)")
 	fs.IntVar(&o.n, "n", 0, "ignore //kc:run: N elements per buffer, unset integer params N, grid covering N (default 1024 without //kc:run)")
 	fs.Var(o.lens, "len", "elements of one buffer BUF=N (repeatable)")
@@ -172,10 +174,39 @@ func runFile(env *cliEnv, path string, o runOptions) error {
 	if err := dirs.Check(m); err != nil {
 		return err
 	}
-	k, err := pickKernel(m, o.kernel)
+	ks, err := pickKernels(m, o)
 	if err != nil {
 		return err
 	}
+	if o.seed == 0 {
+		o.seed = rand.Uint64() // one seed for every kernel of the run
+	}
+	var dev *backend.Device
+	if !o.interp {
+		var need ir.Features
+		for _, k := range ks {
+			need |= k.Features
+		}
+		sel := o.device
+		if sel == "" {
+			sel = env.getenv(backend.EnvDevice)
+		}
+		if dev, err = openForRun(context.Background(), sel, need, o.via); err != nil {
+			return err
+		}
+		defer dev.Close()
+	}
+	for _, k := range ks {
+		if err := runKernel(env, m, dirs, k, dev, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runKernel plans one kernel's run, carries it out on dev (nil: the
+// interpreter) and prints it.
+func runKernel(env *cliEnv, m *ir.Module, dirs *directive.File, k *ir.Kernel, dev *backend.Device, o runOptions) error {
 	run, _ := dirs.For(m, k)
 	plan, seed, err := planRun(m, k, run, o)
 	if err != nil {
@@ -183,16 +214,33 @@ func runFile(env *cliEnv, path string, o runOptions) error {
 	}
 	res := &runResult{Kernel: k.Name, Seed: seed, Groups: plan.Grid, Params: paramsJSON(plan)}
 	var outs [][]byte
-	if o.interp {
+	if dev == nil {
 		res.Path, res.Device = "interp", &deviceJSON{Name: "reference interpreter", Driver: "interp", SubgroupSize: o.sgSize}
 		outs, err = runOnInterp(m, plan, o)
 	} else {
-		outs, err = runOnDevice(env, m, plan, o, res)
+		outs, err = runOnDevice(dev, m, plan, o, res)
 	}
 	if err != nil {
 		return err
 	}
 	return printOutputs(env, k, outs, o, res)
+}
+
+// pickKernels is -kernel's kernel, or every kernel of the file when it
+// names none (then flags naming buffers or params need -kernel).
+func pickKernels(m *ir.Module, o runOptions) ([]*ir.Kernel, error) {
+	if o.kernel != "" || len(m.Kernels) == 1 {
+		k, err := pickKernel(m, o.kernel)
+		return []*ir.Kernel{k}, err
+	}
+	if len(o.params)+len(o.lens)+len(o.inputs)+len(o.outputs) > 0 || o.groups != "" || o.timeN > 0 {
+		names := make([]string, len(m.Kernels))
+		for i, k := range m.Kernels {
+			names[i] = k.Name
+		}
+		return nil, fmt.Errorf("%s has %d kernels (%s): -p, -len, -in, -o, -groups and -time need -kernel", m.File, len(m.Kernels), strings.Join(names, ", "))
+	}
+	return m.Kernels, nil
 }
 
 func pickKernel(m *ir.Module, name string) (*ir.Kernel, error) {
@@ -201,13 +249,6 @@ func pickKernel(m *ir.Module, name string) (*ir.Kernel, error) {
 			return k, nil
 		}
 		return nil, fmt.Errorf("%s has no kernel %q", m.File, name)
-	}
-	if len(m.Kernels) != 1 {
-		names := make([]string, len(m.Kernels))
-		for i, k := range m.Kernels {
-			names[i] = k.Name
-		}
-		return nil, fmt.Errorf("%s has %d kernels (%s): choose one with -kernel", m.File, len(m.Kernels), strings.Join(names, ", "))
 	}
 	return m.Kernels[0], nil
 }
@@ -231,7 +272,11 @@ func planRun(m *ir.Module, k *ir.Kernel, run *directive.Run, o runOptions) (*run
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	plan, err := runspec.Draw(run, m, k, rand.New(rand.NewPCG(seed, seed)), ov)
+	// The stream is keyed by the kernel's name, so -kernel K -seed S draws
+	// what the run of every kernel drew for K.
+	h := fnv.New64a()
+	h.Write([]byte(k.Name))
+	plan, err := runspec.Draw(run, m, k, rand.New(rand.NewPCG(seed, h.Sum64())), ov)
 	return plan, seed, err
 }
 
@@ -326,18 +371,9 @@ func overrides(k *ir.Kernel, o runOptions) (runspec.Overrides, error) {
 
 // runOnDevice dispatches on the chosen device through the chosen path and
 // returns the final bytes of the read_write buffers.
-func runOnDevice(env *cliEnv, m *ir.Module, plan *runspec.Plan, o runOptions, res *runResult) ([][]byte, error) {
+func runOnDevice(dev *backend.Device, m *ir.Module, plan *runspec.Plan, o runOptions, res *runResult) ([][]byte, error) {
 	ctx := context.Background()
-	sel := o.device
-	if sel == "" {
-		sel = env.getenv(backend.EnvDevice)
-	}
 	k := plan.Kernel
-	dev, err := openForRun(ctx, sel, k.Features, o.via)
-	if err != nil {
-		return nil, err
-	}
-	defer dev.Close()
 	p, path, err := loadVia(ctx, dev, m, k, o)
 	if err != nil {
 		return nil, err

@@ -22,15 +22,27 @@ func haveDevice(t *testing.T) {
 	}
 }
 
-// TestRunCorpusNoFlags: `kc run testdata/kernels/X.kc` with no flags but
-// -seed (and -kernel where a file has several kernels) runs every corpus
-// kernel on the default device and on -interp (race detector on), and the
-// outputs, written with -o, agree within the kernel's //kc:run tolerance.
+// TestRunCorpusNoFlags: `kc run testdata/kernels/X.kc` and `kc run
+// -interp X.kc` with no flags at all run every kernel of every corpus file;
+// then, per kernel, with -seed and -o (and -kernel where a file has
+// several), the device's outputs and the interpreter's (race detector on)
+// agree within the kernel's //kc:run tolerance.
 func TestRunCorpusNoFlags(t *testing.T) {
 	haveDevice(t)
 	seed := strconv.FormatUint(uint64(os.Getpid())<<20^uint64(len(t.Name())), 10)
 	for _, c := range kctest.Cases(t) {
 		m := c.Module(t)
+		for _, side := range [][]string{{"run"}, {"run", "-interp"}} {
+			out, errs, code := kc(t, "", append(side, c.Path)...)
+			if code != exitOK || errs != "" {
+				t.Errorf("kc %s %s: exit %d: %s", strings.Join(side, " "), c.Name, code, errs)
+			}
+			for _, k := range m.Kernels {
+				if !strings.Contains(out, "# "+k.Name+" on ") {
+					t.Errorf("kc %s %s ran no kernel %s:\n%s", strings.Join(side, " "), c.Name, k.Name, out)
+				}
+			}
+		}
 		for _, k := range m.Kernels {
 			t.Run(c.Name+"/"+k.Name, func(t *testing.T) {
 				var sel []string

@@ -37,6 +37,7 @@ func f32File(vs ...float32) []byte {
 func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	saxpy := filepath.Join(kctest.Root(t), "testdata", "kernels", "saxpy.kc")
+	two := filepath.Join(kctest.Root(t), "testdata", "kernels", "two_kernels.kc")
 	racy := writeFile(t, dir, "racy.kc", []byte("kernel racy(x read_write []u32) workgroup(64) {\n\tx[0] = local_index\n}\n\n//kc:run len(x)=4 grid=1\n"))
 	bad := writeFile(t, dir, "bad.kc", []byte("kernel bad(x read_write []u32) workgroup(64) {\n\tx[0] = y\n\tx[1] = z\n}\n"))
 	badDir := writeFile(t, dir, "baddir.kc", []byte("kernel k(x read_write []u32) workgroup(64) {\n\tx[0] = 1\n}\n//kc:run len(x)=4 grid=ceil(n/64\n"))
@@ -63,6 +64,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"-interp", "-races", racy}, exitInput, racy + ":2:3: kernel racy, invocation global_id (1, 0, 0): data race on buffer x (byte 0): this invocation writes it after local invocation 0 wrote it with no storageBarrier() between"},
 		{[]string{"-interp", bad}, exitInput, bad + ":2:9: undefined: y (and 1 more errors)"},
 		{[]string{"-interp", badDir}, exitInput, badDir + `:4:33: want ")" in expression "ceil(n/64"`},
+		{[]string{"-interp", "-p", "s=1", two}, exitInput, "kc run: " + two + " has 2 kernels (scale, add_offset): -p, -len, -in, -o, -groups and -time need -kernel"},
 		{[]string{"-interp", "-kernel", "zz", saxpy}, exitInput, fmt.Sprintf(`kc run: %s has no kernel "zz"`, saxpy)},
 	} {
 		out, errs, code := kc(t, "", append([]string{"run"}, c.args...)...)
