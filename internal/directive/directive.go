@@ -47,7 +47,7 @@ func Parse(file string, src []byte) (*File, error) {
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(nil, 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
+		text := strings.TrimRight(sc.Text(), "\r")
 		trimmed := strings.TrimLeft(text, " \t")
 		rest, ok := strings.CutPrefix(trimmed, "//kc:")
 		if !ok {

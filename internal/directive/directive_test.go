@@ -70,3 +70,19 @@ func TestCheckErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestParse: a file's directives, CRLF line ends included.
+func TestParse(t *testing.T) {
+	src := "//kc:define A=1 B=2\r\n//kc:targets wgsl spirv\r\n//kc:skip-naga old naga\r\n" + saxpy +
+		"//kc:run a=-1..1 n=4 len(x)=n\r\n//kc:run len(y)=2*n grid=ceil(n/64),1 tol(y)=ulp:2,abs:1e-6 fill(x)=edge\r\n"
+	f, err := directive.Parse("k.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.Runs[""]
+	if f.Defines["A"] != "1" || f.Defines["B"] != "2" || len(f.Targets) != 2 || f.SkipNaga != "old naga" || r == nil ||
+		len(r.Grid) != 2 || r.Params["a"].Lo == nil || r.Lens["y"].Expr.Text != "2*n" ||
+		r.Tols["y"] != (directive.Tol{ULP: 2, Abs: 1e-6}) || r.Fills["x"].Mode != "edge" || r.Pos.Line != 10 {
+		t.Errorf("parsed %+v, run %+v", f, r)
+	}
+}
