@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"UploadsInsideScope", testUploadsInScope},
 		{"ReleaseInFlight", testReleaseInFlight},
 		{"Concurrent", testConcurrent},
+		{"CanceledRead", testCanceled},
 		{"Closed", testClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })

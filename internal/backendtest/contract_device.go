@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -298,4 +299,36 @@ func testClosed(t *testing.T, open Opener) {
 	if err := f.d.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
+}
+
+// testCanceled: a read under a canceled context either completes or
+// returns an error wrapping context.Canceled; either way the recorded
+// work runs exactly once and the device stays usable.
+func testCanceled(t *testing.T, open Opener) {
+	f := setup(t, open)
+	y := f.upload(t, u32Bytes([]uint32{1, 2, 3, 4}))
+	if err := f.d.Dispatch(f.addk, addkArgs(1, 4, y.View()), backend.Groups(1)); err != nil { // 4 7 10 13
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	want := []uint32{4, 7, 10, 13}
+	got, err := f.d.Read(cctx, y.View())
+	switch {
+	case err == nil:
+		equalU32(t, "y read under a canceled context", got, want)
+	case !errors.Is(err, context.Canceled):
+		t.Fatalf("read under a canceled context: %v, want the data or context.Canceled", err)
+	}
+	if got, err = f.d.Read(ctx, y.View()); err != nil {
+		t.Fatalf("read after a canceled read: %v", err)
+	}
+	equalU32(t, "y", got, want)
+	if err := f.d.Dispatch(f.addk, addkArgs(0, 4, y.View()), backend.Groups(1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = f.d.Read(ctx, y.View()); err != nil {
+		t.Fatal(err)
+	}
+	equalU32(t, "y after another dispatch", got, []uint32{12, 21, 30, 39})
 }
