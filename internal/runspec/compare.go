@@ -108,5 +108,5 @@ func Check(r *directive.Run, b *ir.Param, got, want []byte) string {
 	if tol == nil {
 		tol = func(int) Tol { return Tol{} }
 	}
-	return Compare(ir.ElemScalar(b.Type), got, want, tol, bits, nil)
+	return Compare(BaseScalar(b.Type), got, want, tol, bits, nil)
 }

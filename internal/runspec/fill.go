@@ -27,7 +27,7 @@ func FillBuffer(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 	case "zero":
 		return make([]byte, size)
 	}
-	s := ir.ElemScalar(t)
+	s := BaseScalar(t)
 	b := make([]byte, size)
 	if s == ir.F16 {
 		for i := 0; i+2 <= size; i += 2 {
@@ -87,4 +87,13 @@ func randInt(r *rand.Rand, f directive.Fill, s ir.Scalar) uint32 {
 		}
 	}
 	return r.Uint32()
+}
+
+// BaseScalar is the scalar a buffer element is made of, through arrays
+// ([4]f32 is f32).
+func BaseScalar(t ir.Type) ir.Scalar {
+	if a, ok := t.(*ir.Array); ok {
+		return BaseScalar(a.Elem)
+	}
+	return ir.ElemScalar(t)
 }

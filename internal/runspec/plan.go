@@ -255,7 +255,7 @@ func (p *Plan) Words() []uint32 {
 	return words
 }
 
-// String describes the plan's params and grid ("n=333 a=1.5, grid 6x1x1").
+// String describes the plan's params and grid ("n=333 a=1.5 grid 6x1x1").
 func (p *Plan) String() string {
 	var parts []string
 	for _, prm := range p.Kernel.Params {
@@ -267,5 +267,6 @@ func (p *Plan) String() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s grid %dx%dx%d", strings.Join(append(parts, ""), " "), p.Grid[0], p.Grid[1], p.Grid[2])
+	parts = append(parts, fmt.Sprintf("grid %dx%dx%d", p.Grid[0], p.Grid[1], p.Grid[2]))
+	return strings.Join(parts, " ")
 }
