@@ -89,8 +89,7 @@ func Cases(t testing.TB) []Case {
 }
 
 func parseDirectives(path string, src []byte) (Case, error) {
-	name := filepath.ToSlash(filepath.Join("testdata", "kernels", filepath.Base(path)))
-	f, err := directive.Parse(name, src)
+	f, err := directive.Parse(path, src)
 	if err != nil {
 		return Case{}, err
 	}
