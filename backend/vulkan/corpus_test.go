@@ -37,5 +37,5 @@ func hlslGlslang(ctx context.Context, m *ir.Module, k *ir.Kernel) (*backend.Arti
 	if err != nil {
 		return nil, err
 	}
-	return &backend.Artifact{Target: backend.SPIRV, Words: w, Entry: ent.Name}, nil
+	return &backend.Artifact{Target: backend.SPIRV, Words: w, Entry: ent.Name, Layout: backend.LayoutOf(k), Features: k.Features}, nil
 }

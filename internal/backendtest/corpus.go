@@ -20,8 +20,8 @@ import (
 // an external compiler, and the artifact the driver loads.
 type Path struct {
 	Name string
-	// Artifact builds the artifact of kernel k of m. Layout, Features and
-	// Spec are filled in by Corpus when left empty.
+	// Artifact builds the loadable artifact of kernel k of m (Spec is set
+	// from the case's defines when left empty).
 	Artifact func(ctx context.Context, m *ir.Module, k *ir.Kernel) (*backend.Artifact, error)
 	// Skip, when set, says why the path cannot carry a kernel ("" when it
 	// can): a limit of the path, not of kc.
@@ -95,10 +95,6 @@ func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, 
 	if err != nil {
 		t.Fatalf("%s: %v", p.Name, err)
 	}
-	if art.Layout.Kernel == "" {
-		art.Layout = backend.LayoutOf(k)
-	}
-	art.Features |= k.Features
 	if art.Spec == "" {
 		art.Spec = defines(c)
 	}
