@@ -21,7 +21,10 @@ var allowed = map[string][]string{
 	"emit/hlsl":              {"ir"},
 	"golden":                 {},
 	"golden/goldenkc":        {"golden", "ir", "ir/parse", "emit/..."},
-	"internal/kctest":        {"ir", "ir/parse"},
+	"internal/kctest":        {"ir", "ir/parse", "internal/directive"},
+	"internal/directive":     {"ir"},
+	"internal/runspec":       {"ir", "ir/interp", "internal/directive"},
+	"internal/backendtest":   {"backend", "ir", "ir/...", "emit/...", "internal/kctest", "internal/directive", "internal/runspec"},
 	"internal/difftest":      {"..."},
 	"internal/browser":       {"internal/kctest"}, // host side of the browser tests
 	"backend":                {"ir", "emit/..."},

@@ -62,7 +62,7 @@ func files(t testing.TB, dir, ext string) []string {
 func cases(t testing.TB) []kctest.Case {
 	var out []kctest.Case
 	for _, f := range files(t, "testdata/kernels", ".kc") {
-		out = append(out, kctest.NewCase(f, fetch(t, f)))
+		out = append(out, kctest.NewCase(t, f, fetch(t, f)))
 	}
 	return out
 }

@@ -38,7 +38,7 @@ func TestGoldenTint(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			code := string(fetch(t, g))
 			kc := "testdata/kernels/" + name + ".kc"
-			m := kctest.NewCase(kc, fetch(t, kc)).Module(t)
+			m := kctest.NewCase(t, kc, fetch(t, kc)).Module(t)
 			var need ir.Features
 			for _, k := range m.Kernels {
 				need |= k.Features
