@@ -251,6 +251,12 @@ func (e *encoder) mapBack(ctx context.Context, stage *wgpu.Buffer, total int64, 
 	sj := jsOf(stage)
 	const mapRead = 1 // GPUMapMode.READ
 	if _, err := await(ctx, sj.Call("mapAsync", mapRead, 0, total)); err != nil {
+		if ctx.Err() != nil {
+			// Abandon the pending map (its promise rejects with an
+			// AbortError nobody waits for) so that the next read can map
+			// the staging buffer again; the submitted work still runs.
+			sj.Call("unmap")
+		}
 		if cerr := e.d.st.check(); cerr != nil {
 			return nil, cerr
 		}

@@ -6,6 +6,8 @@
 // browser half (*_js_test.go) is ordinary Go tests that run inside that
 // page, through package backend and the browser side of backend/wgpu:
 //
+//   - TestContract runs the driver contract suite (internal/backendtest
+//     Run), the one the native drivers run, each case on a fresh device;
 //   - TestCorpus runs every test kernel the browser's WebGPU can run and
 //     compares each read_write buffer with the reference interpreter;
 //   - TestGoldenTint has the browser's own WGSL compiler (Tint in
@@ -27,9 +29,6 @@
 // Every call into package backend here blocks on JavaScript promises from
 // a test goroutine, as a page's goroutines do (backend/wgpu promise_js.go).
 //
-// A driver contract suite written against *testing.T and a
-// *backend.Device runs here by adding one *_js_test.go file that opens a
-// device with backend.Open and calls it. The in-browser tests read the
-// repository's testdata over HTTP (the host serves it), not from a file
-// system.
+// The in-browser tests read the repository's testdata over HTTP (the host
+// serves it), not from a file system.
 package browsertest

@@ -50,7 +50,7 @@ func TestBrowser(t *testing.T) {
 		fails := regexp.MustCompile(`(?m)^\s*--- FAIL: .*$`).FindAllString(out, -1)
 		t.Fatalf("the in-browser tests exited with status %d; failed:\n%s", code, strings.Join(fails, "\n"))
 	}
-	for _, name := range []string{"TestCorpus", "TestGoldenTint", "TestAdapterInfo", "TestErrors", "TestTimestamps", "TestDispatchChain", "TestResponsive"} {
+	for _, name := range []string{"TestContract", "TestCorpus", "TestGoldenTint", "TestAdapterInfo", "TestErrors", "TestTimestamps", "TestDispatchChain", "TestResponsive"} {
 		if *browserRun == "" && !strings.Contains(out, "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass in the browser", name)
 		}
