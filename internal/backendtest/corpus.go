@@ -43,12 +43,24 @@ func EmitPath(target backend.Target) Path {
 // //kc:run directives, runs the same inputs on the reference interpreter
 // with d's subgroup size, and compares every read_write buffer
 // (runspec.Check: integers bit for bit, floats within the kernel's
-// stated tolerance).
+// stated tolerance; a documented Deviation of d's adapter is accepted
+// where it applies). A kernel needing a feature d lacks must be refused
+// by Load with an *ir.UnsupportedError, and is then skipped.
 func Corpus(t *testing.T, d *backend.Device, paths []Path) {
+	CorpusOf(t, d, kctest.Cases(t), paths)
+}
+
+// CorpusOf is Corpus over cases read by other means than from disk: the
+// browser's test fetches testdata/kernels over HTTP and makes each case
+// with kctest.NewCase.
+func CorpusOf(t *testing.T, d *backend.Device, cases []kctest.Case, paths []Path) {
 	info := d.Info()
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s (%s), subgroup size %d", seed, info.Name, info.Driver, info.SubgroupSize)
-	for _, c := range kctest.Cases(t) {
+	if len(cases) == 0 {
+		t.Fatal("no corpus cases")
+	}
+	for _, c := range cases {
 		m := c.Module(t)
 		for _, k := range m.Kernels {
 			run := c.Run(t, m, k)
@@ -79,10 +91,8 @@ func Lacks(info backend.AdapterInfo, k *ir.Kernel) string {
 func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, k *ir.Kernel, p Path, run *directive.Run, rnd *rand.Rand) {
 	ctx := context.Background()
 	info := d.Info()
-	if f := Lacks(info, k); f != "" {
-		t.Skipf("NOT RUN: device %s lacks %s, which kernel %s needs", info.Name, f, k.Name)
-	}
-	if p.Skip != nil {
+	lacks := Lacks(info, k)
+	if p.Skip != nil && lacks == "" {
 		if why := p.Skip(c, k); why != "" {
 			t.Skipf("NOT RUN on path %s: %s", p.Name, why)
 		}
@@ -97,6 +107,13 @@ func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, 
 	}
 	if art.Spec == "" {
 		art.Spec = defines(c)
+	}
+	if lacks != "" {
+		// kc's own check must refuse it, naming the feature.
+		if _, err := d.Load(ctx, art); !errors.As(err, &unsup) {
+			t.Fatalf("Load of kernel %s (needs %s) on a device without it: %v; want an *ir.UnsupportedError", k.Name, lacks, err)
+		}
+		t.Skipf("NOT RUN: device %s lacks %s, which kernel %s needs (Load says: %v)", info.Name, lacks, k.Name, unsup)
 	}
 	pl, err := d.Load(ctx, art)
 	if err != nil && p.KnownLoadFailure != nil {
@@ -120,7 +137,7 @@ func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, 
 		t.Fatalf("interp: %v", err)
 	}
 	for i, b := range Outputs(k) {
-		if msg := runspec.Check(run, b, got[i], want[i]); msg != "" {
+		if msg := check(t, info, c, k, run, b, got[i], want[i]); msg != "" {
 			t.Errorf("%s (%s), %v: %s", b.Name, ir.ElemScalar(b.Type), plan, msg)
 		}
 	}

@@ -94,19 +94,24 @@ type Tol = interp.Tol
 // f32bits(BUF) from the directives, exact when they say nothing (or r is
 // nil).
 func Check(r *directive.Run, b *ir.Param, got, want []byte) string {
-	var tol func(int) Tol
-	var bits func(int) bool
-	if r != nil {
-		if t, ok := r.Tols[b.Name]; ok {
-			it := Tol{ULP: t.ULP, Abs: t.Abs, AbsF16: t.Abs}
-			tol = func(int) Tol { return it }
-		}
-		if sl, ok := r.F32Bits[b.Name]; ok {
-			bits = sl.Has
-		}
-	}
-	if tol == nil {
-		tol = func(int) Tol { return Tol{} }
-	}
+	tol, bits := Rules(r, b)
 	return Compare(BaseScalar(b.Type), got, want, tol, bits, nil)
+}
+
+// Rules are the per-element arguments of Compare that r's directives give
+// buffer b: the tolerance (the zero Tol, exact, when r says none) and which
+// elements of an integer buffer hold f32 bits (nil when none do).
+func Rules(r *directive.Run, b *ir.Param) (tol func(int) Tol, bits func(int) bool) {
+	tol = func(int) Tol { return Tol{} }
+	if r == nil {
+		return tol, nil
+	}
+	if t, ok := r.Tols[b.Name]; ok {
+		it := Tol{ULP: t.ULP, Abs: t.Abs, AbsF16: t.Abs}
+		tol = func(int) Tol { return it }
+	}
+	if sl, ok := r.F32Bits[b.Name]; ok {
+		bits = sl.Has
+	}
+	return tol, bits
 }

@@ -81,3 +81,14 @@ func compile(t *testing.T, dev js.Value, code string) []string {
 	}
 	return errs
 }
+
+// featNames spells a feature set.
+func featNames(f ir.Features) string {
+	var names []string
+	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat} {
+		if f&x != 0 {
+			names = append(names, x.Name())
+		}
+	}
+	return strings.Join(names, " and ")
+}
