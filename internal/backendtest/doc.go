@@ -11,7 +11,10 @@
 // error.
 // Corpus runs every kernel of testdata/kernels as its //kc:run directives
 // say on the device and on the reference interpreter, and compares every
-// output with internal/runspec's one comparison.
+// output with internal/runspec's one comparison; CorpusOf does the same
+// for cases read by other means (the browser fetches them over HTTP). A
+// difference that one adapter is measured to have and the target language
+// allows is a Deviation, accepted on that adapter only (deviation.go).
 //
 // A new promise of the backend API gets a case here (a func(t, open) in
 // the table of Run, in the file of its topic: contract_record.go for
@@ -19,7 +22,8 @@
 // contract_device.go for the rest), not a test in one driver.
 //
 // The package has no os/exec, no cgo and no build tags: the browser build
-// (GOOS=js) runs it too. Corpus reads testdata/kernels from disk through
+// (GOOS=js) runs it too, in headless Chromium (backend/wgpu/browsertest:
+// Run and CorpusOf). Corpus reads testdata/kernels from disk through
 // internal/kctest.
 //
 // Not covered: a real device loss. Neither driver can be made to lose its
