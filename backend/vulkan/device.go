@@ -111,6 +111,9 @@ type logical struct {
 	handle uintptr
 	queue  uintptr
 	fn     *deviceFns
+
+	sub        *suballocator // device-local memory (alloc.go)
+	memObjects int           // live VkDeviceMemory objects
 }
 
 // createDevice creates a logical device on p with one compute queue and
@@ -190,6 +193,7 @@ func (in *instance) createDevice(p *physical) (*logical, error) {
 		return nil, err
 	}
 	l.fn = fns
+	l.sub = newSuballocator(defaultBlockSize, l.allocMemory, l.freeMemory)
 	pq := newIn[uintptr](&a)
 	call(fns.GetDeviceQueue, l.handle, uintptr(p.family), 0, addr(pq))
 	l.queue = *pq
@@ -202,6 +206,7 @@ func (l *logical) destroy() {
 		return
 	}
 	call(l.fn.DeviceWaitIdle, l.handle)
+	l.sub.destroy()
 	call(l.fn.DestroyDevice, l.handle, 0)
 	l.handle = 0
 }
