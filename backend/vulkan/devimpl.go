@@ -155,7 +155,7 @@ func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
 		d.l.freeRawBuffer(raw)
 		return nil, err
 	}
-	d.barrier(f)
+	d.transferBarrier(f, access{raw.handle, 0, uint64(size), true})
 	call(d.l.fn.CmdFillBuffer, f.cmd, raw.handle, 0, uintptr(size), 0)
 	f.commands++
 	b := &buffer{d: d, raw: raw, size: size}
@@ -224,7 +224,7 @@ func (d *device) copyCmd(f *frame, src uintptr, soff uint64, dst uintptr, doff, 
 	defer a.free()
 	r := newIn[vkBufferCopy](&a)
 	*r = vkBufferCopy{srcOffset: soff, dstOffset: doff, size: size}
-	d.barrier(f)
+	d.transferBarrier(f, access{src, soff, size, false}, access{dst, doff, size, true})
 	call(d.l.fn.CmdCopyBuffer, f.cmd, src, dst, 1, addr(r))
 	f.commands++
 }

@@ -18,6 +18,7 @@ type encoder struct {
 	lastSet  uintptr
 	ts       int
 	done     bool
+	acc      []access // scratch for Dispatch
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
@@ -83,11 +84,12 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 		bindSet = 0
 	}
 	e.lastSet = set
-	barrier := barrierFull
-	if f.lastComp {
-		barrier = barrierCompute
+	acc := e.acc[:0]
+	for i, r := range bufs {
+		acc = append(acc, access{r.Buf.(*buffer).raw.handle, uint64(r.Off), uint64(r.Size), !p.readOnly[i]})
 	}
-	f.lastComp = true
+	e.acc = acc
+	barrier := f.haz.barrierFor(acc, true)
 	recordDispatch(d.cmdFns, f.cmd, barrier, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
 	f.commands++
 	d.stats.dispatches++

@@ -34,8 +34,8 @@ type frame struct {
 	pools []uintptr // descriptor pools for sets not worth caching
 	poolN int       // pools in use
 
-	commands int  // commands recorded since begin
-	lastComp bool // the last command recorded was a dispatch
+	commands int     // commands recorded since begin
+	haz      hazards // what needs a barrier before the next command (hazard.go)
 }
 
 const (
@@ -88,7 +88,8 @@ func (d *device) newRecording() (*frame, error) {
 		return nil, err
 	}
 	f.serial = 0
-	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands, f.lastComp = 0, 0, 0, 0, 0, 0, false
+	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
+	f.haz.reset()
 	if f.poolN > 0 {
 		for _, p := range f.pools[:f.poolN] {
 			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
@@ -146,11 +147,12 @@ func (d *device) destroyFrame(f *frame) {
 	}
 }
 
-// barrier records a full compute/transfer barrier before the next
-// (transfer) command.
-func (d *device) barrier(f *frame) {
-	recordBarrier(d.cmdFns, f.cmd)
-	f.lastComp = false
+// transferBarrier records the barrier a transfer command with the given
+// accesses needs, if any.
+func (d *device) transferBarrier(f *frame, acc ...access) {
+	if f.haz.barrierFor(acc, false) != barrierNone {
+		recordBarrier(d.cmdFns, f.cmd)
+	}
 }
 
 // params copies a dispatch's params block into the frame's ring and returns

@@ -23,6 +23,7 @@ type pipeline struct {
 	params    int // bytes of the params block (0: no binding 0)
 	nbufs     int
 	bindings  []uint32 // binding number of each storage buffer, in order
+	readOnly  []bool   // each storage buffer is bound read-only
 	sets      map[setKey]cachedSet
 }
 
@@ -64,6 +65,7 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 	p := &pipeline{d: d, params: a.Layout.Params, nbufs: len(a.Layout.Buffers), sets: map[setKey]cachedSet{}}
 	for _, b := range a.Layout.Buffers {
 		p.bindings = append(p.bindings, uint32(b.Binding))
+		p.readOnly = append(p.readOnly, b.ReadOnly)
 	}
 	if err := p.createLayouts(a.Layout); err != nil {
 		p.destroy()
