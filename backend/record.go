@@ -131,22 +131,7 @@ func (d *Device) Dispatch(p *Pipeline, args Args, groups [3]uint32) error {
 }
 
 func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error {
-	params := d.params[:0]
-	for _, w := range args.Params {
-		params = binary.LittleEndian.AppendUint32(params, w)
-	}
-	for len(params) < p.layout.Params {
-		params = append(params, 0)
-	}
-	d.params = params
-	ranges := d.ranges[:0]
-	for _, v := range args.Buffers {
-		ranges = append(ranges, Range{Buf: v.Buf.impl, Off: v.Off, Size: v.Size})
-	}
-	d.ranges = ranges
-	if p.layout.Params == 0 {
-		params = nil
-	}
+	params, ranges := d.packArgs(p, args)
 	e, err := d.encoder()
 	if err != nil {
 		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
@@ -163,6 +148,28 @@ func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error 
 		return d.submitLocked(context.Background())
 	}
 	return nil
+}
+
+// packArgs returns the params block and the driver ranges of a dispatch,
+// in scratch space reused by the next call.
+func (d *Device) packArgs(p *Pipeline, args Args) ([]byte, []Range) {
+	params := d.params[:0]
+	for _, w := range args.Params {
+		params = binary.LittleEndian.AppendUint32(params, w)
+	}
+	for len(params) < p.layout.Params {
+		params = append(params, 0)
+	}
+	d.params = params
+	ranges := d.ranges[:0]
+	for _, v := range args.Buffers {
+		ranges = append(ranges, Range{Buf: v.Buf.impl, Off: v.Off, Size: v.Size})
+	}
+	d.ranges = ranges
+	if p.layout.Params == 0 {
+		params = nil
+	}
+	return params, ranges
 }
 
 func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
@@ -240,6 +247,11 @@ func (d *Device) Copy(dst, src View) error {
 	if err := d.checkCopy(dst, src); err != nil {
 		return err
 	}
+	return d.copyLocked(dst, src)
+}
+
+// copyLocked records a checked copy.
+func (d *Device) copyLocked(dst, src View) error {
 	e, err := d.encoder()
 	if err != nil {
 		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))

@@ -38,6 +38,7 @@ type device struct {
 	tsPeriod float64
 	tsMask   uint64
 
+	graphs  map[*graph]struct{} // recorded graphs not released
 	buffers map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
 	pipes   []*pipeline
 	stats   struct{ submits, dispatches, setAllocs, setHits int }
@@ -61,6 +62,7 @@ func openDevice(in *instance, p *physical, index int) (*device, error) {
 		uniAlign: max(p.props.limits.minUniformBufferOffsetAlignment, 16),
 		tsPeriod: float64(p.props.limits.timestampPeriod),
 		buffers:  map[uintptr]*buffer{},
+		graphs:   map[*graph]struct{}{},
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
 		d.tsMask = 1<<bits - 1
@@ -298,6 +300,10 @@ func (d *device) destroy() {
 	for _, f := range d.frames {
 		d.destroyFrame(f)
 	}
+	for g := range d.graphs {
+		d.destroyFrame(g.f)
+	}
+	d.graphs = nil
 	d.frames, d.free = nil, nil
 	for _, p := range d.setPools {
 		call(l.fn.DestroyDescriptorPool, l.handle, p, 0)

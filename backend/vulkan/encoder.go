@@ -19,6 +19,7 @@ type encoder struct {
 	ts       int
 	done     bool
 	acc      []access // scratch for Dispatch
+	graph    *graph   // recording a graph (graph.go), or nil
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
@@ -70,6 +71,9 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 			return err
 		}
 	}
+	if e.graph != nil {
+		e.graph.params = append(e.graph.params, paramLoc{uni, uoff, len(params)})
+	}
 	set, err := e.descriptorSet(p, uni, bufs)
 	if err != nil {
 		return err
@@ -103,6 +107,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 	d := e.d
 	var k setKey
 	cacheable := len(bufs) <= maxCachedBufs
+	g := e.graph
 	var rawArr [maxCachedBufs]*buffer
 	raws := rawArr[:0]
 	if !cacheable {
@@ -123,13 +128,31 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 			k.uniform = uni.handle
 		}
 		k.n = len(bufs)
-		if s, ok := p.sets[k]; ok {
+		if g != nil {
+			// A graph's sets are its own (the device cache may free a set
+			// while the graph still binds it), shared within the graph.
+			if s, ok := g.sets[graphSetKey{p, k}]; ok {
+				d.stats.setHits++
+				return s, nil
+			}
+		} else if s, ok := p.sets[k]; ok {
 			d.stats.setHits++
 			return s.set, nil
 		}
 	}
 	var set, pool uintptr
 	var err error
+	if g != nil {
+		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+		if err != nil {
+			return 0, err
+		}
+		d.writeSet(set, p, uni, raws, bufs)
+		if cacheable {
+			g.sets[graphSetKey{p, k}] = set
+		}
+		return set, nil
+	}
 	if cacheable {
 		n := len(d.setPools)
 		set, pool, err = d.allocSet(&d.setPools, &n, p.setLayout, true)

@@ -35,6 +35,7 @@ type frame struct {
 	poolN int       // pools in use
 
 	commands int     // commands recorded since begin
+	owner    *graph  // the graph whose command buffer this is, or nil
 	haz      hazards // what needs a barrier before the next command (hazard.go)
 }
 
@@ -224,6 +225,15 @@ func (d *device) submit(f *frame) error {
 		d.free = append(d.free, f)
 		return err
 	}
+	if err := d.queueSubmit(f); err != nil {
+		d.free = append(d.free, f)
+		return err
+	}
+	return nil
+}
+
+// queueSubmit submits a recorded frame's command buffer with its fence.
+func (d *device) queueSubmit(f *frame) error {
 	var a arena
 	defer a.free()
 	pc := newIn[uintptr](&a)
@@ -233,7 +243,6 @@ func (d *device) submit(f *frame) error {
 	si.commandBufferCount = 1
 	si.pCommandBuffers = addr(pc)
 	if err := d.lost("vkQueueSubmit", call(d.l.fn.QueueSubmit, d.l.queue, 1, addr(si), f.fence)); err != nil {
-		d.free = append(d.free, f)
 		return err
 	}
 	d.serial++
@@ -314,6 +323,10 @@ func (d *device) recycle(f *frame) {
 	*pf = f.fence
 	call(d.l.fn.ResetFences, d.l.handle, 1, addr(pf))
 	d.done = max(d.done, f.serial)
+	if f.owner != nil { // a graph's: it stays the graph's
+		f.owner.pending = false
+		return
+	}
 	d.trimFrame(f)
 	d.free = append(d.free, f)
 }
