@@ -118,6 +118,9 @@ type buffer struct {
 	raw  *rawBuffer
 	size int64
 	refs []setRef // cached descriptor sets that bind it
+	// mapped: host-visible (NewMappedBuffer); device writes to it need a
+	// barrier to the host before the frame's fence.
+	mapped bool
 }
 
 // Size implements backend.BufferImpl.
@@ -207,7 +210,10 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 	if err != nil {
 		return err
 	}
-	// Large writes go in pieces, so staging memory stays bounded.
+	// Large writes go in pieces, each submitted as soon as it is staged:
+	// the device copies piece k while the host stages piece k+1, and the
+	// frames in flight (at most maxInflight, recycled with their staging
+	// memory) form a bounded staging ring.
 	for len(data) > 0 {
 		piece := data[:min(len(data), maxStagingPiece)]
 		src, soff, err := d.stage(f, piece)
@@ -216,6 +222,14 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 		}
 		d.copyCmd(f, src.handle, soff, b.raw.handle, uint64(off), uint64(len(piece)))
 		data, off = data[len(piece):], off+int64(len(piece))
+		if len(data) > 0 {
+			if err := d.flushUploads(); err != nil {
+				return err
+			}
+			if f, err = d.uploadFrame(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -90,7 +90,9 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	e.lastSet = set
 	acc := e.acc[:0]
 	for i, r := range bufs {
-		acc = append(acc, access{r.Buf.(*buffer).raw.handle, uint64(r.Off), uint64(r.Size), !p.readOnly[i]})
+		b := r.Buf.(*buffer)
+		acc = append(acc, access{b.raw.handle, uint64(r.Off), uint64(r.Size), !p.readOnly[i]})
+		f.hostRead = f.hostRead || (b.mapped && !p.readOnly[i])
 	}
 	e.acc = acc
 	barrier := f.haz.barrierFor(acc, true)
@@ -212,6 +214,7 @@ func (e *encoder) Copy(src backend.BufferImpl, srcOff int64, dst backend.BufferI
 		return errors.New("vulkan: Copy with a released or foreign buffer")
 	}
 	e.d.copyCmd(e.f, s.raw.handle, uint64(srcOff), t.raw.handle, uint64(dstOff), uint64(size))
+	e.f.hostRead = e.f.hostRead || t.mapped
 	return nil
 }
 
@@ -348,13 +351,14 @@ func (e *encoder) recordReads(reads []backend.Range) ([]uint64, error) {
 	return offs, nil
 }
 
-// hostBarrier records a transfer-write to host-read barrier.
+// hostBarrier records a barrier making transfer and shader writes visible
+// to host reads (after the fence wait).
 func (d *device) hostBarrier(f *frame) {
 	var a arena
 	defer a.free()
 	mb := newIn[vkMemoryBarrier](&a)
-	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessHostRead}
-	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
+	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite | accessShaderWrite, dstAccessMask: accessHostRead}
+	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer|pipelineStageComputeShader, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
 }
 
 // timestamps reads n timestamps of a completed frame, in nanoseconds.

@@ -36,6 +36,7 @@ type frame struct {
 
 	commands int     // commands recorded since begin
 	owner    *graph  // the graph whose command buffer this is, or nil
+	hostRead bool    // a command wrote a mapped buffer the host may read
 	haz      hazards // what needs a barrier before the next command (hazard.go)
 }
 
@@ -49,7 +50,7 @@ const (
 	maxCachedBufs = 8
 	// maxStagingPiece bounds one staged copy; a frame keeps at most
 	// keepStaging bytes of staging and readback memory once recycled.
-	maxStagingPiece = 64 << 20
+	maxStagingPiece = 16 << 20
 	keepStaging     = 64 << 20
 	// maxSetsPerPipeline bounds a pipeline's descriptor-set cache; when
 	// full it is emptied (the sets freed once the work using them is done).
@@ -91,6 +92,7 @@ func (d *device) newRecording() (*frame, error) {
 	f.serial = 0
 	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
 	f.haz.reset()
+	f.hostRead = false
 	if f.poolN > 0 {
 		for _, p := range f.pools[:f.poolN] {
 			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
@@ -220,6 +222,9 @@ func (d *device) submit(f *frame) error {
 	}
 	if d.upl == f {
 		d.upl = nil
+	}
+	if f.hostRead {
+		d.hostBarrier(f)
 	}
 	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
 		d.free = append(d.free, f)

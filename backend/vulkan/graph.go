@@ -85,6 +85,9 @@ func (r *graphRecorder) Finish() (backend.GraphImpl, error) {
 	}
 	e.done = true
 	g := e.graph
+	if g.f.hostRead {
+		g.d.hostBarrier(g.f)
+	}
 	if err := check("vkEndCommandBuffer", call(g.d.l.fn.EndCommandBuffer, g.f.cmd)); err != nil {
 		g.Release()
 		return nil, err

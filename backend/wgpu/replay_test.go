@@ -88,3 +88,14 @@ func TestGraphReplay(t *testing.T) {
 		t.Errorf("replay with a released buffer: %v, want a BindError", err)
 	}
 }
+
+// TestNoMappedBuffers: wgpu has no mapped storage buffers; asking is an
+// error naming the driver, not a crash.
+func TestNoMappedBuffers(t *testing.T) {
+	d := openDevice(t)
+	if b, err := d.AllocMapped(1024, backend.MapWrite); err == nil || b != nil {
+		t.Fatalf("AllocMapped on wgpu: %v, %v", b, err)
+	} else {
+		t.Log(err)
+	}
+}
