@@ -10,12 +10,13 @@ import (
 // of a sub-allocated block (alloc.go), host-visible ones (staging, params,
 // readback: few and large) to memory of their own, mapped.
 type rawBuffer struct {
-	handle   uintptr
-	memory   uintptr // own memory; 0 when sub-allocated
-	sub      allocation
-	size     uint64
-	mapped   unsafe.Pointer // nil for device-local memory
-	coherent bool
+	handle    uintptr
+	memory    uintptr // own memory; 0 when sub-allocated
+	sub       allocation
+	size      uint64
+	typeIndex uint32
+	mapped    unsafe.Pointer // nil for device-local memory
+	coherent  bool
 }
 
 // Memory classes for newRawBuffer.
@@ -70,12 +71,21 @@ func (l *logical) newRawBuffer(size uint64, usage uint32, kind int) (*rawBuffer,
 		b.sub, mem, off = sub, sub.mem, sub.off
 	} else {
 		m, err := l.allocMemory(ti, req.size)
+		if err != nil && prefer != 0 {
+			// The preferred heap may be small (a 256 MiB BAR window
+			// without resizable BAR): any type with the wanted flags.
+			if alt, ok := l.phys.memoryTypeAvoiding(req.memoryTypeBits, want, l.phys.mem.memoryTypes[ti].heapIndex); ok {
+				ti = alt
+				m, err = l.allocMemory(ti, req.size)
+			}
+		}
 		if err != nil {
 			call(l.fn.DestroyBuffer, l.handle, b.handle, 0)
 			return nil, err
 		}
 		b.memory, mem = m, m
 	}
+	b.typeIndex = ti
 	if err := check("vkBindBufferMemory", call(l.fn.BindBufferMemory, l.handle, b.handle, mem, uintptr(off))); err != nil {
 		l.freeRawBuffer(b)
 		return nil, err

@@ -232,3 +232,15 @@ func (p *physical) memoryType(bits, want, prefer uint32) (uint32, error) {
 	}
 	return uint32(best), nil
 }
+
+// memoryTypeAvoiding picks a memory type allowed by bits with all of want
+// in a heap other than heap.
+func (p *physical) memoryTypeAvoiding(bits, want, heap uint32) (uint32, bool) {
+	for i := 0; i < int(p.mem.memoryTypeCount); i++ {
+		t := p.mem.memoryTypes[i]
+		if bits&(1<<i) != 0 && t.propertyFlags&want == want && t.heapIndex != heap {
+			return uint32(i), true
+		}
+	}
+	return 0, false
+}

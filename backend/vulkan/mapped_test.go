@@ -80,3 +80,29 @@ func TestMappedBuffers(t *testing.T) {
 		t.Error("Mapped of a released buffer is not nil")
 	}
 }
+
+// TestMemoryTypes logs the device's memory heaps and types and the type
+// each kind of buffer lands in (for the record of a device: on the H200 it
+// shows whether mapped buffers are device-local).
+func TestMemoryTypes(t *testing.T) {
+	d := openImpl(t)
+	m := d.l.phys.mem
+	for i := 0; i < int(m.memoryHeapCount); i++ {
+		t.Logf("heap %d: %d MiB, flags %#x", i, m.memoryHeaps[i].size>>20, m.memoryHeaps[i].flags)
+	}
+	for i := 0; i < int(m.memoryTypeCount); i++ {
+		t.Logf("type %d: heap %d, flags %#x", i, m.memoryTypes[i].heapIndex, m.memoryTypes[i].propertyFlags)
+	}
+	for _, mode := range []backend.MapMode{backend.MapWrite, backend.MapRead} {
+		b, mem, err := d.NewMappedBuffer(1<<20, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ti := b.(*buffer).raw.typeIndex
+		t.Logf("mapped %v buffer: type %d (flags %#x)", mode, ti, m.memoryTypes[ti].propertyFlags)
+		if len(mem) != 1<<20 {
+			t.Errorf("mapped %d bytes", len(mem))
+		}
+		b.Release()
+	}
+}
