@@ -5,27 +5,29 @@ import (
 	"fmt"
 )
 
-// MapMode says which way a mapped buffer's data flows.
+// MapMode says where a mapped buffer's memory lives.
 type MapMode int
 
 const (
-	// MapWrite: the host writes, kernels and copies read. The driver picks
-	// device-local host-visible memory where the device offers it (a BAR
-	// or resizable BAR window on a discrete GPU: kernels then read at
-	// device-memory speed), else host memory the device reads over the
-	// bus. Such memory may be write-combined: do not read it on the host.
-	MapWrite MapMode = iota
-	// MapRead: kernels and copies write, the host reads; host-cached
-	// memory.
-	MapRead
+	// MapDevice: device-local memory the host can write, where the device
+	// offers it (a resizable-BAR window on a discrete GPU: the H200's
+	// Vulkan driver maps all of its memory so; all memory on a unified
+	// one), else host memory. Kernels read it at device-memory speed; host
+	// writes cross the bus as they happen. It may be write-combined: the
+	// host should write it sequentially and not read it.
+	MapDevice MapMode = iota
+	// MapHost: host memory (cached where offered) that the device reaches
+	// over the bus: the pinned-memory staging buffer of copies in both
+	// directions, and where results the host reads should land.
+	MapHost
 )
 
 func (m MapMode) String() string {
 	switch m {
-	case MapWrite:
-		return "write"
-	case MapRead:
-		return "read"
+	case MapDevice:
+		return "device"
+	case MapHost:
+		return "host"
 	}
 	return fmt.Sprintf("MapMode(%d)", int(m))
 }
@@ -59,7 +61,7 @@ func (d *Device) AllocMapped(size int64, mode MapMode) (*Buffer, error) {
 	if !ok {
 		return nil, fmt.Errorf("backend: %s device %q has no mapped buffers", d.info.Driver, d.info.Name)
 	}
-	if mode != MapWrite && mode != MapRead {
+	if mode != MapDevice && mode != MapHost {
 		return nil, fmt.Errorf("backend: bad map mode %v", mode)
 	}
 	if size <= 0 {

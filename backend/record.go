@@ -306,6 +306,31 @@ func (d *Device) Read(ctx context.Context, v View) ([]byte, error) {
 func (d *Device) ReadMany(ctx context.Context, vs ...View) ([][]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.readLocked(ctx, vs, nil)
+}
+
+// ReadInto reads v into dst (len(dst) == v.Size) as Read does, without
+// allocating: the driver copies straight into dst where it can. Reusing
+// dst across reads, like a pinned host tensor in PyTorch, spares the page
+// faults of fresh memory.
+func (d *Device) ReadInto(ctx context.Context, dst []byte, v View) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if int64(len(dst)) != v.Size {
+		return &BindError{Binding: -1, Msg: fmt.Sprintf("read into %d bytes of a %d-byte view", len(dst), v.Size)}
+	}
+	out, err := d.readLocked(ctx, []View{v}, [][]byte{dst})
+	if err != nil {
+		return err
+	}
+	if len(out[0]) > 0 && &out[0][0] != &dst[0] {
+		copy(dst, out[0])
+	}
+	return nil
+}
+
+// readLocked reads vs, into dsts[i] where given and possible.
+func (d *Device) readLocked(ctx context.Context, vs []View, dsts [][]byte) ([][]byte, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
@@ -318,6 +343,9 @@ func (d *Device) ReadMany(ctx context.Context, vs ...View) ([][]byte, error) {
 			return nil, &BindError{Binding: -1, Msg: fmt.Sprintf("read %d: %s", i, e)}
 		}
 		reads[i] = Range{Buf: v.Buf.impl, Off: v.Off, Size: roundUp(v.Size, 4)}
+		if i < len(dsts) && int64(len(dsts[i])) == reads[i].Size {
+			reads[i].Dst = dsts[i]
+		}
 	}
 	res, err := d.submitReads(ctx, reads)
 	if err != nil {

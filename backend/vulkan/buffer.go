@@ -24,6 +24,7 @@ const (
 	memDevice   = iota // device-local
 	memUpload          // host-visible, coherent: staging for uploads and params
 	memReadback        // host-visible, cached preferred: readback
+	memStaging         // host-visible, coherent, host memory preferred: upload staging
 )
 
 // newRawBuffer creates a buffer of size bytes with the given usage in memory
@@ -50,8 +51,19 @@ func (l *logical) newRawBuffer(size uint64, usage uint32, kind int) (*rawBuffer,
 		want, prefer = memHostVisible|memHostCoherent, memDeviceLocal
 	case memReadback:
 		want, prefer = memHostVisible, memHostCached|memHostCoherent
+	case memStaging:
+		want = memHostVisible | memHostCoherent
 	}
 	ti, err := l.phys.memoryType(req.memoryTypeBits, want, prefer)
+	if kind == memStaging {
+		// Host memory the copy engine reads over the bus: the host writes
+		// it at memory speed, where a device-local (BAR) window costs a
+		// PCIe write per cache line (10-14 GB/s for uploads staged there
+		// on the H200, 2026-12-01).
+		if alt, ok := l.phys.memoryTypeWithout(req.memoryTypeBits, want, memDeviceLocal); ok {
+			ti, err = alt, nil
+		}
+	}
 	if err != nil {
 		if kind == memDevice { // a device without device-local memory (rare): any memory
 			ti, err = l.phys.memoryType(req.memoryTypeBits, 0, 0)

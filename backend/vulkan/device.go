@@ -244,3 +244,15 @@ func (p *physical) memoryTypeAvoiding(bits, want, heap uint32) (uint32, bool) {
 	}
 	return 0, false
 }
+
+// memoryTypeWithout picks a memory type allowed by bits with all of want
+// and none of avoid.
+func (p *physical) memoryTypeWithout(bits, want, avoid uint32) (uint32, bool) {
+	for i := 0; i < int(p.mem.memoryTypeCount); i++ {
+		f := p.mem.memoryTypes[i].propertyFlags
+		if bits&(1<<i) != 0 && f&want == want && f&avoid == 0 {
+			return uint32(i), true
+		}
+	}
+	return 0, false
+}

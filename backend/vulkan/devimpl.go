@@ -43,6 +43,8 @@ type device struct {
 	pipes   []*pipeline
 	stats   struct{ submits, dispatches, setAllocs, setHits int }
 
+	bufferBarrierMode bool // KC_VULKAN_BARRIER=buffer (hazard.go)
+
 	cachePath   string // pipeline-cache file ("" when off)
 	cacheLoaded int    // bytes of cache data loaded at open
 	isLost      bool
@@ -63,6 +65,8 @@ func openDevice(in *instance, p *physical, index int) (*device, error) {
 		tsPeriod: float64(p.props.limits.timestampPeriod),
 		buffers:  map[uintptr]*buffer{},
 		graphs:   map[*graph]struct{}{},
+
+		bufferBarrierMode: os.Getenv(envBarrier) == "buffer",
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
 		d.tsMask = 1<<bits - 1

@@ -96,6 +96,10 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	}
 	e.acc = acc
 	barrier := f.haz.barrierFor(acc, true)
+	if barrier == barrierCompute && f.haz.collect {
+		d.bufferBarriers(f, f.haz.pend)
+		barrier = barrierNone
+	}
 	recordDispatch(d.cmdFns, f.cmd, barrier, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
 	f.commands++
 	d.stats.dispatches++
@@ -264,7 +268,11 @@ func (e *encoder) Discard() {
 	}
 }
 
-// Submit implements backend.EncoderImpl.
+// Submit implements backend.EncoderImpl. Reads go through host-visible
+// readback memory in groups of at most readGroup bytes: the first group in
+// the encoder's own command buffer, the others each in a command buffer of
+// its own submitted right behind it (up to readAhead in flight), so the
+// device copies group k+1 while the host copies group k out.
 func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.Result, error) {
 	if err := e.usable(); err != nil {
 		e.Discard()
@@ -277,13 +285,14 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 		e.Discard()
 		return &backend.Result{}, nil
 	}
-	offs, err := e.recordReads(reads)
-	if err != nil {
-		e.done = false
-		e.Discard()
-		return nil, err
+	groups, err := planReads(reads)
+	if err == nil && len(groups) > 0 {
+		err = d.recordGroup(f, groups[0])
 	}
-	if err := d.flushUploads(); err != nil {
+	if err == nil {
+		err = d.flushUploads()
+	}
+	if err != nil {
 		e.done = false
 		e.Discard()
 		return nil, err
@@ -294,61 +303,124 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 	if len(reads) == 0 && e.ts == 0 {
 		return &backend.Result{}, nil
 	}
-	if err := d.waitFrame(ctx, f); err != nil {
-		return nil, err
-	}
 	res := &backend.Result{}
-	if len(reads) > 0 {
-		if err := d.l.invalidate(f.readback); err != nil {
-			return nil, err
-		}
-		mem := f.readback.bytes()
-		for i, r := range reads {
-			res.Reads = append(res.Reads, append([]byte(nil), mem[offs[i]:offs[i]+uint64(r.Size)]...))
+	for _, r := range reads {
+		if int64(len(r.Dst)) == r.Size {
+			res.Reads = append(res.Reads, r.Dst)
+		} else {
+			res.Reads = append(res.Reads, make([]byte, r.Size))
 		}
 	}
-	if e.ts > 0 {
-		ts, err := d.timestamps(f, e.ts)
-		if err != nil {
+	f.hold = true
+	queue := []*frame{f}
+	defer func() { // on an early return: let reclaim have them
+		for _, q := range queue {
+			q.hold = false
+		}
+	}()
+	next := 1
+	for i := 0; i < max(1, len(groups)); i++ {
+		for next < len(groups) && len(queue) < readAhead {
+			g, err := d.newRecording()
+			if err == nil {
+				if err = d.recordGroup(g, groups[next]); err == nil {
+					err = d.submit(g)
+				} else {
+					call(d.l.fn.EndCommandBuffer, g.cmd)
+					d.free = append(d.free, g)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			g.hold = true
+			queue = append(queue, g)
+			next++
+		}
+		g := queue[0]
+		if err := d.waitFrame(ctx, g); err != nil {
 			return nil, err
 		}
-		res.Timestamps = ts
+		if len(groups) > 0 {
+			if err := d.l.invalidate(g.readback); err != nil {
+				return nil, err
+			}
+			mem := g.readback.bytes()
+			for _, p := range groups[i] {
+				parallelCopy(res.Reads[p.read][p.dstOff:p.dstOff+p.size], mem[p.rbOff:p.rbOff+p.size])
+			}
+		}
+		if i == 0 && e.ts > 0 {
+			ts, err := d.timestamps(f, e.ts)
+			if err != nil {
+				return nil, err
+			}
+			res.Timestamps = ts
+		}
+		g.hold = false
+		queue = queue[1:]
 	}
 	return res, d.reclaim(false)
 }
 
-// recordReads records copies of every read range into the frame's readback
-// buffer and returns each range's offset there.
-func (e *encoder) recordReads(reads []backend.Range) ([]uint64, error) {
-	if len(reads) == 0 {
-		return nil, nil
-	}
-	d, f := e.d, e.f
-	offs := make([]uint64, len(reads))
-	var total uint64
-	for i, r := range reads {
-		offs[i] = total
-		total = alignUp(total+uint64(r.Size), 16)
-	}
-	if f.readback == nil || f.readback.size < total {
-		d.l.freeRawBuffer(f.readback)
-		f.readback = nil
-		rb, err := d.l.newRawBuffer(max(total, 1<<20), bufUsageTransferDst, memReadback)
-		if err != nil {
-			return nil, err
-		}
-		f.readback = rb
-	}
+const (
+	readGroup = 16 << 20 // bytes of reads per command buffer
+	readAhead = 4        // read command buffers in flight
+)
+
+// readPiece is the part of a read range copied by one group.
+type readPiece struct {
+	read          int // index among the reads
+	buf           uintptr
+	srcOff, size  uint64
+	dstOff, rbOff uint64 // offsets in the result and in the readback memory
+}
+
+// planReads splits the reads into groups of at most readGroup bytes.
+func planReads(reads []backend.Range) ([][]readPiece, error) {
+	var groups [][]readPiece
+	var cur []readPiece
+	var used uint64
 	for i, r := range reads {
 		b, ok := r.Buf.(*buffer)
 		if !ok || b.raw == nil {
 			return nil, errors.New("vulkan: read of a released or foreign buffer")
 		}
-		d.copyCmd(f, b.raw.handle, uint64(r.Off), f.readback.handle, offs[i], uint64(r.Size))
+		for done := uint64(0); done < uint64(r.Size); {
+			if used >= readGroup {
+				groups, cur, used = append(groups, cur), nil, 0
+			}
+			n := min(uint64(r.Size)-done, readGroup-used)
+			cur = append(cur, readPiece{read: i, buf: b.raw.handle, srcOff: uint64(r.Off) + done, size: n, dstOff: done, rbOff: used})
+			used = alignUp(used+n, 16)
+			done += n
+		}
 	}
-	// Make the transfer writes visible to the host.
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups, nil
+}
+
+// recordGroup records the copies of one read group into f's readback
+// memory and the barrier that makes them visible to the host.
+func (d *device) recordGroup(f *frame, group []readPiece) error {
+	last := group[len(group)-1]
+	total := last.rbOff + last.size
+	if f.readback == nil || f.readback.size < total {
+		d.l.freeRawBuffer(f.readback)
+		f.readback = nil
+		rb, err := d.l.newRawBuffer(max(total, 1<<20), bufUsageTransferDst, memReadback)
+		if err != nil {
+			return err
+		}
+		f.readback = rb
+	}
+	for _, p := range group {
+		d.copyCmd(f, p.buf, p.srcOff, f.readback.handle, p.rbOff, p.size)
+	}
 	d.hostBarrier(f)
-	return offs, nil
+	return nil
 }
 
 // hostBarrier records a barrier making transfer and shader writes visible

@@ -62,6 +62,7 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 		return nil, err
 	}
 	f.haz.reset()
+	f.haz.collect = d.bufferBarrierMode
 	d.graphs[g] = struct{}{}
 	return &graphRecorder{e: &encoder{d: d, f: f, graph: g}}, nil
 }

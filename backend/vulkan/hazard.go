@@ -26,6 +26,12 @@ type hazards struct {
 	transfer bool               // a transfer command since the last barrier
 	started  bool               // a barrier has been recorded in this frame
 	barriers int                // barriers recorded in this frame
+
+	// With collect set (KC_VULKAN_BARRIER=buffer), barrierFor leaves in
+	// pend every range written since the previous barrier, for buffer
+	// memory barriers instead of a global one.
+	collect bool
+	pend    []access
 }
 
 // access is one buffer range a command reads or writes.
@@ -42,6 +48,26 @@ func (h *hazards) reset() {
 	clear(h.w)
 	clear(h.r)
 	h.transfer, h.started, h.barriers = false, false, 0
+	h.pend = h.pend[:0]
+}
+
+// envBarrier selects the barrier between dependent dispatches: "global"
+// (the default: one global memory barrier) or "buffer" (a buffer memory
+// barrier per range written since the last barrier). It exists to measure
+// what each costs on a device (scripts/h200-runtime.sh).
+const envBarrier = "KC_VULKAN_BARRIER"
+
+// bufferBarriers records compute-to-compute buffer memory barriers for
+// ranges (an execution-only barrier when there are none).
+func (d *device) bufferBarriers(f *frame, ranges []access) {
+	var a arena
+	defer a.free()
+	bs := sliceIn[vkBufferMemoryBarrier](&a, len(ranges))
+	for i, r := range ranges {
+		bs[i] = vkBufferMemoryBarrier{sType: stBufferMemoryBarrier, srcAccessMask: accessShaderWrite, dstAccessMask: accessShaderRead | accessShaderWrite,
+			srcQueueFamilyIndex: queueFamilyIgnored, dstQueueFamilyIndex: queueFamilyIgnored, buffer: r.buf, offset: r.off, size: r.size}
+	}
+	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageComputeShader, pipelineStageComputeShader, 0, 0, 0, uintptr(len(ranges)), saddr(bs), 0, 0)
 }
 
 // barrierFor returns the barrier a command with the given accesses needs
@@ -59,6 +85,14 @@ func (h *hazards) barrierFor(acc []access, compute bool) int {
 		}
 	}
 	if kind != barrierNone {
+		if h.collect {
+			h.pend = h.pend[:0]
+			for buf, ss := range h.w {
+				for _, s := range ss {
+					h.pend = append(h.pend, access{buf, s.off, s.size, true})
+				}
+			}
+		}
 		clear(h.w)
 		clear(h.r)
 		h.transfer, h.started = false, true

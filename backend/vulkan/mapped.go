@@ -9,9 +9,9 @@ import (
 )
 
 // NewMappedBuffer implements backend.MappedDevice: a buffer in memory of
-// its own, host-visible and coherent, mapped for its life. MapWrite
+// its own, host-visible and coherent, mapped for its life. MapDevice
 // prefers device-local host-visible memory (the BAR window a discrete GPU
-// exposes; all memory on a unified-memory device), MapRead host-cached
+// exposes; all memory on a unified-memory device), MapHost host-cached
 // memory.
 func (d *device) NewMappedBuffer(size int64, mode backend.MapMode) (backend.BufferImpl, []byte, error) {
 	if err := d.usable(); err != nil {
@@ -21,7 +21,7 @@ func (d *device) NewMappedBuffer(size int64, mode backend.MapMode) (backend.Buff
 		return nil, nil, fmt.Errorf("vulkan: buffer size %d", size)
 	}
 	kind := memUpload
-	if mode == backend.MapRead {
+	if mode == backend.MapHost {
 		kind = memReadback
 	}
 	raw, err := d.l.newRawBuffer(uint64(size), bufUsageStorage|bufUsageTransferSrc|bufUsageTransferDst, kind)

@@ -12,8 +12,8 @@ import (
 	"github.com/kcgo/kc/backend"
 )
 
-// TestMappedBuffers: a kernel reads a MapWrite buffer the host filled
-// through Mapped and writes a MapRead buffer the host reads through Mapped
+// TestMappedBuffers: a kernel reads a MapDevice buffer the host filled
+// through Mapped and writes a MapHost buffer the host reads through Mapped
 // (zero copy both ways); copies to and from mapped buffers work too.
 func TestMappedBuffers(t *testing.T) {
 	d := openTest(t)
@@ -24,11 +24,11 @@ func TestMappedBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 64 + r.IntN(4000)
-	in, err := d.AllocMapped(int64(4*n), backend.MapWrite)
+	in, err := d.AllocMapped(int64(4*n), backend.MapDevice)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := d.AllocMapped(int64(4*n), backend.MapRead)
+	out, err := d.AllocMapped(int64(4*n), backend.MapHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestMemoryTypes(t *testing.T) {
 	for i := 0; i < int(m.memoryTypeCount); i++ {
 		t.Logf("type %d: heap %d, flags %#x", i, m.memoryTypes[i].heapIndex, m.memoryTypes[i].propertyFlags)
 	}
-	for _, mode := range []backend.MapMode{backend.MapWrite, backend.MapRead} {
+	for _, mode := range []backend.MapMode{backend.MapDevice, backend.MapHost} {
 		b, mem, err := d.NewMappedBuffer(1<<20, mode)
 		if err != nil {
 			t.Fatal(err)

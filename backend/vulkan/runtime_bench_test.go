@@ -238,17 +238,21 @@ func sizeName(n int64) string {
 }
 
 // BenchmarkTransfer measures host-device throughput at each size:
-//   - upload: Buffer.Write of Go memory (staged in 16 MiB pieces) + Wait;
+//   - upload: Buffer.Write of Go memory + Wait (staged through host memory
+//     in 16 MiB pieces, copied by several goroutines, submitted as staged);
 //   - readback: Device.Read into fresh Go memory;
-//   - from-mapped: a copy from a MapWrite buffer the host already filled
-//     (PyTorch's pinned tensor .copy_ to the device) + Wait;
-//   - to-mapped: a copy into a MapRead buffer + Wait (PyTorch: device
-//     tensor copied into a pinned one).
+//   - readinto: Device.ReadInto reused Go memory;
+//   - from-host: a copy from a MapHost buffer the host already filled +
+//     Wait (PyTorch: pinned tensor .copy_ to the device);
+//   - to-host: a copy into a MapHost buffer + Wait (PyTorch: device tensor
+//     .copy_ into a pinned one);
+//   - write-mapped: the host's copy into a MapDevice buffer (device-local
+//     where the device maps its memory): a zero-copy upload.
 //
 // Every variant checks a sample of the bytes after its timed loop.
 func BenchmarkTransfer(b *testing.B) {
 	for _, size := range benchSizes() {
-		for _, kind := range []string{"upload", "readback", "from-mapped", "to-mapped"} {
+		for _, kind := range []string{"upload", "readback", "readinto", "from-host", "to-host", "write-mapped"} {
 			b.Run(kind+"-"+sizeName(size), func(b *testing.B) { benchTransfer(b, kind, size) })
 		}
 	}
@@ -267,13 +271,13 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	}
 	var mapped *backend.Buffer
 	switch kind {
-	case "from-mapped":
-		if mapped, err = d.AllocMapped(size, backend.MapWrite); err != nil {
+	case "from-host", "to-host":
+		if mapped, err = d.AllocMapped(size, backend.MapHost); err != nil {
 			b.Fatal(err)
 		}
 		copy(mapped.Mapped(), data)
-	case "to-mapped":
-		if mapped, err = d.AllocMapped(size, backend.MapRead); err != nil {
+	case "write-mapped":
+		if mapped, err = d.AllocMapped(size, backend.MapDevice); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -285,19 +289,23 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	if err := d.Wait(ctx); err != nil {
 		b.Fatal(err)
 	}
-	var got []byte
+	got := make([]byte, size)
 	step := func() {
 		switch kind {
 		case "upload":
 			err = dev.Write(0, data)
 		case "readback":
 			got, err = d.Read(ctx, dev.View())
-		case "from-mapped":
+		case "readinto":
+			err = d.ReadInto(ctx, got, dev.View())
+		case "from-host":
 			err = d.Copy(dev.View(), mapped.View())
-		case "to-mapped":
+		case "to-host":
 			err = d.Copy(mapped.View(), dev.View())
+		case "write-mapped":
+			copy(mapped.Mapped(), data)
 		}
-		if err == nil && kind != "readback" {
+		if err == nil && kind != "readback" && kind != "readinto" {
 			err = d.Wait(ctx)
 		}
 		if err != nil {
@@ -312,9 +320,13 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	}
 	b.StopTimer()
 	switch kind {
-	case "readback":
-	case "to-mapped":
+	case "readback", "readinto":
+	case "to-host":
 		got = mapped.Mapped()
+	case "write-mapped":
+		if got, err = d.Read(ctx, mapped.View()); err != nil {
+			b.Fatal(err)
+		}
 	default:
 		if got, err = d.Read(ctx, dev.View()); err != nil {
 			b.Fatal(err)
@@ -327,10 +339,11 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	}
 }
 
-// BenchmarkZeroCopyRead times a kernel reading its input from a MapWrite
-// buffer (zero-copy: over the bus on a discrete GPU unless the memory is
-// device-local; plain memory on a unified one) against the same kernel
-// reading a device-local buffer; both write a device-local output.
+// BenchmarkZeroCopyRead times a kernel reading its input straight from
+// mapped memory (zero-copy) against the same kernel reading a device-local
+// buffer: host-mapped reads cross the bus on a discrete GPU (plain memory
+// on a unified one); device-mapped memory is device-local where the
+// device maps its memory. All write a device-local output.
 func BenchmarkZeroCopyRead(b *testing.B) {
 	const copyGLSL = `#version 450
 layout(local_size_x = 256) in;
@@ -343,7 +356,7 @@ void main() {
 }
 `
 	for _, size := range benchSizes() {
-		for _, src := range []string{"device", "mapped"} {
+		for _, src := range []string{"device", "mapped-device", "mapped-host"} {
 			b.Run(src+"-"+sizeName(size), func(b *testing.B) {
 				d := openTest(b)
 				ctx := context.Background()
@@ -354,9 +367,12 @@ void main() {
 					b.Fatal(err)
 				}
 				var in *backend.Buffer
-				if src == "mapped" {
-					in, err = d.AllocMapped(size, backend.MapWrite)
-				} else {
+				switch src {
+				case "mapped-device":
+					in, err = d.AllocMapped(size, backend.MapDevice)
+				case "mapped-host":
+					in, err = d.AllocMapped(size, backend.MapHost)
+				default:
 					in, err = d.Alloc(size)
 				}
 				if err != nil {
@@ -366,7 +382,7 @@ void main() {
 				for i := range w {
 					w[i] = uint32(i) * 2654435761
 				}
-				if src == "mapped" {
+				if src != "device" {
 					copy(in.Mapped(), u32bytes(w))
 				} else if err := in.Write(0, u32bytes(w)); err != nil {
 					b.Fatal(err)

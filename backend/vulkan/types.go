@@ -651,6 +651,22 @@ type vkMemoryBarrier struct {
 	dstAccessMask uint32
 }
 
+const (
+	stBufferMemoryBarrier = 44
+	queueFamilyIgnored    = ^uint32(0)
+)
+
+type vkBufferMemoryBarrier struct {
+	sType               uint32
+	pNext               uintptr
+	srcAccessMask       uint32
+	dstAccessMask       uint32
+	srcQueueFamilyIndex uint32
+	dstQueueFamilyIndex uint32
+	buffer              uintptr
+	offset, size        uint64
+}
+
 type vkBufferCopy struct {
 	srcOffset uint64
 	dstOffset uint64

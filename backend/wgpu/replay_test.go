@@ -93,7 +93,7 @@ func TestGraphReplay(t *testing.T) {
 // error naming the driver, not a crash.
 func TestNoMappedBuffers(t *testing.T) {
 	d := openDevice(t)
-	if b, err := d.AllocMapped(1024, backend.MapWrite); err == nil || b != nil {
+	if b, err := d.AllocMapped(1024, backend.MapDevice); err == nil || b != nil {
 		t.Fatalf("AllocMapped on wgpu: %v, %v", b, err)
 	} else {
 		t.Log(err)
