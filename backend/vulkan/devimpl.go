@@ -38,10 +38,11 @@ type device struct {
 	tsPeriod float64
 	tsMask   uint64
 
-	graphs  map[*graph]struct{} // recorded graphs not released
-	buffers map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
-	pipes   []*pipeline
-	stats   struct{ submits, dispatches, setAllocs, setHits int }
+	graphs    map[*graph]struct{} // recorded graphs not released
+	graphFree []*frame            // released graphs' frames, for new graphs
+	buffers   map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
+	pipes     []*pipeline
+	stats     struct{ submits, dispatches, setAllocs, setHits int }
 
 	bufferBarrierMode bool // KC_VULKAN_BARRIER=buffer (hazard.go)
 
@@ -322,6 +323,10 @@ func (d *device) destroy() {
 		d.destroyFrame(g.f)
 	}
 	d.graphs = nil
+	for _, f := range d.graphFree {
+		d.destroyFrame(f)
+	}
+	d.graphFree = nil
 	d.frames, d.free = nil, nil
 	for _, p := range d.setPools {
 		call(l.fn.DestroyDescriptorPool, l.handle, p, 0)

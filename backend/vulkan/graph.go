@@ -46,11 +46,10 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
-	f, err := d.newFrame()
+	f, err := d.graphFrame()
 	if err != nil {
 		return nil, err
 	}
-	d.frames = d.frames[:len(d.frames)-1] // the graph's, not the free list's
 	g := &graph{d: d, f: f, sets: map[graphSetKey]uintptr{}}
 	f.owner = g
 	var a arena
@@ -58,7 +57,7 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	bi := newIn[vkCommandBufferBeginInfo](&a)
 	bi.sType = stCommandBufferBeginInfo
 	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
-		d.destroyFrame(f)
+		d.putGraphFrame(f)
 		return nil, err
 	}
 	f.haz.reset()
@@ -158,8 +157,44 @@ func (g *graph) Release() {
 		return
 	}
 	if g.pending {
-		d.deferFree(func() { d.destroyFrame(g.f) })
+		d.deferFree(func() { d.putGraphFrame(g.f) })
 	} else {
-		d.destroyFrame(g.f)
+		d.putGraphFrame(g.f)
 	}
+}
+
+// maxGraphFrames bounds the released graph frames kept for new graphs.
+const maxGraphFrames = 4
+
+// graphFrame returns a frame for a new graph: a released graph's (its
+// params memory, descriptor pools, command buffer and fence reused; the
+// fixed cost of a recording is then a few pool resets) or a new one.
+func (d *device) graphFrame() (*frame, error) {
+	if n := len(d.graphFree); n > 0 {
+		f := d.graphFree[n-1]
+		d.graphFree = d.graphFree[:n-1]
+		for _, p := range f.pools[:f.poolN] {
+			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
+		}
+		f.poolN, f.uniIdx, f.uniOff, f.commands, f.serial = 0, 0, 0, 0, 0
+		f.hostRead = false
+		return f, nil
+	}
+	f, err := d.newFrame()
+	if err != nil {
+		return nil, err
+	}
+	d.frames = d.frames[:len(d.frames)-1] // the graph's, not the free list's
+	return f, nil
+}
+
+// putGraphFrame keeps a released graph's frame for the next graph (its
+// work has completed), or destroys it.
+func (d *device) putGraphFrame(f *frame) {
+	f.owner = nil
+	if d.closed || len(d.graphFree) >= maxGraphFrames {
+		d.destroyFrame(f)
+		return
+	}
+	d.graphFree = append(d.graphFree, f)
 }
