@@ -25,3 +25,14 @@ func OpenAll(ctx context.Context) ([]*Device, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// Wrap makes a Device of a DeviceImpl that a driver built outside
+// Adapters and Open: on a device a host program created and shares with
+// kc (vulkan.FromHost). The device's Info is impl.Info(), with Index -1
+// (it is not among Adapters). Close releases what kc created; the driver
+// decides what of the host's it leaves alone.
+func Wrap(impl DeviceImpl) *Device {
+	info := impl.Info()
+	info.Index = -1
+	return newDevice(impl, info)
+}

@@ -5,6 +5,8 @@ package vulkan
 import (
 	"fmt"
 	"reflect"
+	"sync"
+	"unsafe"
 )
 
 // deviceFns holds the device-level entry points; field names are the
@@ -114,6 +116,11 @@ type logical struct {
 
 	sub        *suballocator // device-local memory (alloc.go)
 	memObjects int           // live VkDeviceMemory objects
+
+	// borrowed: the host's device (FromHost): never waited idle or
+	// destroyed by kc; queueLock, if any, guards kc's submissions.
+	borrowed  bool
+	queueLock sync.Locker
 }
 
 // createDevice creates a logical device on p with one compute queue and
@@ -121,11 +128,21 @@ type logical struct {
 // robustImageAccess excepted: kc checks bounds on the host, and robustness
 // costs speed).
 func (in *instance) createDevice(p *physical) (*logical, error) {
-	if p.family < 0 {
-		return nil, fmt.Errorf("vulkan: %s has no compute queue", cString(p.props.deviceName[:]))
-	}
 	var a arena
 	defer a.free()
+	l, _, err := in.createDeviceIn(&a, p)
+	return l, err
+}
+
+// createDeviceIn is createDevice with the create-info structures in a, and
+// returns the feature chain it passed (VkDeviceCreateInfo.pNext), valid
+// while a is.
+func (in *instance) createDeviceIn(arenaIn *arena, p *physical) (*logical, unsafe.Pointer, error) {
+	if p.family < 0 {
+		return nil, nil, fmt.Errorf("vulkan: %s has no compute queue", cString(p.props.deviceName[:]))
+	}
+	a := *arenaIn
+	defer func() { *arenaIn = a }()
 	prio := newIn[float32](&a)
 	*prio = 1
 	qci := newIn[vkDeviceQueueCreateInfo](&a)
@@ -182,7 +199,7 @@ func (in *instance) createDevice(p *physical) (*logical, error) {
 	ci.ppEnabledExtensionNames = a.cstrs(exts)
 	ph := newIn[uintptr](&a)
 	if err := check("vkCreateDevice", call(in.fn.createDevice, p.handle, addr(ci), 0, addr(ph))); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l := &logical{in: in, phys: p, handle: *ph}
 	fns, err := loadDeviceFns(in.fn.getDeviceProcAddr, l.handle)
@@ -190,19 +207,24 @@ func (in *instance) createDevice(p *physical) (*logical, error) {
 		if d := procAddr(in.fn.getDeviceProcAddr, l.handle, "vkDestroyDevice"); d != 0 {
 			call(d, l.handle, 0)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	l.fn = fns
 	l.sub = newSuballocator(defaultBlockSize, l.allocMemory, l.freeMemory)
 	pq := newIn[uintptr](&a)
 	call(fns.GetDeviceQueue, l.handle, uintptr(p.family), 0, addr(pq))
 	l.queue = *pq
-	return l, nil
+	return l, unsafe.Pointer(f2), nil
 }
 
 // destroy waits for the device and destroys it.
 func (l *logical) destroy() {
 	if l.handle == 0 {
+		return
+	}
+	if l.borrowed {
+		l.sub.destroy()
+		l.handle = 0
 		return
 	}
 	call(l.fn.DeviceWaitIdle, l.handle)

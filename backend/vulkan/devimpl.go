@@ -59,6 +59,12 @@ func openDevice(in *instance, p *physical, index int) (*device, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newDeviceOn(l, p, index)
+}
+
+// newDeviceOn sets up kc's device on a logical device (kc's own, or a
+// host's: FromHost): command pool, pipeline cache, function tables.
+func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 	d := &device{
 		l:        l,
 		info:     p.info(index),
@@ -288,7 +294,13 @@ func (d *device) Close() error {
 		return nil
 	}
 	err := d.flushUploads()
-	if d.l.handle != 0 {
+	if d.l.borrowed { // the host's device: wait for kc's work only
+		for _, f := range d.inflight {
+			if werr := d.waitFrame(context.Background(), f); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	} else if d.l.handle != 0 {
 		call(d.l.fn.DeviceWaitIdle, d.l.handle)
 	}
 	d.saveCache()

@@ -251,6 +251,10 @@ func (d *device) queueSubmit(f *frame) error {
 	si.sType = stSubmitInfo
 	si.commandBufferCount = 1
 	si.pCommandBuffers = addr(pc)
+	if lk := d.l.queueLock; lk != nil {
+		lk.Lock()
+		defer lk.Unlock()
+	}
 	if err := d.lost("vkQueueSubmit", call(d.l.fn.QueueSubmit, d.l.queue, 1, addr(si), f.fence)); err != nil {
 		return err
 	}

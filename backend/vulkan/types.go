@@ -47,6 +47,8 @@ const (
 	stCooperativeMatrixPropertiesNV        = 1000249001
 	stPhysicalCooperativeMatrixPropsNV     = 1000249002
 	stCooperativeMatrixFeaturesKHR         = 1000506000
+	st16BitStorageFeatures                 = 1000083000
+	stFloat16Int8Features                  = 1000082000
 	stCooperativeMatrixPropertiesKHR       = 1000506001
 	stPhysicalCooperativeMatrixPropsKHR    = 1000506002
 	stPhysicalDeviceShaderBfloat16Features = 1000141000
