@@ -62,6 +62,21 @@ el = time.perf_counter() - t0
 print(f"RESULT name=alloc_free allocs={reps*1000} ns_per_alloc_free={el/(reps*1000)*1e9:.1f}")
 PY
 
+# PyTorch's pinned copies timed as kc's are: wall time of copy_ and a
+# synchronize (torch_baselines.py times the GPU alone with CUDA events).
+cat >"$gl/rt-torch_wall.py" <<'PY'
+import statistics, time, torch
+for mib in (1, 64, 1024):
+    n = mib << 20
+    h = torch.empty(n, dtype=torch.uint8, pin_memory=True); d = torch.empty(n, dtype=torch.uint8, device="cuda")
+    def wall(fn):
+        torch.cuda.synchronize(); t0 = time.perf_counter(); fn(); torch.cuda.synchronize(); return time.perf_counter() - t0
+    for _ in range(3): wall(lambda: d.copy_(h, non_blocking=True)); wall(lambda: h.copy_(d, non_blocking=True))
+    up = statistics.median(wall(lambda: d.copy_(h, non_blocking=True)) for _ in range(20))
+    down = statistics.median(wall(lambda: h.copy_(d, non_blocking=True)) for _ in range(20))
+    print(f"RESULT name=transfer_pinned_wall MiB={mib} upload_GBps={n/up/1e9:.4g} readback_GBps={n/down/1e9:.4g}")
+PY
+
 cat >"$gl/rt-run.sh" <<'SH'
 #!/usr/bin/env bash
 set -u
@@ -75,13 +90,18 @@ nvidia-smi -L
 $T -test.v -test.count=1 -test.timeout=4m -test.skip 'TestCoopMat/khr' >"$OUT/rt-test.txt" 2>&1
 trc=$?
 {
-$T -test.run '^$' -test.bench 'Graph$|EagerIndependent|Chain1000|RecordGraph|RecordDispatch' -test.benchtime 300x
+$T -test.run '^$' -test.bench 'Graph$|EagerIndependent|Chain1000' -test.benchtime 300x -test.count 2
+echo "--- KC_VULKAN_BARRIER=buffer"
+KC_VULKAN_BARRIER=buffer $T -test.run '^$' -test.bench 'Graph$|Chain1000' -test.benchtime 300x
+$T -test.run '^$' -test.bench 'RecordDispatch' -test.benchtime 5000x
+$T -test.run '^$' -test.bench 'RecordGraph' -test.benchtime 300x -test.cpuprofile "$OUT/rt-record.prof"
 $T -test.run '^$' -test.bench 'DispatchGPU' -test.benchtime 5x
 $T -test.run '^$' -test.bench 'AllocFree' -test.benchtime 200000x
 KC_BENCH_SIZES=1M,16M,64M,256M,1G $T -test.run '^$' -test.bench 'Transfer|ZeroCopy' -test.benchtime 10x
 } >"$OUT/rt-bench.txt" 2>&1
 PYTHONUNBUFFERED=1 python3 .gl/torch_baselines.py chain transfer >"$OUT/rt-torch.txt" 2>&1
 PYTHONUNBUFFERED=1 python3 .gl/rt-torch_alloc.py >>"$OUT/rt-torch.txt" 2>&1
+PYTHONUNBUFFERED=1 python3 .gl/rt-torch_wall.py >>"$OUT/rt-torch.txt" 2>&1
 echo "=== tests rc=$trc: $(grep -c -- '--- PASS' "$OUT/rt-test.txt") pass, $(grep -c -- '--- FAIL' "$OUT/rt-test.txt") fail, $(grep -c -- '--- SKIP' "$OUT/rt-test.txt") skip"
 grep -E -- '--- FAIL|panic|FAIL' "$OUT/rt-test.txt" | head -20
 grep -E 'mapped_test|alloc_test.go' "$OUT/rt-test.txt" | head -20

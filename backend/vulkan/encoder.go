@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +20,13 @@ type encoder struct {
 	ts       int
 	done     bool
 	acc      []access // scratch for Dispatch
-	graph    *graph   // recording a graph (graph.go), or nil
+	lastOff  uint64   // dynamic offset the bound set was bound with
+
+	// The last params block written, for reuse by an identical one.
+	lastParams []byte
+	lastUni    *rawBuffer
+	lastUOff   uint64
+	graph      *graph // recording a graph (graph.go), or nil
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
@@ -66,9 +73,17 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	var uni *rawBuffer
 	var uoff uint64
 	if p.params > 0 {
-		var err error
-		if uni, uoff, err = d.params(f, params); err != nil {
-			return err
+		if e.graph == nil && e.lastUni != nil && bytes.Equal(params, e.lastParams) {
+			// The previous dispatch's params block serves again (a graph
+			// gives every dispatch its own, for SetParams).
+			uni, uoff = e.lastUni, e.lastUOff
+		} else {
+			var err error
+			if uni, uoff, err = d.params(f, params); err != nil {
+				return err
+			}
+			e.lastParams = append(e.lastParams[:0], params...)
+			e.lastUni, e.lastUOff = uni, uoff
 		}
 	}
 	if e.graph != nil {
@@ -83,11 +98,13 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 		pipe = p.handle
 		e.lastPipe = p
 	}
+	// The set stays bound across dispatches; rebind it when it, the
+	// pipeline or the params' dynamic offset changes.
 	bindSet := set
-	if set == e.lastSet && p.params == 0 && pipe == 0 {
+	if set == e.lastSet && pipe == 0 && uoff == e.lastOff {
 		bindSet = 0
 	}
-	e.lastSet = set
+	e.lastSet, e.lastOff = set, uoff
 	acc := e.acc[:0]
 	for i, r := range bufs {
 		b := r.Buf.(*buffer)

@@ -256,3 +256,47 @@ func TestGraphErrors(t *testing.T) {
 	g2.Release()
 	g2.Release()
 }
+
+// TestRepeatedParams records runs of dispatches with identical params
+// (which share one params block and one descriptor-set bind) mixed with
+// changes of params and of buffer, in one scope, and checks the result.
+func TestRepeatedParams(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	ys := make([][]uint32, 2)
+	bufs := make([]*backend.Buffer, 2)
+	for i := range ys {
+		ys[i] = make([]uint32, n)
+		for j := range ys[i] {
+			ys[i][j] = r.Uint32()
+		}
+		bufs[i], _ = d.Upload(u32bytes(ys[i]))
+	}
+	s := d.Begin()
+	for step := 0; step < 200; step++ {
+		k := uint32(r.IntN(3)) // few distinct values: long runs of equal params
+		b := 0
+		if r.IntN(4) == 0 {
+			b = 1
+		}
+		if err := d.Dispatch(p, backend.Args{Params: []uint32{k, n}, Buffers: []backend.View{bufs[b].View()}}, backend.Groups((n+63)/64)); err != nil {
+			t.Fatal(err)
+		}
+		addkRef(ys[b], k)
+	}
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.ReadMany(ctx, bufs[0].View(), bufs[1].View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkU32(t, "buffer 0", got[0], ys[0])
+	checkU32(t, "buffer 1", got[1], ys[1])
+}

@@ -15,7 +15,7 @@ import (
 const (
 	parallelCopyMin   = 4 << 20 // below this one goroutine copies
 	parallelCopySlice = 1 << 20 // bytes per goroutine at least
-	maxCopyWorkers    = 8
+	maxCopyWorkers    = 16
 )
 
 // parallelCopy copies src into dst (equal lengths) with up to

@@ -151,22 +151,30 @@ func BenchmarkEagerIndependent(b *testing.B) {
 }
 
 // BenchmarkRecordGraph is the host cost of Device.Record per dispatch (a
-// 1,000-dispatch dependent chain: host checks, params, descriptor sets,
-// command recording).
+// 1,000-dispatch chain: host checks, params, descriptor sets, command
+// recording), dependent (a barrier each) and independent (none).
 func BenchmarkRecordGraph(b *testing.B) {
-	d := openTest(b)
-	p := loadAdd1(b, d)
-	ops, _ := add1Ops(b, d, p, 1000, 1024, false)
-	for i := 0; i < b.N; i++ {
-		g, err := d.Record(ops...)
-		if err != nil {
-			b.Fatal(err)
+	for _, independent := range []bool{false, true} {
+		name := "dependent"
+		if independent {
+			name = "independent"
 		}
-		b.StopTimer()
-		g.Release()
-		b.StartTimer()
+		b.Run(name, func(b *testing.B) {
+			d := openTest(b)
+			p := loadAdd1(b, d)
+			ops, _ := add1Ops(b, d, p, 1000, 1024, independent)
+			for i := 0; i < b.N; i++ {
+				g, err := d.Record(ops...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				g.Release()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ops))/1e3, "us/dispatch")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ops))/1e3, "us/dispatch")
 }
 
 // BenchmarkDispatchGPU reports the GPU time of one dependent add1 dispatch
