@@ -21,10 +21,11 @@ type rawBuffer struct {
 
 // Memory classes for newRawBuffer.
 const (
-	memDevice   = iota // device-local
-	memUpload          // host-visible, coherent: staging for uploads and params
-	memReadback        // host-visible, cached preferred: readback
-	memStaging         // host-visible, coherent, host memory preferred: upload staging
+	memDevice     = iota // device-local
+	memUpload            // host-visible, coherent: staging for uploads and params
+	memReadback          // host-visible, cached preferred: readback
+	memStaging           // host-visible, coherent, host memory preferred: upload staging
+	memHostMapped        // host-visible, coherent, host memory, cached preferred: MapHost buffers
 )
 
 // newRawBuffer creates a buffer of size bytes with the given usage in memory
@@ -53,8 +54,18 @@ func (l *logical) newRawBuffer(size uint64, usage uint32, kind int) (*rawBuffer,
 		want, prefer = memHostVisible, memHostCached|memHostCoherent
 	case memStaging:
 		want = memHostVisible | memHostCoherent
+	case memHostMapped:
+		want, prefer = memHostVisible|memHostCoherent, memHostCached
 	}
 	ti, err := l.phys.memoryType(req.memoryTypeBits, want, prefer)
+	if kind == memHostMapped {
+		// Host memory, cached where there is such a type.
+		if alt, ok := l.phys.memoryTypeWithout(req.memoryTypeBits, want|memHostCached, memDeviceLocal); ok {
+			ti, err = alt, nil
+		} else if alt, ok := l.phys.memoryTypeWithout(req.memoryTypeBits, want, memDeviceLocal); ok {
+			ti, err = alt, nil
+		}
+	}
 	if kind == memStaging {
 		// Host memory the copy engine reads over the bus: the host writes
 		// it at memory speed, where a device-local (BAR) window costs a

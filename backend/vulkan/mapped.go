@@ -11,8 +11,8 @@ import (
 // NewMappedBuffer implements backend.MappedDevice: a buffer in memory of
 // its own, host-visible and coherent, mapped for its life. MapDevice
 // prefers device-local host-visible memory (the BAR window a discrete GPU
-// exposes; all memory on a unified-memory device), MapHost host-cached
-// memory.
+// exposes; all memory on a unified-memory device), MapHost host memory,
+// cached where the device offers a cached coherent type.
 func (d *device) NewMappedBuffer(size int64, mode backend.MapMode) (backend.BufferImpl, []byte, error) {
 	if err := d.usable(); err != nil {
 		return nil, nil, err
@@ -22,7 +22,7 @@ func (d *device) NewMappedBuffer(size int64, mode backend.MapMode) (backend.Buff
 	}
 	kind := memUpload
 	if mode == backend.MapHost {
-		kind = memReadback
+		kind = memHostMapped
 	}
 	raw, err := d.l.newRawBuffer(uint64(size), bufUsageStorage|bufUsageTransferSrc|bufUsageTransferDst, kind)
 	if err != nil {
