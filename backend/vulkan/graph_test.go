@@ -300,3 +300,65 @@ func TestRepeatedParams(t *testing.T) {
 	checkU32(t, "buffer 0", got[0], ys[0])
 	checkU32(t, "buffer 1", got[1], ys[1])
 }
+
+// TestGraphCopiesAndMapped replays a graph of a dispatch, a copy of its
+// output into a mapped host buffer and an independent dispatch on another
+// buffer; after each replay and Wait the host reads the mapped bytes.
+func TestGraphCopiesAndMapped(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 512
+	y, z := make([]uint32, n), make([]uint32, n)
+	for i := range y {
+		y[i], z[i] = r.Uint32(), r.Uint32()
+	}
+	yb, _ := d.Upload(u32bytes(y))
+	zb, _ := d.Upload(u32bytes(z))
+	host, err := d.AllocMapped(4*n, backend.MapHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, k2 := r.Uint32(), r.Uint32()
+	args := func(k uint32, b *backend.Buffer) backend.Args {
+		return backend.Args{Params: []uint32{k, n}, Buffers: []backend.View{b.View()}}
+	}
+	g, err := d.Record(
+		&backend.DispatchOp{Pipeline: p, Args: args(k1, yb), Groups: backend.Groups(n / 64)},
+		&backend.CopyOp{Dst: host.View(), Src: yb.View()},
+		&backend.DispatchOp{Pipeline: p, Args: args(k2, zb), Groups: backend.Groups(n / 64)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	for rep := 0; rep < 3; rep++ {
+		for i := range host.Mapped() {
+			host.Mapped()[i] = 0xee // poison
+		}
+		if rep == 2 {
+			k1 = r.Uint32()
+			if err := g.SetParams(0, k1, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Replay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		addkRef(y, k1)
+		addkRef(z, k2)
+		checkU32(t, "mapped copy of y", host.Mapped(), y)
+	}
+	got, err := d.Read(ctx, zb.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkU32(t, "z", got, z)
+}
