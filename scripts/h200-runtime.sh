@@ -39,6 +39,7 @@ fi
 
 export CGO_ENABLED=1
 go test -c -ldflags='-s -w' -o "$gl/rt-vulkan.test" ./backend/vulkan
+go test -c -ldflags='-s -w' -o "$gl/rt-wgpu.test" ./backend/wgpu
 for t in glslangValidator spirv-val; do
 	if p=$(command -v $t); then cp "$p" "$gl/bin/"; fi
 done
@@ -98,7 +99,11 @@ $T -test.run '^$' -test.bench 'RecordGraph' -test.benchtime 300x -test.cpuprofil
 $T -test.run '^$' -test.bench 'DispatchGPU' -test.benchtime 5x
 $T -test.run '^$' -test.bench 'AllocFree' -test.benchtime 200000x
 KC_BENCH_SIZES=1M,16M,64M,256M,1G $T -test.run '^$' -test.bench 'Transfer|ZeroCopy' -test.benchtime 10x
+echo "--- wgpu driver"
+.gl/rt-wgpu.test -test.run '^$' -test.bench 'Graph' -test.benchtime 100x -test.count 2
 } >"$OUT/rt-bench.txt" 2>&1
+.gl/rt-wgpu.test -test.v -test.count=1 -test.run 'TestGraphReplay|TestFromDevice|TestNoMapped|TestSaxpy' >"$OUT/rt-wgpu-test.txt" 2>&1
+echo "=== wgpu tests rc=$?: $(grep -c -- '--- PASS' "$OUT/rt-wgpu-test.txt") pass, $(grep -c -- '--- FAIL' "$OUT/rt-wgpu-test.txt") fail"
 PYTHONUNBUFFERED=1 python3 .gl/torch_baselines.py chain transfer >"$OUT/rt-torch.txt" 2>&1
 PYTHONUNBUFFERED=1 python3 .gl/rt-torch_alloc.py >>"$OUT/rt-torch.txt" 2>&1
 PYTHONUNBUFFERED=1 python3 .gl/rt-torch_wall.py >>"$OUT/rt-torch.txt" 2>&1
