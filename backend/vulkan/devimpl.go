@@ -44,7 +44,8 @@ type device struct {
 	pipes     []*pipeline
 	stats     struct{ submits, dispatches, setAllocs, setHits int }
 
-	bufferBarrierMode bool // KC_VULKAN_BARRIER=buffer (hazard.go)
+	bufferBarrierMode bool     // KC_VULKAN_BARRIER=buffer (hazard.go)
+	scratch           *scratch // C memory for the hot paths (mem.go)
 
 	cachePath   string // pipeline-cache file ("" when off)
 	cacheLoaded int    // bytes of cache data loaded at open
@@ -74,6 +75,7 @@ func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 		graphs:   map[*graph]struct{}{},
 
 		bufferBarrierMode: os.Getenv(envBarrier) == "buffer",
+		scratch:           newScratch(),
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
 		d.tsMask = 1<<bits - 1
@@ -247,9 +249,9 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 
 // copyCmd records a barrier and a buffer copy.
 func (d *device) copyCmd(f *frame, src uintptr, soff uint64, dst uintptr, doff, size uint64) {
-	var a arena
-	defer a.free()
-	r := newIn[vkBufferCopy](&a)
+	a := d.scratch
+	defer a.reset()
+	r := newIn[vkBufferCopy](a)
 	*r = vkBufferCopy{srcOffset: soff, dstOffset: doff, size: size}
 	d.transferBarrier(f, access{src, soff, size, false}, access{dst, doff, size, true})
 	call(d.l.fn.CmdCopyBuffer, f.cmd, src, dst, 1, addr(r))
@@ -353,6 +355,10 @@ func (d *device) destroy() {
 	if d.cmdFns != nil {
 		freeCmdFns(d.cmdFns)
 		d.cmdFns = nil
+	}
+	if d.scratch != nil {
+		d.scratch.destroy()
+		d.scratch = nil
 	}
 	l.destroy()
 }

@@ -202,14 +202,14 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 
 // writeSet fills a descriptor set.
 func (d *device) writeSet(set uintptr, p *pipeline, uni *rawBuffer, raws []*buffer, bufs []backend.Range) {
-	var a arena
-	defer a.free()
+	a := d.scratch
+	defer a.reset()
 	n := len(bufs)
 	if uni != nil {
 		n++
 	}
-	writes := sliceIn[vkWriteDescriptorSet](&a, n)
-	infos := sliceIn[vkDescriptorBufferInfo](&a, n)
+	writes := sliceIn[vkWriteDescriptorSet](a, n)
+	infos := sliceIn[vkDescriptorBufferInfo](a, n)
 	i := 0
 	if uni != nil {
 		infos[0] = vkDescriptorBufferInfo{buffer: uni.handle, offset: 0, rng: uint64(p.params)}

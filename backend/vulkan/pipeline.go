@@ -314,15 +314,15 @@ func (d *device) newPool(freeable bool) (uintptr, error) {
 // allocSet allocates a set of layout from pools, trying each and adding a
 // new pool when all are full. It returns the set and its pool.
 func (d *device) allocSet(pools *[]uintptr, inUse *int, layout uintptr, freeable bool) (uintptr, uintptr, error) {
-	var a arena
-	defer a.free()
-	pl := newIn[uintptr](&a)
+	a := d.scratch
+	defer a.reset()
+	pl := newIn[uintptr](a)
 	*pl = layout
-	ai := newIn[vkDescriptorSetAllocateInfo](&a)
+	ai := newIn[vkDescriptorSetAllocateInfo](a)
 	ai.sType = stDescriptorSetAllocateInfo
 	ai.descriptorSetCount = 1
 	ai.pSetLayouts = addr(pl)
-	ps := newIn[uintptr](&a)
+	ps := newIn[uintptr](a)
 	// Try the pool in use, then the next existing one, then a new one.
 	fresh := false
 	for {
