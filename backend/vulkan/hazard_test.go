@@ -6,6 +6,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/kcgo/kc/backend"
 )
@@ -158,4 +159,69 @@ func TestIndependentDispatchesNoBarriers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBufferBarrierLayout checks vkBufferMemoryBarrier against
+// VkBufferMemoryBarrier's C layout on 64-bit Linux.
+func TestBufferBarrierLayout(t *testing.T) {
+	var b vkBufferMemoryBarrier
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"size", unsafe.Sizeof(b), 56},
+		{"srcAccessMask", unsafe.Offsetof(b.srcAccessMask), 16},
+		{"srcQueueFamilyIndex", unsafe.Offsetof(b.srcQueueFamilyIndex), 24},
+		{"buffer", unsafe.Offsetof(b.buffer), 32},
+		{"offset", unsafe.Offsetof(b.offset), 40},
+		{"size field", unsafe.Offsetof(b.size), 48},
+	} {
+		if c.got != c.want {
+			t.Errorf("VkBufferMemoryBarrier %s: %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestBufferBarrierMode runs a dependent chain with buffer memory barriers
+// (KC_VULKAN_BARRIER=buffer) instead of global ones and checks the result.
+func TestBufferBarrierMode(t *testing.T) {
+	d := openImpl(t)
+	d.bufferBarrierMode = true
+	ctx := context.Background()
+	pi, err := d.NewPipeline(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = rand.Uint32()
+	}
+	bi, err := d.NewBuffer(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteBuffer(bi, 0, u32bytes(y)); err != nil {
+		t.Fatal(err)
+	}
+	e, err := d.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.(*encoder).f.haz.collect {
+		t.Fatal("the frame does not collect ranges for buffer barriers")
+	}
+	ks := make([]uint32, 40)
+	for j := range ks {
+		ks[j] = rand.Uint32()
+		if err := e.Dispatch(pi, u32bytes([]uint32{ks[j], n, 0, 0}), []backend.Range{{Buf: bi, Size: 4 * n}}, [3]uint32{(n + 63) / 64, 1, 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := e.Submit(ctx, []backend.Range{{Buf: bi, Size: 4 * n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addkRef(y, ks...)
+	checkU32(t, "chain with buffer barriers", res.Reads[0], y)
 }
