@@ -279,12 +279,14 @@ func (d *device) lost(name string, r int32) error {
 // vkWaitForFences. A blocking wait on the H200 costs about 40 µs of wake-up
 // latency (a one-dispatch submit and wait took 46 µs there on 2026-12-01),
 // more than most of the waits kc does; polling, as CUDA's default
-// synchronisation does, returns within a poll's time of the signal.
+// synchronisation does, returns within a poll's time of the signal. Not on
+// a CPU device (lavapipe), whose own threads need the core a poll would
+// take.
 const fenceSpin = 2 * time.Millisecond
 
 // waitFrame blocks until f's fence signals or ctx is done.
 func (d *device) waitFrame(ctx context.Context, f *frame) error {
-	if start := time.Now(); fenceSpin > 0 {
+	if start := time.Now(); d.info.Type != backend.TypeCPU {
 		for i := 0; ; i++ {
 			switch r := call(d.l.fn.GetFenceStatus, d.l.handle, f.fence); r {
 			case 0:
