@@ -66,9 +66,9 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 			a, err = nil, fmt.Errorf("hlsl: internal error: %v", r)
 		}
 	}()
-	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: newNamer()}
+	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: emit.NewNamer(words)}
 	for _, w := range []string{"kc_params"} {
-		e.global.reserve(w)
+		e.global.Reserve(w)
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
@@ -98,7 +98,7 @@ type emitter struct {
 	opts    Options
 	helpers map[string]string // key -> function text, emitted sorted by key
 	structs map[string]string // struct name -> definition
-	global  *namer
+	global  *emit.Namer
 	body    []line
 	feats   ir.Features // union over emitted kernels
 }

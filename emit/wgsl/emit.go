@@ -108,7 +108,7 @@ type emitter struct {
 	kernels []*ir.Kernel
 	w       writer
 	err     error
-	global  *namer
+	global  *emit.Namer
 	entries []emit.Entry
 
 	// per kernel, filled by declare
@@ -133,7 +133,7 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 	return &emitter{
 		m:           m,
 		kernels:     kernels,
-		global:      newNamer(nil),
+		global:      emit.NewNamer(words),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
 	}
