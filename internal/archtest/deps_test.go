@@ -22,7 +22,6 @@ var allowed = map[string][]string{
 	"golden":             {},
 	"golden/goldenkc":    {"golden", "ir", "ir/parse", "emit/..."},
 	"internal/kctest":    {"ir", "ir/parse"},
-	"internal/difftest":  {"..."},
 	"backend":            {"ir", "emit/..."},
 	"backend/vulkan/...": {"backend", "backend/vulkan/...", "emit", "ir"},
 	"backend/wgpu/...":   {"backend", "backend/wgpu/...", "emit", "ir"},
