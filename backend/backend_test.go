@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -69,7 +70,7 @@ func (f *fake) WriteBuffer(b BufferImpl, off int64, data []byte) error {
 	f.log = append(f.log, fmt.Sprintf("write b%d", b.(*fakeBuf).id))
 	return nil
 }
-func (f *fake) NewPipeline(ctx context.Context, a *Artifact) (PipelineImpl, error) {
+func (f *fake) NewPipeline(ctx context.Context, a *emit.Artifact) (PipelineImpl, error) {
 	return fakePipe{}, nil
 }
 func (f *fake) NewEncoder() (EncoderImpl, error) { return &fakeEnc{f}, nil }
@@ -79,12 +80,24 @@ func (f *fake) Close() error                     { return nil }
 func newFake(t *testing.T) (*Device, *fake, *Pipeline) {
 	f := &fake{}
 	d := newDevice(f, f.Info())
-	p, err := d.Load(context.Background(), &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k",
-		Layout: Layout{Kernel: "k", Buffers: []BufferSlot{{Name: "x", Binding: 1, ReadOnly: true, Stride: 4}, {Name: "y", Binding: 2, Stride: 4}}}})
+	p, err := d.Load(context.Background(), fakeArtifact(WGSL, ir.KernelReflection{Name: "k", Buffers: []ir.BufferReflection{
+		{Name: "x", Binding: 1, Access: "read", Stride: 4}, {Name: "y", Binding: 2, Access: "read_write", Stride: 4}}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d, f, p
+}
+
+// fakeArtifact is a one-kernel artifact named k for target t with
+// reflection r and a token body.
+func fakeArtifact(t Target, r ir.KernelReflection) *emit.Artifact {
+	a := &emit.Artifact{Target: t, Entries: []emit.Entry{{Kernel: "k", Name: "k", Reflection: r}}}
+	if t == SPIRV {
+		a.Words = []uint32{0x07230203, 0, 0, 0, 0}
+	} else {
+		a.Code = []byte("x")
+	}
+	return a
 }
 
 func (f *fake) take() string {
@@ -264,13 +277,26 @@ func TestStatsSince(t *testing.T) {
 func TestLoadRefusals(t *testing.T) {
 	d, _, _ := newFake(t)
 	ctx := context.Background()
-	_, err := d.Load(ctx, &Artifact{Target: SPIRV, Words: []uint32{0x07230203, 0, 0, 0, 0}, Entry: "k"})
+	_, err := d.Load(ctx, fakeArtifact(SPIRV, ir.KernelReflection{Name: "k"}))
 	if err == nil || !strings.Contains(err.Error(), "does not accept spirv artifacts") {
 		t.Errorf("wrong target: %v", err)
 	}
-	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Features: 1})
+	_, err = d.Load(ctx, fakeArtifact(WGSL, ir.KernelReflection{Name: "k", Features: []string{"f16"}}))
 	if err == nil || err.Error() != "f16 is not supported by target fake wgsl on fake" {
 		t.Errorf("missing feature: %v", err)
+	}
+	two := fakeArtifact(WGSL, ir.KernelReflection{Name: "k"})
+	two.Entries = append(two.Entries, emit.Entry{Kernel: "j", Name: "j"})
+	_, err = d.Load(ctx, two)
+	if err == nil || err.Error() != "backend: load: the artifact holds 2 kernels; load one (emit.Artifact.Only)" {
+		t.Errorf("two kernels: %v", err)
+	}
+	one, err := two.Only("j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := d.Load(ctx, one); err != nil || p.Name() != "j" {
+		t.Errorf("Only(j): %v, %v", p, err)
 	}
 }
 

@@ -7,9 +7,10 @@
 //     picks one by selector (KC_DEVICE) or by policy: a Vulkan adapter with
 //     cooperative matrices, then a discrete Vulkan adapter, then the best
 //     wgpu adapter.
-//   - Device.Load builds a pipeline from an Artifact (WGSL text or SPIR-V
-//     words plus its binding Layout), cached by content hash and
-//     specialisation; LoadIR emits for the device's preferred target first.
+//   - Device.Load builds a pipeline from an emitter's record, emit.Artifact
+//     (WGSL text or SPIR-V words, the entry point as emitted and ir's
+//     reflection of the kernel's bindings), cached by content hash (the
+//     code carries the specialisation); LoadIR emits for the device's preferred target first.
 //   - Buffers: Upload (fresh, never pooled), Alloc (pooled by exact size),
 //     AllocZeroed (fresh, guaranteed zero), Persist (a persistent region for
 //     long-lived weights).

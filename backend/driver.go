@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/kcgo/kc/emit"
 )
 
 // This file is the contract between package backend and a driver package
@@ -76,14 +78,16 @@ type DeviceImpl interface {
 	// its own.
 	WriteBuffer(b BufferImpl, off int64, data []byte) error
 
-	// NewPipeline builds a compute pipeline from an artifact. The artifact's
-	// Target is one of Info().Targets; its Layout describes the bindings the
-	// code declares (binding 0 the params uniform block when Layout.Params >
-	// 0, then the storage buffers in Layout.Buffers order). A compile or
+	// NewPipeline builds a compute pipeline from an artifact holding exactly
+	// one kernel, a.Entries[0]: load the entry point by its Name (the name as
+	// emitted). The artifact's Target is one of Info().Targets; the entry's
+	// Reflection describes the bindings the code declares (binding 0 the
+	// params uniform block when Reflection.Params is set, then the storage
+	// buffers in Reflection.Buffers order). A compile or
 	// validation error is returned as an error carrying the driver's or
 	// compiler's message, never a crash. Package backend caches the result
 	// by content and calls NewPipeline once per distinct artifact.
-	NewPipeline(ctx context.Context, a *Artifact) (PipelineImpl, error)
+	NewPipeline(ctx context.Context, a *emit.Artifact) (PipelineImpl, error)
 
 	// NewEncoder starts recording a command buffer. Package backend keeps at
 	// most one encoder open per device at a time.
@@ -139,12 +143,12 @@ type Range struct {
 // dispatches per submission, and the goal is a few microseconds of CPU each.
 type EncoderImpl interface {
 	// Dispatch records one dispatch of p. params holds the bytes of the
-	// params uniform block (len == the pipeline's Layout.Params; nil when
-	// that is 0); params and bufs are valid only during the call (package
+	// params uniform block (len == the pipeline's Layout().ParamsSize(); nil
+	// when that is 0); params and bufs are valid only during the call (package
 	// backend reuses them), so a driver copies what it keeps, and may pack
 	// the params of many dispatches into one buffer it uploads at submit.
-	// bufs[i] binds Layout.Buffers[i] (binding i+1). Package backend
-	// guarantees: len(bufs) == len(Layout.Buffers); every range is inside its
+	// bufs[i] binds Layout().Buffers[i] (binding i+1). Package backend
+	// guarantees: len(bufs) == len(Layout().Buffers); every range is inside its
 	// buffer, has Size > 0, Off a multiple of
 	// Limits.MinStorageBufferOffsetAlignment and Size <=
 	// Limits.MaxStorageBufferBindingSize; a buffer bound read_write is not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/ir"
@@ -11,35 +12,18 @@ import (
 
 // emitters turn kernel k of a checked module into an artifact for one
 // target.
-var emitters = map[Target]func(m *ir.Module, k *ir.Kernel) (*Artifact, error){
-	WGSL:  emitWGSL,
-	SPIRV: emitSPIRV,
+var emitters = map[Target]func(m *ir.Module, k *ir.Kernel) (*emit.Artifact, error){
+	WGSL: func(m *ir.Module, k *ir.Kernel) (*emit.Artifact, error) {
+		return wgsl.Emit(m, wgsl.Options{Kernel: k.Name})
+	},
+	SPIRV: func(m *ir.Module, k *ir.Kernel) (*emit.Artifact, error) {
+		return spirv.Emit(m, spirv.Options{Kernel: k.Name})
+	},
 }
 
-func emitWGSL(m *ir.Module, k *ir.Kernel) (*Artifact, error) {
-	a, err := wgsl.Emit(m, wgsl.Options{Kernel: k.Name})
-	if err != nil {
-		return nil, err
-	}
-	entry := k.Name
-	for _, e := range a.Entries {
-		if e.Kernel == k.Name {
-			entry = e.Name
-		}
-	}
-	return &Artifact{Target: WGSL, Code: a.Code, Entry: entry}, nil
-}
-
-func emitSPIRV(m *ir.Module, k *ir.Kernel) (*Artifact, error) {
-	mod, err := spirv.Emit(m, spirv.Options{Kernel: k.Name})
-	if err != nil {
-		return nil, err
-	}
-	return &Artifact{Target: SPIRV, Words: mod.Words, Entry: k.Name}, nil
-}
-
-// Emit lowers kernel of the checked module m to an artifact for target.
-func Emit(m *ir.Module, kernel string, target Target) (*Artifact, error) {
+// Emit lowers kernel of the checked module m to an artifact for target,
+// holding that kernel only.
+func Emit(m *ir.Module, kernel string, target Target) (*emit.Artifact, error) {
 	if m == nil || !m.Checked {
 		return nil, fmt.Errorf("backend: module is not checked")
 	}
@@ -51,13 +35,7 @@ func Emit(m *ir.Module, kernel string, target Target) (*Artifact, error) {
 	if emit == nil {
 		return nil, fmt.Errorf("backend: no emitter for target %s", target)
 	}
-	a, err := emit(m, k)
-	if err != nil {
-		return nil, err
-	}
-	a.Layout = LayoutOf(k)
-	a.Features = k.Features
-	return a, nil
+	return emit(m, k)
 }
 
 // LoadIR emits kernel of the checked module m for the device's preferred

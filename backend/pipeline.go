@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -13,77 +14,82 @@ import (
 type Pipeline struct {
 	dev    *Device
 	impl   PipelineImpl
-	layout Layout
+	layout ir.KernelReflection
 	target Target
 	name   string
 }
 
-// Layout returns the pipeline's binding layout.
-func (p *Pipeline) Layout() Layout { return p.layout }
+// Layout returns the pipeline's binding layout: ir's reflection of the
+// kernel (binding 0 the params block when it has scalar parameters, then
+// the storage buffers in Buffers order).
+func (p *Pipeline) Layout() ir.KernelReflection { return p.layout }
 
-// Name is the kernel's name (the entry point when the layout names none).
+// Name is the kernel's .kc name.
 func (p *Pipeline) Name() string { return p.name }
 
 // Target is the artifact kind the pipeline was built from.
 func (p *Pipeline) Target() Target { return p.target }
 
-// Load builds a pipeline from an artifact, or returns the cached one for an
-// artifact with the same content hash and specialisation (Stats counts a
-// compile or a cache hit). An artifact for a target the device does not
-// accept, or needing a feature it lacks, is refused with an error; a
-// compile error carries the driver's message.
-func (d *Device) Load(ctx context.Context, a *Artifact) (*Pipeline, error) {
+// Load builds a pipeline from an artifact holding one kernel (an emitter's
+// output for one kernel, or Artifact.Only), or returns the cached one for
+// an artifact with the same content hash and layout (Stats counts a compile
+// or a cache hit). An artifact for a target the device does not accept, or
+// needing a feature it lacks, is refused with an error; a compile error
+// carries the driver's message.
+func (d *Device) Load(ctx context.Context, a *emit.Artifact) (*Pipeline, error) {
+	if a == nil || len(a.Entries) != 1 {
+		n := 0
+		if a != nil {
+			n = len(a.Entries)
+		}
+		return nil, fmt.Errorf("backend: load: the artifact holds %d kernels; load one (emit.Artifact.Only)", n)
+	}
+	e := &a.Entries[0]
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return nil, ErrClosed
 	}
-	k := a.key()
+	k := keyOf(a, e)
 	if p, ok := d.pipes[k]; ok {
 		d.stats.CacheHits++
 		return p, nil
 	}
-	if err := d.canLoad(a); err != nil {
+	if err := d.canLoad(a, e); err != nil {
 		return nil, err
 	}
 	impl, err := d.impl.NewPipeline(ctx, a)
 	if err != nil {
-		return nil, fmt.Errorf("backend: load %s: %w", a.name(), err)
+		return nil, fmt.Errorf("backend: load %s: %w", e.Kernel, err)
 	}
 	d.stats.Compiles++
-	p := &Pipeline{dev: d, impl: impl, layout: a.Layout, target: a.Target, name: a.name()}
+	p := &Pipeline{dev: d, impl: impl, layout: e.Reflection, target: a.Target, name: e.Kernel}
 	d.pipes[k] = p
 	return p, nil
 }
 
-func (a *Artifact) name() string {
-	if a.Layout.Kernel != "" {
-		return a.Layout.Kernel
-	}
-	return a.Entry
-}
-
-func (d *Device) canLoad(a *Artifact) error {
+func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 	if !slices.Contains(d.info.Targets, a.Target) {
 		return fmt.Errorf("backend: %s device %q does not accept %s artifacts (accepts %v)", d.info.Driver, d.info.Name, a.Target, d.info.Targets)
 	}
 	switch a.Target {
 	case WGSL:
 		if len(a.Code) == 0 {
-			return fmt.Errorf("backend: load %s: empty WGSL code", a.name())
+			return fmt.Errorf("backend: load %s: empty WGSL code", e.Kernel)
 		}
 	case SPIRV:
 		if len(a.Words) < 5 || a.Words[0] != 0x07230203 {
-			return fmt.Errorf("backend: load %s: not a SPIR-V module (bad magic or header)", a.name())
+			return fmt.Errorf("backend: load %s: not a SPIR-V module (bad magic or header)", e.Kernel)
 		}
 	}
-	if a.Entry == "" {
-		return fmt.Errorf("backend: load %s: no entry point", a.name())
+	if e.Name == "" {
+		return fmt.Errorf("backend: load %s: no entry point", e.Kernel)
 	}
-	if a.Layout.Params%16 != 0 || a.Layout.Params < 0 {
-		return fmt.Errorf("backend: load %s: params block size %d is not a multiple of 16", a.name(), a.Layout.Params)
+	if n := e.Reflection.ParamsSize(); n%16 != 0 || n < 0 {
+		return fmt.Errorf("backend: load %s: params block size %d is not a multiple of 16", e.Kernel, n)
 	}
 	target := d.info.Driver + " " + string(a.Target)
+	feats := e.Reflection.FeatureSet()
 	have := []struct {
 		f  ir.Feature
 		ok bool
@@ -93,12 +99,12 @@ func (d *Device) canLoad(a *Artifact) error {
 		{ir.FeatureCoopMat, len(d.info.CoopMat) > 0},
 	}
 	for _, h := range have {
-		if a.Features&h.f != 0 && !h.ok {
+		if feats&h.f != 0 && !h.ok {
 			return &ir.UnsupportedError{Target: target + " on " + d.info.Name, Feature: h.f.Name()}
 		}
 	}
-	if max := d.info.Limits.MaxStorageBuffersPerStage; max > 0 && len(a.Layout.Buffers) > max {
-		return fmt.Errorf("backend: load %s: %d storage buffers exceed the device's %d", a.name(), len(a.Layout.Buffers), max)
+	if max := d.info.Limits.MaxStorageBuffersPerStage; max > 0 && len(e.Reflection.Buffers) > max {
+		return fmt.Errorf("backend: load %s: %d storage buffers exceed the device's %d", e.Kernel, len(e.Reflection.Buffers), max)
 	}
 	return nil
 }

@@ -75,10 +75,10 @@ func (d *Device) Flush() error {
 // Args are a dispatch's arguments.
 type Args struct {
 	// Params holds one 32-bit word per scalar parameter, in
-	// Layout.ParamNames order (u32 as is, i32 as uint32(x), f32 as
+	// Layout().ParamNames() order (u32 as is, i32 as uint32(x), f32 as
 	// math.Float32bits(x)).
 	Params []uint32
-	// Buffers binds Layout.Buffers in order.
+	// Buffers binds Layout().Buffers in order.
 	Buffers []View
 }
 
@@ -157,7 +157,7 @@ func (d *Device) packArgs(p *Pipeline, args Args) ([]byte, []Range) {
 	for _, w := range args.Params {
 		params = binary.LittleEndian.AppendUint32(params, w)
 	}
-	for len(params) < p.layout.Params {
+	for len(params) < p.layout.ParamsSize() {
 		params = append(params, 0)
 	}
 	d.params = params
@@ -166,7 +166,7 @@ func (d *Device) packArgs(p *Pipeline, args Args) ([]byte, []Range) {
 		ranges = append(ranges, Range{Buf: v.Buf.impl, Off: v.Off, Size: v.Size})
 	}
 	d.ranges = ranges
-	if p.layout.Params == 0 {
+	if p.layout.Params == nil {
 		params = nil
 	}
 	return params, ranges
@@ -180,8 +180,8 @@ func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
 	bad := func(binding int, name, format string, a ...any) error {
 		return &BindError{Kernel: p.name, Binding: binding, Name: name, Msg: fmt.Sprintf(format, a...)}
 	}
-	if len(args.Params) != len(l.ParamNames) || len(args.Params)*4 > l.Params {
-		return bad(-1, "", "got %d params, kernel has %d scalar parameters %v", len(args.Params), len(l.ParamNames), l.ParamNames)
+	if len(args.Params) != l.NumParams() || len(args.Params)*4 > l.ParamsSize() {
+		return bad(-1, "", "got %d params, kernel has %d scalar parameters %v", len(args.Params), l.NumParams(), l.ParamNames())
 	}
 	if len(args.Buffers) != len(l.Buffers) {
 		return bad(-1, "", "got %d buffers, kernel has %d", len(args.Buffers), len(l.Buffers))
@@ -193,7 +193,7 @@ func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
 		}
 	}
 	for i, v := range args.Buffers {
-		s := l.Buffers[i]
+		s := &l.Buffers[i]
 		if err := d.checkView(v, lim.MinStorageBufferOffsetAlignment); err != "" {
 			return bad(s.Binding, s.Name, "%s", err)
 		}
@@ -203,11 +203,11 @@ func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
 		if s.Stride > 0 && v.Size%int64(s.Stride) != 0 {
 			return bad(s.Binding, s.Name, "size %d is not a multiple of the element stride %d", v.Size, s.Stride)
 		}
-		if s.ReadOnly {
+		if s.ReadOnly() {
 			continue
 		}
 		for j, w := range args.Buffers {
-			if j != i && w.Buf == v.Buf && l.Buffers[j].ReadOnly {
+			if j != i && w.Buf == v.Buf && l.Buffers[j].ReadOnly() {
 				return bad(s.Binding, s.Name, "buffer is bound read_write here and read-only at binding %d (%s)", l.Buffers[j].Binding, l.Buffers[j].Name)
 			}
 		}

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
@@ -83,10 +83,8 @@ type kernelOut struct {
 	k      *ir.Kernel
 	goName string // exported launcher name
 	spec   string
-	layout backend.Layout
-	wgsl   []byte
-	spirv  []uint32
-	hlsl   []byte
+	// the emitters' records, nil where the target cannot express the kernel
+	wgsl, spirv, hlsl *emit.Artifact
 }
 
 func compileFile(in Input, defs map[string]string) ([]kernelOut, error) {
@@ -135,20 +133,15 @@ func specString(defs map[string]string) string {
 // compileKernel emits every target. A target that cannot express the
 // kernel (an *ir.UnsupportedError) is left out; any other error fails.
 func compileKernel(m *ir.Module, k *ir.Kernel, spec string) (kernelOut, error) {
-	ko := kernelOut{k: k, goName: exportedName(k.Name), spec: spec, layout: backend.LayoutOf(k)}
-	if a, err := wgsl.Emit(m, wgsl.Options{Kernel: k.Name}); err == nil {
-		ko.wgsl = a.Code
-	} else if !unsupported(err) {
+	ko := kernelOut{k: k, goName: exportedName(k.Name), spec: spec}
+	var err error
+	if ko.wgsl, err = wgsl.Emit(m, wgsl.Options{Kernel: k.Name}); err != nil && !unsupported(err) {
 		return ko, err
 	}
-	if s, err := spirv.Emit(m, spirv.Options{Kernel: k.Name}); err == nil {
-		ko.spirv = s.Words
-	} else if !unsupported(err) {
+	if ko.spirv, err = spirv.Emit(m, spirv.Options{Kernel: k.Name}); err != nil && !unsupported(err) {
 		return ko, err
 	}
-	if h, err := hlsl.Emit(m, hlsl.Options{Kernel: k.Name}); err == nil {
-		ko.hlsl = h.Code
-	} else if !unsupported(err) {
+	if ko.hlsl, err = hlsl.Emit(m, hlsl.Options{Kernel: k.Name}); err != nil && !unsupported(err) {
 		return ko, err
 	}
 	if ko.wgsl == nil && ko.spirv == nil {
@@ -238,38 +231,12 @@ func render(pkg string, inputs []Input, ks []kernelOut) []byte {
 	if needsMath(ks) {
 		b.WriteString("\"math\"\n")
 	}
-	b.WriteString("\n\"github.com/kcgo/kc/backend\"\n")
-	if needsFeatures(ks) {
-		b.WriteString("\"github.com/kcgo/kc/ir\"\n")
-	}
+	b.WriteString("\n\"github.com/kcgo/kc/backend\"\n\"github.com/kcgo/kc/ir\"\n")
 	b.WriteString("\"github.com/kcgo/kc/precompiled\"\n)\n")
 	for _, k := range ks {
 		renderKernel(&b, k)
 	}
 	return b.Bytes()
-}
-
-func needsFeatures(ks []kernelOut) bool {
-	for _, k := range ks {
-		if k.k.Features != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// featuresExpr spells a feature set as Go: ir.FeatureF16 | ir.FeatureSubgroups.
-func featuresExpr(f ir.Features) string {
-	var parts []string
-	for _, x := range []struct {
-		f    ir.Feature
-		name string
-	}{{ir.FeatureF16, "ir.FeatureF16"}, {ir.FeatureSubgroups, "ir.FeatureSubgroups"}, {ir.FeatureCoopMat, "ir.FeatureCoopMat"}} {
-		if f&x.f != 0 {
-			parts = append(parts, x.name)
-		}
-	}
-	return strings.Join(parts, " | ")
 }
 
 func needsMath(ks []kernelOut) bool {
@@ -288,52 +255,73 @@ func renderKernel(b *bytes.Buffer, k kernelOut) {
 	fmt.Fprintf(b, "\n// %sKernel is kernel %s of %s, compiled for every target kc has.\n", name, k.k.Name, filepath.ToSlash(k.file))
 	fmt.Fprintf(b, "var %sKernel = &precompiled.Kernel{\n", name)
 	fmt.Fprintf(b, "Name: %q,\nSource: %q,\nSpec: %q,\n", k.k.Name, posString(k.file, k.k.Pos), k.spec)
-	if k.k.Features != 0 {
-		fmt.Fprintf(b, "Features: %s,\n", featuresExpr(k.k.Features))
+	renderReflection(b, ir.ReflectKernel(k.k))
+	if a := k.wgsl; a != nil {
+		fmt.Fprintf(b, "WGSL: %s,\n", goString(a.Code))
+		renderEntry(b, "WGSLEntry", k.k, a)
 	}
-	renderLayout(b, k.layout)
-	if k.wgsl != nil {
-		fmt.Fprintf(b, "WGSL: %s,\n", goString(k.wgsl))
-	}
-	if k.spirv != nil {
+	if a := k.spirv; a != nil {
 		b.WriteString("SPIRV: []uint32{")
-		for i, w := range k.spirv {
+		for i, w := range a.Words {
 			if i%8 == 0 {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(b, "0x%08x, ", w)
 		}
 		b.WriteString("\n},\n")
+		renderEntry(b, "SPIRVEntry", k.k, a)
 	}
-	if k.hlsl != nil {
-		fmt.Fprintf(b, "HLSL: %s,\n", goString(k.hlsl))
+	if a := k.hlsl; a != nil {
+		fmt.Fprintf(b, "HLSL: %s,\n", goString(a.Code))
+		renderEntry(b, "HLSLEntry", k.k, a)
 	}
 	b.WriteString("}\n")
 	renderLauncher(b, k)
+}
+
+// renderEntry writes the entry point as the target spells it, where that
+// is not the kernel's name (a keyword or reserved word of the target).
+func renderEntry(b *bytes.Buffer, field string, k *ir.Kernel, a *emit.Artifact) {
+	if e := a.Entries[0].Name; e != k.Name {
+		fmt.Fprintf(b, "%s: %q,\n", field, e)
+	}
 }
 
 func posString(file string, p ir.Pos) string {
 	return fmt.Sprintf("%s:%d:%d", filepath.ToSlash(file), p.Line, p.Col)
 }
 
-func renderLayout(b *bytes.Buffer, l backend.Layout) {
-	fmt.Fprintf(b, "Layout: backend.Layout{\nKernel: %q,\nWorkgroup: [3]int{%d, %d, %d},\nParams: %d,\nShared: %d,\n",
-		l.Kernel, l.Workgroup[0], l.Workgroup[1], l.Workgroup[2], l.Params, l.Shared)
-	if len(l.ParamNames) > 0 {
-		b.WriteString("ParamNames: []string{")
-		for _, n := range l.ParamNames {
-			fmt.Fprintf(b, "%q, ", n)
+// renderReflection writes r as a Go composite literal (%#v spells the
+// leaf structs; the Params pointer needs its & written out).
+func renderReflection(b *bytes.Buffer, r ir.KernelReflection) {
+	fmt.Fprintf(b, "Reflection: ir.KernelReflection{\nName: %q,\nPos: %q,\nWorkgroup: %#v,\nFeatures: %#v,\n", r.Name, r.Pos, r.Workgroup, r.Features)
+	if p := r.Params; p != nil {
+		fmt.Fprintf(b, "Params: &ir.ParamsReflection{Group: %d, Binding: %d, Size: %d, Fields: []ir.FieldReflection{\n", p.Group, p.Binding, p.Size)
+		for _, f := range p.Fields {
+			fmt.Fprintf(b, "%s,\n", elem(f))
 		}
-		b.WriteString("},\n")
+		b.WriteString("}},\n")
 	}
-	if len(l.Buffers) > 0 {
-		b.WriteString("Buffers: []backend.BufferSlot{\n")
-		for _, s := range l.Buffers {
-			fmt.Fprintf(b, "{Name: %q, Binding: %d, ReadOnly: %t, Stride: %d},\n", s.Name, s.Binding, s.ReadOnly, s.Stride)
+	b.WriteString("Buffers: []ir.BufferReflection{\n")
+	for _, x := range r.Buffers {
+		fmt.Fprintf(b, "%s,\n", elem(x))
+	}
+	b.WriteString("},\n")
+	if len(r.Shared) > 0 {
+		b.WriteString("Shared: []ir.SharedReflection{\n")
+		for _, x := range r.Shared {
+			fmt.Fprintf(b, "%s,\n", elem(x))
 		}
 		b.WriteString("},\n")
 	}
 	b.WriteString("},\n")
+}
+
+// elem spells a struct as an element of a slice literal: %#v without the
+// type name, which the slice's type gives (gofmt -s style).
+func elem(x any) string {
+	s := fmt.Sprintf("%#v", x)
+	return s[strings.IndexByte(s, '{'):]
 }
 
 // goString spells text as a raw string literal when it can, else quoted.

@@ -61,12 +61,67 @@ type SharedReflection struct {
 func Reflect(m *Module) *Reflection {
 	r := &Reflection{File: m.File, Kernels: []KernelReflection{}}
 	for _, k := range m.Kernels {
-		r.Kernels = append(r.Kernels, reflectKernel(k))
+		r.Kernels = append(r.Kernels, ReflectKernel(k))
 	}
 	return r
 }
 
-func reflectKernel(k *Kernel) KernelReflection {
+// ParamsSize is the byte size of the params uniform block (a multiple of
+// 16), 0 when the kernel has no scalar parameters.
+func (r *KernelReflection) ParamsSize() int {
+	if r.Params == nil {
+		return 0
+	}
+	return r.Params.Size
+}
+
+// NumParams is the number of scalar parameters.
+func (r *KernelReflection) NumParams() int {
+	if r.Params == nil {
+		return 0
+	}
+	return len(r.Params.Fields)
+}
+
+// ParamNames lists the scalar parameters in block order, 4 bytes each.
+func (r *KernelReflection) ParamNames() []string {
+	if r.Params == nil {
+		return nil
+	}
+	names := make([]string, len(r.Params.Fields))
+	for i, f := range r.Params.Fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// FeatureSet is Features as a set; names it does not know are left out.
+func (r *KernelReflection) FeatureSet() Features {
+	var fs Features
+	for _, name := range r.Features {
+		for _, f := range featureOrder {
+			if f.Name() == name {
+				fs |= f
+			}
+		}
+	}
+	return fs
+}
+
+// SharedBytes is the workgroup memory the kernel declares.
+func (r *KernelReflection) SharedBytes() int {
+	n := 0
+	for _, s := range r.Shared {
+		n += s.Size
+	}
+	return n
+}
+
+// ReadOnly reports whether the buffer is declared `read`.
+func (b *BufferReflection) ReadOnly() bool { return b.Access == Read.String() }
+
+// ReflectKernel describes kernel k of a checked module.
+func ReflectKernel(k *Kernel) KernelReflection {
 	kr := KernelReflection{
 		Name:      k.Name,
 		Pos:       k.Pos.String(),
@@ -80,7 +135,7 @@ func reflectKernel(k *Kernel) KernelReflection {
 		}
 	}
 	if fields, size := ParamsLayout(k); size > 0 {
-		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size}
+		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size, Fields: make([]FieldReflection, 0, len(fields))}
 		for _, f := range fields {
 			pr.Fields = append(pr.Fields, FieldReflection{
 				Name: f.Param.Name, Type: TypeString(f.Param.Type),
@@ -89,7 +144,9 @@ func reflectKernel(k *Kernel) KernelReflection {
 		}
 		kr.Params = pr
 	}
-	for _, b := range Buffers(k) {
+	bufs := Buffers(k)
+	kr.Buffers = make([]BufferReflection, 0, len(bufs))
+	for _, b := range bufs {
 		kr.Buffers = append(kr.Buffers, BufferReflection{
 			Group: 0, Binding: BufferBinding(k, b), Name: b.Name,
 			Elem: TypeString(b.Type), Stride: ElemStride(b.Type),

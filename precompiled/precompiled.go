@@ -1,7 +1,9 @@
 // Package precompiled runs kernels that `kc gen` compiled ahead of time.
 // A generated file holds one Kernel per .kc kernel, carrying its artifacts
-// for every target (WGSL text, SPIR-V words, HLSL text) and its binding
-// layout, and a typed launcher function that calls Kernel.Dispatch.
+// for every target (WGSL text, SPIR-V words, HLSL text, each with its entry
+// point as emitted) and its reflection, and a typed launcher function that
+// calls Kernel.Dispatch. Kernel.Artifact gives the emitters' record
+// (emit.Artifact) back for the backend to load.
 //
 // A Kernel loads its pipeline once per device, from the artifact the device
 // prefers (backend.AdapterInfo.Targets order), and records dispatches into
@@ -15,20 +17,28 @@ import (
 	"sync"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
 // Kernel is one precompiled kernel. Its exported fields are set by generated
 // code and must not change after first use.
 type Kernel struct {
-	Name     string         // the .kc kernel name
-	Source   string         // where it was declared: file:line:col
-	Spec     string         // the compile-time constants it was built with ("TILE=16")
-	Layout   backend.Layout // bindings, params block, workgroup size
-	Features ir.Features    // optional features it needs
-	WGSL     string         // WGSL text, "" when the kernel has none
-	SPIRV    []uint32       // SPIR-V words, nil when the kernel has none
-	HLSL     string         // HLSL text, for hosts that compile it with dxc themselves
+	Name   string // the .kc kernel name
+	Source string // where it was declared: file:line:col
+	Spec   string // the compile-time constants it was built with ("TILE=16")
+	// Reflection is ir's record of the kernel: bindings, params block,
+	// workgroup size, features.
+	Reflection ir.KernelReflection
+	// Per target: the code ("" or nil when the target cannot express the
+	// kernel) and its entry point as emitted, which differs from Name where
+	// Name is a keyword or reserved word of the target ("" means Name).
+	WGSL       string
+	WGSLEntry  string
+	SPIRV      []uint32
+	SPIRVEntry string
+	HLSL       string // for hosts that compile it with dxc themselves
+	HLSLEntry  string
 
 	mu    sync.Mutex
 	pipes map[*backend.Device]*backend.Pipeline
@@ -36,22 +46,26 @@ type Kernel struct {
 
 // Artifact returns the kernel's artifact for target t, or false when the
 // kernel carries none.
-func (k *Kernel) Artifact(t backend.Target) (*backend.Artifact, bool) {
-	a := &backend.Artifact{Target: t, Entry: k.Name, Layout: k.Layout, Spec: k.Spec, Features: k.Features}
+func (k *Kernel) Artifact(t emit.Target) (*emit.Artifact, bool) {
+	a := &emit.Artifact{Target: t}
+	var entry string
 	switch t {
-	case backend.WGSL:
-		if k.WGSL == "" {
-			return nil, false
-		}
-		a.Code = []byte(k.WGSL)
-	case backend.SPIRV:
-		if len(k.SPIRV) == 0 {
-			return nil, false
-		}
-		a.Words = k.SPIRV
+	case emit.WGSL:
+		a.Code, entry = []byte(k.WGSL), k.WGSLEntry
+	case emit.SPIRV:
+		a.Words, entry = k.SPIRV, k.SPIRVEntry
+	case emit.HLSL:
+		a.Code, entry = []byte(k.HLSL), k.HLSLEntry
 	default:
 		return nil, false
 	}
+	if len(a.Code) == 0 && len(a.Words) == 0 {
+		return nil, false
+	}
+	if entry == "" {
+		entry = k.Name
+	}
+	a.Entries = []emit.Entry{{Kernel: k.Name, Name: entry, Reflection: k.Reflection}}
 	return a, true
 }
 

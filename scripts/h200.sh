@@ -76,7 +76,7 @@ fi
 # 2. Binaries (stripped to stay under the 64 MiB carry limit).
 export CGO_ENABLED=1
 go test -c -ldflags='-s -w' -o .gl/vulkan.test ./backend/vulkan
-go build -ldflags='-s -w' -o .gl/vkbench ./backend/vulkan/vkbench
+go build -ldflags='-s -w' -o .gl/vkbench ./bench/vkbench
 go test -c -ldflags='-s -w' -o .gl/backend-wgpu.test ./backend/wgpu
 if ! go build -ldflags='-s -w' -o .gl/kc ./cmd/kc 2>/dev/null; then
 	echo "h200.sh: cmd/kc does not build now; kc devices is left out (vkbench -devices lists the adapters)" >&2

@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	dchain "github.com/kcgo/kc/backend/vulkan/internal/chain"
+	dchain "github.com/kcgo/kc/bench/chain"
 )
 
 // BenchmarkRecordDispatch is the host cost of recording one dispatch inside

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
@@ -24,18 +25,10 @@ func TestCorpus(t *testing.T) {
 }
 
 // hlslGlslang emits HLSL and compiles it with glslangValidator.
-func hlslGlslang(ctx context.Context, m *ir.Module, k *ir.Kernel) (*backend.Artifact, error) {
+func hlslGlslang(ctx context.Context, m *ir.Module, k *ir.Kernel) (*emit.Artifact, error) {
 	a, err := hlsl.Emit(m, hlsl.Options{Kernel: k.Name})
 	if err != nil {
 		return nil, err
 	}
-	ent, err := a.Entry(k.Name)
-	if err != nil {
-		return nil, err
-	}
-	w, err := hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-	if err != nil {
-		return nil, err
-	}
-	return &backend.Artifact{Target: backend.SPIRV, Words: w, Entry: ent.Name, Layout: backend.LayoutOf(k), Features: k.Features}, nil
+	return hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
 }

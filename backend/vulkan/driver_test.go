@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 )
 
 // addkGLSL adds the param k to every element: dependent dispatches.
@@ -66,22 +67,23 @@ func TestLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer impl.Close()
+	nosuch := artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw")
+	nosuch.Entries[0].Name = "nosuch"
 	cases := []struct {
-		a    *backend.Artifact
+		a    *emit.Artifact
 		want string
 	}{
 		{artifact([]uint32{1, 2, 3}, "short", 64, nil), "vulkan: SPIR-V module of 3 words is shorter than its header"},
 		{artifact([]uint32{0xdeadbeef, 0x10000, 0, 10, 0}, "magic", 64, nil), "vulkan: not a SPIR-V module (magic 0xdeadbeef)"},
 		{artifact([]uint32{spirvMagic, 0x20000, 0, 10, 0}, "version", 64, nil), "vulkan: unsupported SPIR-V version 2.0"},
-		{&backend.Artifact{Target: backend.WGSL, Code: []byte("@compute fn main() {}")}, "vulkan: cannot load a wgsl artifact (the Vulkan driver takes SPIR-V)"},
-		{&backend.Artifact{Target: backend.SPIRV, Words: glsl(t, addkGLSL), Entry: "nosuch",
-			Layout: artifact(nil, "addk", 64, []string{"k", "n"}, "y:rw").Layout}, `vulkan: SPIR-V module has no compute entry point "nosuch" (it has ["main"])`},
+		{&emit.Artifact{Target: emit.WGSL, Code: []byte("@compute fn main() {}")}, "vulkan: cannot load a wgsl artifact (the Vulkan driver takes SPIR-V)"},
+		{nosuch, `vulkan: SPIR-V module has no compute entry point "nosuch" (it has ["main"])`},
 		{artifact([]uint32{spirvMagic, 0x10300, 0, 10, 0, 5 << 16}, "trunc", 64, nil), "vulkan: malformed SPIR-V: instruction at word 5 has length 5"},
 	}
 	for _, c := range cases {
 		_, err := impl.NewPipeline(ctx, c.a)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("NewPipeline(%s): %v, want error starting %q", c.a.Layout.Kernel, err, c.want)
+			t.Errorf("NewPipeline(%v): %v, want error starting %q", c.a.Entries, err, c.want)
 		}
 	}
 	// Through package backend (which checks the header itself).

@@ -107,8 +107,9 @@ func TestF16(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := artifact(glsl(t, f16GLSL), "f16", 64, nil, "a:ro", "b:rw")
-	a.Layout.Buffers[0].Stride, a.Layout.Buffers[1].Stride = 2, 2
-	a.Features = ir.FeatureF16
+	r := &a.Entries[0].Reflection
+	r.Buffers[0].Stride, r.Buffers[1].Stride = 2, 2
+	r.Features = []string{ir.FeatureF16.Name()}
 	p, err := d.Load(ctx, a)
 	if err != nil {
 		t.Fatal(err)
@@ -212,8 +213,9 @@ func TestCoopMat(t *testing.T) {
 func runCoop(t *testing.T, d *backend.Device, words []uint32, m, n, k int) {
 	ctx := context.Background()
 	a := artifact(words, "coop", 32, nil, "a:ro", "b:ro", "c:rw")
-	a.Layout.Buffers[0].Stride, a.Layout.Buffers[1].Stride = 2, 2
-	a.Features = ir.FeatureF16
+	r := &a.Entries[0].Reflection
+	r.Buffers[0].Stride, r.Buffers[1].Stride = 2, 2
+	r.Features = []string{ir.FeatureF16.Name()}
 	p, err := d.Load(ctx, a)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
 )
 
 func TestMain(m *testing.M) {
@@ -126,19 +128,23 @@ func words(b []byte) []uint32 {
 
 // artifact wraps SPIR-V words with a layout: params scalar names and
 // buffers as "name:ro" or "name:rw" with 4-byte elements.
-func artifact(words []uint32, kernel string, wg int, params []string, bufs ...string) *backend.Artifact {
-	a := &backend.Artifact{Target: backend.SPIRV, Words: words, Entry: "main"}
-	a.Layout.Kernel = kernel
-	a.Layout.Workgroup = [3]int{wg, 1, 1}
+func artifact(words []uint32, kernel string, wg int, params []string, bufs ...string) *emit.Artifact {
+	r := ir.KernelReflection{Name: kernel, Workgroup: [3]int{wg, 1, 1}}
 	if len(params) > 0 {
-		a.Layout.Params = (4*len(params) + 15) &^ 15
-		a.Layout.ParamNames = params
+		r.Params = &ir.ParamsReflection{Size: (4*len(params) + 15) &^ 15}
+		for i, n := range params {
+			r.Params.Fields = append(r.Params.Fields, ir.FieldReflection{Name: n, Type: "u32", Offset: 4 * i, Size: 4})
+		}
 	}
 	for i, b := range bufs {
 		name, acc, _ := strings.Cut(b, ":")
-		a.Layout.Buffers = append(a.Layout.Buffers, backend.BufferSlot{Name: name, Binding: i + 1, ReadOnly: acc == "ro", Stride: 4})
+		access := "read_write"
+		if acc == "ro" {
+			access = "read"
+		}
+		r.Buffers = append(r.Buffers, ir.BufferReflection{Name: name, Binding: i + 1, Access: access, Stride: 4})
 	}
-	return a
+	return &emit.Artifact{Target: emit.SPIRV, Words: words, Entries: []emit.Entry{{Kernel: kernel, Name: "main", Reflection: r}}}
 }
 
 func u32bytes(v []uint32) []byte {

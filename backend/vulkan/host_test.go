@@ -173,7 +173,7 @@ func TestFromHost(t *testing.T) {
 		t.Error("kc reports f16 on a device the host created without it")
 	}
 	f16 := artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw")
-	f16.Features = ir.FeatureF16
+	f16.Entries[0].Reflection.Features = []string{ir.FeatureF16.Name()}
 	var ue *ir.UnsupportedError
 	if _, err := kd.Load(context.Background(), f16); !errors.As(err, &ue) {
 		t.Errorf("f16 kernel on a device without f16: %v, want an UnsupportedError", err)

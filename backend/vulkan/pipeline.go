@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -49,7 +50,7 @@ type setRef struct {
 }
 
 // NewPipeline implements backend.DeviceImpl.
-func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.PipelineImpl, error) {
+func (d *device) NewPipeline(ctx context.Context, a *emit.Artifact) (backend.PipelineImpl, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
@@ -59,19 +60,21 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 	if err := checkSPIRV(a.Words); err != nil {
 		return nil, err
 	}
-	if err := checkEntry(a.Words, entryName(a)); err != nil {
+	e := &a.Entries[0]
+	if err := checkEntry(a.Words, e.Name); err != nil {
 		return nil, err
 	}
-	p := &pipeline{d: d, params: a.Layout.Params, nbufs: len(a.Layout.Buffers), sets: map[setKey]cachedSet{}}
-	for _, b := range a.Layout.Buffers {
+	lay := &e.Reflection
+	p := &pipeline{d: d, params: lay.ParamsSize(), nbufs: len(lay.Buffers), sets: map[setKey]cachedSet{}}
+	for _, b := range lay.Buffers {
 		p.bindings = append(p.bindings, uint32(b.Binding))
-		p.readOnly = append(p.readOnly, b.ReadOnly)
+		p.readOnly = append(p.readOnly, b.ReadOnly())
 	}
-	if err := p.createLayouts(a.Layout); err != nil {
+	if err := p.createLayouts(lay); err != nil {
 		p.destroy()
 		return nil, err
 	}
-	if err := p.createPipeline(a); err != nil {
+	if err := p.createPipeline(a.Words, e); err != nil {
 		p.destroy()
 		return nil, err
 	}
@@ -93,14 +96,6 @@ func checkSPIRV(w []uint32) error {
 		return fmt.Errorf("vulkan: SPIR-V id bound %d out of range", w[3])
 	}
 	return nil
-}
-
-// entryName is the artifact's entry point ("main" when unnamed).
-func entryName(a *backend.Artifact) string {
-	if a.Entry == "" {
-		return "main"
-	}
-	return a.Entry
 }
 
 // checkEntry walks the module's instructions (refusing a malformed stream)
@@ -135,12 +130,12 @@ func checkEntry(w []uint32, entry string) error {
 // createLayouts creates the descriptor-set layout (binding 0 a dynamic
 // uniform buffer when there are params, then the storage buffers) and the
 // pipeline layout.
-func (p *pipeline) createLayouts(lay backend.Layout) error {
+func (p *pipeline) createLayouts(lay *ir.KernelReflection) error {
 	l := p.d.l
 	var a arena
 	defer a.free()
 	var bs []vkDescriptorSetLayoutBinding
-	if lay.Params > 0 {
+	if lay.Params != nil {
 		bs = append(bs, vkDescriptorSetLayoutBinding{binding: 0, descriptorType: descUniformBufferDynamic, descriptorCount: 1, stageFlags: stageCompute})
 	}
 	for _, b := range lay.Buffers {
@@ -174,12 +169,12 @@ func (p *pipeline) createLayouts(lay backend.Layout) error {
 // the device can require full subgroups and the workgroup's x size is a
 // multiple of the largest subgroup size, the pipeline asks for them, so
 // subgroup operations see whole subgroups as the reference interpreter does.
-func (p *pipeline) createPipeline(art *backend.Artifact) error {
+func (p *pipeline) createPipeline(words []uint32, e *emit.Entry) error {
 	l := p.d.l
 	var a arena
 	defer a.free()
-	code := sliceIn[uint32](&a, len(art.Words))
-	copy(code, art.Words)
+	code := sliceIn[uint32](&a, len(words))
+	copy(code, words)
 	smi := newIn[vkShaderModuleCreateInfo](&a)
 	smi.sType = stShaderModuleCreateInfo
 	smi.codeSize = uintptr(4 * len(code))
@@ -189,7 +184,7 @@ func (p *pipeline) createPipeline(art *backend.Artifact) error {
 		return err
 	}
 	defer call(l.fn.DestroyShaderModule, l.handle, *pm, 0)
-	entry := entryName(art)
+	entry := e.Name
 	ci := newIn[vkComputePipelineCreateInfo](&a)
 	ci.sType = stComputePipelineCreateInfo
 	ci.stage = vkPipelineShaderStageCreateInfo{
@@ -200,10 +195,10 @@ func (p *pipeline) createPipeline(art *backend.Artifact) error {
 	}
 	ph := l.phys
 	if ph.hasV13 && ph.v13.f[v13ComputeFullSubgroups] != 0 && ph.sgsc.maxSubgroupSize > 0 &&
-		art.Layout.Workgroup[0] > 0 && art.Layout.Workgroup[0]%int(ph.sgsc.maxSubgroupSize) == 0 {
+		e.Reflection.Workgroup[0] > 0 && e.Reflection.Workgroup[0]%int(ph.sgsc.maxSubgroupSize) == 0 {
 		ci.stage.flags |= requireFullSubgroups
 	}
-	if art.Features&ir.FeatureSubgroups != 0 && ph.hasV13 && ph.v13.f[v13SubgroupSizeControl] != 0 &&
+	if e.Reflection.FeatureSet()&ir.FeatureSubgroups != 0 && ph.hasV13 && ph.v13.f[v13SubgroupSizeControl] != 0 &&
 		ph.sgsc.requiredSubgroupSizeStages&stageCompute != 0 && ph.sgsc.minSubgroupSize != ph.sgsc.maxSubgroupSize {
 		// Pin the subgroup size to the one the adapter reports, so kernels
 		// see the size the reference interpreter is run with.
@@ -216,7 +211,7 @@ func (p *pipeline) createPipeline(art *backend.Artifact) error {
 	ci.basePipelineIndex = -1
 	pp := newIn[uintptr](&a)
 	if err := check("vkCreateComputePipelines", call(l.fn.CreateComputePipelines, l.handle, p.d.pipeCache, 1, addr(ci), 0, addr(pp))); err != nil {
-		return fmt.Errorf("%w (kernel %s, entry %q)", err, art.Layout.Kernel, entry)
+		return fmt.Errorf("%w (kernel %s, entry %q)", err, e.Kernel, entry)
 	}
 	p.handle = *pp
 	return nil

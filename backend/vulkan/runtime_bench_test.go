@@ -369,7 +369,8 @@ void main() {
 				d := openTest(b)
 				ctx := context.Background()
 				a := artifact(glsl(b, copyGLSL), "copy4", 256, []string{"n"}, "x:ro", "y:rw")
-				a.Layout.Buffers[0].Stride, a.Layout.Buffers[1].Stride = 16, 16
+				r := &a.Entries[0].Reflection
+				r.Buffers[0].Stride, r.Buffers[1].Stride = 16, 16
 				p, err := d.Load(ctx, a)
 				if err != nil {
 					b.Fatal(err)

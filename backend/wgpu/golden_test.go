@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 )
@@ -67,7 +67,7 @@ func TestGoldenWGSLNaga(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mod, err := d.shaderModule(&backend.Artifact{Target: backend.WGSL, Code: code, Layout: backend.Layout{Kernel: name}})
+			mod, err := d.shaderModule(&emit.Artifact{Target: emit.WGSL, File: name, Code: code})
 			if err != nil {
 				t.Fatalf("naga rejects %s:\n%v", path, err)
 			}

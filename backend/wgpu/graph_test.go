@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
+	"github.com/kcgo/kc/ir"
 )
 
 // TestHostTiming runs the timing oracle on an adapter without timestamps
@@ -44,14 +46,14 @@ func TestHostTiming(t *testing.T) {
 
 func TestMissingEntryPoint(t *testing.T) {
 	d := openDevice(t)
-	_, err := d.Load(ctx, &backend.Artifact{Target: backend.WGSL, Code: []byte(saxpyWGSL), Entry: "nosuch", Layout: saxpyLayout})
+	_, err := d.Load(ctx, art(emit.WGSL, saxpyWGSL, nil, "nosuch", saxpyLayout))
 	if err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Fatalf("missing entry point: %v", err)
 	}
 	// Layout disagreeing with the shader (binding 2 declared read-only).
 	l := saxpyLayout
-	l.Buffers = []backend.BufferSlot{l.Buffers[0], {Name: "y", Binding: 2, ReadOnly: true, Stride: 4}}
-	_, err = d.Load(ctx, &backend.Artifact{Target: backend.WGSL, Code: []byte(saxpyWGSL), Entry: "saxpy", Layout: l})
+	l.Buffers = []ir.BufferReflection{l.Buffers[0], {Name: "y", Binding: 2, Access: "read", Stride: 4}}
+	_, err = d.Load(ctx, art(emit.WGSL, saxpyWGSL, nil, "saxpy", l))
 	if err == nil {
 		t.Fatal("a layout that contradicts the shader loaded")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 )
 
 // pipeline is a backend.PipelineImpl: the compute pipeline and its explicit
@@ -33,11 +34,15 @@ func (p *pipeline) release() {
 // ShaderModule creates a shader module from WGSL text or SPIR-V words and
 // returns naga's message on rejection. Exported within the driver for the
 // golden-file validation test.
-func (d *device) shaderModule(a *backend.Artifact) (*wgpu.ShaderModule, error) {
+func (d *device) shaderModule(a *emit.Artifact) (*wgpu.ShaderModule, error) {
+	label := a.File
+	if len(a.Entries) == 1 {
+		label = a.Entries[0].Kernel
+	}
 	switch a.Target {
 	case backend.WGSL:
 		m, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
-			Label:          a.Layout.Kernel,
+			Label:          label,
 			WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: string(a.Code)},
 		})
 		if err != nil {
@@ -45,7 +50,7 @@ func (d *device) shaderModule(a *backend.Artifact) (*wgpu.ShaderModule, error) {
 		}
 		return m, nil
 	case backend.SPIRV:
-		return createSPIRVModule(d.dev, a.Layout.Kernel, a.Words)
+		return createSPIRVModule(d.dev, label, a.Words)
 	}
 	return nil, fmt.Errorf("wgpu: unsupported target %s", a.Target)
 }
@@ -56,7 +61,7 @@ func nagaError(err error) error {
 	return fmt.Errorf("naga: %s", msg)
 }
 
-func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.PipelineImpl, error) {
+func (d *device) NewPipeline(ctx context.Context, a *emit.Artifact) (backend.PipelineImpl, error) {
 	mod, err := d.shaderModule(a)
 	if err != nil {
 		return nil, err
@@ -78,22 +83,24 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 
 // buildPipeline creates the bind-group layout, pipeline layout and compute
 // pipeline; allWritable declares every storage buffer read-write.
-func (d *device) buildPipeline(a *backend.Artifact, mod *wgpu.ShaderModule, allWritable bool) (*pipeline, error) {
+func (d *device) buildPipeline(a *emit.Artifact, mod *wgpu.ShaderModule, allWritable bool) (*pipeline, error) {
+	e := &a.Entries[0]
+	lay := &e.Reflection
 	var entries []wgpu.BindGroupLayoutEntry
-	if a.Layout.Params > 0 {
+	if lay.Params != nil {
 		entries = append(entries, wgpu.BindGroupLayoutEntry{
 			Binding:    0,
 			Visibility: wgpu.ShaderStageCompute,
 			Buffer: wgpu.BufferBindingLayout{
 				Type:             wgpu.BufferBindingTypeUniform,
 				HasDynamicOffset: true,
-				MinBindingSize:   uint64(a.Layout.Params),
+				MinBindingSize:   uint64(lay.ParamsSize()),
 			},
 		})
 	}
-	for _, b := range a.Layout.Buffers {
+	for _, b := range lay.Buffers {
 		t := wgpu.BufferBindingTypeStorage
-		if b.ReadOnly && !allWritable {
+		if b.ReadOnly() && !allWritable {
 			t = wgpu.BufferBindingTypeReadOnlyStorage
 		}
 		entries = append(entries, wgpu.BindGroupLayoutEntry{
@@ -112,14 +119,14 @@ func (d *device) buildPipeline(a *backend.Artifact, mod *wgpu.ShaderModule, allW
 		return nil, err
 	}
 	cp, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
-		Label:   a.Layout.Kernel,
+		Label:   e.Kernel,
 		Layout:  pl,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: a.Entry},
+		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: e.Name},
 	})
 	if err != nil {
 		pl.Release()
 		bgl.Release()
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*Device).CreateComputePipeline(): "))
 	}
-	return &pipeline{pipe: cp, bgl: bgl, layout: pl, params: int64(a.Layout.Params), nbufs: len(a.Layout.Buffers)}, nil
+	return &pipeline{pipe: cp, bgl: bgl, layout: pl, params: int64(lay.ParamsSize()), nbufs: len(lay.Buffers)}, nil
 }

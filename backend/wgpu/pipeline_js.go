@@ -8,6 +8,7 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 )
 
 // pipeline is a backend.PipelineImpl: the compute pipeline and its explicit
@@ -23,7 +24,7 @@ func (p *pipeline) Release() {} // the browser collects it with the device
 // NewPipeline compiles WGSL with the browser's compiler (Tint in Chromium)
 // inside a validation error scope: a rejected shader comes back with the
 // compiler's messages, a bad layout with the validation error.
-func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.PipelineImpl, error) {
+func (d *device) NewPipeline(ctx context.Context, a *emit.Artifact) (backend.PipelineImpl, error) {
 	if a.Target != backend.WGSL {
 		return nil, fmt.Errorf("wgpu: the browser takes WGSL only, not %s", a.Target)
 	}
@@ -41,9 +42,11 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 	return p, nil
 }
 
-func (d *device) build(ctx context.Context, a *backend.Artifact) (*pipeline, error) {
+func (d *device) build(ctx context.Context, a *emit.Artifact) (*pipeline, error) {
+	e := &a.Entries[0]
+	lay := &e.Reflection
 	mod, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
-		Label:          a.Layout.Kernel,
+		Label:          e.Kernel,
 		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: string(a.Code)},
 	})
 	if err != nil {
@@ -53,16 +56,16 @@ func (d *device) build(ctx context.Context, a *backend.Artifact) (*pipeline, err
 		return nil, err
 	}
 	var entries []wgpu.BindGroupLayoutEntry
-	if a.Layout.Params > 0 {
+	if lay.ParamsSize() > 0 {
 		entries = append(entries, wgpu.BindGroupLayoutEntry{
 			Binding:    0,
 			Visibility: wgpu.ShaderStageCompute,
-			Buffer:     wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeUniform, HasDynamicOffset: true, MinBindingSize: uint64(a.Layout.Params)},
+			Buffer:     wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeUniform, HasDynamicOffset: true, MinBindingSize: uint64(lay.ParamsSize())},
 		})
 	}
-	for _, b := range a.Layout.Buffers {
+	for _, b := range lay.Buffers {
 		t := wgpu.BufferBindingTypeStorage
-		if b.ReadOnly {
+		if b.ReadOnly() {
 			t = wgpu.BufferBindingTypeReadOnlyStorage
 		}
 		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(b.Binding), Visibility: wgpu.ShaderStageCompute, Buffer: wgpu.BufferBindingLayout{Type: t}})
@@ -77,12 +80,12 @@ func (d *device) build(ctx context.Context, a *backend.Artifact) (*pipeline, err
 	}
 	cp, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
 		Layout:  pl,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: a.Entry},
+		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: e.Name},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &pipeline{pipe: cp, bgl: bgl, params: int64(a.Layout.Params)}, nil
+	return &pipeline{pipe: cp, bgl: bgl, params: int64(lay.ParamsSize())}, nil
 }
 
 // compileErrors returns the compiler's error messages for a shader module

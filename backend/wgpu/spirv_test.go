@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
 )
 
@@ -54,7 +54,7 @@ func TestSPIRVWordCount(t *testing.T) {
 	d := openDevice(t)
 	r := rng(t)
 	words := spirvOf(t, saxpyGLSL)
-	p, err := d.Load(ctx, &backend.Artifact{Target: backend.SPIRV, Words: words, Entry: "main", Layout: saxpyLayout})
+	p, err := d.Load(ctx, art(emit.SPIRV, "", words, "main", saxpyLayout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestSPIRVWordCount(t *testing.T) {
 	checkSaxpy(t, got, a, x, y)
 
 	// A truncated module is refused with naga's message, not a crash.
-	_, err = d.Load(ctx, &backend.Artifact{Target: backend.SPIRV, Words: words[:len(words)/2], Entry: "main", Layout: saxpyLayout})
+	_, err = d.Load(ctx, art(emit.SPIRV, "", words[:len(words)/2], "main", saxpyLayout))
 	if err == nil {
 		t.Fatal("truncated SPIR-V loaded")
 	}

@@ -13,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
 )
 
 var (
@@ -84,20 +86,24 @@ fn saxpy(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 `
 
-var saxpyLayout = backend.Layout{
-	Params:     16,
-	ParamNames: []string{"a", "n"},
-	Buffers: []backend.BufferSlot{
-		{Name: "x", Binding: 1, ReadOnly: true, Stride: 4},
-		{Name: "y", Binding: 2, Stride: 4},
+var saxpyLayout = ir.KernelReflection{
+	Name: "saxpy",
+	Params: &ir.ParamsReflection{Size: 16, Fields: []ir.FieldReflection{
+		{Name: "a", Type: "f32", Offset: 0, Size: 4}, {Name: "n", Type: "u32", Offset: 4, Size: 4}}},
+	Buffers: []ir.BufferReflection{
+		{Name: "x", Binding: 1, Access: "read", Stride: 4},
+		{Name: "y", Binding: 2, Access: "read_write", Stride: 4},
 	},
 	Workgroup: [3]int{64, 1, 1},
-	Kernel:    "saxpy",
+}
+
+func art(t emit.Target, code string, words []uint32, entry string, l ir.KernelReflection) *emit.Artifact {
+	return &emit.Artifact{Target: t, Code: []byte(code), Words: words, Entries: []emit.Entry{{Kernel: l.Name, Name: entry, Reflection: l}}}
 }
 
 func loadSaxpy(t testing.TB, d *backend.Device) *backend.Pipeline {
 	t.Helper()
-	p, err := d.Load(ctx, &backend.Artifact{Target: backend.WGSL, Code: []byte(saxpyWGSL), Entry: "saxpy", Layout: saxpyLayout})
+	p, err := d.Load(ctx, art(emit.WGSL, saxpyWGSL, nil, "saxpy", saxpyLayout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,12 +164,12 @@ func TestListAdapters(t *testing.T) {
 
 func TestBadShader(t *testing.T) {
 	d := openDevice(t)
-	_, err := d.Load(ctx, &backend.Artifact{Target: backend.WGSL, Code: []byte("@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }"), Entry: "main"})
+	_, err := d.Load(ctx, art(emit.WGSL, "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", nil, "main", ir.KernelReflection{Name: "main", Workgroup: [3]int{1, 1, 1}}))
 	if err == nil || !strings.Contains(err.Error(), "naga") {
 		t.Fatalf("invalid WGSL: %v, want naga's error", err)
 	}
 	t.Log(err)
-	_, err = d.Load(ctx, &backend.Artifact{Target: backend.SPIRV, Words: []uint32{0x07230203, 0x10000, 0, 10, 0, 0xdead}, Entry: "main"})
+	_, err = d.Load(ctx, art(emit.SPIRV, "", []uint32{0x07230203, 0x10000, 0, 10, 0, 0xdead}, "main", ir.KernelReflection{Name: "main", Workgroup: [3]int{1, 1, 1}}))
 	if err == nil {
 		t.Fatal("invalid SPIR-V loaded")
 	}

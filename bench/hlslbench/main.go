@@ -127,7 +127,7 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 				return nil, err
 			}
 			ent := a.Entries[0]
-			if ent.SPIRVOnly != "" {
+			if ent.Restricted != "" {
 				continue // glslang cannot take it
 			}
 			h := filepath.Join(work, base+"."+k.Name+".hlsl")
@@ -141,7 +141,7 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 			}
 			direct = append(direct, p)
 			gl := []string{glslang, "-D", "-V", "-S", "comp", "-e", ent.Name, "--target-env", "vulkan1.1"}
-			if ent.Features&ir.FeatureF16 != 0 {
+			if ent.Reflection.FeatureSet()&ir.FeatureF16 != 0 {
 				gl = append(gl, "--hlsl-enable-16bit-types")
 			}
 			gl = append(gl, "-o", spv, h)

@@ -16,7 +16,6 @@ func init() {
 // compileOptions are the flags every target sees.
 type compileOptions struct {
 	kernel       string // -kernel: one kernel, or "" for all the target can hold
-	coopmat      string // -coopmat khr|nv
 	via          string // -via hlsl: SPIR-V through the HLSL path
 	hlslCompiler string // -hlsl-compiler dxc|glslang|PATH
 	spirvVersion string // -spirv-version 1.3|1.6
@@ -46,7 +45,6 @@ func runCompile(env *cliEnv, args []string) int {
 	out := fs.String("o", "", "output file (default or - : standard output)")
 	var o compileOptions
 	fs.StringVar(&o.kernel, "kernel", "", "compile only this kernel")
-	fs.StringVar(&o.coopmat, "coopmat", "khr", "cooperative-matrix flavour for SPIR-V: khr|nv")
 	fs.StringVar(&o.via, "via", "", "with -target spirv: 'hlsl' compiles kc's HLSL with dxc or glslang instead of the direct emitter")
 	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "HLSL compiler: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
 	fs.StringVar(&o.spirvVersion, "spirv-version", "1.3", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3)")
@@ -66,10 +64,6 @@ func runCompile(env *cliEnv, args []string) int {
 	}
 	if o.via != "" && o.via != "hlsl" {
 		fmt.Fprintf(env.stderr, "kc compile: unknown -via %q (want hlsl)\n", o.via)
-		return exitUsage
-	}
-	if o.coopmat != "khr" && o.coopmat != "nv" {
-		fmt.Fprintf(env.stderr, "kc compile: unknown -coopmat %q (want khr or nv)\n", o.coopmat)
 		return exitUsage
 	}
 	m, err := loadModule(env, fs.Arg(0), defs)

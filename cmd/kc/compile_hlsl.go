@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/ir"
 )
@@ -34,7 +35,7 @@ func hlslCompileOptions(o compileOptions) (hlsl.CompileOptions, error) {
 
 // spirvViaHLSL compiles kc's HLSL for one kernel with dxc or glslang; the
 // result has passed spirv-val.
-func spirvViaHLSL(ctx context.Context, m *ir.Module, o compileOptions) ([]uint32, error) {
+func spirvViaHLSL(ctx context.Context, m *ir.Module, o compileOptions) (*emit.Artifact, error) {
 	co, err := hlslCompileOptions(o)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/ir"
 )
@@ -23,9 +24,9 @@ func spirvVersion(s string) (spirv.Version, error) {
 	return 0, fmt.Errorf("unknown -spirv-version %q (want 1.3 or 1.6)", s)
 }
 
-// emitSPIRV returns the module's words from the direct emitter, or from
+// emitSPIRV returns the SPIR-V artifact from the direct emitter, or from
 // kc's HLSL through dxc or glslang with -via hlsl.
-func emitSPIRV(ctx context.Context, m *ir.Module, o compileOptions) ([]uint32, error) {
+func emitSPIRV(ctx context.Context, m *ir.Module, o compileOptions) (*emit.Artifact, error) {
 	if o.via == "hlsl" {
 		return spirvViaHLSL(ctx, m, o)
 	}
@@ -33,26 +34,22 @@ func emitSPIRV(ctx context.Context, m *ir.Module, o compileOptions) ([]uint32, e
 	if err != nil {
 		return nil, err
 	}
-	mod, err := spirv.Emit(m, spirv.Options{Kernel: o.kernel, Version: v})
-	if err != nil {
-		return nil, err
-	}
-	return mod.Words, nil
+	return spirv.Emit(m, spirv.Options{Kernel: o.kernel, Version: v})
 }
 
 func emitSPIRVBinary(ctx context.Context, m *ir.Module, o compileOptions) ([]byte, error) {
-	words, err := emitSPIRV(ctx, m, o)
+	a, err := emitSPIRV(ctx, m, o)
 	if err != nil {
 		return nil, err
 	}
-	return (&spirv.Module{Words: words}).Bytes(), nil
+	return a.Bytes(), nil
 }
 
 func emitSPIRVText(ctx context.Context, m *ir.Module, o compileOptions) ([]byte, error) {
-	words, err := emitSPIRV(ctx, m, o)
+	a, err := emitSPIRV(ctx, m, o)
 	if err != nil {
 		return nil, err
 	}
-	text, err := spirv.Disassemble(words)
+	text, err := spirv.Disassemble(a.Words)
 	return []byte(text), err
 }

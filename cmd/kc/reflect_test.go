@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/golden"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -34,26 +33,30 @@ func TestReflectGolden(t *testing.T) {
 			t.Fatalf("%s: %d kernels reflected, module has %d", c.Name, len(r.Kernels), len(m.Kernels))
 		}
 		for i, k := range m.Kernels {
-			checkReflection(t, r.Kernels[i], backend.LayoutOf(k), k)
+			checkReflection(t, r.Kernels[i], k)
 		}
 	}
 }
 
-func checkReflection(t *testing.T, kr ir.KernelReflection, l backend.Layout, k *ir.Kernel) {
+// checkReflection compares kc reflect's JSON for kernel k with the IR's
+// layout functions (ir/layout.go), which the emitters bind by.
+func checkReflection(t *testing.T, kr ir.KernelReflection, k *ir.Kernel) {
 	t.Helper()
-	if kr.Name != k.Name || kr.Workgroup != l.Workgroup {
-		t.Errorf("%s: name/workgroup %s %v, layout %v", k.Name, kr.Name, kr.Workgroup, l.Workgroup)
+	if kr.Name != k.Name || kr.Workgroup != k.Size {
+		t.Errorf("%s: name/workgroup %s %v, kernel %v", k.Name, kr.Name, kr.Workgroup, k.Size)
 	}
-	if (kr.Params == nil) != (l.Params == 0) || kr.Params != nil && kr.Params.Size != l.Params {
-		t.Errorf("%s: params block %+v, layout %d bytes", k.Name, kr.Params, l.Params)
+	_, size := ir.ParamsLayout(k)
+	if (kr.Params == nil) != (size == 0) || kr.Params != nil && kr.Params.Size != size {
+		t.Errorf("%s: params block %+v, layout %d bytes", k.Name, kr.Params, size)
 	}
-	if len(kr.Buffers) != len(l.Buffers) {
-		t.Fatalf("%s: %d buffers reflected, layout %d", k.Name, len(kr.Buffers), len(l.Buffers))
+	bufs := ir.Buffers(k)
+	if len(kr.Buffers) != len(bufs) {
+		t.Fatalf("%s: %d buffers reflected, kernel has %d", k.Name, len(kr.Buffers), len(bufs))
 	}
 	for i, b := range kr.Buffers {
-		s := l.Buffers[i]
-		if b.Binding != s.Binding || b.Name != s.Name || b.Stride != s.Stride || (b.Access == "read") != s.ReadOnly {
-			t.Errorf("%s: buffer %+v, layout %+v", k.Name, b, s)
+		s := bufs[i]
+		if b.Binding != ir.BufferBinding(k, s) || b.Name != s.Name || b.Stride != ir.ElemStride(s.Type) || b.ReadOnly() != (s.Access == ir.Read) {
+			t.Errorf("%s: buffer %+v, kernel's %s", k.Name, b, s.Name)
 		}
 		if i > 0 && b.Binding <= kr.Buffers[i-1].Binding {
 			t.Errorf("%s: buffers not sorted by binding", k.Name)

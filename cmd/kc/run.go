@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/runspec"
@@ -450,7 +451,7 @@ func openForRun(ctx context.Context, sel string, need ir.Features, via string) (
 // loadVia loads kernel k on dev through -via's path and names the path.
 func loadVia(ctx context.Context, dev *backend.Device, m *ir.Module, k *ir.Kernel, o runOptions) (*backend.Pipeline, string, error) {
 	info := dev.Info()
-	var a *backend.Artifact
+	var a *emit.Artifact
 	var err error
 	path := o.via
 	switch o.via {
@@ -480,7 +481,7 @@ func loadVia(ctx context.Context, dev *backend.Device, m *ir.Module, k *ir.Kerne
 }
 
 // hlslArtifact emits HLSL and compiles it to SPIR-V with dxc or glslang.
-func hlslArtifact(ctx context.Context, m *ir.Module, k *ir.Kernel, o runOptions) (*backend.Artifact, string, error) {
+func hlslArtifact(ctx context.Context, m *ir.Module, k *ir.Kernel, o runOptions) (*emit.Artifact, string, error) {
 	var co hlsl.CompileOptions
 	if err := co.SetCompiler(o.hlslCompiler); err != nil {
 		return nil, "", err
@@ -489,11 +490,7 @@ func hlslArtifact(ctx context.Context, m *ir.Module, k *ir.Kernel, o runOptions)
 	if err != nil {
 		return nil, "", err
 	}
-	ent, err := a.Entry(k.Name)
-	if err != nil {
-		return nil, "", err
-	}
-	words, err := hlsl.CompileSPIRV(ctx, a, k.Name, co)
+	spv, err := hlsl.CompileSPIRV(ctx, a, k.Name, co)
 	if err != nil {
 		return nil, "", err
 	}
@@ -501,7 +498,7 @@ func hlslArtifact(ctx context.Context, m *ir.Module, k *ir.Kernel, o runOptions)
 	if co.Compiler == hlsl.DXC {
 		compiler = "dxc"
 	}
-	return &backend.Artifact{Target: backend.SPIRV, Words: words, Entry: ent.Name, Layout: backend.LayoutOf(k), Features: k.Features}, "hlsl-" + compiler + "-spirv", nil
+	return spv, "hlsl-" + compiler + "-spirv", nil
 }
 
 // runOnInterp runs the plan on the reference interpreter.

@@ -34,8 +34,10 @@ func infix(op ir.BinaryOp, x, y hx) hx {
 	return hx{x.at(o.prec) + " " + o.text + " " + y.at(o.prec+1), o.prec}
 }
 
-// binop emits x op y for operands of types xt, yt and result type rt.
-func (f *fn) binop(op ir.BinaryOp, x hx, xt ir.Type, y hx, yt ir.Type, rt ir.Type) hx {
+// binop emits x op y for operands of types xt, yt and result type rt; yv is
+// the IR of y, which tells whether y is a known constant (ir.ConstValue).
+func (f *fn) binop(op ir.BinaryOp, x hx, xt ir.Type, y hx, yv ir.Expr, rt ir.Type) hx {
+	yt := yv.Type()
 	if _, ok := infixOps[op]; !ok {
 		f.fail(unsupported(f.pos, "binary operator "+op.String()))
 		return primary("0")
@@ -46,7 +48,7 @@ func (f *fn) binop(op ir.BinaryOp, x hx, xt ir.Type, y hx, yt ir.Type, rt ir.Typ
 		if op == ir.OpDiv && elem.IsFloat() {
 			return infix(op, x, y)
 		}
-		if c, ok := constDivisor(y, elem); ok && (elem == ir.U32 || op == ir.OpDiv && c != -1) && c != 0 {
+		if c, ok := constDivisor(yv); ok && (elem == ir.U32 || op == ir.OpDiv && c != -1) && c != 0 {
 			// A constant divisor other than 0 (and -1 for i32) needs no
 			// guard; only u32 may use % (glslang lowers i32 % to OpSMod).
 			return infix(op, x, y)
@@ -55,24 +57,22 @@ func (f *fn) binop(op ir.BinaryOp, x hx, xt ir.Type, y hx, yt ir.Type, rt ir.Typ
 		name := f.needArith(op, t)
 		return primary(name + "(" + splat(x, xt, t).s + ", " + splat(y, yt, t).s + ")")
 	case ir.OpShl, ir.OpShr:
-		return infix(op, x, f.shiftAmount(nil, y))
+		return infix(op, x, f.shiftAmount(yv, y))
 	}
 	return infix(op, x, y)
 }
 
-// constDivisor reports the value of a literal integer divisor text.
-func constDivisor(y hx, elem ir.Scalar) (int64, bool) {
-	switch elem {
-	case ir.U32:
-		if n, ok := strings.CutSuffix(y.s, "u"); ok {
-			v, err := strconv.ParseUint(n, 10, 32)
-			return int64(v), err == nil
-		}
-	case ir.I32:
-		v, err := strconv.ParseInt(y.s, 10, 32)
-		return v, err == nil
+// constDivisor reports the value of a constant scalar integer divisor
+// (i32 values signed).
+func constDivisor(y ir.Expr) (int64, bool) {
+	v, ok := ir.ConstValue(y)
+	if !ok || v.Kind != ir.IntValue {
+		return 0, false
 	}
-	return 0, false
+	if y.Type() == ir.I32 {
+		return int64(int32(v.Int)), true
+	}
+	return v.Int, true
 }
 
 // widest returns the vector type of two operands when one is a vector.
@@ -86,12 +86,11 @@ func widest(a, b ir.Type) ir.Type {
 	return a
 }
 
-// shiftAmount masks a shift amount to 0..31; a literal is folded.
-func (f *fn) shiftAmount(_ ir.Expr, y hx) hx {
-	if n, ok := strings.CutSuffix(y.s, "u"); ok {
-		if v, err := strconv.ParseUint(n, 10, 32); err == nil {
-			return primary(strconv.FormatUint(v&31, 10) + "u")
-		}
+// shiftAmount masks a shift amount y (IR yv) to 0..31; a constant is
+// folded.
+func (f *fn) shiftAmount(yv ir.Expr, y hx) hx {
+	if v, ok := ir.ConstValue(yv); ok && v.Kind == ir.IntValue && ir.ElemScalar(yv.Type()) == ir.U32 {
+		return primary(strconv.FormatUint(uint64(v.Int)&31, 10) + "u")
 	}
 	return primary("(" + y.at(precBAnd) + " & 31u)")
 }
@@ -168,8 +167,14 @@ int kc_rem(int x, int y) {
 // fremHelper is the float remainder x - y * trunc(x / y).
 func fremHelper(t ir.Type) string {
 	n := typeName(t)
+	tr := "trunc(x / y)"
+	if ir.ElemScalar(t) == ir.F16 {
+		// glslang's trunc of a half gives a float, which a half
+		// function may not return.
+		tr = "(" + n + ")" + tr
+	}
 	return "// kc_frem is the float remainder x - y * trunc(x / y) (sign of x).\n" +
-		n + " kc_frem(" + n + " x, " + n + " y) {\n\treturn x - y * trunc(x / y);\n}"
+		n + " kc_frem(" + n + " x, " + n + " y) {\n\treturn x - y * " + tr + ";\n}"
 }
 
 // componentwise defines fn for vector type v (result type r, argument type

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -74,7 +75,7 @@ func (o *CompileOptions) SetCompiler(s string) error {
 const (
 	DXCTool      = "dxc"
 	GlslangTool  = "glslangValidator"
-	SpirvValTool = "spirv-val"
+	SpirvValTool = emit.SPIRVValTool
 )
 
 // DefaultTimeout bounds one tool run when CompileOptions.Timeout is zero.
@@ -142,10 +143,12 @@ func (o CompileOptions) Resolve() Compiler {
 }
 
 // CompileSPIRV compiles the entry point entry (a kernel name; empty for the
-// only one) of a to SPIR-V words with dxc or glslang, and checks the result
-// with spirv-val. Tool failures are *ToolError values with .kc positions;
-// an entry the chosen compiler cannot express is an *ir.UnsupportedError.
-func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOptions) ([]uint32, error) {
+// only one) of a to SPIR-V with dxc or glslang, and checks the result with
+// spirv-val. It returns a SPIR-V artifact holding that one kernel, under the
+// entry point name the HLSL declares (the compilers keep it), with no line
+// map. Tool failures are *ToolError values with .kc positions; an entry the
+// chosen compiler cannot express is an *ir.UnsupportedError.
+func CompileSPIRV(ctx context.Context, a *emit.Artifact, entry string, opts CompileOptions) (*emit.Artifact, error) {
 	ent, err := a.Entry(entry)
 	if err != nil {
 		return nil, err
@@ -170,8 +173,8 @@ func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOp
 		args = dxcArgs(ent, src, out)
 		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + opts.env()}, args...)...)
 	case Glslang:
-		if ent.SPIRVOnly != "" {
-			return nil, &ir.UnsupportedError{Pos: ent.SPIRVOnlyPos, Target: "hlsl via glslang", Feature: ent.SPIRVOnly + " (HLSL has no such system value; dxc -spirv can read the SPIR-V builtin)"}
+		if ent.Restricted != "" {
+			return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "hlsl via glslang", Feature: ent.Restricted + " (HLSL has no such system value; dxc -spirv can read the SPIR-V builtin)"}
 		}
 		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
 			return nil, err
@@ -181,7 +184,7 @@ func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOp
 		// writes SPIR-V 1.3 (vulkan1.1), which every later Vulkan takes;
 		// spirv-val still checks it for the requested environment.
 		args = []string{"-D", "-V", "-S", "comp", "-e", ent.Name, "--target-env", "vulkan1.1"}
-		if ent.Features&ir.FeatureF16 != 0 {
+		if usesF16(ent) {
 			args = append(args, "--hlsl-enable-16bit-types")
 		}
 		args = append(args, "-o", out, src)
@@ -204,12 +207,12 @@ func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOp
 			return nil, err
 		}
 	}
-	return words, nil
+	return &emit.Artifact{Target: emit.SPIRV, File: a.File, Words: words, Entries: []emit.Entry{*ent}}, nil
 }
 
 // CompileDXIL compiles the entry point entry of a to a DXIL container with
 // dxc, which is required: without it the error says so plainly.
-func CompileDXIL(ctx context.Context, a *Artifact, entry string, opts CompileOptions) ([]byte, error) {
+func CompileDXIL(ctx context.Context, a *emit.Artifact, entry string, opts CompileOptions) ([]byte, error) {
 	ent, err := a.Entry(entry)
 	if err != nil {
 		return nil, err
@@ -225,8 +228,8 @@ func CompileDXIL(ctx context.Context, a *Artifact, entry string, opts CompileOpt
 		}
 		return nil, &ToolError{Tool: DXCTool, Err: fmt.Errorf("dxil needs dxc, which is not installed (%s; install the DirectX Shader Compiler or pass its path)", where)}
 	}
-	if ent.SPIRVOnly != "" {
-		return nil, &ir.UnsupportedError{Pos: ent.SPIRVOnlyPos, Target: "dxil", Feature: ent.SPIRVOnly + " (HLSL has no such system value)"}
+	if ent.Restricted != "" {
+		return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "dxil", Feature: ent.Restricted + " (HLSL has no such system value)"}
 	}
 	dir, err := os.MkdirTemp("", "kc-hlsl-")
 	if err != nil {
@@ -245,16 +248,16 @@ func CompileDXIL(ctx context.Context, a *Artifact, entry string, opts CompileOpt
 }
 
 // dxcArgs are the arguments common to dxc's SPIR-V and DXIL runs.
-func dxcArgs(ent Entry, src, out string) []string {
-	args := []string{"-T", ent.Profile(), "-E", ent.Name, "-HV", "2021"}
-	if ent.Features&ir.FeatureF16 != 0 {
+func dxcArgs(ent *emit.Entry, src, out string) []string {
+	args := []string{"-T", Profile(ent), "-E", ent.Name, "-HV", "2021"}
+	if usesF16(ent) {
 		args = append(args, "-enable-16bit-types")
 	}
 	return append(args, "-Fo", out, src)
 }
 
 // srcName is the temporary HLSL file's name: the .kc base name with .hlsl.
-func srcName(a *Artifact, ent Entry) string {
+func srcName(a *emit.Artifact, ent *emit.Entry) string {
 	base := strings.TrimSuffix(filepath.Base(a.File), filepath.Ext(a.File))
 	if base == "" || base == "." || base == string(filepath.Separator) {
 		base = ent.Name
@@ -264,7 +267,7 @@ func srcName(a *Artifact, ent Entry) string {
 
 // run runs a tool under a timeout and turns any failure into a *ToolError
 // with its messages mapped to .kc positions.
-func run(ctx context.Context, a *Artifact, tool string, args []string, src string, timeout time.Duration) error {
+func run(ctx context.Context, a *emit.Artifact, tool string, args []string, src string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, tool, args...)
@@ -315,33 +318,34 @@ func spirvWords(b []byte) ([]uint32, error) {
 	return w, nil
 }
 
-// ValidateSPIRV runs spirv-val on the SPIR-V file at path for opts'
-// target environment.
+// ValidateSPIRV runs spirv-val (emit.ValidateSPIRV, kc's one runner) on
+// the SPIR-V file at path for opts' target environment. A rejection is a
+// *ToolError whose Err is the *emit.ValidationError.
 func ValidateSPIRV(ctx context.Context, path string, opts CompileOptions) error {
 	tool, err := lookTool(opts.SpirvVal, SpirvValTool)
 	if err != nil {
 		return err
 	}
-	return run(ctx, nil, tool, []string{"--target-env", opts.env(), path}, path, opts.timeout())
-}
-
-// ValidateWords writes words to a temporary file and runs spirv-val on it.
-func ValidateWords(ctx context.Context, words []uint32, opts CompileOptions) error {
-	f, err := os.CreateTemp("", "kc-*.spv")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	b := make([]byte, 4*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint32(b[4*i:], w)
+	words, err := spirvWords(b)
+	if err != nil {
+		return &ToolError{Tool: SpirvValTool, Err: err}
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	defer cancel()
+	args := []string{"--target-env", opts.env(), path}
+	err = emit.ValidateSPIRV(ctx, tool, opts.env(), words)
+	var ve *emit.ValidationError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ve):
+		return &ToolError{Tool: SpirvValTool, Args: args, Output: ve.Output, Err: ve}
+	case ctx.Err() == context.DeadlineExceeded:
+		return &ToolError{Tool: SpirvValTool, Args: args, Err: fmt.Errorf("timed out after %v", opts.timeout())}
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return ValidateSPIRV(ctx, f.Name(), opts)
+	return &ToolError{Tool: SpirvValTool, Args: args, Err: err}
 }

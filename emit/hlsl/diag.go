@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -90,8 +91,8 @@ var (
 // parseDiags reads a tool's output and maps its positions: a position in
 // the .kc file (reported through the #line directives) keeps its line and
 // takes the column of the statement on that line; a position in the HLSL
-// file src maps through Artifact.Lines.
-func parseDiags(a *Artifact, output, src string) []Diagnostic {
+// file src maps through the artifact's line map.
+func parseDiags(a *emit.Artifact, output, src string) []Diagnostic {
 	var out []Diagnostic
 	for _, l := range strings.Split(output, "\n") {
 		l = strings.TrimRight(l, "\r")
@@ -112,13 +113,13 @@ func parseDiags(a *Artifact, output, src string) []Diagnostic {
 		if strings.HasSuffix(msg, "compilation errors.  No code generated.") {
 			continue
 		}
-		out = append(out, Diagnostic{Pos: a.mapPos(file, ln, src), Severity: sev, Msg: msg})
+		out = append(out, Diagnostic{Pos: mapPos(a, file, ln, src), Severity: sev, Msg: msg})
 	}
 	return out
 }
 
 // mapPos maps a tool's file:line to a .kc position.
-func (a *Artifact) mapPos(file string, ln int, src string) ir.Pos {
+func mapPos(a *emit.Artifact, file string, ln int, src string) ir.Pos {
 	base := filepath.Base(file)
 	kc := filepath.Base(a.File)
 	if a.File == "" {
@@ -127,16 +128,16 @@ func (a *Artifact) mapPos(file string, ln int, src string) ir.Pos {
 	switch {
 	case base == kc:
 		p := ir.Pos{File: a.File, Line: ln}
-		for _, q := range a.Lines {
-			if q.Line == ln && q.Col > 0 {
+		for _, sp := range a.Lines {
+			if q := sp.Pos; q.Line == ln && q.Col > 0 {
 				p.Col = q.Col
 				break
 			}
 		}
 		return p
 	case base == filepath.Base(src) || file == "0":
-		if ln >= 1 && ln <= len(a.Lines) && a.Lines[ln-1].IsValid() {
-			return a.Lines[ln-1]
+		if q := a.SourcePos(ln); q.IsValid() {
+			return q
 		}
 	}
 	return ir.Pos{File: base, Line: ln}

@@ -4,7 +4,8 @@
 // SPIR-V module a tool writes is checked with spirv-val before it is
 // returned.
 //
-// Package hlsl imports ir only (DESIGN.md's arrows).
+// Package hlsl imports ir and emit (the record every emitter returns) only
+// (DESIGN.md's arrows).
 //
 // # The HLSL it writes
 //
@@ -55,7 +56,7 @@
 //     a kernel that reads it is wrapped in #if defined(__spirv__) (with an
 //     #error in the #else branch when it is the only kernel), and the
 //     drivers refuse it for glslang and DXIL with an *ir.UnsupportedError
-//     before running a tool (Entry.SPIRVOnly).
+//     before running a tool (emit.Entry.Restricted).
 //
 // # Compilers
 //
@@ -73,7 +74,7 @@
 // # Positions
 //
 // The text carries #line directives naming the .kc file (base name), so
-// both compilers report .kc lines; Artifact.Lines maps every output line to
+// both compilers report .kc lines; emit.Artifact.Lines maps every output line to
 // the .kc position it came from as well. Tool errors come back as a
 // *ToolError whose diagnostics carry .kc positions.
 package hlsl

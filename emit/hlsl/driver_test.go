@@ -3,6 +3,7 @@ package hlsl
 import (
 	"context"
 	"errors"
+	"github.com/kcgo/kc/emit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 )
 
 // compileAll compiles every entry of a with glslang and spirv-val.
-func compileAll(t *testing.T, a *Artifact) {
+func compileAll(t *testing.T, a *emit.Artifact) {
 	t.Helper()
 	kctest.Tool(t, GlslangTool)
 	kctest.Tool(t, SpirvValTool)
@@ -28,7 +29,7 @@ func compileAll(t *testing.T, a *Artifact) {
 }
 
 // corpusArtifact emits one corpus kernel.
-func corpusArtifact(t *testing.T, name string, opts Options) *Artifact {
+func corpusArtifact(t *testing.T, name string, opts Options) *emit.Artifact {
 	t.Helper()
 	for _, c := range kctest.Cases(t) {
 		if c.Name == name {
@@ -45,17 +46,17 @@ func corpusArtifact(t *testing.T, name string, opts Options) *Artifact {
 
 // breakLine replaces the output line containing old with new, returning the
 // .kc position of that line.
-func breakLine(t *testing.T, a *Artifact, old, new string) ir.Pos {
+func breakLine(t *testing.T, a *emit.Artifact, old, new string) ir.Pos {
 	t.Helper()
 	lines := strings.Split(string(a.Code), "\n")
 	for i, l := range lines {
 		if strings.Contains(l, old) {
 			lines[i] = strings.Replace(l, old, new, 1)
 			a.Code = []byte(strings.Join(lines, "\n"))
-			if !a.Lines[i].IsValid() {
+			if !a.Lines[i].Pos.IsValid() {
 				t.Fatalf("line %q has no position", l)
 			}
-			return a.Lines[i]
+			return a.Lines[i].Pos
 		}
 	}
 	t.Fatalf("no line contains %q", old)
@@ -97,7 +98,7 @@ func TestParseDXCDiags(t *testing.T) {
 	a := corpusArtifact(t, "saxpy", Options{NoLineDirectives: true})
 	var hlslLine int
 	for i, p := range a.Lines {
-		if p.Line == 3 {
+		if p.Pos.Line == 3 {
 			hlslLine = i + 1
 			break
 		}
@@ -109,7 +110,7 @@ func TestParseDXCDiags(t *testing.T) {
 	if len(ds) != 2 {
 		t.Fatalf("diags %v", ds)
 	}
-	if ds[0].Pos != a.Lines[hlslLine-1] || ds[0].Severity != "error" || ds[0].Msg != "use of undeclared identifier 'q'" {
+	if ds[0].Pos != a.Lines[hlslLine-1].Pos || ds[0].Severity != "error" || ds[0].Msg != "use of undeclared identifier 'q'" {
 		t.Errorf("first: %+v", ds[0])
 	}
 	if ds[1].Pos.Line != 7 || ds[1].Severity != "warning" || ds[1].Pos.File != a.File {
@@ -288,8 +289,8 @@ func TestTargetEnv(t *testing.T) {
 				t.Errorf("%s %s: %v", name, env, err)
 				continue
 			}
-			if w[1] != version {
-				t.Errorf("%s %s: SPIR-V version %#x, want %#x", name, env, w[1], version)
+			if w.Words[1] != version {
+				t.Errorf("%s %s: SPIR-V version %#x, want %#x", name, env, w.Words[1], version)
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func TestDXCCorpus(t *testing.T) {
 				t.Errorf("%s/%s spirv: %v", c.Name, ent.Name, err)
 			}
 			dxil, err := CompileDXIL(ctx, a, ent.Kernel, CompileOptions{})
-			if ent.SPIRVOnly != "" {
+			if ent.Restricted != "" {
 				var ue *ir.UnsupportedError
 				if !errors.As(err, &ue) {
 					t.Errorf("%s/%s dxil: got %v, want *ir.UnsupportedError", c.Name, ent.Name, err)

@@ -137,7 +137,7 @@ func runExec(t *testing.T, ctx context.Context, d *backend.Device, m *ir.Module,
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := d.Load(ctx, &backend.Artifact{Target: backend.SPIRV, Words: words, Entry: a.Entries[0].Name, Layout: backend.LayoutOf(k), Features: k.Features})
+	p, err := d.Load(ctx, words)
 	if err != nil {
 		t.Fatal(err)
 	}

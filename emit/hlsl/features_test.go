@@ -46,7 +46,7 @@ func TestFeaturesCompile(t *testing.T) {
 	kctest.Tool(t, SpirvValTool)
 	for _, ent := range a.Entries {
 		_, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang})
-		if ent.SPIRVOnly != "" {
+		if ent.Restricted != "" {
 			var ue *ir.UnsupportedError
 			if !errors.As(err, &ue) {
 				t.Errorf("%s: got %v, want *ir.UnsupportedError", ent.Name, err)

@@ -275,7 +275,7 @@ func TestFuzzIntegerSemantics(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, a.Code)
 		}
-		p, err := d.Load(ctx, &backend.Artifact{Target: backend.SPIRV, Words: words, Entry: a.Entries[0].Name, Layout: backend.LayoutOf(k)})
+		p, err := d.Load(ctx, words)
 		if err != nil {
 			t.Fatal(err)
 		}

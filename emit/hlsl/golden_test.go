@@ -33,10 +33,10 @@ func TestGolden(t *testing.T) {
 			kctest.Tool(t, SpirvValTool)
 			for _, ent := range a.Entries {
 				words, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang})
-				if ent.SPIRVOnly != "" {
+				if ent.Restricted != "" {
 					var ue *ir.UnsupportedError
-					if !errors.As(err, &ue) || !strings.Contains(err.Error(), ent.SPIRVOnly) {
-						t.Errorf("%s: glslang compile of a %s kernel: got %v, want an UnsupportedError naming it", ent.Name, ent.SPIRVOnly, err)
+					if !errors.As(err, &ue) || !strings.Contains(err.Error(), ent.Restricted) {
+						t.Errorf("%s: glslang compile of a %s kernel: got %v, want an UnsupportedError naming it", ent.Name, ent.Restricted, err)
 					}
 					continue
 				}
@@ -44,7 +44,7 @@ func TestGolden(t *testing.T) {
 					t.Errorf("%s: %v", ent.Name, err)
 					continue
 				}
-				if len(words) < 5 || words[0] != 0x07230203 {
+				if len(words.Words) < 5 || words.Words[0] != 0x07230203 || words.Entries[0].Name != ent.Name {
 					t.Errorf("%s: not a SPIR-V module", ent.Name)
 				}
 			}

@@ -120,17 +120,22 @@ func (f *fn) binary(e *ir.Binary) uint32 {
 	}
 	x := f.expr(e.X)
 	y := f.expr(e.Y)
-	return f.binop(e.Op, x, e.X.Type(), y, e.Y.Type(), e.Ty)
+	if v, ok := ir.ConstValue(e); ok && !e.Op.IsComparison() && ir.ElemScalar(e.Ty).IsInt() {
+		// Integer arithmetic on constants (BM * BK / (TS * TS) is common
+		// in kernels) is folded by ir's rules, which the emitted code
+		// would follow; the operands stay declared as before.
+		return f.constOf(e.Ty, v)
+	}
+	return f.binop(e.Op, x, e.X.Type(), y, e.Y, e.Ty)
 }
 
-// binop applies a non-logical binary operator; xt and yt are the operand
-// types, rt the result type (a scalar operand is splatted to a vector rt).
-func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yt ir.Type, rt ir.Type) uint32 {
+// binop applies a non-logical binary operator; xt and yv.Type() are the
+// operand types, rt the result type (a scalar operand is splatted to a
+// vector rt); yv is the IR of y, which tells whether y is a known constant.
+func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yv ir.Expr, rt ir.Type) uint32 {
+	yt := yv.Type()
 	if o.IsComparison() {
 		return f.compare(o, x, y, xt)
-	}
-	if c, ok := f.fold(o, x, y, rt); ok {
-		return c
 	}
 	n := ir.Width(rt)
 	x = f.splat(x, xt, n)
@@ -158,12 +163,12 @@ func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yt ir.Type, rt
 		if fl {
 			return f.op2(opFDiv, t, x, y)
 		}
-		return f.intDivRem(o, x, y, rt)
+		return f.intDivRem(o, x, y, yv, rt)
 	case ir.OpRem:
 		if fl {
 			return f.op2(opFRem, t, x, y)
 		}
-		return f.intDivRem(o, x, y, rt)
+		return f.intDivRem(o, x, y, yv, rt)
 	case ir.OpAnd:
 		return f.op2(opBitwiseAnd, t, x, y)
 	case ir.OpOr:
@@ -178,14 +183,14 @@ func (f *fn) binop(o ir.BinaryOp, x uint32, xt ir.Type, y uint32, yt ir.Type, rt
 // intDivRem lowers integer / and %. SPIR-V leaves division by zero and
 // MIN / -1 undefined, so the divisor is replaced by 1 in those cases:
 // x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1 == 0, as ir/doc.go says.
-func (f *fn) intDivRem(o ir.BinaryOp, x, y uint32, t ir.Type) uint32 {
+func (f *fn) intDivRem(o ir.BinaryOp, x, y uint32, yv ir.Expr, t ir.Type) uint32 {
 	s := ir.ElemScalar(t)
 	if o == ir.OpRem && s == ir.I32 {
 		return f.signedRem(x, y, t)
 	}
 	bt := f.boolType(t)
 	tt := f.tid(t)
-	if c, ok := f.constValue(y); ok && c != 0 && !(s == ir.I32 && c == 0xffffffff) {
+	if c, ok := ir.ConstValue(yv); ok && c.Int != 0 && !(s == ir.I32 && c.Int == -1) {
 		// A constant divisor that is neither 0 nor -1 needs no guard.
 		return f.op2(divRemOp(o, s), tt, x, y)
 	}
@@ -446,24 +451,4 @@ func (f *fn) swizzleValue(v uint32, vt ir.Vector, comps string) uint32 {
 		sel[i] = uint32(compIndex(comps[i]))
 	}
 	return f.shuffle(f.tid(ir.Vec(vt.Elem, len(comps))), v, v, sel...)
-}
-
-// fold evaluates an integer scalar operation of two constants at compile
-// time (compile-time constants such as BM * BK / (TS * TS) are common in
-// kernels), with the same semantics as the emitted code.
-func (f *fn) fold(o ir.BinaryOp, x, y uint32, rt ir.Type) (uint32, bool) {
-	s, ok := rt.(ir.Scalar)
-	if !ok || !s.IsInt() {
-		return 0, false
-	}
-	a, ok1 := f.constValue(x)
-	b, ok2 := f.constValue(y)
-	if !ok1 || !ok2 {
-		return 0, false
-	}
-	v, ok := ir.FoldInt32(o, a, b, s == ir.I32)
-	if !ok {
-		return 0, false
-	}
-	return f.constBits(f.scalarType(s), v), true
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -47,7 +48,7 @@ func TestDifferential(t *testing.T) {
 
 // diffKernel runs one kernel both ways; it reports false when the
 // evaluator lacks an instruction the kernel uses.
-func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Module, plan *runspec.Plan) bool {
+func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *emit.Artifact, plan *runspec.Plan) bool {
 	bufs := map[uint32][]*val{}
 	want := &interp.Args{Params: plan.Params, Buffers: map[string][]byte{}}
 	for i, p := range ir.Buffers(k) {

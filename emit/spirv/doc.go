@@ -1,13 +1,16 @@
 // Package spirv lowers checked kc IR to SPIR-V for Vulkan compute, word by
 // word, and disassembles SPIR-V to the text kept in testdata/golden/*.spvasm.
 //
-// It imports only package ir and the standard library.
+// It imports only packages ir and emit (the record every emitter returns)
+// and the standard library.
 //
 // # Entry points
 //
-// Emit(m, Options) returns a *Module: the words (Bytes gives the
-// little-endian form for .spv files and vkCreateShaderModule), the version
-// and the entry-point names. Options.Kernel selects one kernel; empty
+// Emit(m, Options) returns an *emit.Artifact: the words (Bytes gives the
+// little-endian form for .spv files and vkCreateShaderModule; VersionOf
+// reads the header's version), one entry per kernel with its reflection,
+// and the map from word offsets to .kc positions. Options.Kernel selects
+// one kernel; empty
 // means every kernel of the file, each an OpEntryPoint named like the
 // kernel, each with its own resource variables. Options.Version is V1_3
 // (default; Vulkan 1.1) or V1_6 (Vulkan 1.3). Debug information (OpString,
@@ -101,7 +104,7 @@
 // # Positions and validation
 //
 // Every statement records the word offset where its instructions start:
-// Module.Pos(offset), Module.IDPos(id) and Module.InstPos(n) (n counted as
+// Artifact.SourcePos(offset), IDPos(a, id) and InstPos(a, n) (n counted as
 // spirv-val's "line N") return the .kc position, so a validator's or
 // driver's complaint is reported against the user's file; OpLine carries
 // the same information inside the module when debug info is on, against an

@@ -1,12 +1,12 @@
 package spirv
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -57,51 +57,28 @@ type Options struct {
 	NoDebugInfo bool
 }
 
-// Module is an emitted SPIR-V module.
-type Module struct {
-	// Words is the module, header included.
-	Words []uint32
-	// Version is the SPIR-V version in the header.
-	Version Version
-	// EntryPoints are the kernel names, in module order.
-	EntryPoints []string
-
-	lines []lineRec // source positions by word offset, ascending
-}
-
 // lineRec says that the instructions from word Off on came from Pos.
-type lineRec struct {
-	Off int
-	Pos ir.Pos
-}
+type lineRec = emit.Span
 
-// Bytes returns the module as little-endian bytes, the form a .spv file and
-// vkCreateShaderModule take.
-func (m *Module) Bytes() []byte {
-	out := make([]byte, 4*len(m.Words))
-	for i, w := range m.Words {
-		binary.LittleEndian.PutUint32(out[4*i:], w)
+// VersionOf returns the SPIR-V version in a module's header (0 when words
+// hold no header).
+func VersionOf(words []uint32) Version {
+	if len(words) < 2 {
+		return 0
 	}
-	return out
+	return Version(words[1])
 }
 
-// Pos returns the .kc position of the instruction at word offset off (the
-// offset of its opcode word in Words), or false when none is known.
-func (m *Module) Pos(off int) (ir.Pos, bool) {
-	i := sort.Search(len(m.lines), func(i int) bool { return m.lines[i].Off > off })
-	if i == 0 {
-		return ir.Pos{}, false
-	}
-	p := m.lines[i-1].Pos
-	return p, p.IsValid()
-}
-
-// IDPos returns the .kc position of the instruction that defines result id
-// (as the disassembly numbers it: %12 is id 12), or false.
-func (m *Module) IDPos(id uint32) (ir.Pos, bool) {
+// IDPos returns the .kc position of the instruction of module a that
+// defines result id (as the disassembly numbers it: %12 is id 12), or
+// false.
+func IDPos(a *emit.Artifact, id uint32) (ir.Pos, bool) {
 	off := -1
 	var fbuf [16]field
-	_ = forEachInst(m.Words[5:], 5, func(o int, code op, operands []uint32) error {
+	if len(a.Words) < 5 {
+		return ir.Pos{}, false
+	}
+	_ = forEachInst(a.Words[5:], 5, func(o int, code op, operands []uint32) error {
 		info, ok := lookup(code)
 		if !ok {
 			return nil
@@ -121,13 +98,11 @@ func (m *Module) IDPos(id uint32) (ir.Pos, bool) {
 	if off < 0 {
 		return ir.Pos{}, false
 	}
-	return m.Pos(off)
+	p := a.SourcePos(off)
+	return p, p.IsValid()
 }
 
 var errStop = errors.New("stop")
-
-// Disassemble returns the text form of m (see Disassemble).
-func (m *Module) Disassemble() (string, error) { return Disassemble(m.Words) }
 
 // bailout carries an error out of deep emission code to Emit.
 type bailout struct{ err error }
@@ -137,7 +112,7 @@ type bailout struct{ err error }
 // emission cannot express yet (cooperative matrices), and never panics.
 // The output depends only on m and opts: it is identical byte for byte on
 // every run, and Emit may be called concurrently.
-func Emit(m *ir.Module, opts Options) (mod *Module, err error) {
+func Emit(m *ir.Module, opts Options) (mod *emit.Artifact, err error) {
 	if m == nil {
 		return nil, errors.New("spirv: nil module")
 	}
@@ -204,23 +179,20 @@ type builder struct {
 	glslID     uint32 // OpExtInstImport "GLSL.std.450", 0 until needed
 	fileID     uint32 // OpString of the source file name, 0 until needed
 	types      map[tkey]uint32
-	named      map[uint32]bool   // ids that carry an OpName or are constants/types
-	constVals  map[uint32]uint32 // the bits of each scalar OpConstant
-	scalarIDs  [8]uint32         // type ids by ir.Scalar, 0 until made
-	lines      []lineRec         // offsets into funcs
-	entryNames []string
+	named      idSet     // ids that carry an OpName or are constants/types
+	scalarIDs  [8]uint32 // type ids by ir.Scalar, 0 until made
+	lines      []lineRec // offsets into funcs
+	entryNames []emit.Entry
 }
 
 func newBuilder(m *ir.Module, opts Options) *builder {
 	b := &builder{
-		m:         m,
-		opts:      opts,
-		next:      1,
-		caps:      map[capability]bool{capShader: true},
-		exts:      map[string]bool{},
-		types:     map[tkey]uint32{},
-		named:     map[uint32]bool{},
-		constVals: map[uint32]uint32{},
+		m:     m,
+		opts:  opts,
+		next:  1,
+		caps:  map[capability]bool{capShader: true},
+		exts:  map[string]bool{},
+		types: map[tkey]uint32{},
 	}
 	b.globals.w = make([]uint32, 0, 512)
 	b.annots.w = make([]uint32, 0, 256)
@@ -254,7 +226,7 @@ func (b *builder) glsl() uint32 {
 
 // finish lays the sections out in the order of the spec's logical layout
 // (2.4), renumbers ids canonically and returns the module.
-func (b *builder) finish() (*Module, error) {
+func (b *builder) finish() (*emit.Artifact, error) {
 	var w []uint32
 	w = append(w, magicNumber, uint32(b.opts.Version), generatorID, 0, 0)
 	var pre section
@@ -292,5 +264,5 @@ func (b *builder) finish() (*Module, error) {
 	for i, l := range b.lines {
 		lines[i] = lineRec{Off: base + l.Off, Pos: l.Pos}
 	}
-	return &Module{Words: w, Version: b.opts.Version, EntryPoints: b.entryNames, lines: lines}, nil
+	return &emit.Artifact{Target: emit.SPIRV, File: b.m.File, Words: w, Entries: b.entryNames, Lines: lines}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/kcgo/kc/emit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := mod.Disassemble()
+			text, err := Disassemble(mod.Words)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func TestValidate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%+v: %v", opts, err)
 				}
-				if err := mod.Validate(context.Background()); err != nil {
+				if err := ValidateArtifact(context.Background(), mod); err != nil {
 					t.Errorf("%+v: %v", opts, err)
 				}
 			}
@@ -86,7 +87,7 @@ func TestValidate(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %+v: %v", name, opts, err)
 			}
-			if err := mod.Validate(context.Background()); err != nil {
+			if err := ValidateArtifact(context.Background(), mod); err != nil {
 				t.Errorf("%s %+v: %v", name, opts, err)
 			}
 		}
@@ -119,9 +120,9 @@ func handModules() map[string]*ir.Module {
 func TestRoundTrip(t *testing.T) {
 	tool := kctest.Tool(t, "spirv-as")
 	dir := t.TempDir()
-	check := func(name string, mod *Module) {
+	check := func(name string, mod *emit.Artifact) {
 		t.Helper()
-		text, err := mod.Disassemble()
+		text, err := Disassemble(mod.Words)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -130,7 +131,7 @@ func TestRoundTrip(t *testing.T) {
 		if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		env := "spv" + mod.Version.String()
+		env := "spv" + VersionOf(mod.Words).String()
 		if msg, err := exec.Command(tool, "--target-env", env, in, "-o", out).CombinedOutput(); err != nil {
 			t.Fatalf("%s: spirv-as: %v\n%s", name, err, msg)
 		}
@@ -244,9 +245,10 @@ func TestValidatorCanFail(t *testing.T) {
 		if off < 0 {
 			continue
 		}
-		bad := &Module{Words: append([]uint32(nil), mod.Words...), Version: mod.Version, lines: mod.lines}
+		bad := *mod
+		bad.Words = append([]uint32(nil), mod.Words...)
 		bad.Words[off] = bad.Words[off]&0xffff0000 | uint32(opFDiv)
-		err = bad.Validate(context.Background())
+		err = ValidateArtifact(context.Background(), &bad)
 		var ve *ValidationError
 		if !errors.As(err, &ve) {
 			t.Fatalf("%s: corrupted module: got %v, want a *ValidationError", c.Name, err)

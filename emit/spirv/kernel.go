@@ -1,6 +1,7 @@
 package spirv
 
 import (
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -77,7 +78,7 @@ func (f *fn) declareParams() {
 		members = append(members, f.typeID(fd.Param.Type, true))
 	}
 	f.globals.inst(opTypeStruct, members...)
-	f.named[st] = true
+	f.named.add(st)
 	f.annots.inst(opDecorate, st, decBlock)
 	for i, fd := range fields {
 		f.annots.inst(opMemberDecorate, st, uint32(i), decOffset, uint32(fd.Offset))
@@ -179,7 +180,7 @@ func (f *fn) entryPoint() {
 		}
 	}
 	f.modes.inst(opExecutionMode, f.id, execModeLocalSize, uint32(size[0]), uint32(size[1]), uint32(size[2]))
-	f.entryNames = append(f.entryNames, f.k.Name)
+	f.entryNames = append(f.entryNames, emit.NewEntry(f.k, f.k.Name))
 }
 
 // function writes the kernel's OpFunction: the entry block's variables,

@@ -46,7 +46,7 @@ func (f *fn) decl(d *ir.Decl) {
 // nameValue names an SSA value that this declaration introduced, but not a
 // constant or a value that already has a name.
 func (f *fn) nameValue(v uint32, name string) {
-	if f.named[v] {
+	if f.named.has(v) {
 		return
 	}
 	f.name(v, name)
@@ -176,7 +176,7 @@ func (f *fn) assign(s *ir.Assign) {
 	}
 	old := f.load(p)
 	rhs := f.expr(s.RHS)
-	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS.Type(), p.ty))
+	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS, p.ty))
 }
 
 // ident evaluates an identifier's value.

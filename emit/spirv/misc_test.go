@@ -89,7 +89,7 @@ func TestMisc(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := mod.Validate(context.Background()); err != nil {
+		if err := ValidateArtifact(context.Background(), mod); err != nil {
 			t.Errorf("%+v: %v", opts, err)
 		}
 	}

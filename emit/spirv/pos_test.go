@@ -30,15 +30,16 @@ func TestPositions(t *testing.T) {
 			if line == 0 {
 				continue
 			}
-			p, ok := mod.Pos(i)
+			p := mod.SourcePos(i)
+			ok := p.IsValid()
 			if !ok || uint32(p.Line) != line {
 				t.Fatalf("%s: word %d: Pos = %v, %v; the OpLine before it says line %d\n%s", c.Name, i, p, ok, line, contextAt(w, i))
 			}
-			if q, ok := mod.InstPos(inst); !ok || q != p {
+			if q, ok := InstPos(mod, inst); !ok || q != p {
 				t.Fatalf("%s: instruction %d: InstPos = %v, Pos = %v", c.Name, inst, q, p)
 			}
 			if info, _ := lookup(op(w[i] & 0xffff)); len(info.operands) > 1 && info.operands[1].kind == kResult {
-				if q, ok := mod.IDPos(w[i+2]); !ok || q != p {
+				if q, ok := IDPos(mod, w[i+2]); !ok || q != p {
 					t.Fatalf("%s: IDPos(%d) = %v, Pos = %v", c.Name, w[i+2], q, p)
 				}
 			}

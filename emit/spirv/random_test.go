@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kcgo/kc/internal/irgen"
 	"github.com/kcgo/kc/internal/kctest"
-	"github.com/kcgo/kc/ir/irgen"
 )
 
-// TestRandomKernels emits random well-typed kernels from ir/irgen (nested
+// TestRandomKernels emits random well-typed kernels from internal/irgen (nested
 // control flow, arithmetic, conversions, shared memory, atomics, subgroup
 // operations), fresh seeds every run, as SPIR-V 1.3 and 1.6, and runs
 // spirv-val on each. The seed of a failure is printed for reproduction.
@@ -33,7 +33,7 @@ func TestRandomKernels(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %#x %+v, v%s: %v", seed, cfg, v, err)
 			}
-			if err := mod.Validate(context.Background()); err != nil {
+			if err := ValidateArtifact(context.Background(), mod); err != nil {
 				t.Fatalf("seed %#x %+v, v%s: %v", seed, cfg, v, err)
 			}
 		}

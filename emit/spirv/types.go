@@ -43,7 +43,7 @@ func (b *builder) intern(k tkey, emit func(id uint32)) uint32 {
 	id := b.id()
 	emit(id)
 	b.types[k] = id
-	b.named[id] = true
+	b.named.add(id)
 	return id
 }
 
@@ -194,15 +194,7 @@ func typeName(t ir.Type) string {
 func (b *builder) constBits(typ uint32, bits uint32) uint32 {
 	return b.intern(tkey{kind: ckScalar, a: typ, b: bits}, func(id uint32) {
 		b.globals.inst(opConstant, typ, id, bits)
-		b.constVals[id] = bits
 	})
-}
-
-// constValue returns the bits of a scalar OpConstant, or false when id is
-// not one.
-func (b *builder) constValue(id uint32) (uint32, bool) {
-	v, ok := b.constVals[id]
-	return v, ok
 }
 
 func (b *builder) constU32(v uint32) uint32 { return b.constBits(b.tU32(), v) }

@@ -15,7 +15,7 @@ import (
 // helpers. Every other conversion is WGSL's own.
 
 func (f *fn) convert(x *ir.Convert) wx {
-	if v, ok := constValue(x); ok {
+	if v, ok := ir.ConstValue(x); ok {
 		return f.lit(v, x.To)
 	}
 	v := f.expr(x.X)

@@ -41,7 +41,9 @@
 //   - WGSL has no literal for infinity or NaN: non-finite constants come
 //     from a helper that bitcasts their bits at run time. The f32 maximum
 //     is spelled with 17 digits (its shortest text lies beyond it).
-//   - select(cond, a, b) is WGSL's select(b, a, cond); unary minus on u32,
+//   - select(cond, a, b) is WGSL's select(b, a, cond), or, where two of its
+//     operands have effects (ir.HasEffects), a kc_select_* helper that
+//     takes them in kc's order; unary minus on u32,
 //     which WGSL lacks, is written 0u - x; ^x is ~x.
 //   - Operator precedence: WGSL forbids mixing bitwise operators with
 //     others without parentheses; the emitter parenthesises by WGSL's
@@ -54,7 +56,9 @@
 //     off.
 //
 // Integer to float conversion of values that are not exactly representable
-// may round either way in WGSL; kc rounds to nearest even.
+// may round either way in WGSL, as + - * / may; kc requires round to
+// nearest even of the implementations it runs WGSL on and tests it
+// (docs/semantics.md § 5.4) instead of guarding the conversion.
 //
 // Cooperative matrices are not supported by this target yet.
 package wgsl

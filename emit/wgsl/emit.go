@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -20,35 +21,9 @@ type Options struct {
 	Kernel string
 }
 
-// Artifact is the WGSL text of a module.
-type Artifact struct {
-	Code []byte
-	// Lines[i] is the .kc position output line i+1 came from; zero for
-	// lines that come from no .kc line (helpers, braces, blank lines).
-	Lines []ir.Pos
-	// Entries maps each emitted kernel, in module order, to its WGSL entry
-	// point name (they differ only when the kernel's name is a WGSL word).
-	Entries []Entry
-}
-
-// Entry is one compute entry point of an Artifact.
-type Entry struct {
-	Kernel string // the .kc kernel name
-	Name   string // the WGSL function name
-}
-
-// SourcePos returns the .kc position that WGSL line (1-based) came from, or
-// the zero Pos when it has none or line is out of range.
-func (a *Artifact) SourcePos(line int) ir.Pos {
-	if a == nil || line < 1 || line > len(a.Lines) {
-		return ir.Pos{}
-	}
-	return a.Lines[line-1]
-}
-
 // Emit lowers the checked module m to WGSL. It refuses an unchecked module
 // and reports what WGSL cannot express as *ir.UnsupportedError.
-func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
+func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	if m == nil {
 		return nil, errors.New("wgsl: nil module")
 	}
@@ -80,12 +55,12 @@ func Emit(m *ir.Module, opts Options) (a *Artifact, err error) {
 	}()
 	e := newEmitter(m, kernels)
 	e.w.buf.Grow(4096)
-	e.w.lines = make([]ir.Pos, 0, 128)
+	e.w.lines = make([]emit.Span, 0, 128)
 	e.module()
 	if e.err != nil {
 		return nil, e.err
 	}
-	return &Artifact{Code: e.w.buf.Bytes(), Lines: e.w.lines, Entries: e.entries}, nil
+	return &emit.Artifact{Target: emit.WGSL, File: m.File, Code: e.w.buf.Bytes(), Lines: e.w.lines, Entries: e.entries}, nil
 }
 
 func fileName(m *ir.Module) string {
@@ -106,7 +81,7 @@ func supported(k *ir.Kernel) error {
 // writer accumulates output lines and the .kc position of each.
 type writer struct {
 	buf    bytes.Buffer
-	lines  []ir.Pos
+	lines  []emit.Span // one per output line
 	indent int
 }
 
@@ -121,7 +96,7 @@ func (w *writer) line(pos ir.Pos, parts ...string) {
 		w.buf.WriteString(p)
 	}
 	w.buf.WriteByte('\n')
-	w.lines = append(w.lines, pos)
+	w.lines = append(w.lines, emit.Span{Off: len(w.lines) + 1, Pos: pos})
 }
 
 // blank writes an empty line.
@@ -133,8 +108,8 @@ type emitter struct {
 	kernels []*ir.Kernel
 	w       writer
 	err     error
-	global  *namer
-	entries []Entry
+	global  *emit.Namer
+	entries []emit.Entry
 
 	// per kernel, filled by declare
 	res map[*ir.Kernel]*resources
@@ -158,7 +133,7 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 	return &emitter{
 		m:           m,
 		kernels:     kernels,
-		global:      newNamer(nil),
+		global:      emit.NewNamer(words),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -16,6 +17,12 @@ import (
 // unitSources are small kernels for the spelling tests; TestUnitTint
 // validates every one with Tint.
 var unitSources = map[string]string{
+	"select_effects": `kernel k(h read_write []atomic<u32>, c read []u32, out read_write []u32) workgroup(1) {
+	out[0] = select(c[0] > 0, atomicAdd(h[0], 1), c[1])
+	out[1] = select(c[0] > 0, atomicAdd(h[0], 1), atomicAdd(h[0], 10))
+	out[2] = select(atomicAdd(h[1], 1) == 0, c[1], atomicLoad(h[1]))
+}
+`,
 	"names": `kernel switch(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
 	shared module [4]f32
 	let fn = global_id.x
@@ -114,7 +121,7 @@ var unitSources = map[string]string{
 `,
 }
 
-func emitSrc(t *testing.T, name string) *wgsl.Artifact {
+func emitSrc(t *testing.T, name string) *emit.Artifact {
 	t.Helper()
 	a, err := wgsl.Emit(parseSrc(t, name+".kc", unitSources[name]), wgsl.Options{})
 	if err != nil {
@@ -125,7 +132,7 @@ func emitSrc(t *testing.T, name string) *wgsl.Artifact {
 
 // wantLines checks that each want is exactly one line of the output
 // (ignoring indentation).
-func wantLines(t *testing.T, a *wgsl.Artifact, want ...string) {
+func wantLines(t *testing.T, a *emit.Artifact, want ...string) {
 	t.Helper()
 	have := map[string]bool{}
 	for _, l := range strings.Split(string(a.Code), "\n") {
@@ -153,8 +160,8 @@ func TestReservedNames(t *testing.T) {
 		"module_[fn_] = a_1 + xkc_x[fn_];",
 		"array_[fn_] = module_[fn_] + f32(a);",
 	)
-	if got := a.Entries; len(got) != 1 || got[0] != (wgsl.Entry{Kernel: "switch", Name: "switch_"}) {
-		t.Errorf("Entries = %v", got)
+	if got := a.Entries; len(got) != 1 || got[0].Kernel != "switch" || got[0].Name != "switch_" || got[0].Reflection.Name != "switch" {
+		t.Errorf("Entries = %+v", got)
 	}
 }
 
@@ -245,7 +252,7 @@ func TestPrecedence(t *testing.T) {
 func TestUnitTint(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
-	arts := map[string]*wgsl.Artifact{}
+	arts := map[string]*emit.Artifact{}
 	for _, name := range sortedKeys(unitSources) {
 		a := emitSrc(t, name)
 		p := filepath.Join(dir, name+".wgsl")
@@ -277,7 +284,7 @@ func TestDeterminism(t *testing.T) {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
 		var wg sync.WaitGroup
-		outs := make([]*wgsl.Artifact, 9)
+		outs := make([]*emit.Artifact, 9)
 		errs := make([]error, 9)
 		outs[0], errs[0] = wgsl.Emit(m, wgsl.Options{})
 		for g := 1; g < len(outs); g++ {
@@ -398,4 +405,18 @@ func TestLines(t *testing.T) {
 	if p := a.SourcePos(len(lines) + 1); p.IsValid() {
 		t.Errorf("SourcePos past the end = %v", p)
 	}
+}
+
+// TestSelectEffects: select keeps WGSL's own spelling unless two of its
+// operands have effects, and then goes through a helper taking them in
+// kc's order (internal/difftest TestSelectOrder runs both on devices).
+func TestSelectEffects(t *testing.T) {
+	a := emitSrc(t, "select_effects")
+	wantLines(t, a,
+		"out[0i] = select(c[1i], atomicAdd(&h[0i], 1u), c[0i] > 0u);",
+		"out[1i] = kc_select_u32_bool(c[0i] > 0u, atomicAdd(&h[0i], 1u), atomicAdd(&h[0i], 10u));",
+		"out[2i] = kc_select_u32_bool(atomicAdd(&h[1i], 1u) == 0u, c[1i], atomicLoad(&h[1i]));",
+		"fn kc_select_u32_bool(c: bool, a: u32, b: u32) -> u32 {",
+		"return select(b, a, c);",
+	)
 }

@@ -104,12 +104,12 @@ func (f *fn) expr(x ir.Expr) wx {
 		}
 		return prim(name)
 	case *ir.Unary:
-		if v, ok := constValue(x); ok && isScalar(x.Ty) && !ir.ElemScalar(x.Ty).IsFloat() {
+		if v, ok := ir.ConstValue(x); ok && isScalar(x.Ty) && !ir.ElemScalar(x.Ty).IsFloat() {
 			return f.lit(v, x.Ty)
 		}
 		return f.unary(x)
 	case *ir.Binary:
-		if v, ok := constValue(x); ok {
+		if v, ok := ir.ConstValue(x); ok {
 			return f.lit(v, x.Ty)
 		}
 		return f.binary(x.Op, x.X, x.Y, x.Ty)
@@ -159,7 +159,7 @@ func (f *fn) ident(x *ir.Ident) wx {
 		}
 	}
 	f.e.fail(ir.Errorf(x.Pos, "wgsl: unresolved identifier %s", x.Name))
-	return prim(legal(x.Name))
+	return prim(words.Legal(x.Name))
 }
 
 func (f *fn) unary(x *ir.Unary) wx {
@@ -192,7 +192,7 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 			if op == ir.OpDiv {
 				return f.expr(x)
 			}
-			if hasEffects(x) {
+			if ir.HasEffects(x) {
 				return wx{f.expr(x).at() + " & " + f.zero(t).at(), cBitAnd}
 			}
 			return f.zero(t)
@@ -259,7 +259,7 @@ func (f *fn) operandY(op ir.BinaryOp, x, y ir.Expr) wx {
 // constZero reports, for a constant scalar y, whether it is zero; ok is
 // false when y is not a scalar constant the emitter evaluates.
 func (f *fn) constZero(y ir.Expr) (zero, ok bool) {
-	v, ok := constValue(y)
+	v, ok := ir.ConstValue(y)
 	if !ok {
 		return false, false
 	}
@@ -362,42 +362,10 @@ func allConst(xs []ir.Expr) bool {
 	return true
 }
 
-// hasEffects reports whether evaluating x changes memory (an atomic call).
-func hasEffects(x ir.Expr) bool {
-	switch x := x.(type) {
-	case *ir.Unary:
-		return hasEffects(x.X)
-	case *ir.Binary:
-		return hasEffects(x.X) || hasEffects(x.Y)
-	case *ir.Convert:
-		return hasEffects(x.X)
-	case *ir.Bitcast:
-		return hasEffects(x.X)
-	case *ir.Swizzle:
-		return hasEffects(x.X)
-	case *ir.Index:
-		return hasEffects(x.X) || hasEffects(x.Index)
-	case *ir.Construct:
-		return anyEffects(x.Args)
-	case *ir.Call:
-		return x.Func.IsAtomic() || anyEffects(x.Args)
-	}
-	return false
-}
-
-func anyEffects(xs []ir.Expr) bool {
-	for _, a := range xs {
-		if hasEffects(a) {
-			return true
-		}
-	}
-	return false
-}
-
 // below32 reports whether a shift amount is known to be below 32: a
 // constant, or something masked with a constant.
 func below32(y ir.Expr) bool {
-	if v, ok := constValue(y); ok {
+	if v, ok := ir.ConstValue(y); ok {
 		return v.Int >= 0 && v.Int < 32
 	}
 	if b, ok := y.(*ir.Binary); ok && b.Op == ir.OpAnd {
@@ -434,7 +402,7 @@ func (f *fn) needsDivHelper(op ir.BinaryOp, y ir.Expr) bool {
 	if op == ir.OpRem && ir.ElemScalar(y.Type()) == ir.I32 {
 		return true
 	}
-	v, ok := constValue(y)
+	v, ok := ir.ConstValue(y)
 	return !ok || v.Int == -1 && ir.ElemScalar(y.Type()) == ir.I32
 }
 

@@ -41,13 +41,30 @@ func (f *fn) args(xs []ir.Expr) []wx {
 
 // selectCall writes kc's select(cond, a, b) as WGSL's select(b, a, cond).
 // WGSL evaluates the arguments left to right as written, so b before a:
-// only atomic calls in two of the arguments could observe the difference
-// (a known limitation; kc's expressions are otherwise pure).
+// where two of the arguments have effects (atomics, ir.HasEffects), whose
+// order kc fixes (cond, a, b), the call goes through a helper taking them
+// in kc's order instead.
 func (f *fn) selectCall(x *ir.Call) wx {
 	if len(x.Args) != 3 {
 		f.e.fail(ir.Errorf(x.Pos, "wgsl: select needs 3 arguments"))
 		return prim("0")
 	}
 	a := f.args(x.Args)
-	return prim("select(" + joinArgs([]wx{a[2], a[1], a[0]}) + ")")
+	effects := 0
+	for _, arg := range x.Args {
+		if ir.HasEffects(arg) {
+			effects++
+		}
+	}
+	if effects < 2 {
+		return prim("select(" + joinArgs([]wx{a[2], a[1], a[0]}) + ")")
+	}
+	ct, vt := x.Args[0].Type(), x.Args[1].Type()
+	name := helperPrefix + "select_" + tag(vt) + "_" + tag(ct)
+	f.e.need(name, func() string {
+		cn, vn := f.e.typeName(ct), f.e.typeName(vt)
+		return "// " + name + " is kc's select(c, a, b) with its arguments evaluated in kc's order.\n" +
+			"fn " + name + "(c: " + cn + ", a: " + vn + ", b: " + vn + ") -> " + vn + " {\n  return select(b, a, c);\n}"
+	})
+	return prim(name + "(" + joinArgs(a) + ")")
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
@@ -161,7 +162,7 @@ func TestRandomKernelsTint(t *testing.T) {
 		dir = keep // keep the files for a look with tools/tint/check.mjs
 	}
 	var paths []string
-	arts := map[string]*wgsl.Artifact{}
+	arts := map[string]*emit.Artifact{}
 	srcs := map[string]string{}
 	rejected := 0
 	for i := 0; len(paths) < 60 && i < 400; i++ {

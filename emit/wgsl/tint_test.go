@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -76,7 +77,7 @@ func runCheck(t *testing.T, files ...string) ([]validatorMsg, bool) {
 
 // emitted is a WGSL file written for the validators and what produced it.
 type emitted struct {
-	a    *wgsl.Artifact
+	a    *emit.Artifact
 	kc   string
 	subg bool // uses subgroups, which naga-wasm 30 knows only in part
 }

@@ -89,7 +89,7 @@ func Compile(path string, src []byte, defines map[string]string, target Target) 
 		if err != nil {
 			return nil, err
 		}
-		text, err := mod.Disassemble()
+		text, err := spirv.Disassemble(mod.Words)
 		return []byte(text), err
 	case HLSL:
 		a, err := hlsl.Emit(m, hlsl.Options{})

@@ -56,16 +56,18 @@ func testStats(t *testing.T, open Opener) {
 	if p1 != p2 || d.Pipelines() != 1 {
 		t.Fatalf("one artifact loaded twice: %p %p, %d cached", p1, p2, d.Pipelines())
 	}
-	a, err := backend.Emit(m, "saxpy", p1.Target())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.Spec = "N=2"
-	if _, err := d.Load(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	if d.Pipelines() != 2 {
-		t.Fatalf("a new specialisation shares a cache entry: %d cached", d.Pipelines())
+	// Another specialisation is other code, so another cache entry.
+	for i, n := range []string{"2", "3"} {
+		ms, err := parse.Load("spec.kc", []byte(specKernel), map[string]string{"N": n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.LoadIR(ctx, ms, "scale"); err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Pipelines(); got != 2+i {
+			t.Fatalf("specialisation N=%s shares a cache entry: %d cached, want %d", n, got, 2+i)
+		}
 	}
 	b, _ := d.Alloc(400)
 	b.Release()
@@ -74,7 +76,7 @@ func testStats(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	st := d.Stats().Since(s0)
-	want := backend.Stats{Compiles: 2, CacheHits: 1, PoolHits: 1, PoolMisses: 1, Readbacks: 1, Submits: 1, BytesDown: 400}
+	want := backend.Stats{Compiles: 3, CacheHits: 1, PoolHits: 1, PoolMisses: 1, Readbacks: 1, Submits: 1, BytesDown: 400}
 	if st != want {
 		t.Fatalf("stats\n got %v\nwant %v", st, want)
 	}
@@ -332,3 +334,14 @@ func testCanceled(t *testing.T, open Opener) {
 	}
 	equalU32(t, "y after another dispatch", got, []uint32{12, 21, 30, 39})
 }
+
+// specKernel is specialised with -D N=... by testStats.
+const specKernel = `const N = 1
+
+kernel scale(x read_write []f32) workgroup(64) {
+	let i = global_id.x
+	if i < len(x) {
+		x[i] = x[i] * f32(N)
+	}
+}
+`

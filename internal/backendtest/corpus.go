@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
@@ -22,7 +23,7 @@ type Path struct {
 	Name string
 	// Artifact builds the loadable artifact of kernel k of m (Spec is set
 	// from the case's defines when left empty).
-	Artifact func(ctx context.Context, m *ir.Module, k *ir.Kernel) (*backend.Artifact, error)
+	Artifact func(ctx context.Context, m *ir.Module, k *ir.Kernel) (*emit.Artifact, error)
 	// Skip, when set, says why the path cannot carry a kernel ("" when it
 	// can): a limit of the path, not of kc.
 	Skip func(c kctest.Case, k *ir.Kernel) string
@@ -33,7 +34,7 @@ type Path struct {
 
 // EmitPath is the path through backend.Emit for target.
 func EmitPath(target backend.Target) Path {
-	return Path{Name: string(target), Artifact: func(_ context.Context, m *ir.Module, k *ir.Kernel) (*backend.Artifact, error) {
+	return Path{Name: string(target), Artifact: func(_ context.Context, m *ir.Module, k *ir.Kernel) (*emit.Artifact, error) {
 		return backend.Emit(m, k.Name, target)
 	}}
 }
@@ -104,9 +105,6 @@ func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, 
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", p.Name, err)
-	}
-	if art.Spec == "" {
-		art.Spec = defines(c)
 	}
 	if lacks != "" {
 		// kc's own check must refuse it, naming the feature.

@@ -16,14 +16,15 @@ import (
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	_ "github.com/kcgo/kc/backend/wgpu"
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/irgen"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
-	"github.com/kcgo/kc/ir/irgen"
 )
 
 var (
@@ -53,7 +54,7 @@ func TestMain(m *testing.M) {
 type path struct {
 	name     string
 	driver   string // "wgpu" or "vulkan"
-	artifact func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error)
+	artifact func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error)
 	// subgroups: whether the path can run subgroup operations at all (the
 	// device must also report them). naga in this wgpu predates them.
 	subgroups bool
@@ -65,40 +66,18 @@ type path struct {
 }
 
 var paths = []path{
-	{"wgsl-wgpu", "wgpu", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
-		a, err := wgsl.Emit(m, wgsl.Options{Kernel: kernel})
-		if err != nil {
-			return nil, err
-		}
-		entry := kernel
-		for _, e := range a.Entries {
-			if e.Kernel == kernel {
-				entry = e.Name
-			}
-		}
-		return &backend.Artifact{Target: backend.WGSL, Code: a.Code, Entry: entry}, nil
+	{"wgsl-wgpu", "wgpu", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
+		return wgsl.Emit(m, wgsl.Options{Kernel: kernel})
 	}, false, false, false},
-	{"spirv-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
-		mod, err := spirv.Emit(m, spirv.Options{Kernel: kernel})
-		if err != nil {
-			return nil, err
-		}
-		return &backend.Artifact{Target: backend.SPIRV, Words: mod.Words, Entry: kernel}, nil
+	{"spirv-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
+		return spirv.Emit(m, spirv.Options{Kernel: kernel})
 	}, true, false, true},
-	{"hlsl-glslang-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*backend.Artifact, error) {
+	{"hlsl-glslang-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
 		a, err := hlsl.Emit(m, hlsl.Options{Kernel: kernel})
 		if err != nil {
 			return nil, err
 		}
-		ent, err := a.Entry(kernel)
-		if err != nil {
-			return nil, err
-		}
-		w, err := hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-		if err != nil {
-			return nil, err
-		}
-		return &backend.Artifact{Target: backend.SPIRV, Words: w, Entry: ent.Name}, nil
+		return hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
 	}, true, true, true},
 }
 
@@ -222,8 +201,6 @@ func runSeedWant(d *backend.Device, p path, seed uint64, cfg irgen.Config, overr
 	if err != nil {
 		return report("emit: %v", err)
 	}
-	art.Layout = backend.LayoutOf(k.Module.Kernel(k.Name))
-	art.Features = k.Module.Kernel(k.Name).Features
 	pl, err := d.Load(ctx, art)
 	if err != nil {
 		return report("load: %v", err)

@@ -10,9 +10,9 @@ import (
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/irgen"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/irgen"
 	"github.com/kcgo/kc/ir/parse"
 )
 
@@ -62,7 +62,7 @@ func compileAll(t *testing.T, m *ir.Module) {
 		mod, err := spirv.Emit(m, spirv.Options{Kernel: k.Name})
 		checkEmitErr(t, "spirv", k, err)
 		if err == nil {
-			if err := mod.Validate(ctx); err != nil {
+			if err := spirv.ValidateArtifact(ctx, mod); err != nil {
 				t.Fatalf("kernel %s: SPIR-V does not validate: %v\n%s", k.Name, err, ir.Print(m))
 			}
 		}

@@ -14,7 +14,7 @@ import (
 
 // regressions are seeds that once made a path disagree with the
 // interpreter through a bug of kc, replayed on every run. A seed names a
-// kernel only for the generator version that found it: when ir/irgen
+// kernel only for the generator version that found it: when internal/irgen
 // changes what a seed generates, move the case's kernel text to a test
 // like TestReassociation instead.
 //
@@ -88,7 +88,6 @@ func TestReassociation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			art.Layout = backend.LayoutOf(m.Kernel("k"))
 			pl, err := d.Load(ctx, art)
 			if err != nil {
 				t.Fatal(err)

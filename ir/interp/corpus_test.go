@@ -36,6 +36,7 @@ var corpusChecks = map[string]corpusCheck{
 	"specialized":      checkSpecialized,
 	"two_kernels":      checkTwoKernels,
 	"f16_elementwise":  checkF16Elementwise,
+	"keyword_names":    checkKeywordNames,
 }
 
 func TestCorpus(t *testing.T) {
@@ -688,5 +689,37 @@ func checkF16Elementwise(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 		if math.Abs(g-want) > tol {
 			t.Fatalf("out[%d] = %g, want %g (tolerance %g): a=%g b=%g s=%g", i, g, want, tol, x, y, s)
 		}
+	}
+}
+
+// checkKeywordNames runs each kernel of keyword_names (named with words the
+// targets reserve) on n elements of a buffer longer than n and checks y
+// exactly, with the tail left poisoned.
+func checkKeywordNames(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	refs := map[string]func(i int, x, n uint32) uint32{
+		"sampler": func(i int, x, n uint32) uint32 { return 3*x + 1 },
+		"texture": func(i int, x, n uint32) uint32 { return x ^ 0x5a5a5a5a },
+		"float":   func(i int, x, n uint32) uint32 { return x >> 3 },
+		"Buffer":  func(i int, x, n uint32) uint32 { return x + uint32(i) },
+		"main":    func(i int, x, n uint32) uint32 { return x*x - n },
+	}
+	if len(m.Kernels) != len(refs) {
+		t.Fatalf("%d kernels, %d references", len(m.Kernels), len(refs))
+	}
+	for _, k := range m.Kernels {
+		ref := refs[k.Name]
+		if ref == nil {
+			t.Fatalf("no reference for kernel %s", k.Name)
+		}
+		n := 1 + r.IntN(2000)
+		x := r.u32s(n + 100)
+		y := Poison(4 * (n + 100))
+		mustRun(t, m, k.Name, [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y}}, Options{Races: true})
+		for i, v := range u32s(t, y)[:n] {
+			if want := ref(i, x[i], uint32(n)); v != want {
+				t.Fatalf("%s: y[%d] = %#x, want %#x (x %#x)", k.Name, i, v, want, x[i])
+			}
+		}
+		poisoned(t, k.Name+" y", y, 4*n)
 	}
 }

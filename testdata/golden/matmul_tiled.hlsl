@@ -4,14 +4,6 @@
 //   dxc -T cs_6_0 -E NAME -HV 2021 [-spirv -fspv-target-env=vulkan1.1]
 //   glslangValidator -D -V -S comp -e NAME --target-env vulkan1.1
 
-// kc_div is ir's u32 division: x / 0 == x.
-uint kc_div(uint x, uint y) {
-	if (y == 0u) {
-		return x;
-	}
-	return x / y;
-}
-
 #line 8 "matmul_tiled.kc"
 // kernel matmul_tiled
 [[vk::binding(0, 0)]] cbuffer kc_params : register(b0) {
@@ -67,7 +59,7 @@ void matmul_tiled(uint3 kc_local_id : SV_GroupThreadID, uint3 kc_workgroup_id : 
 	}
 	for (uint k0 = 0u; k0 < K; k0 += 16u) {
 		// stage the A and B tiles, zero-padded outside the matrices
-		for (uint e = 0u; e < kc_div(64u * 16u, 16u * 16u); e += 1u) {
+		for (uint e = 0u; e < 64u * 16u / (16u * 16u); e += 1u) {
 			uint idx = t + e * 16u * 16u;
 			uint m = idx / 16u;
 			uint k = idx % 16u;
@@ -77,7 +69,7 @@ void matmul_tiled(uint3 kc_local_id : SV_GroupThreadID, uint3 kc_workgroup_id : 
 			}
 			As[k][m] = va;
 		}
-		for (uint e_1 = 0u; e_1 < kc_div(16u * 64u, 16u * 16u); e_1 += 1u) {
+		for (uint e_1 = 0u; e_1 < 16u * 64u / (16u * 16u); e_1 += 1u) {
 			uint idx_1 = t + e_1 * 16u * 16u;
 			uint k_1 = idx_1 / 64u;
 			uint n = idx_1 % 64u;

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit"
+	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
 
@@ -17,25 +19,24 @@ import (
 // still runs a kernel correctly.
 func TestErrors(t *testing.T) {
 	d := device(t)
-	bad := &backend.Artifact{
-		Target: backend.WGSL,
-		Code:   []byte("@compute @workgroup_size(1)\nfn main() {\n  let x: u32 = 1.5;\n}\n"),
-		Entry:  "main",
-		Layout: backend.Layout{Kernel: "bad", Workgroup: [3]int{1, 1, 1}},
+	refl := ir.KernelReflection{Name: "bad", Workgroup: [3]int{1, 1, 1}}
+	art := func(t emit.Target, code string, words []uint32, entry string) *emit.Artifact {
+		return &emit.Artifact{Target: t, Code: []byte(code), Words: words, Entries: []emit.Entry{{Kernel: "bad", Name: entry, Reflection: refl}}}
 	}
+	bad := art(emit.WGSL, "@compute @workgroup_size(1)\nfn main() {\n  let x: u32 = 1.5;\n}\n", nil, "main")
 	_, err := d.Load(ctx, bad)
 	if err == nil || !strings.Contains(err.Error(), "wgsl:3:") {
 		t.Errorf("Load of WGSL with a type error: %v; want the compiler's message at line 3", err)
 	} else {
 		t.Logf("as expected: %v", err)
 	}
-	spv := &backend.Artifact{Target: backend.SPIRV, Words: []uint32{0x07230203}, Entry: "main", Layout: bad.Layout}
+	spv := art(emit.SPIRV, "", []uint32{0x07230203}, "main")
 	if _, err := d.Load(ctx, spv); err == nil {
 		t.Error("Load of SPIR-V in the browser succeeded; want an error")
 	} else {
 		t.Logf("as expected: %v", err)
 	}
-	noEntry := &backend.Artifact{Target: backend.WGSL, Code: []byte("@compute @workgroup_size(1)\nfn main() {}\n"), Entry: "nope", Layout: bad.Layout}
+	noEntry := art(emit.WGSL, "@compute @workgroup_size(1)\nfn main() {}\n", nil, "nope")
 	if _, err := d.Load(ctx, noEntry); err == nil {
 		t.Error("Load with a missing entry point succeeded; want the validation error")
 	} else {

@@ -2,7 +2,9 @@
 // cost of recording a dispatch inside a scope, and the wall time of a chain
 // of tiny dependent dispatches recorded in one scope and submitted once
 // (the kc counterpart of PyTorch launching x.add_(1) eagerly in a loop).
-// It is shared by the Vulkan driver's benchmarks and cmd vkbench.
+// It is shared by the Vulkan driver's benchmarks and bench/vkbench; it lives
+// in bench/ because it imports the front end and the emitters, which no
+// driver package may.
 package chain
 
 import (
@@ -14,8 +16,6 @@ import (
 	"time"
 
 	"github.com/kcgo/kc/backend"
-	"github.com/kcgo/kc/emit/spirv"
-	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -30,8 +30,8 @@ kernel add1(n u32, x read_write []f32) workgroup(64) {
 }
 `
 
-// Load compiles add1 for the device's preferred target (SPIR-V through
-// emit/spirv, WGSL through emit/wgsl) and loads it.
+// Load compiles add1 for the device's preferred target (backend.LoadIR:
+// SPIR-V through emit/spirv, WGSL through emit/wgsl) and loads it.
 func Load(ctx context.Context, d *backend.Device) (*backend.Pipeline, error) {
 	m, err := parse.File("add1.kc", []byte(Source))
 	if err != nil {
@@ -40,29 +40,7 @@ func Load(ctx context.Context, d *backend.Device) (*backend.Pipeline, error) {
 	if err := ir.Check(m); err != nil {
 		return nil, err
 	}
-	k := m.Kernel("add1")
-	for _, t := range d.Info().Targets {
-		a := &backend.Artifact{Target: t, Entry: "add1", Layout: backend.LayoutOf(k), Features: k.Features}
-		switch t {
-		case backend.SPIRV:
-			mod, err := spirv.Emit(m, spirv.Options{Kernel: "add1"})
-			if err != nil {
-				return nil, err
-			}
-			a.Words = mod.Words
-		case backend.WGSL:
-			w, err := wgsl.Emit(m, wgsl.Options{Kernel: "add1"})
-			if err != nil {
-				return nil, err
-			}
-			a.Code = w.Code
-			a.Entry = w.Entries[0].Name
-		default:
-			continue
-		}
-		return d.Load(ctx, a)
-	}
-	return nil, fmt.Errorf("chain: device %s takes none of spirv, wgsl", d.Info().Name)
+	return d.LoadIR(ctx, m, "add1")
 }
 
 // Bench is a loaded add1 pipeline with its buffer.

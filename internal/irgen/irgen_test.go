@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kcgo/kc/internal/irgen"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
-	"github.com/kcgo/kc/ir/irgen"
 )
 
 // TestGenerate: kernels for fresh seeds check, run in the interpreter with

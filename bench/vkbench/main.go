@@ -19,8 +19,8 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
-	"github.com/kcgo/kc/backend/vulkan/internal/chain"
 	_ "github.com/kcgo/kc/backend/wgpu"
+	"github.com/kcgo/kc/bench/chain"
 )
 
 func main() {
