@@ -15,21 +15,24 @@ import (
 // smaller ones keep more workgroups busy on small or skinny products and
 // fit devices with fewer invocations per workgroup.
 var f32Tiles = []Tile{
-	{BM: 128, BN: 128, BK: 8, TM: 8, TN: 8},
-	{BM: 128, BN: 128, BK: 16, TM: 8, TN: 8},
-	{BM: 128, BN: 128, BK: 8, TM: 8, TN: 8, Pad: 1},
-	{BM: 128, BN: 64, BK: 16, TM: 8, TN: 4},
-	{BM: 64, BN: 128, BK: 16, TM: 4, TN: 8},
-	{BM: 64, BN: 64, BK: 16, TM: 4, TN: 4},
-	{BM: 64, BN: 64, BK: 8, TM: 4, TN: 4},
-	{BM: 32, BN: 32, BK: 16, TM: 4, TN: 4},
+	{BM: 128, BN: 128, BK: 8, TM: 8, TN: 8, Stages: 2},
+	{BM: 128, BN: 128, BK: 16, TM: 8, TN: 8, Stages: 2},
+	{BM: 128, BN: 128, BK: 8, TM: 8, TN: 8, Stages: 2, Pad: 1},
+	{BM: 128, BN: 128, BK: 8, TM: 8, TN: 8, Stages: 1},
+	{BM: 128, BN: 128, BK: 16, TM: 8, TN: 8, Stages: 1},
+	{BM: 128, BN: 64, BK: 16, TM: 8, TN: 4, Stages: 2},
+	{BM: 64, BN: 128, BK: 16, TM: 4, TN: 8, Stages: 2},
+	{BM: 128, BN: 64, BK: 8, TM: 8, TN: 8, Stages: 2},
+	{BM: 64, BN: 64, BK: 16, TM: 4, TN: 4, Stages: 2},
+	{BM: 64, BN: 64, BK: 8, TM: 4, TN: 4, Stages: 1},
+	{BM: 32, BN: 32, BK: 16, TM: 4, TN: 4, Stages: 1},
 }
 
 // f32Plan completes a plan for the f32 kernel with tile t.
 func f32Plan(o Options, t Tile) Plan {
 	p := Plan{Options: o, Generator: "f32", Tile: t}
 	p.Threads = (t.BM / t.TM) * (t.BN / t.TN)
-	p.Shared = 16 * t.BK * (t.BM/4 + t.Pad + t.BN/4 + t.Pad)
+	p.Shared = 16 * max(t.Stages, 1) * t.BK * (t.BM/4 + t.Pad + t.BN/4 + t.Pad)
 	tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 	p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
 	if p.Splits > 1 && ceilDiv(o.M*o.N, 256) > 65535 {
@@ -84,10 +87,13 @@ func buildF32(p Plan) (*ir.Module, string, error) {
 		return nil, "", fmt.Errorf("coopmat: f32 tile %s: TM, TN and BK must be multiples of 4 dividing the tile", t)
 	}
 	s := p.f32Shape()
+	// The text already holds t's values; specialising them again is what
+	// `kc compile -D` would do with the printed kernel, and checks that the
+	// constants named in the text are the plan's.
 	defs := map[string]string{
 		"BM": strconv.Itoa(t.BM), "BN": strconv.Itoa(t.BN), "BK": strconv.Itoa(t.BK), "PAD": strconv.Itoa(t.Pad),
 	}
-	m, err := parse.Load(s.name()+".kc", []byte(f32Source(s)), defs)
+	m, err := parse.Load(s.name()+".kc", []byte(f32Source(s, t)), defs)
 	if err != nil {
 		return nil, "", fmt.Errorf("coopmat: generated f32 kernel %s %s: %w", s.name(), t, err)
 	}

@@ -126,9 +126,7 @@ func (mm *Matmul) Run(a, b, c backend.View) error {
 			return fmt.Errorf("coopmat: %s: %c is %d bytes, want %d", p.Options, "ABC"[i], v.Size, 4*want[i])
 		}
 	}
-	params := func(scale float32) []uint32 {
-		return []uint32{uint32(p.M), uint32(p.N), uint32(p.K), uint32(p.KS), math.Float32bits(scale)}
-	}
+	params := mm.params
 	if p.Splits <= 1 {
 		return mm.dev.Dispatch(mm.main, backend.Args{Params: params(p.scale()), Buffers: []backend.View{a, b, c}}, p.Groups())
 	}
@@ -141,6 +139,12 @@ func (mm *Matmul) Run(a, b, c backend.View) error {
 		args := backend.Args{Params: []uint32{uint32(mn), uint32(p.Splits), math.Float32bits(p.scale())}, Buffers: []backend.View{part, c}}
 		return mm.dev.Dispatch(mm.reduce, args, backend.Groups(uint32(ceilDiv(mn, 256))))
 	})
+}
+
+// params are the main kernel's scalar parameters.
+func (mm *Matmul) params(scale float32) []uint32 {
+	p := mm.plan
+	return []uint32{uint32(p.M), uint32(p.N), uint32(p.K), uint32(p.KS), math.Float32bits(scale)}
 }
 
 // Multiply is New, Run and Close in one: for a product run once.

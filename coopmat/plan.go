@@ -71,15 +71,26 @@ func (o Options) Flops() float64 { return 2 * float64(o.M) * float64(o.N) * floa
 // through shared memory BK columns of A (rows of B) at a time. TM x TN is
 // one thread's block of results (register-tiled kernels) or one subgroup's
 // (cooperative-matrix kernels, in units of the instruction shape). Pad is
-// the skew added to each shared row, in vec4s, against bank conflicts.
+// the skew added to each shared row, in vec4s, against bank conflicts;
+// Stages the number of shared buffers (2: double-buffered, loads of the
+// next k-step overlap the arithmetic on this one).
 type Tile struct {
 	BM, BN, BK int
 	TM, TN     int
 	Pad        int
+	Stages     int
 }
 
+// String writes BMxBNxBK/TMxTN, then +Pad and sStages when not 0 and 1.
 func (t Tile) String() string {
-	return fmt.Sprintf("%dx%dx%d/%dx%d+%d", t.BM, t.BN, t.BK, t.TM, t.TN, t.Pad)
+	s := fmt.Sprintf("%dx%dx%d/%dx%d", t.BM, t.BN, t.BK, t.TM, t.TN)
+	if t.Pad != 0 {
+		s += fmt.Sprintf("+%d", t.Pad)
+	}
+	if t.Stages > 1 {
+		s += fmt.Sprintf(" s%d", t.Stages)
+	}
+	return s
 }
 
 // Plan is a complete choice for one product on one device: everything a

@@ -224,19 +224,25 @@ func allocABC(dev *backend.Device, o Options) ([]*backend.Buffer, error) {
 	return out, nil
 }
 
-// timePlan measures a plan: the median of samples runs after warmups,
-// each run timed on the host around its submission and wait (split-k
-// plans are two dispatches, which the single-dispatch GPU timer cannot
-// bracket).
+// timePlan measures a plan on bufs (A, B, C).
 func timePlan(ctx context.Context, dev *backend.Device, p Plan, bufs []*backend.Buffer, warmups, samples int) (time.Duration, error) {
 	mm, err := NewPlan(ctx, dev, p)
 	if err != nil {
 		return 0, err
 	}
 	defer mm.Close()
-	a, b, c := bufs[0].View(), bufs[1].View(), bufs[2].View()
+	return mm.Time(ctx, bufs[0].View(), bufs[1].View(), bufs[2].View(), warmups, samples)
+}
+
+// Time measures the product on a, b, c: the median of samples runs after
+// warmups. A one-kernel plan is timed by the device's timing oracle (GPU
+// timestamps where the device has them); a split-k plan, two dispatches,
+// on the host clock around each run's submission and wait.
+func (mm *Matmul) Time(ctx context.Context, a, b, c backend.View, warmups, samples int) (time.Duration, error) {
+	p, dev := mm.plan, mm.dev
 	if p.Splits <= 1 {
-		ds, err := dev.Time(ctx, mm.main, backend.Args{Params: []uint32{uint32(p.M), uint32(p.N), uint32(p.K), uint32(p.KS), 0x3f800000}, Buffers: []backend.View{a, b, c}}, p.Groups(), warmups, samples)
+		args := backend.Args{Params: mm.params(p.scale()), Buffers: []backend.View{a, b, c}}
+		ds, err := dev.Time(ctx, mm.main, args, p.Groups(), warmups, samples)
 		if err != nil {
 			return 0, err
 		}
