@@ -119,6 +119,14 @@ func (mm *Matmul) Close() {
 // scope: a, b and c hold M·K, K·N (N·K) and M·N elements. Like any
 // dispatch, it is submitted at once outside a scope.
 func (mm *Matmul) Run(a, b, c backend.View) error {
+	if err := mm.checkViews(a, b, c); err != nil {
+		return err
+	}
+	return mm.run(a, b, c, mm.dev.Dispatch)
+}
+
+// checkViews verifies the operands' sizes.
+func (mm *Matmul) checkViews(a, b, c backend.View) error {
 	p := mm.plan
 	want := []int64{int64(p.M) * int64(p.K), int64(p.K) * int64(p.N), int64(p.M) * int64(p.N)}
 	for i, v := range []backend.View{a, b, c} {
@@ -126,18 +134,23 @@ func (mm *Matmul) Run(a, b, c backend.View) error {
 			return fmt.Errorf("coopmat: %s: %c is %d bytes, want %d", p.Options, "ABC"[i], v.Size, 4*want[i])
 		}
 	}
-	params := mm.params
+	return nil
+}
+
+// run records the product's dispatches through dispatch.
+func (mm *Matmul) run(a, b, c backend.View, dispatch func(*backend.Pipeline, backend.Args, [3]uint32) error) error {
+	p := mm.plan
 	if p.Splits <= 1 {
-		return mm.dev.Dispatch(mm.main, backend.Args{Params: params(p.scale()), Buffers: []backend.View{a, b, c}}, p.Groups())
+		return dispatch(mm.main, backend.Args{Params: mm.params(p.scale()), Buffers: []backend.View{a, b, c}}, p.Groups())
 	}
 	return mm.dev.Do(func() error {
 		part := mm.scratch.View()
-		if err := mm.dev.Dispatch(mm.main, backend.Args{Params: params(1), Buffers: []backend.View{a, b, part}}, p.Groups()); err != nil {
+		if err := dispatch(mm.main, backend.Args{Params: mm.params(1), Buffers: []backend.View{a, b, part}}, p.Groups()); err != nil {
 			return err
 		}
 		mn := p.M * p.N
 		args := backend.Args{Params: []uint32{uint32(mn), uint32(p.Splits), math.Float32bits(p.scale())}, Buffers: []backend.View{part, c}}
-		return mm.dev.Dispatch(mm.reduce, args, backend.Groups(uint32(ceilDiv(mn, 256))))
+		return dispatch(mm.reduce, args, backend.Groups(uint32(ceilDiv(mn, 256))))
 	})
 }
 

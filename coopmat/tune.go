@@ -235,11 +235,15 @@ func timePlan(ctx context.Context, dev *backend.Device, p Plan, bufs []*backend.
 }
 
 // Time measures the product on a, b, c: the median of samples runs after
-// warmups. A one-kernel plan is timed by the device's timing oracle (GPU
-// timestamps where the device has them); a split-k plan, two dispatches,
+// warmups. With GPU timestamps each run is the sum of its dispatches'
+// execution times (a split-k plan has two); without them, a one-kernel
+// plan goes through the device's timing oracle and a split-k plan is timed
 // on the host clock around each run's submission and wait.
 func (mm *Matmul) Time(ctx context.Context, a, b, c backend.View, warmups, samples int) (time.Duration, error) {
 	p, dev := mm.plan, mm.dev
+	if err := mm.checkViews(a, b, c); err != nil {
+		return 0, err
+	}
 	if p.Splits <= 1 {
 		args := backend.Args{Params: mm.params(p.scale()), Buffers: []backend.View{a, b, c}}
 		ds, err := dev.Time(ctx, mm.main, args, p.Groups(), warmups, samples)
@@ -251,14 +255,33 @@ func (mm *Matmul) Time(ctx context.Context, a, b, c backend.View, warmups, sampl
 	var ds []time.Duration
 	for i := 0; i < warmups+samples; i++ {
 		t0 := time.Now()
-		if err := mm.Run(a, b, c); err != nil {
+		var timings []*backend.Timing
+		err := mm.run(a, b, c, func(pl *backend.Pipeline, args backend.Args, g [3]uint32) error {
+			if !dev.Info().Timestamps {
+				return dev.Dispatch(pl, args, g)
+			}
+			t, err := dev.DispatchTimed(pl, args, g)
+			timings = append(timings, t)
+			return err
+		})
+		if err != nil {
 			return 0, err
 		}
 		if err := dev.Wait(ctx); err != nil {
 			return 0, err
 		}
+		d := time.Since(t0)
+		if len(timings) > 0 {
+			d = 0
+			for _, t := range timings {
+				if !t.Done {
+					return 0, fmt.Errorf("coopmat: timing of %s not resolved after the wait", t.Name)
+				}
+				d += t.Duration
+			}
+		}
 		if i >= warmups {
-			ds = append(ds, time.Since(t0))
+			ds = append(ds, d)
 		}
 	}
 	return median(ds), nil
