@@ -14,9 +14,12 @@ import (
 // docs/PERF.md): 8x8 results per thread in a 128x128 tile is the classic
 // SGEMM blocking (64 fmas per 4 shared vec4 reads); the smaller ones keep
 // more workgroups busy on small or skinny products and fit devices with
-// fewer invocations per workgroup. Double buffering (Stages 2) was slower
-// than one stage on the H200 for the 128x128 tiles; it stays a candidate
-// because other devices may differ and tuning decides.
+// fewer invocations per workgroup; the flat 16- and 32-row tiles are for
+// products with few rows (a transformer's decode step), where 128-row
+// tiles compute mostly padding (added after the H200 measurement: not yet
+// timed there). On the H200, double buffering (Stages 2) was slower than
+// one stage with a 16-deep k-step and faster with an 8-deep one; tuning
+// decides per device.
 var f32Tiles = []Tile{
 	{BM: 128, BN: 128, BK: 16, TM: 8, TN: 8, Stages: 1},
 	{BM: 128, BN: 128, BK: 8, TM: 8, TN: 8, Stages: 2},
@@ -28,6 +31,8 @@ var f32Tiles = []Tile{
 	{BM: 128, BN: 64, BK: 16, TM: 8, TN: 4, Stages: 2},
 	{BM: 64, BN: 64, BK: 16, TM: 4, TN: 4, Stages: 2},
 	{BM: 64, BN: 64, BK: 8, TM: 4, TN: 4, Stages: 1},
+	{BM: 32, BN: 128, BK: 16, TM: 4, TN: 4, Stages: 1},
+	{BM: 16, BN: 128, BK: 16, TM: 4, TN: 4, Stages: 1},
 	{BM: 32, BN: 32, BK: 16, TM: 4, TN: 4, Stages: 1},
 }
 
@@ -57,19 +62,33 @@ func f32Candidates(info backend.AdapterInfo, o Options) []Plan {
 	return out
 }
 
-// f32Default is the untuned choice: the first candidate whose tile does
-// not dwarf the product (so a 17x17 product does not run in one 128x128
-// tile with 99% of its threads idle) and still yields enough workgroups
-// before split-k.
+// f32Default is the untuned choice: the first candidate (best first)
+// whose tile does not dwarf the product, so that a 17x17 product does not
+// run in one 128x128 tile with most of its threads idle, and that keeps
+// enough workgroups busy (32 tiles, else the first that splits k).
 func f32Default(info backend.AdapterInfo, o Options) (Plan, error) {
 	cs := f32Candidates(info, o)
 	if len(cs) == 0 {
 		return Plan{}, fmt.Errorf("coopmat: no f32 matmul tile fits %s (limits %+v)", info.Name, info.Limits)
 	}
+	var fit []Plan
 	for _, p := range cs {
-		if p.Tile.BM <= 2*o.M && p.Tile.BN <= 2*o.N && ceilDiv(o.M, p.Tile.BM)*ceilDiv(o.N, p.Tile.BN) >= 32 {
+		if p.Tile.BM <= 2*max(o.M, 16) && p.Tile.BN <= 2*max(o.N, 16) {
+			fit = append(fit, p)
+		}
+	}
+	for _, p := range fit {
+		if ceilDiv(o.M, p.Tile.BM)*ceilDiv(o.N, p.Tile.BN) >= 32 {
 			return p, nil
 		}
+	}
+	for _, p := range fit {
+		if p.Splits > 1 {
+			return p, nil
+		}
+	}
+	if len(fit) > 0 {
+		return fit[len(fit)-1], nil
 	}
 	return cs[len(cs)-1], nil
 }
