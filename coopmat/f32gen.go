@@ -16,9 +16,9 @@ import (
 // (WM = BM/TM, WN = BN/TN; each thread holds TM x TN results as TM*TN/4
 // vec4 accumulators, which are plain locals so that every index is a
 // compile-time constant and they live in registers):
-//   - shared As[BK][BM/4+PAD] and Bs[BK][BN/4+PAD] hold the k-slice of A
-//     (transposed: k-major) and of B as vec4 rows; PAD vec4s of skew per
-//     row move rows onto other banks;
+//   - shared As0[BK][BM/4+PAD] and Bs0[BK][BN/4+PAD] (and As1, Bs1 when
+//     double-buffered) hold the k-slice of A (transposed: k-major) and of B
+//     as vec4 rows; PAD vec4s of skew per row move rows onto other banks;
 //   - thread (tx, ty) owns rows g*WM*4 + ty*4 + 0..3 for g < TM/4 and
 //     columns h*WN*4 + tx*4 + 0..3 for h < TN/4, so each inner step reads
 //     TM/4 + TN/4 vec4s from shared memory for TM*TN fmas, and a warp's

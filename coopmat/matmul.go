@@ -116,7 +116,8 @@ func (mm *Matmul) Close() {
 }
 
 // Run records the product C = scale·A·B (or ·Bᵀ) into the device's current
-// scope: a, b and c hold M·K, K·N (N·K) and M·N elements. Like any
+// scope: a, b and c hold exactly M·K, K·N (N·K) and M·N elements of the
+// product's type. Like any
 // dispatch, it is submitted at once outside a scope.
 func (mm *Matmul) Run(a, b, c backend.View) error {
 	if err := mm.checkViews(a, b, c); err != nil {
@@ -130,8 +131,8 @@ func (mm *Matmul) checkViews(a, b, c backend.View) error {
 	p := mm.plan
 	want := []int64{int64(p.M) * int64(p.K), int64(p.K) * int64(p.N), int64(p.M) * int64(p.N)}
 	for i, v := range []backend.View{a, b, c} {
-		if v.Size != 4*want[i] {
-			return fmt.Errorf("coopmat: %s: %c is %d bytes, want %d", p.Options, "ABC"[i], v.Size, 4*want[i])
+		if n := p.elemSize() * want[i]; v.Size != n {
+			return fmt.Errorf("coopmat: %s: %c is %d bytes, want %d", p.Options, "ABC"[i], v.Size, n)
 		}
 	}
 	return nil

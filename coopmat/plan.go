@@ -35,6 +35,14 @@ func (o Options) dtype() string {
 	return o.DType
 }
 
+// elemSize is the bytes of one element of A, B and C.
+func (o Options) elemSize() int64 {
+	if o.dtype() == "f32" {
+		return 4
+	}
+	return 2
+}
+
 // Validate reports a product kc cannot run: non-positive sizes, an unknown
 // element type, or matrices whose element counts overflow the kernels'
 // 32-bit indices.

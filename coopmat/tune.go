@@ -212,7 +212,7 @@ func Tune(ctx context.Context, dev *backend.Device, o Options, opts TuneOptions)
 func allocABC(dev *backend.Device, o Options) ([]*backend.Buffer, error) {
 	var out []*backend.Buffer
 	for _, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
-		b, err := dev.Alloc(4 * int64(n))
+		b, err := dev.Alloc(o.elemSize() * int64(n))
 		if err != nil {
 			for _, x := range out {
 				x.Release()

@@ -137,6 +137,16 @@ type benchRow struct {
 // benchOne tunes (or chooses) a plan for o, times it on random inputs and
 // checks sampled entries of C against a float64 reference.
 func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.Options, tune bool, samples int) (benchRow, error) {
+	// Building the default plan first reports a product the device or kc
+	// cannot run (f16 without cooperative matrices) before any work.
+	first, err := coopmat.New(ctx, dev, o)
+	if err != nil {
+		return benchRow{}, err
+	}
+	first.Close()
+	if o.DType != "f32" {
+		return benchRow{}, fmt.Errorf("kc bench matmul fills and checks f32 only")
+	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	a, b := benchRandom(rng, o.M*o.K), benchRandom(rng, o.K*o.N)
 	bufs := make([]*backend.Buffer, 3)

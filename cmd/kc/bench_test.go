@@ -54,6 +54,10 @@ func TestBenchMatmul(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
+	// f16 needs cooperative matrices: lavapipe has none.
+	if _, errs, code := kc(t, "", "bench", "matmul", "-device", "vulkan", "-dtype", "f16", "-m", "16", "-n", "16", "-k", "16"); code != exitInput || !strings.Contains(errs, "f16 matmul (no cooperative matrix with f16 inputs and f32 accumulate) is not supported by target llvmpipe") {
+		t.Errorf("-dtype f16 on lavapipe: exit %d, %s", code, errs)
+	}
 	cache := filepath.Join(dir, "matmul-tune.json")
 	b, err := os.ReadFile(cache)
 	if err != nil || !strings.Contains(string(b), "f32 nn 33x20x17") {
