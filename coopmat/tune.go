@@ -17,11 +17,11 @@ import (
 
 // EnvCacheDir overrides the directory of the autotune cache (tests point
 // it at a temporary directory).
-const EnvCacheDir = "KC_CACHE_DIR"
+const EnvCacheDir = "KC_TUNE_CACHE"
 
 const cacheFile = "matmul-tune.json"
 
-// CacheDir is the directory of kc's caches: $KC_CACHE_DIR, else
+// CacheDir is the directory of kc's caches: $KC_TUNE_CACHE, else
 // os.UserCacheDir()/kc.
 func CacheDir() (string, error) {
 	if d := os.Getenv(EnvCacheDir); d != "" {
