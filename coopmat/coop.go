@@ -63,7 +63,7 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 	var out []Plan
 	for _, l := range coopLayouts {
 		t := Tile{BM: l.SM * l.TM * shape.M, BN: l.SN * l.TN * shape.N, BK: l.KSteps * shape.K, TM: l.TM, TN: l.TN, Pad: 1, Stages: 2}
-		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub}
+		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		const elem = 2 // f16 and bf16
 		// Two stages of A (BM x BK) and B (BK x BN), each row skewed.
 		p.Shared = 2 * elem * (t.BM*(t.BK+coopSkew) + t.BK*(t.BN+coopSkew))

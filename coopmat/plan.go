@@ -116,6 +116,9 @@ type Plan struct {
 	Splits, KS int
 	// Threads per workgroup and bytes of shared memory it uses.
 	Threads, Shared int
+	// Subgroups per workgroup, as rows x columns of subgroup blocks
+	// (cooperative-matrix plans; zero for register-tiled ones).
+	Subgroups [2]int
 }
 
 func (p Plan) String() string {

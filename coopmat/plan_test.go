@@ -60,7 +60,7 @@ func TestCoopCandidates(t *testing.T) {
 	if len(cs) != len(coopLayouts) {
 		t.Fatalf("%d candidates on the H200, want all %d layouts", len(cs), len(coopLayouts))
 	}
-	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Threads != 128 || cs[0].Splits != 1 {
+	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Threads != 128 || cs[0].Subgroups != [2]int{2, 2} || cs[0].Splits != 1 {
 		t.Errorf("first H200 plan %s (%d threads, %d splits), want a 128x128 tile of 4 subgroups, no split", cs[0], cs[0].Threads, cs[0].Splits)
 	}
 	for _, p := range cs {
