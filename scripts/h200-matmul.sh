@@ -8,6 +8,8 @@
 # checkout the device tool sends, e.g. /work/main). Everything goes into
 # ROOT/.gl/coop (the loader .debs copied from ROOT/.gl), which alone is
 # carried, so other work parked in .gl does not count against the 64 MiB.
+# Delete ROOT/.gl/coop (about 27 MB) after the call: a later call that
+# carries all of .gl would carry it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-.}
