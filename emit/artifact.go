@@ -126,16 +126,6 @@ func (a *Artifact) SourcePos(loc int) ir.Pos {
 	return a.Lines[i-1].Pos
 }
 
-// TextLines returns the dense line map of a text emitter as spans, line i+1
-// of the output coming from pos[i].
-func TextLines(pos []ir.Pos) []Span {
-	s := make([]Span, len(pos))
-	for i, p := range pos {
-		s[i] = Span{Off: i + 1, Pos: p}
-	}
-	return s
-}
-
 // Bytes returns the code as a file holds it: the text, or the SPIR-V words
 // as little-endian bytes (what a .spv file and vkCreateShaderModule take).
 func (a *Artifact) Bytes() []byte {

@@ -33,7 +33,7 @@ func TestEntryAndOnly(t *testing.T) {
 }
 
 func TestSourcePos(t *testing.T) {
-	text := &Artifact{Target: HLSL, Lines: TextLines([]ir.Pos{{}, pos(3), pos(4)})}
+	text := &Artifact{Target: HLSL, Lines: []Span{{1, ir.Pos{}}, {2, pos(3)}, {3, pos(4)}}}
 	for loc, want := range map[int]ir.Pos{0: {}, 1: {}, 2: pos(3), 3: pos(4), 4: {}} {
 		if got := text.SourcePos(loc); got != want {
 			t.Errorf("text line %d: %v, want %v", loc, got, want)

@@ -114,11 +114,15 @@ var builtinNames = [numBuiltins]string{
 
 func (b BuiltinKind) String() string { return builtinNames[b] }
 
+// vec3U32 is the type of the vector builtins, boxed once: emitters ask for
+// it at every use.
+var vec3U32 Type = Vec(U32, 3)
+
 // Type is the type of the builtin value.
 func (b BuiltinKind) Type() Type {
 	switch b {
 	case GlobalID, LocalID, WorkgroupID, NumWorkgroups:
-		return Vec(U32, 3)
+		return vec3U32
 	}
 	return U32
 }

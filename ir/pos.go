@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -24,10 +25,20 @@ func (p Pos) String() string {
 		return "-"
 	case !p.IsValid():
 		return p.File
-	case p.File == "":
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	// By hand rather than with fmt: reflection records hold one per
+	// parameter, and every emitter builds them.
+	var b strings.Builder
+	b.Grow(len(p.File) + 12)
+	if p.File != "" {
+		b.WriteString(p.File)
+		b.WriteByte(':')
+	}
+	var num [20]byte
+	b.Write(strconv.AppendInt(num[:0], int64(p.Line), 10))
+	b.WriteByte(':')
+	b.Write(strconv.AppendInt(num[:0], int64(p.Col), 10))
+	return b.String()
 }
 
 // Error is one diagnostic about the input, printed as file:line:col: message.

@@ -171,7 +171,7 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		}
 	}
 	if fields, size := ParamsLayout(k); size > 0 {
-		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size}
+		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size, Fields: make([]FieldReflection, 0, len(fields))}
 		for _, f := range fields {
 			pr.Fields = append(pr.Fields, FieldReflection{
 				Name: f.Param.Name, Type: TypeString(f.Param.Type),
@@ -180,7 +180,9 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		}
 		kr.Params = pr
 	}
-	for _, b := range Buffers(k) {
+	bufs := Buffers(k)
+	kr.Buffers = make([]BufferReflection, 0, len(bufs))
+	for _, b := range bufs {
 		kr.Buffers = append(kr.Buffers, BufferReflection{
 			Group: 0, Binding: BufferBinding(k, b), Name: b.Name,
 			Elem: TypeString(b.Type), Stride: ElemStride(b.Type),

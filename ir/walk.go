@@ -9,17 +9,20 @@ func Inspect(n Node, f func(Node) bool) {
 	if isNil(n) || !f(n) {
 		return
 	}
-	for _, c := range children(n) {
+	// Most nodes have at most four children: list them in an array on the
+	// stack rather than a fresh slice (an emitter walks every node).
+	var buf [4]Node
+	for _, c := range children(n, buf[:0]) {
 		Inspect(c, f)
 	}
 	f(nil)
 }
 
-// children lists the direct children of n that are nodes, nils included.
-func children(n Node) []Node {
+// children appends the direct children of n that are nodes, nils
+// included, to out.
+func children(n Node, out []Node) []Node {
 	switch n := n.(type) {
 	case *Module:
-		var out []Node
 		for _, c := range n.Consts {
 			out = append(out, c)
 		}
@@ -31,30 +34,28 @@ func children(n Node) []Node {
 		}
 		return out
 	case *Const:
-		return []Node{n.Value}
+		return append(out, n.Value)
 	case *Kernel:
-		return kernelChildren(n)
+		return kernelChildren(n, out)
 	case *Func:
-		out := make([]Node, 0, len(n.Params)+1)
 		for _, p := range n.Params {
 			out = append(out, p)
 		}
 		return append(out, n.Body)
 	case *Case:
-		return append(exprList(n.Values), n.Body)
+		return append(exprList(n.Values, out), n.Body)
 	default:
 		if s, ok := n.(Stmt); ok {
-			return stmtChildren(s)
+			return stmtChildren(s, out)
 		}
 		if e, ok := n.(Expr); ok {
-			return exprChildren(e)
+			return exprChildren(e, out)
 		}
 	}
-	return nil
+	return out
 }
 
-func kernelChildren(k *Kernel) []Node {
-	var out []Node
+func kernelChildren(k *Kernel, out []Node) []Node {
 	for _, p := range k.Params {
 		out = append(out, p)
 	}
@@ -67,84 +68,82 @@ func kernelChildren(k *Kernel) []Node {
 	return append(out, k.Body)
 }
 
-func stmtChildren(s Stmt) []Node {
+func stmtChildren(s Stmt, out []Node) []Node {
 	switch s := s.(type) {
 	case *Block:
-		out := make([]Node, len(s.Stmts))
-		for i, t := range s.Stmts {
-			out[i] = t
+		for _, t := range s.Stmts {
+			out = append(out, t)
 		}
 		return out
 	case *Decl:
-		return []Node{s.Init}
+		return append(out, s.Init)
 	case *Assign:
-		return []Node{s.LHS, s.RHS}
+		return append(out, s.LHS, s.RHS)
 	case *If:
-		return []Node{s.Cond, s.Then, s.Else}
+		return append(out, s.Cond, s.Then, s.Else)
 	case *For:
-		return []Node{s.Init, s.Cond, s.Post, s.Body}
+		return append(out, s.Init, s.Cond, s.Post, s.Body)
 	case *ExprStmt:
-		return []Node{s.Call}
+		return append(out, s.Call)
 	case *CallStmt:
-		return []Node{s.Call}
+		return append(out, s.Call)
 	case *Return:
-		return []Node{s.Value}
+		return append(out, s.Value)
 	case *Switch:
-		out := []Node{s.Tag}
+		out = append(out, s.Tag)
 		for _, c := range s.Cases {
 			out = append(out, c)
 		}
 		return out
 	case *CoopStore:
-		return []Node{s.M, s.Dst, s.Offset, s.Stride}
+		return append(out, s.M, s.Dst, s.Offset, s.Stride)
 	}
-	return nil
+	return out
 }
 
-func exprChildren(e Expr) []Node {
+func exprChildren(e Expr, out []Node) []Node {
 	switch e := e.(type) {
 	case *Unary:
-		return []Node{e.X}
+		return append(out, e.X)
 	case *Binary:
-		return []Node{e.X, e.Y}
+		return append(out, e.X, e.Y)
 	case *Call:
-		return exprList(e.Args)
+		return exprList(e.Args, out)
 	case *Convert:
-		return []Node{e.X}
+		return append(out, e.X)
 	case *Construct:
-		return exprList(e.Args)
+		return exprList(e.Args, out)
 	case *Bitcast:
-		return []Node{e.X}
+		return append(out, e.X)
 	case *Index:
-		return []Node{e.X, e.Index}
+		return append(out, e.X, e.Index)
 	case *Swizzle:
-		return []Node{e.X}
+		return append(out, e.X)
 	case *Len:
-		return []Node{e.Buf}
+		return append(out, e.Buf)
 	case *FnCall:
-		return exprList(e.Args)
+		return exprList(e.Args, out)
 	case *Field:
-		return []Node{e.X}
+		return append(out, e.X)
 	case *StructLit:
-		return exprList(e.Vals)
+		return exprList(e.Vals, out)
 	case *ArrayLit:
-		return exprList(e.Elems)
+		return exprList(e.Elems, out)
 	case *CoopMake:
-		return []Node{e.X}
+		return append(out, e.X)
 	case *CoopLoad:
-		return []Node{e.Src, e.Offset, e.Stride}
+		return append(out, e.Src, e.Offset, e.Stride)
 	case *CoopMulAdd:
-		return []Node{e.A, e.B, e.C}
+		return append(out, e.A, e.B, e.C)
 	case *CoopLength:
-		return []Node{e.M}
+		return append(out, e.M)
 	}
-	return nil
+	return out
 }
 
-func exprList(list []Expr) []Node {
-	out := make([]Node, len(list))
-	for i, a := range list {
-		out[i] = a
+func exprList(list []Expr, out []Node) []Node {
+	for _, a := range list {
+		out = append(out, a)
 	}
 	return out
 }

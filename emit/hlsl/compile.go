@@ -75,7 +75,7 @@ func (o *CompileOptions) SetCompiler(s string) error {
 const (
 	DXCTool      = "dxc"
 	GlslangTool  = "glslangValidator"
-	SpirvValTool = "spirv-val"
+	SpirvValTool = emit.SPIRVValTool
 )
 
 // DefaultTimeout bounds one tool run when CompileOptions.Timeout is zero.
@@ -318,33 +318,34 @@ func spirvWords(b []byte) ([]uint32, error) {
 	return w, nil
 }
 
-// ValidateSPIRV runs spirv-val on the SPIR-V file at path for opts'
-// target environment.
+// ValidateSPIRV runs spirv-val (emit.ValidateSPIRV, kc's one runner) on
+// the SPIR-V file at path for opts' target environment. A rejection is a
+// *ToolError whose Err is the *emit.ValidationError.
 func ValidateSPIRV(ctx context.Context, path string, opts CompileOptions) error {
 	tool, err := lookTool(opts.SpirvVal, SpirvValTool)
 	if err != nil {
 		return err
 	}
-	return run(ctx, nil, tool, []string{"--target-env", opts.env(), path}, path, opts.timeout())
-}
-
-// ValidateWords writes words to a temporary file and runs spirv-val on it.
-func ValidateWords(ctx context.Context, words []uint32, opts CompileOptions) error {
-	f, err := os.CreateTemp("", "kc-*.spv")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	b := make([]byte, 4*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint32(b[4*i:], w)
+	words, err := spirvWords(b)
+	if err != nil {
+		return &ToolError{Tool: SpirvValTool, Err: err}
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	defer cancel()
+	args := []string{"--target-env", opts.env(), path}
+	err = emit.ValidateSPIRV(ctx, tool, opts.env(), words)
+	var ve *emit.ValidationError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ve):
+		return &ToolError{Tool: SpirvValTool, Args: args, Output: ve.Output, Err: ve}
+	case ctx.Err() == context.DeadlineExceeded:
+		return &ToolError{Tool: SpirvValTool, Args: args, Err: fmt.Errorf("timed out after %v", opts.timeout())}
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return ValidateSPIRV(ctx, f.Name(), opts)
+	return &ToolError{Tool: SpirvValTool, Args: args, Err: err}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
@@ -121,12 +122,12 @@ func TestLegalize(t *testing.T) {
 		"main": "main", "sample": "sample_", "WaveActiveSum": "WaveActiveSum_",
 		"uint2x3": "uint2x3_", "packoffset": "packoffset_", "π": "_u3c0_",
 	} {
-		if got := legalize(in); got != want {
-			t.Errorf("legalize(%q) = %q, want %q", in, got, want)
+		if got := words.Legal(in); got != want {
+			t.Errorf("Legal(%q) = %q, want %q", in, got, want)
 		}
 	}
-	n := newNamer()
-	got := []string{n.name("x"), n.name("x"), n.name("out"), n.name("out_"), n.name("x_1")}
+	n := emit.NewNamer(words)
+	got := []string{n.Name("x"), n.Name("x"), n.Name("out"), n.Name("out_"), n.Name("x_1")}
 	want := []string{"x", "x_1", "out_", "out__1", "x_1_1"}
 	for i := range got {
 		if got[i] != want[i] {

@@ -99,12 +99,12 @@ func (f *fn) ident(x *ir.Ident) hx {
 		return litHX(literal(o.Val, x.Ty))
 	case nil:
 		f.fail(fmt.Errorf("%s: hlsl: identifier %s was not resolved by the checker", x.Pos, x.Name))
-		return primary(legalize(x.Name))
+		return primary(words.Legal(x.Name))
 	}
 	name, ok := f.names[x.Obj]
 	if !ok {
 		f.fail(fmt.Errorf("%s: hlsl: %s is used before its declaration", x.Pos, x.Name))
-		return primary(legalize(x.Name))
+		return primary(words.Legal(x.Name))
 	}
 	return primary(name)
 }
@@ -196,7 +196,7 @@ func (f *fn) logical(x *ir.Binary) hx {
 	if len(rpre) == 0 && !touchesMemory(x.Y) {
 		return infix(x.Op, l, r)
 	}
-	t := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
+	t := f.local.Fresh(fmt.Sprintf("kc_t%d", f.tmp))
 	f.tmp++
 	cond := t
 	if x.Op == ir.OpLogOr {
@@ -229,7 +229,7 @@ func touchesMemory(e ir.Expr) bool {
 
 // temp declares a fresh temporary of type t among the hoisted statements.
 func (f *fn) temp(t ir.Type) string {
-	name := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
+	name := f.local.Fresh(fmt.Sprintf("kc_t%d", f.tmp))
 	f.tmp++
 	f.pre = append(f.pre, decl(t, name)+";")
 	return name

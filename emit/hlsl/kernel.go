@@ -15,7 +15,7 @@ type fn struct {
 	k      *ir.Kernel
 	names  map[ir.Object]string // params, shared variables, locals
 	lens   map[*ir.Param]string // buffers whose len() is read, by variable name
-	local  *namer               // names inside the entry function
+	local  *emit.Namer          // names inside the entry function
 	indent int
 	pos    ir.Pos   // position of the statement being emitted
 	pre    []string // statements hoisted in front of the current one
@@ -45,13 +45,13 @@ func (e *emitter) kernel(k *ir.Kernel, prefix string) (emit.Entry, error) {
 	e.feats |= k.Features
 	f.scan(k)
 	// The entry keeps the kernel's name unless HLSL reserves it.
-	ent := emit.NewEntry(k, e.global.name(k.Name))
+	ent := emit.NewEntry(k, e.global.Name(k.Name))
 	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
 		ent.Restricted = "num_workgroups"
 		ent.RestrictedPos = f.usesNumWG
 	}
 	f.resources(prefix)
-	f.local = e.global.clone()
+	f.local = e.global.Scope()
 	f.entry(ent.Name)
 	return ent, f.err
 }
@@ -114,13 +114,13 @@ func (f *fn) resources(prefix string) {
 	}
 	fields, _ := ir.ParamsLayout(k)
 	if len(fields) > 0 {
-		cb := e.global.name(prefix + "params")
+		cb := e.global.Name(prefix + "params")
 		if prefix == "" {
 			cb = "kc_params"
 		}
 		e.body = append(e.body, line{text: fmt.Sprintf("[[vk::binding(%d, 0)]] cbuffer %s : register(b%d) {", ir.ParamsBinding, cb, ir.ParamsBinding)})
 		for _, fl := range fields {
-			name := e.global.name(prefix + fl.Param.Name)
+			name := e.global.Name(prefix + fl.Param.Name)
 			f.names[fl.Param] = name
 			e.body = append(e.body, line{text: fmt.Sprintf("\t%s; // offset %d", decl(fl.Param.Type, name), fl.Offset)})
 		}
@@ -128,7 +128,7 @@ func (f *fn) resources(prefix string) {
 	}
 	for _, p := range ir.Buffers(k) {
 		b := ir.BufferBinding(k, p)
-		name := e.global.name(prefix + p.Name)
+		name := e.global.Name(prefix + p.Name)
 		f.names[p] = name
 		kind, reg := "StructuredBuffer", "t"
 		if p.Access == ir.ReadWrite {
@@ -137,7 +137,7 @@ func (f *fn) resources(prefix string) {
 		e.body = append(e.body, line{text: fmt.Sprintf("[[vk::binding(%d, 0)]] %s<%s> %s : register(%s%d);", b, kind, f.bufferElem(p.Type), name, reg, b)})
 	}
 	for _, s := range k.Shared {
-		name := e.global.name(prefix + s.Name)
+		name := e.global.Name(prefix + s.Name)
 		f.names[s] = name
 		e.body = append(e.body, line{text: "groupshared " + decl(s.Type, name) + ";"})
 	}
@@ -196,7 +196,7 @@ func (f *fn) entry(name string) {
 	var params []string
 	for _, b := range builtinParams {
 		if f.builtins[b.kind] {
-			f.local.reserve(b.name)
+			f.local.Reserve(b.name)
 			params = append(params, b.typ+" "+b.name+" : "+b.semantic)
 		}
 	}
@@ -226,9 +226,9 @@ func (f *fn) prologue() {
 		if _, ok := f.lens[p]; !ok {
 			continue
 		}
-		n := f.local.fresh("kc_len_" + f.names[p])
+		n := f.local.Fresh("kc_len_" + f.names[p])
 		f.lens[p] = n
-		stride := f.local.fresh("kc_stride")
+		stride := f.local.Fresh("kc_stride")
 		f.out(ir.Pos{}, fmt.Sprintf("uint %s, %s;", n, stride))
 		f.out(ir.Pos{}, fmt.Sprintf("%s.GetDimensions(%s, %s);", f.names[p], n, stride))
 	}
@@ -265,7 +265,7 @@ func (f *fn) zero(pos ir.Pos, name string, t ir.Type, start string, step int) {
 	for _, d := range dims {
 		total *= d
 	}
-	iv := f.local.fresh("kc_z")
+	iv := f.local.Fresh("kc_z")
 	if start == "" {
 		start = "0u"
 	}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kcgo/kc/emit"
 )
 
 // reserved holds HLSL keywords, type names and intrinsic function names that
@@ -88,79 +90,14 @@ QuadReadAcrossX QuadReadAcrossY QuadReadLaneAt
 	return reserved
 }
 
-// namer hands out HLSL identifiers that are unique within a scope and
-// avoid reserved words and kc's own prefix.
-type namer struct {
-	taken map[string]bool
-}
-
-func newNamer() *namer { return &namer{taken: map[string]bool{}} }
-
-// reserve marks name as used without checking it (for kc's own names).
-func (n *namer) reserve(name string) { n.taken[name] = true }
-
-// clone returns a namer that starts with n's names taken.
-func (n *namer) clone() *namer {
-	c := newNamer()
-	for k := range n.taken {
-		c.taken[k] = true
-	}
-	return c
-}
-
-// name returns an identifier for the .kc name want: want itself when it is
-// free and legal, otherwise a variant (want_, u_want, want_1, ...).
-func (n *namer) name(want string) string {
-	base := legalize(want)
-	s := base
-	for i := 1; n.taken[s]; i++ {
-		s = base + "_" + strconv.Itoa(i)
-	}
-	n.taken[s] = true
-	return s
-}
-
-// fresh returns base, or base_1, base_2, ... when taken, without
-// legalizing it: for kc's own names (kc_t0, kc_len_x), which users cannot
-// spell because legalize moves their kc_ names away.
-func (n *namer) fresh(base string) string {
-	s := base
-	for i := 1; n.taken[s]; i++ {
-		s = base + "_" + strconv.Itoa(i)
-	}
-	n.taken[s] = true
-	return s
-}
-
-// legalize turns a .kc identifier into one HLSL accepts and that cannot
-// collide with a reserved word or with kc's helpers (prefix kc_), the GLSL
-// built-ins glslang reserves (gl_) or implementation names (__).
-func legalize(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-			b.WriteRune(r)
-		case r >= '0' && r <= '9':
-			if i == 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-		default:
-			b.WriteString("_u" + strconv.FormatInt(int64(r), 16) + "_")
-		}
-	}
-	out := b.String()
-	if out == "" {
-		out = "_"
-	}
-	low := strings.ToLower(out)
-	if strings.HasPrefix(low, "kc_") || strings.HasPrefix(low, "gl_") || strings.HasPrefix(out, "__") ||
-		strings.HasPrefix(low, "sv_") {
-		out = "u_" + out
-	}
-	if reserved()[out] {
-		out += "_"
-	}
-	return out
+// words is what HLSL identifiers avoid (emit.Words): reserved words get a
+// trailing underscore; names starting kc_ (kc's helpers), gl_ (the GLSL
+// built-ins glslang reserves), sv_ or __ (implementation names) get a
+// leading "u_"; other characters than ASCII letters, digits and _ are
+// spelled out.
+var words = &emit.Words{
+	Reserved: func(s string) bool { return reserved()[s] },
+	Prefixes: []string{"kc_", "gl_", "sv_", "__"},
+	Escape:   "u_",
+	ASCII:    true,
 }

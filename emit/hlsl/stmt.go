@@ -95,12 +95,12 @@ func (f *fn) declStmt(d *ir.Decl) {
 	if d.Init != nil {
 		v := f.expr(d.Init)
 		f.flush()
-		name := f.local.name(d.Name)
+		name := f.local.Name(d.Name)
 		f.names[d] = name
 		f.out(d.Pos, decl(t, name)+" = "+v+";")
 		return
 	}
-	name := f.local.name(d.Name)
+	name := f.local.Name(d.Name)
 	f.names[d] = name
 	if _, ok := t.(*ir.Array); ok {
 		f.out(d.Pos, decl(t, name)+";")
@@ -182,7 +182,7 @@ func (f *fn) forStmt(s *ir.For) {
 		if s.Init.Init != nil {
 			v = f.expr(s.Init.Init)
 		}
-		name := f.local.name(s.Init.Name)
+		name := f.local.Name(s.Init.Name)
 		f.names[s.Init] = name
 		t := s.Init.Ty
 		if t == nil {

@@ -15,7 +15,7 @@ import (
 
 // name gives id a debug name (unless debug info is off).
 func (b *builder) name(id uint32, s string) {
-	b.named[id] = true
+	b.named.add(id)
 	if b.opts.NoDebugInfo || s == "" {
 		return
 	}

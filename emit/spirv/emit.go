@@ -183,9 +183,9 @@ type builder struct {
 	glslID     uint32 // OpExtInstImport "GLSL.std.450", 0 until needed
 	fileID     uint32 // OpString of the source file name, 0 until needed
 	types      map[tkey]uint32
-	named      map[uint32]bool // ids that carry an OpName or are constants/types
-	scalarIDs  [8]uint32       // type ids by ir.Scalar, 0 until made
-	lines      []lineRec       // offsets into funcs
+	named      idSet     // ids that carry an OpName or are constants/types
+	scalarIDs  [8]uint32 // type ids by ir.Scalar, 0 until made
+	lines      []lineRec // offsets into funcs
 	entryNames []emit.Entry
 }
 
@@ -197,7 +197,6 @@ func newBuilder(m *ir.Module, opts Options) *builder {
 		caps:  map[capability]bool{capShader: true},
 		exts:  map[string]bool{},
 		types: map[tkey]uint32{},
-		named: map[uint32]bool{},
 	}
 	b.globals.w = make([]uint32, 0, 512)
 	b.annots.w = make([]uint32, 0, 256)

@@ -78,7 +78,7 @@ func (f *fn) declareParams() {
 		members = append(members, f.typeID(fd.Param.Type, true))
 	}
 	f.globals.inst(opTypeStruct, members...)
-	f.named[st] = true
+	f.named.add(st)
 	f.annots.inst(opDecorate, st, decBlock)
 	for i, fd := range fields {
 		f.annots.inst(opMemberDecorate, st, uint32(i), decOffset, uint32(fd.Offset))

@@ -46,7 +46,7 @@ func (f *fn) decl(d *ir.Decl) {
 // nameValue names an SSA value that this declaration introduced, but not a
 // constant or a value that already has a name.
 func (f *fn) nameValue(v uint32, name string) {
-	if f.named[v] {
+	if f.named.has(v) {
 		return
 	}
 	f.name(v, name)

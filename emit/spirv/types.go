@@ -43,7 +43,7 @@ func (b *builder) intern(k tkey, emit func(id uint32)) uint32 {
 	id := b.id()
 	emit(id)
 	b.types[k] = id
-	b.named[id] = true
+	b.named.add(id)
 	return id
 }
 

@@ -1,14 +1,9 @@
 package spirv
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 
 	"github.com/kcgo/kc/emit"
@@ -19,97 +14,25 @@ import (
 // module and turns its complaint into an error that points at the
 // offending instruction and, for modules from Emit, at the .kc line.
 
-// ValidationError is spirv-val's rejection of a module.
-type ValidationError struct {
-	Env    string // the --target-env used
-	Output string // what spirv-val printed
-	// Inst is the 1-based index of the offending instruction, as spirv-val's
-	// "line N" reports it (0 when it named none).
-	Inst int
-	// Pos is the .kc position of that instruction when known (Module.Validate).
-	Pos ir.Pos
-	// Context is the disassembly around the instruction, with a marker.
-	Context string
-}
-
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	if e.Pos.IsValid() {
-		b.WriteString(e.Pos.String())
-		b.WriteString(": ")
-	}
-	fmt.Fprintf(&b, "spirv-val --target-env %s: %s", e.Env, strings.TrimSpace(e.Output))
-	if e.Context != "" {
-		b.WriteString("\n")
-		b.WriteString(e.Context)
-	}
-	return b.String()
-}
-
-// failedInst finds spirv-val's "line N:", the 1-based index of the
-// offending instruction, in its output.
-func failedInst(out string) int {
-	const key = "line "
-	for s := out; ; {
-		i := strings.Index(s, key)
-		if i < 0 {
-			return 0
-		}
-		s = s[i+len(key):]
-		j := 0
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j > 0 && j < len(s) && s[j] == ':' {
-			n, _ := strconv.Atoi(s[:j])
-			return n
-		}
-	}
-}
+// ValidationError is spirv-val's rejection of a module (emit's, which runs
+// it for every package).
+type ValidationError = emit.ValidationError
 
 // Validate runs `spirv-val --target-env env` on words (env such as
-// "vulkan1.1", "vulkan1.3" or "spv1.3"). It returns nil for a valid module,
-// a *ValidationError carrying spirv-val's message and the disassembly
-// around the offending instruction for an invalid one, and another error
-// when spirv-val cannot be run (for example, not on PATH). Other packages
-// (HLSL via glslang, the Vulkan driver's tests) use it for any SPIR-V.
+// "vulkan1.1", "vulkan1.3" or "spv1.3") through emit.ValidateSPIRV. It
+// returns nil for a valid module, a *ValidationError carrying spirv-val's
+// message and the disassembly around the offending instruction for an
+// invalid one, and another error when spirv-val cannot be run (for
+// example, not on PATH).
 func Validate(ctx context.Context, words []uint32, env string) error {
-	tool, err := exec.LookPath("spirv-val")
-	if err != nil {
-		return fmt.Errorf("spirv: spirv-val not found: %w", err)
-	}
-	f, err := os.CreateTemp("", "kc-*.spv")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	buf := make([]byte, 4*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint32(buf[4*i:], w)
-	}
-	if _, err := f.Write(buf); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, tool, "--target-env", env, f.Name())
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	if err == nil {
-		return nil
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || ctx.Err() != nil {
-		return fmt.Errorf("spirv: running spirv-val: %v\n%s", err, out.String())
-	}
-	ve := &ValidationError{Env: env, Output: out.String()}
-	if ve.Inst = failedInst(ve.Output); ve.Inst > 0 {
+	err := emit.ValidateSPIRV(ctx, "", env, words)
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.Inst > 0 {
 		ve.Context = contextAround(words, ve.Inst, 6)
+	} else if err != nil && ve == nil {
+		return fmt.Errorf("spirv: %w", err)
 	}
-	return ve
+	return err
 }
 
 // ValidateArtifact runs spirv-val on the SPIR-V module a with the Vulkan

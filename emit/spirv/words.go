@@ -64,6 +64,18 @@ func decodeString(w []uint32) (string, int, error) {
 	return "", 0, fmt.Errorf("unterminated string")
 }
 
+// literalWords returns the number of words of the literal string starting
+// at w[0] (decodeString without building the string): the terminating nul
+// is in the first word holding a zero byte.
+func literalWords(w []uint32) (int, error) {
+	for i, word := range w {
+		if word&0xff == 0 || word&0xff00 == 0 || word&0xff0000 == 0 || word&0xff000000 == 0 {
+			return i + 1, nil
+		}
+	}
+	return 0, fmt.Errorf("unterminated string")
+}
+
 // field is one decoded logical operand: its kind and its words.
 type field struct {
 	kind  operandKind
@@ -119,7 +131,7 @@ func (d *decoder) take(k operandKind, n int) {
 func (d *decoder) one(k operandKind) {
 	switch k {
 	case kStr:
-		_, n, err := decodeString(d.w[d.i:])
+		n, err := literalWords(d.w[d.i:])
 		if err != nil {
 			d.err = err.Error()
 			return

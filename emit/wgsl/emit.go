@@ -55,12 +55,12 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}()
 	e := newEmitter(m, kernels)
 	e.w.buf.Grow(4096)
-	e.w.lines = make([]ir.Pos, 0, 128)
+	e.w.lines = make([]emit.Span, 0, 128)
 	e.module()
 	if e.err != nil {
 		return nil, e.err
 	}
-	return &emit.Artifact{Target: emit.WGSL, File: m.File, Code: e.w.buf.Bytes(), Lines: emit.TextLines(e.w.lines), Entries: e.entries}, nil
+	return &emit.Artifact{Target: emit.WGSL, File: m.File, Code: e.w.buf.Bytes(), Lines: e.w.lines, Entries: e.entries}, nil
 }
 
 func fileName(m *ir.Module) string {
@@ -85,7 +85,7 @@ func supported(k *ir.Kernel) error {
 // writer accumulates output lines and the .kc position of each.
 type writer struct {
 	buf    bytes.Buffer
-	lines  []ir.Pos
+	lines  []emit.Span // one per output line
 	indent int
 }
 
@@ -100,7 +100,7 @@ func (w *writer) line(pos ir.Pos, parts ...string) {
 		w.buf.WriteString(p)
 	}
 	w.buf.WriteByte('\n')
-	w.lines = append(w.lines, pos)
+	w.lines = append(w.lines, emit.Span{Off: len(w.lines) + 1, Pos: pos})
 }
 
 // blank writes an empty line.
@@ -112,7 +112,7 @@ type emitter struct {
 	kernels []*ir.Kernel
 	w       writer
 	err     error
-	global  *namer
+	global  *emit.Namer
 	entries []emit.Entry
 
 	// per kernel, filled by declare
@@ -137,7 +137,7 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 	return &emitter{
 		m:           m,
 		kernels:     kernels,
-		global:      newNamer(nil),
+		global:      emit.NewNamer(words),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
 	}

@@ -159,7 +159,7 @@ func (f *fn) ident(x *ir.Ident) wx {
 		}
 	}
 	f.e.fail(ir.Errorf(x.Pos, "wgsl: unresolved identifier %s", x.Name))
-	return prim(legal(x.Name))
+	return prim(words.Legal(x.Name))
 }
 
 func (f *fn) unary(x *ir.Unary) wx {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -136,13 +137,13 @@ func TestLegalNames(t *testing.T) {
 		"x": "x", "loop": "loop_", "fn": "fn_", "array": "array_", "select": "select_",
 		"read_write": "read_write_", "_": "x_", "__a": "x__a", "kc_t": "xkc_t", "NULL": "NULL_",
 	} {
-		if got := legal(in); got != want {
+		if got := words.Legal(in); got != want {
 			t.Errorf("legal(%q) = %q, want %q", in, got, want)
 		}
 	}
-	n := newNamer(nil)
-	inner := newNamer(n)
-	got := []string{n.name("a"), n.name("a"), inner.name("a"), inner.name("loop"), inner.name("loop_"), inner.name("a_1")}
+	n := emit.NewNamer(words)
+	inner := n.Scope()
+	got := []string{n.Name("a"), n.Name("a"), inner.Name("a"), inner.Name("loop"), inner.Name("loop_"), inner.Name("a_1")}
 	want := []string{"a", "a_1", "a_2", "loop_", "loop__1", "a_1_1"}
 	for i := range want {
 		if got[i] != want[i] {

@@ -1,8 +1,9 @@
 package wgsl
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/kcgo/kc/emit"
 )
 
 // This file holds the WGSL words kc identifiers must avoid and the namer
@@ -76,53 +77,12 @@ var reserved = func() map[string]bool {
 // temporaries); kc identifiers with this prefix are renamed.
 const helperPrefix = "kc_"
 
-// legal turns a kc identifier into one WGSL accepts and that cannot clash
-// with a WGSL word or an emitter helper: reserved words get a trailing
-// underscore, "_" and names starting "__" (both invalid in WGSL) and names
-// with the helper prefix get a leading "x".
-func legal(name string) string {
-	switch {
-	case name == "":
-		return "x"
-	case name == "_" || strings.HasPrefix(name, "__") || strings.HasPrefix(name, helperPrefix):
-		return "x" + name
-	case reserved[name]:
-		return name + "_"
-	}
-	return name
-}
-
-// namer hands out distinct identifiers within one scope; a namer with an
-// outer namer also avoids every name the outer one gave out.
-type namer struct {
-	outer *namer
-	used  map[string]bool
-}
-
-func newNamer(outer *namer) *namer { return &namer{outer: outer, used: map[string]bool{}} }
-
-func (n *namer) taken(s string) bool {
-	for ; n != nil; n = n.outer {
-		if n.used[s] {
-			return true
-		}
-	}
-	return false
-}
-
-// name returns legal(base), or legal(base) with the smallest suffix _1, _2,
-// ... that makes it unused, and marks it used.
-func (n *namer) name(base string) string {
-	s := legal(base)
-	if n.taken(s) {
-		for i := 1; ; i++ {
-			c := s + "_" + strconv.Itoa(i)
-			if !n.taken(c) {
-				s = c
-				break
-			}
-		}
-	}
-	n.used[s] = true
-	return s
+// words is what WGSL identifiers avoid (emit.Words): reserved words get a
+// trailing underscore; "_" and names starting "__" (both invalid in WGSL)
+// and names with the helper prefix get a leading "x".
+var words = &emit.Words{
+	Reserved: func(s string) bool { return reserved[s] },
+	Prefixes: []string{"__", helperPrefix},
+	Invalid:  []string{"_"},
+	Escape:   "x",
 }

@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -11,7 +12,7 @@ type fn struct {
 	e        *emitter
 	k        *ir.Kernel
 	r        *resources
-	names    *namer // every local of the function: no shadowing at all
+	names    *emit.Namer // every local of the function: no shadowing at all
 	locals   map[*ir.Decl]string
 	builtins map[ir.BuiltinKind]string
 	loops    int // depth of enclosing loops
@@ -106,7 +107,7 @@ func (f *fn) declStmt(d *ir.Decl) {
 
 // decl spells a declaration without its semicolon: let x: T = e, var x: T.
 func (f *fn) decl(d *ir.Decl) string {
-	name := f.names.name(d.Name)
+	name := f.names.Name(d.Name)
 	t := d.Ty
 	if t == nil {
 		t = d.Type

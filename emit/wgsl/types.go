@@ -65,7 +65,7 @@ func (e *emitter) declareNames() {
 			buffers: map[*ir.Param]string{},
 			shared:  map[*ir.Shared]string{},
 		}
-		r.entry = e.global.name(k.Name)
+		r.entry = e.global.Name(k.Name)
 		e.res[k] = r
 		e.entries = append(e.entries, emit.NewEntry(k, r.entry))
 	}
@@ -76,20 +76,20 @@ func (e *emitter) declareNames() {
 			prefix = r.entry + "_"
 		}
 		if ir.HasParamsBlock(k) {
-			r.paramsType = e.global.name(prefix + "Params")
-			r.paramsVar = e.global.name(prefix + "params")
-			fields := newNamer(nil)
+			r.paramsType = e.global.Name(prefix + "Params")
+			r.paramsVar = e.global.Name(prefix + "params")
+			fields := emit.NewNamer(words)
 			for _, p := range k.Params {
 				if p.Kind == ir.ScalarParam {
-					r.fields[p] = fields.name(p.Name)
+					r.fields[p] = fields.Name(p.Name)
 				}
 			}
 		}
 		for _, p := range ir.Buffers(k) {
-			r.buffers[p] = e.global.name(prefix + p.Name)
+			r.buffers[p] = e.global.Name(prefix + p.Name)
 		}
 		for _, s := range k.Shared {
-			r.shared[s] = e.global.name(prefix + s.Name)
+			r.shared[s] = e.global.Name(prefix + s.Name)
 		}
 	}
 }
@@ -131,7 +131,7 @@ func (e *emitter) kernelDecls(k *ir.Kernel) {
 // kernel writes the entry point of k.
 func (e *emitter) kernel(k *ir.Kernel) {
 	r := e.res[k]
-	f := &fn{e: e, k: k, r: r, names: newNamer(e.global), locals: map[*ir.Decl]string{}, builtins: map[ir.BuiltinKind]string{}}
+	f := &fn{e: e, k: k, r: r, names: e.global.Scope(), locals: map[*ir.Decl]string{}, builtins: map[ir.BuiltinKind]string{}}
 	for _, d := range k.Doc {
 		if !strings.HasPrefix(d, "kc:") { // test-corpus directives stay in the .kc
 			e.w.line(k.Pos, "//", d)
@@ -150,7 +150,7 @@ func (e *emitter) kernel(k *ir.Kernel) {
 		if !used[b] {
 			continue
 		}
-		name := f.names.name(b.String())
+		name := f.names.Name(b.String())
 		f.builtins[b] = name
 		params = append(params, fmt.Sprintf("@builtin(%s) %s: %s", builtinAttr[b], name, e.typeName(b.Type())))
 	}
