@@ -59,7 +59,9 @@ func TestCompileCoopMat(t *testing.T) {
 // anyCoopMat reports whether some adapter kc sees offers cooperative matrices.
 func anyCoopMat(t *testing.T) bool {
 	out, _, _ := kc(t, "", "devices", "-json")
-	var d struct{ Adapters []struct{ CoopMat []json.RawMessage } }
+	var d struct {
+		Adapters []struct{ CoopMat []json.RawMessage }
+	}
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("kc devices -json: %v\n%s", err, out)
 	}
