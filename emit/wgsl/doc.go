@@ -60,5 +60,6 @@
 // nearest even of the implementations it runs WGSL on and tests it
 // (docs/semantics.md § 5.4) instead of guarding the conversion.
 //
-// Cooperative matrices are not supported by this target yet.
+// Cooperative matrices and bf16 are not supported by this target yet: a
+// kernel using them gets an *ir.UnsupportedError naming the feature.
 package wgsl
