@@ -231,3 +231,29 @@ kernel k(r read []f32, c read_write []f32) workgroup(32) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestCoopMatPlaces: where a cooperative matrix may not be.
+func TestCoopMatPlaces(t *testing.T) {
+	src := `enable cooperative_matrix
+const C = coopmat<f32, 16, 16, acc>(1.0)
+struct S {
+	m coopmat<f32, 16, 16, acc>
+}
+fn g(m coopmat<f32, 16, 16, acc>) {
+}
+kernel k(x read []coopmat<f32, 16, 16, acc>, p coopmat<f32, 16, 16, acc>) workgroup(32) {
+	shared s coopmat<f32, 16, 16, acc>
+}
+`
+	want := []string{
+		"2:11: coopmat<f32, 16, 16, acc>(1.0) (value of type coopmat<f32, 16, 16, acc>) is not constant",
+		"4:2: field m of struct S: cooperative matrices cannot be struct fields",
+		"6:6: parameter m: cooperative matrices cannot be passed to or returned from functions yet",
+		"8:10: buffer x: element type coopmat<f32, 16, 16, acc> is not host-shareable (a cooperative matrix lives in a subgroup; store it with coopStore to a buffer of its element type)",
+		"8:46: parameter p: scalar parameters must be i32, u32 or f32, not coopmat<f32, 16, 16, acc>",
+		"9:2: shared s: a cooperative matrix cannot live in shared memory (store it to a shared array with coopStore)",
+	}
+	if diff := cmp.Diff(want, checkErrors(t, src)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
