@@ -27,6 +27,10 @@ func (c *checker) convert(e *Convert) Type {
 			t = c.toDefault(e.X, t)
 		case BF16:
 			t = c.convertUntyped(e.X, t, F32) // bf16 has no constants: round an f32
+		case I8:
+			t = c.convertUntyped(e.X, t, I32) // nor do i8 and u8: truncate an i32 or u32
+		case U8:
+			t = c.convertUntyped(e.X, t, U32)
 		default:
 			t = c.convertUntyped(e.X, t, to)
 		}
@@ -43,8 +47,12 @@ func (c *checker) convert(e *Convert) Type {
 		c.errorf(c.at, "cannot convert %s to type %s: bf16 converts only to and from f32", c.describe(e.X, t), to)
 		return Invalid
 	}
-	if to == BF16 || s == BF16 {
-		return to // not folded: constants have no bf16 representation
+	if (to.Is8Bit() || s.Is8Bit()) && to != s && !to.IsInt() && !s.IsInt() {
+		c.errorf(c.at, "cannot convert %s to type %s: i8 and u8 convert only to and from i32 and u32", c.describe(e.X, t), to)
+		return Invalid
+	}
+	if to == BF16 || s == BF16 || to.Is8Bit() || s.Is8Bit() {
+		return to // not folded: constants have no bf16, i8 or u8 representation
 	}
 	if v, ok := c.vals[e.X]; ok && c.konst[e.X] {
 		c.konst[e] = true
@@ -61,7 +69,7 @@ func convertSource(v Value, s Scalar) Value {
 	return v
 }
 
-func validScalar(s Scalar) bool { return s >= Bool && s <= BF16 }
+func validScalar(s Scalar) bool { return s >= Bool && s <= U8 }
 
 // construct checks vecN<T>(...): components (scalars or vectors of T)
 // totalling N, a single scalar of T (splat), or a single vector of width N

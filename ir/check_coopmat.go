@@ -16,11 +16,14 @@ const maxCoopDim = 256
 // coopType checks a cooperative-matrix type as written.
 func (c *checker) coopType(t CoopMat, pos Pos) bool {
 	switch {
-	case t.Elem == I32 || t.Elem == U32:
-		c.errorf(pos, "invalid type %s: integer cooperative matrices (i8/u8 inputs with i32/u32 accumulators) are not supported yet", t)
+	case t.Elem.Is8Bit() && t.Use == UseAccumulator:
+		c.errorf(pos, "invalid type %s: %s matrices are inputs (a or b); they accumulate in i32 or u32", t, t.Elem)
 		return false
-	case t.Elem != F16 && t.Elem != BF16 && t.Elem != F32:
-		c.errorf(pos, "invalid type %s: the element type of a cooperative matrix must be f16, bf16 or f32", t)
+	case t.Elem.IsInt() && t.Use != UseAccumulator:
+		c.errorf(pos, "invalid type %s: %s matrices are accumulators (acc); integer inputs are i8 or u8", t, t.Elem)
+		return false
+	case t.Elem != F16 && t.Elem != BF16 && t.Elem != F32 && !t.Elem.Is8Bit() && !t.Elem.IsInt():
+		c.errorf(pos, "invalid type %s: the element type of a cooperative matrix must be f16, bf16, f32, i8, u8, i32 or u32", t)
 		return false
 	case t.Rows < 1 || t.Rows > maxCoopDim || t.Cols < 1 || t.Cols > maxCoopDim:
 		c.errorf(pos, "invalid type %s: rows and columns must be 1 to %d", t, maxCoopDim)
@@ -75,12 +78,21 @@ func (c *checker) coopMake(e *CoopMake) Type {
 			c.errorf(c.at, "cannot convert %s to %s: a conversion keeps the shape and the use, and changes only the element type", c.describe(e.X, t), to)
 			return Invalid
 		}
+		if !isFloatElem(from.Elem) || !isFloatElem(to.Elem) {
+			c.errorf(c.at, "cannot convert %s to %s: conversions of integer cooperative matrices are not supported yet", c.describe(e.X, t), to)
+			return Invalid
+		}
 		return to
 	}
 	if isUntyped(t) {
 		want := to.Elem
-		if want == BF16 {
+		switch want {
+		case BF16:
 			want = F32 // bf16 has no literals: the constant is an f32, rounded
+		case I8:
+			want = I32 // nor i8 and u8: an i32 or u32, truncated
+		case U8:
+			want = U32
 		}
 		if bad(c.convertUntyped(e.X, t, want)) {
 			return Invalid
@@ -233,16 +245,24 @@ func accumulates(in, acc Scalar) bool {
 		return acc == F16 || acc == F32
 	case BF16, F32:
 		return acc == F32
+	case I8, U8:
+		return acc == I32 || acc == U32
 	}
 	return false
 }
 
 func accumulatorsOf(in Scalar) string {
-	if in == F16 {
+	switch in {
+	case F16:
 		return "want f16 or f32"
+	case I8, U8:
+		return "want i32 or u32"
 	}
 	return "want f32"
 }
+
+// isFloatElem reports whether s is a float element type of matrices.
+func isFloatElem(s Scalar) bool { return s == F16 || s == BF16 || s == F32 }
 
 // coopArith types element-wise arithmetic with a cooperative matrix
 // operand: + - * / between two matrices of one type, or * and / with a
@@ -298,8 +318,15 @@ func (c *checker) coopArith(op BinaryOp, x Expr, xt Type, y Expr, yt Type) Type 
 // coopElementwiseOK reports whether matrix m supports element-wise
 // arithmetic, reporting why not.
 func (c *checker) coopElementwiseOK(op fmt.Stringer, m CoopMat) bool {
-	if m.Elem == BF16 {
+	switch {
+	case m.Elem == BF16:
 		c.errorf(c.at, "invalid operation: operator %s not defined on %s (bf16 has no arithmetic: convert to f32 with coopmat<f32, ...>(m))", op, m)
+		return false
+	case m.Elem.Is8Bit():
+		c.errorf(c.at, "invalid operation: operator %s not defined on %s (%s matrices are multiply-add inputs only)", op, m, m.Elem)
+		return false
+	case m.Elem.IsInt() && op.String() == "/":
+		c.errorf(c.at, "invalid operation: operator / not defined on %s (integer matrices have + - * only)", m)
 		return false
 	}
 	return true

@@ -95,11 +95,13 @@ let s = coopmat<f32, 16, 16, acc>(n)`, []string{
 		"7:36: cannot use n (variable of type u32) to fill coopmat<f32, 16, 16, acc>: want a f32 value or a cooperative matrix to convert",
 	}},
 	{"types", `var a1 [2]coopmat<f32, 16, 16, acc>
-var a2 coopmat<i32, 16, 16, acc>
-var v vec2<bf16>`, []string{
+var a2 coopmat<i32, 16, 16, a>
+var v vec2<bf16>
+var a4 coopmat<bool, 16, 16, a>`, []string{
 		"5:2: invalid type [2]coopmat<f32, 16, 16, acc>: cooperative matrices cannot be array elements",
-		"6:2: invalid type coopmat<i32, 16, 16, acc>: integer cooperative matrices (i8/u8 inputs with i32/u32 accumulators) are not supported yet",
+		"6:2: invalid type coopmat<i32, 16, 16, a>: i32 matrices are accumulators (acc); integer inputs are i8 or u8",
 		"7:2: invalid vector type vec2<bf16>: bf16 is a storage type (scalars and cooperative matrices only)",
+		"8:2: invalid type coopmat<bool, 16, 16, a>: the element type of a cooperative matrix must be f16, bf16, f32, i8, u8, i32 or u32",
 	}},
 	{"bf16 rules", `let x = h[0] + h[1]
 let y = i32(h[0])
@@ -255,5 +257,46 @@ kernel k(x read []coopmat<f32, 16, 16, acc>, p coopmat<f32, 16, 16, acc>) workgr
 	}
 	if diff := cmp.Diff(want, checkErrors(t, src)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// TestCoopMatInt8: i8/u8 inputs with i32/u32 accumulators, and the rules
+// of the 8-bit storage types.
+func TestCoopMatInt8(t *testing.T) {
+	src := `enable int8
+enable cooperative_matrix
+kernel k(a read []i8, b read []u8, c read_write []i32, q read_write []i8) workgroup(32) {
+	let x = coopLoad<coopmat<i8, 16, 32, a>>(a, 0, 32, row_major)
+	let y = coopLoad<coopmat<i8, 32, 16, b>>(a, 0, 16, col_major)
+	var acc = coopmat<i32, 16, 16, acc>(0)
+	acc = coopMulAdd(x, y, acc) * 2 + acc
+	coopStore(acc, c, 0, 16, row_major)
+	q[0] = i8(c[0] + i32(q[1]) + i32(b[2]))
+	let bad1 = coopmat<u8, 16, 16, acc>(1)
+	let bad2 = x + x
+	let bad3 = acc / 2
+	let bad4 = coopMulAdd(x, y, coopmat<f32, 16, 16, acc>(0.0))
+	let bad5 = coopmat<f32, 16, 16, acc>(acc)
+	let bad6 = f32(q[0])
+	let bad7 = q[0] + q[1]
+	var bad8 vec4<u8>
+}
+`
+	want := []string{
+		"10:13: invalid type coopmat<u8, 16, 16, acc>: u8 matrices are inputs (a or b); they accumulate in i32 or u32",
+		"11:15: invalid operation: operator + not defined on coopmat<i8, 16, 32, a> (i8 matrices are multiply-add inputs only)",
+		"12:17: invalid operation: operator / not defined on coopmat<i32, 16, 16, acc> (integer matrices have + - * only)",
+		"13:13: coopMulAdd: i8 inputs cannot accumulate in f32 (want i32 or u32)",
+		"14:13: cannot convert acc (variable of type coopmat<i32, 16, 16, acc>) to coopmat<f32, 16, 16, acc>: conversions of integer cooperative matrices are not supported yet",
+		"15:13: cannot convert q[0] (value of type i8) to type f32: i8 and u8 convert only to and from i32 and u32",
+		"16:18: invalid operation: operator + not defined on q[0] (value of type i8)",
+		"17:2: invalid vector type vec4<u8>: u8 is a storage type (scalars and cooperative matrices only)",
+	}
+	if diff := cmp.Diff(want, checkErrors(t, src)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	noEnable := "kernel k(q read_write []u8) workgroup(1) {\n\tq[0] = q[1]\n}\n"
+	if diff := cmp.Diff([]string{"1:10: i8/u8 used without `enable int8`"}, checkErrors(t, noEnable)); diff != "" {
+		t.Errorf("without enable (-want +got):\n%s", diff)
 	}
 }

@@ -60,6 +60,9 @@ func (c *checker) expr(e Expr) Type {
 	if !bad(t) && UsesBF16(t) {
 		c.useFeature(FeatureBF16, c.at, "bf16")
 	}
+	if !bad(t) && UsesInt8(t) {
+		c.useFeature(FeatureInt8, c.at, "i8/u8")
+	}
 	return t
 }
 

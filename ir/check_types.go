@@ -21,8 +21,8 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			c.errorf(pos, "invalid vector type %s", t)
 			return false
 		}
-		if t.Elem == BF16 {
-			c.errorf(pos, "invalid vector type %s: bf16 is a storage type (scalars and cooperative matrices only)", t)
+		if t.Elem == BF16 || t.Elem.Is8Bit() {
+			c.errorf(pos, "invalid vector type %s: %s is a storage type (scalars and cooperative matrices only)", t, t.Elem)
 			return false
 		}
 	case Atomic:
@@ -270,6 +270,9 @@ func (c *checker) useType(t Type, pos Pos) {
 	}
 	if UsesBF16(t) {
 		c.useFeature(FeatureBF16, pos, "bf16")
+	}
+	if UsesInt8(t) {
+		c.useFeature(FeatureInt8, pos, "i8/u8")
 	}
 }
 

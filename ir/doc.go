@@ -17,9 +17,10 @@
 //
 // # Types
 //
-// bool, i32, u32, f32, f16, bf16 (Scalar; bf16 is storage only: it
-// converts to and from f32 and has no arithmetic); vec2..vec4 of those but
-// bf16 (Vector); fixed arrays [N]T (*Array); struct types (*Struct,
+// bool, i32, u32, f32, f16, bf16, i8, u8 (Scalar; bf16, i8 and u8 are
+// storage only: bf16 converts to and from f32, i8 and u8 to and from i32
+// and u32, and they have no arithmetic); vec2..vec4 of those but the
+// storage types (Vector); fixed arrays [N]T (*Array); struct types (*Struct,
 // identical only to themselves); atomic<i32|u32> (Atomic); and cooperative
 // matrices (CoopMat). Scalar, Vector, Atomic and CoopMat are comparable values, so
 // equal types are == ; use Identical when an *Array may be involved.
@@ -51,7 +52,9 @@
 //
 // # Cooperative matrices (issue 13)
 //
-// CoopMat is coopmat<T, R, C, use>: T f16, bf16 or f32; use a (MxK), b
+// CoopMat is coopmat<T, R, C, use>: T f16, bf16 or f32, or i8/u8 inputs
+// with i32/u32 accumulators (scalars I8 and U8: storage types converting
+// to and from i32/u32, `enable int8`); use a (MxK), b
 // (KxN) or acc (MxN); subgroup scope. Its nodes (coopmat.go): CoopMake
 // (fill from a scalar, or convert the element type of a matrix), CoopLoad
 // and the statement CoopStore (a buffer or shared array of T, element

@@ -175,6 +175,7 @@ const (
 	FeatureSubgroups                     // subgroup builtins and operations ("enable subgroups")
 	FeatureCoopMat                       // cooperative matrices ("enable cooperative_matrix")
 	FeatureBF16                          // bf16 storage and conversions ("enable bf16")
+	FeatureInt8                          // i8/u8 storage and conversions ("enable int8")
 )
 
 // Features is a set of Feature bits.
@@ -191,13 +192,15 @@ func (f Feature) Name() string {
 		return "cooperative_matrix"
 	case FeatureBF16:
 		return "bf16"
+	case FeatureInt8:
+		return "int8"
 	}
 	return "features"
 }
 
 // FeatureByName maps an `enable` name to its Feature.
 func FeatureByName(name string) (Feature, bool) {
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16, FeatureInt8} {
 		if f.Name() == name {
 			return f, true
 		}

@@ -28,9 +28,14 @@ const (
 	// and a cooperative-matrix element type. Its only operations are
 	// conversion to and from f32 ("enable bf16"); it is not IsFloat.
 	BF16
+	// I8 and U8 are 8-bit integers: storage types and cooperative-matrix
+	// input elements (with i32/u32 accumulators). Their only operations are
+	// conversion to and from i32 and u32 ("enable int8"); they are not IsInt.
+	I8
+	U8
 )
 
-var scalarNames = [...]string{Invalid: "invalid", Bool: "bool", I32: "i32", U32: "u32", F32: "f32", F16: "f16", BF16: "bf16"}
+var scalarNames = [...]string{Invalid: "invalid", Bool: "bool", I32: "i32", U32: "u32", F32: "f32", F16: "f16", BF16: "bf16", I8: "i8", U8: "u8"}
 
 func (s Scalar) String() string {
 	if int(s) < len(scalarNames) {
@@ -61,6 +66,8 @@ func (s Scalar) IsNumeric() bool { return s.IsInt() || s.IsFloat() }
 // Size is the size of s in bytes in host-shareable memory (bool has none).
 func (s Scalar) Size() int {
 	switch s {
+	case I8, U8:
+		return 1
 	case F16, BF16:
 		return 2
 	case I32, U32, F32:
@@ -246,6 +253,12 @@ func UsesF16(t Type) bool { return usesScalar(t, F16) }
 
 // UsesBF16 reports whether t mentions bf16 anywhere.
 func UsesBF16(t Type) bool { return usesScalar(t, BF16) }
+
+// UsesInt8 reports whether t mentions i8 or u8 anywhere.
+func UsesInt8(t Type) bool { return usesScalar(t, I8) || usesScalar(t, U8) }
+
+// Is8Bit reports whether s is i8 or u8.
+func (s Scalar) Is8Bit() bool { return s == I8 || s == U8 }
 
 // usesScalar reports whether t mentions the scalar s anywhere.
 func usesScalar(t Type, s Scalar) bool {

@@ -18,6 +18,8 @@ func TestCoopMatRefused(t *testing.T) {
 			"k.kc:3:10: cooperative_matrix is not supported by target hlsl"},
 		{"enable bf16\nkernel k(h read_write []bf16) workgroup(32) {\n\th[0] = bf16(2.0)\n}\n",
 			"k.kc:2:10: bf16 is not supported by target hlsl"},
+		{"enable int8\nkernel k(h read_write []u8) workgroup(32) {\n\th[0] = h[1]\n}\n",
+			"k.kc:2:10: int8 is not supported by target hlsl"},
 	} {
 		m, err := parse.File("k.kc", []byte(tc.src))
 		if err != nil {

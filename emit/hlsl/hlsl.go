@@ -72,9 +72,9 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
-		// Cooperative matrices (DXC's vk::khr templates) and bf16 are not
-		// lowered to HLSL yet.
-		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16)); err != nil {
+		// Cooperative matrices (DXC's vk::khr templates), bf16 and 8-bit
+		// integers are not lowered to HLSL yet.
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureInt8)); err != nil {
 			return nil, err
 		}
 		// Issue 12's constructs are not lowered to HLSL yet (docs/lowering-12.md).

@@ -369,6 +369,11 @@ func (f *fn) convert(v uint32, from ir.Type, to ir.Scalar) uint32 {
 		return f.op2(opINotEqual, t, v, f.constInt(from, 0))
 	case fs == ir.Bool:
 		return f.op3(opSelect, t, v, f.constOf(tt, ir.IntVal(1)), f.constOf(tt, ir.IntVal(0)))
+	case fs.Is8Bit() || to.Is8Bit(): // widen by the source's signedness, or truncate
+		if fs == ir.I8 || fs == ir.I32 {
+			return f.op1(opSConvert, t, v)
+		}
+		return f.op1(opUConvert, t, v)
 	case fs.IsInt() && to.IsInt():
 		return f.op1(opBitcast, t, v)
 	case fs == ir.I32:

@@ -67,6 +67,8 @@ func CoopMatFlavorByName(name string) (CoopMatFlavor, bool) {
 // registry's grammar; see the report of issue 13).
 const (
 	opMatrixTimesScalar          op = 143
+	opUConvert                   op = 113
+	opSConvert                   op = 114
 	opTypeCooperativeMatrixKHR   op = 4456
 	opCooperativeMatrixLoadKHR   op = 4457
 	opCooperativeMatrixStoreKHR  op = 4458
@@ -78,6 +80,8 @@ const (
 	opCooperativeMatrixMulAddNV  op = 5361
 	opCooperativeMatrixLengthNV  op = 5362
 
+	capInt8                         capability = 39
+	capStorageBuffer8BitAccess      capability = 4448
 	capBFloat16TypeKHR              capability = 5116
 	capBFloat16CooperativeMatrixKHR capability = 5118
 	capVulkanMemoryModel            capability = 5345
@@ -89,6 +93,12 @@ const (
 	fpEncodingBFloat16 = 0 // FPEncoding BFloat16KHR, OpTypeFloat's optional operand
 	coopRowMajorKHR    = 0
 	coopColMajorKHR    = 1
+
+	// CooperativeMatrixOperands of OpCooperativeMatrixMulAddKHR
+	coopASigned      = 0x1
+	coopBSigned      = 0x2
+	coopCSigned      = 0x4
+	coopResultSigned = 0x8
 
 	tkBF16 uint8 = 100 // tkey kinds of this file
 	tkCoop uint8 = 101
@@ -119,16 +129,34 @@ func (b *builder) coopSetup(kernels []*ir.Kernel) error {
 }
 
 // nvRefusals reports what SPV_NV_cooperative_matrix cannot express: bf16
-// matrices.
+// matrices, and multiplication element by element (OpFMul/OpIMul of two
+// matrices, which integer scaling also needs): NV has OpMatrixTimesScalar
+// for float scaling only.
 func nvRefusals(k *ir.Kernel) error {
 	var found error
-	ir.Inspect(k.Body, func(n ir.Node) bool {
-		if found != nil {
-			return false
+	refuse := func(pos ir.Pos, what string) {
+		if found == nil {
+			found = &ir.UnsupportedError{Pos: pos, Target: Target + " (-coopmat nv)", Feature: what + " (SPV_NV_cooperative_matrix has none; use the KHR flavour)"}
 		}
-		if e, ok := n.(ir.Expr); ok {
-			if m, ok := e.Type().(ir.CoopMat); ok && m.Elem == ir.BF16 {
-				found = &ir.UnsupportedError{Pos: e.Position(), Target: Target + " (-coopmat nv)", Feature: "bf16 cooperative matrix (SPV_NV_cooperative_matrix has none; use the KHR flavour)"}
+	}
+	ir.Inspect(k.Body, func(n ir.Node) bool {
+		e, ok := n.(ir.Expr)
+		if !ok || found != nil {
+			return found == nil
+		}
+		m, ok := e.Type().(ir.CoopMat)
+		if !ok {
+			return true
+		}
+		if m.Elem == ir.BF16 {
+			refuse(e.Position(), "bf16 cooperative matrix")
+		}
+		if b, ok := e.(*ir.Binary); ok && b.Op == ir.OpMul {
+			switch {
+			case ir.IsCoopMat(b.X.Type()) && ir.IsCoopMat(b.Y.Type()):
+				refuse(b.Pos, "element-wise * of cooperative matrices")
+			case m.Elem.IsInt():
+				refuse(b.Pos, "scaling an integer cooperative matrix")
 			}
 		}
 		return true
@@ -158,6 +186,16 @@ func (b *builder) tBF16() uint32 {
 	return b.intern(tkey{kind: tkBF16}, func(id uint32) {
 		b.globals.inst(opTypeFloat, id, 16, fpEncodingBFloat16)
 	})
+}
+
+// tInt8 is OpTypeInt 8 with the signedness of i8 or u8.
+func (b *builder) tInt8(signed bool) uint32 {
+	b.capability(capInt8)
+	s := uint32(0)
+	if signed {
+		s = 1
+	}
+	return b.intern(tkey{kind: tkInt, a: 8, b: s}, func(id uint32) { b.globals.inst(opTypeInt, id, 8, s) })
 }
 
 // coopType returns the id of a cooperative-matrix type.
@@ -207,13 +245,7 @@ func (f *fn) coopExpr(e ir.Expr) (v uint32, ok bool) {
 	case *ir.CoopLoad:
 		return f.coopLoad(e), true
 	case *ir.CoopMulAdd:
-		rt := f.tid(e.Ty)
-		a, b, c := f.expr(e.A), f.expr(e.B), f.expr(e.C)
-		o := opCooperativeMatrixMulAddKHR
-		if f.opts.CoopMat == CoopMatNV {
-			o = opCooperativeMatrixMulAddNV
-		}
-		return f.op3(o, rt, a, b, c), true
+		return f.coopMulAdd(e), true
 	case *ir.CoopLength:
 		o := opCooperativeMatrixLengthKHR
 		if f.opts.CoopMat == CoopMatNV {
@@ -225,7 +257,10 @@ func (f *fn) coopExpr(e ir.Expr) (v uint32, ok bool) {
 			return f.coopBinary(e), true
 		}
 	case *ir.Unary:
-		if ir.IsCoopMat(e.Ty) {
+		if m, ok := e.Ty.(ir.CoopMat); ok {
+			if m.Elem.IsInt() {
+				return f.op1(opSNegate, f.tid(e.Ty), f.expr(e.X)), true
+			}
 			return f.op1(opFNegate, f.tid(e.Ty), f.expr(e.X)), true
 		}
 	}
@@ -301,16 +336,54 @@ func (f *fn) coopStore(s *ir.CoopStore) {
 	f.body.inst(o, append([]uint32{ptr, m}, rest...)...)
 }
 
-var coopArith = map[ir.BinaryOp]op{ir.OpAdd: opFAdd, ir.OpSub: opFSub, ir.OpMul: opFMul, ir.OpDiv: opFDiv}
+// coopMulAdd: KHR states the signedness of integer operands in its
+// Cooperative Matrix Operands; NV takes it from the types.
+func (f *fn) coopMulAdd(e *ir.CoopMulAdd) uint32 {
+	rt := f.tid(e.Ty)
+	a, b, c := f.expr(e.A), f.expr(e.B), f.expr(e.C)
+	if f.opts.CoopMat == CoopMatNV {
+		return f.op3(opCooperativeMatrixMulAddNV, rt, a, b, c)
+	}
+	var mask uint32
+	for _, s := range []struct {
+		t   ir.Type
+		bit uint32
+	}{{e.A.Type(), coopASigned}, {e.B.Type(), coopBSigned}, {e.C.Type(), coopCSigned}, {e.Ty, coopResultSigned}} {
+		if el := s.t.(ir.CoopMat).Elem; el == ir.I8 || el == ir.I32 {
+			mask |= s.bit
+		}
+	}
+	v := f.builder.id()
+	if mask == 0 {
+		f.body.inst(opCooperativeMatrixMulAddKHR, rt, v, a, b, c)
+	} else {
+		f.body.inst(opCooperativeMatrixMulAddKHR, rt, v, a, b, c, mask)
+	}
+	return v
+}
+
+var (
+	coopFloatArith = map[ir.BinaryOp]op{ir.OpAdd: opFAdd, ir.OpSub: opFSub, ir.OpMul: opFMul, ir.OpDiv: opFDiv}
+	coopIntArith   = map[ir.BinaryOp]op{ir.OpAdd: opIAdd, ir.OpSub: opISub, ir.OpMul: opIMul}
+)
 
 func (f *fn) coopBinary(e *ir.Binary) uint32 {
 	t := e.Ty.(ir.CoopMat)
 	rt := f.tid(t)
 	x, y := f.expr(e.X), f.expr(e.Y)
 	xMat, yMat := ir.IsCoopMat(e.X.Type()), ir.IsCoopMat(e.Y.Type())
+	if t.Elem.IsInt() { // OpMatrixTimesScalar is for floats: multiply by a filled matrix
+		switch {
+		case !xMat:
+			x = f.compose(rt, x)
+		case !yMat:
+			y = f.compose(rt, y)
+		}
+		return f.op2(coopIntArith[e.Op], rt, x, y)
+	}
 	switch {
 	case xMat && yMat:
-		return f.op2(coopArith[e.Op], rt, x, y)
+		return f.op2(coopFloatArith[e.Op], rt, x, y)
 	case e.Op == ir.OpDiv: // m / s: divide by a matrix of s
 		return f.op2(opFDiv, rt, x, f.compose(rt, y))
 	case xMat:

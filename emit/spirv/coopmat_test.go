@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,7 +83,7 @@ func coopModule(t *testing.T, src string) *ir.Module {
 // to the same words with kc's assembler (spirv-as 2023.1 rejects the KHR
 // capability); the assembler itself is checked on every corpus module.
 func TestCoopMatRoundTrip(t *testing.T) {
-	mods := map[string]*ir.Module{"coopSrc": coopModule(t, strings.Replace(coopSrc, ", at atomic_dummy u32", "", 1))}
+	mods := map[string]*ir.Module{"coopSrc": coopModule(t, strings.Replace(coopSrc, ", at atomic_dummy u32", "", 1)), "int8Src": coopModule(t, int8Src)}
 	for _, c := range corpus(t) {
 		mods[c.Name] = c.Module(t)
 	}
@@ -221,3 +223,74 @@ func TestCoopMatNVRefusesBF16(t *testing.T) {
 
 var _ = fmt.Sprint
 var _ = os.Getenv
+
+// int8Src: i8/u8 matrices into i32/u32 accumulators.
+const int8Src = `enable int8
+enable cooperative_matrix
+
+kernel mm(a read []i8, b read []u8, c read_write []i32, d read_write []u32, q read_write []i8, k u32) workgroup(32) {
+	var acc coopmat<i32, 16, 16, acc>
+	var accu = coopmat<u32, 16, 16, acc>(7)
+	for i := u32(0); i < k; i += 32 {
+		let ta = coopLoad<coopmat<i8, 16, 32, a>>(a, i, k, row_major)
+		let tb = coopLoad<coopmat<i8, 32, 16, b>>(a, i * 16, 16, col_major)
+		let ua = coopLoad<coopmat<u8, 16, 32, a>>(b, i, k, row_major)
+		let ub = coopLoad<coopmat<u8, 32, 16, b>>(b, i * 16, 16, row_major)
+		acc = coopMulAdd(ta, tb, acc)
+		accu = coopMulAdd(ua, ub, accu)
+	}
+	acc = acc + acc - acc + -acc
+	coopStore(acc, c, 0, 16, row_major)
+	coopStore(accu, d, 0, 16, col_major)
+	q[0] = i8(c[0] + i32(q[1]))
+}
+`
+
+// TestCoopMatInt8: the NV flavour of int8Src passes spirv-val; the KHR
+// one marks signed operands in OpCooperativeMatrixMulAddKHR (A, B, C and
+// the result of the i8 product: 15; none for u8), and integer scaling is
+// OpIMul by a filled matrix (NV refuses it).
+func TestCoopMatInt8(t *testing.T) {
+	m := coopModule(t, int8Src)
+	if _, err := exec.LookPath("spirv-val"); err == nil || os.Getenv("CI") == "true" {
+		kctest.Tool(t, "spirv-val")
+		for _, opts := range allOptions(m) {
+			opts.CoopMat = CoopMatNV
+			mod, err := Emit(m, opts)
+			if err != nil {
+				t.Fatalf("%+v: %v", opts, err)
+			}
+			if err := ValidateArtifact(context.Background(), mod); err != nil {
+				t.Errorf("%+v: %v", opts, err)
+			}
+		}
+	}
+	mod, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := Disassemble(mod.Words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"OpCapability Int8", "OpCapability StorageBuffer8BitAccess", `OpExtension "SPV_KHR_8bit_storage"`,
+		"%int8 = OpTypeInt 8 1", "%uint8 = OpTypeInt 8 0", "OpTypeCooperativeMatrixKHR %int8 %uint_3 %uint_16 %uint_32 %uint_0",
+		"%ta %tb %", " 15\n", "OpSNegate", "OpSConvert %int8"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("no %q in\n%s", w, text)
+		}
+	}
+	if !regexp.MustCompile(`OpCooperativeMatrixMulAddKHR %\w+ %ua %ub %\w+\n`).MatchString(text) {
+		t.Errorf("the u8 product has operands:\n%s", text)
+	}
+	scaled := coopModule(t, strings.Replace(int8Src, "acc + acc - acc", "acc * 3 - acc", 1))
+	_, err = Emit(scaled, Options{CoopMat: CoopMatNV})
+	if want := "coop.kc:15:12: scaling an integer cooperative matrix (SPV_NV_cooperative_matrix has none; use the KHR flavour) is not supported by target spirv (-coopmat nv)"; err == nil || err.Error() != want {
+		t.Errorf("NV integer scaling: %v, want %s", err, want)
+	}
+	if mod, err := Emit(scaled, Options{}); err != nil {
+		t.Error(err)
+	} else if text, _ := Disassemble(mod.Words); !strings.Contains(text, "OpIMul %") {
+		t.Errorf("KHR integer scaling: no OpIMul")
+	}
+}

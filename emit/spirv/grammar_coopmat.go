@@ -20,7 +20,12 @@ func init() {
 	grammar[opCooperativeMatrixStoreNV] = opInfo{"OpCooperativeMatrixStoreNV", ops(kID, kID, kID, kID, optional(kMemoryAccess))}
 	grammar[opCooperativeMatrixMulAddNV] = opInfo{"OpCooperativeMatrixMulAddNV", shapeTernary}
 	grammar[opCooperativeMatrixLengthNV] = opInfo{"OpCooperativeMatrixLengthNV", ops(kResultType, kResult, kID)}
+	grammar[opUConvert] = opInfo{"OpUConvert", shapeUnary}
+	grammar[opSConvert] = opInfo{"OpSConvert", shapeUnary}
 	caps := enumNames[kCapability]
+	caps[uint32(capInt8)] = "Int8"
+	caps[uint32(capStorageBuffer8BitAccess)] = "StorageBuffer8BitAccess"
+
 	caps[uint32(capBFloat16TypeKHR)] = "BFloat16TypeKHR"
 	caps[uint32(capBFloat16CooperativeMatrixKHR)] = "BFloat16CooperativeMatrixKHR"
 	caps[uint32(capVulkanMemoryModel)] = "VulkanMemoryModel"

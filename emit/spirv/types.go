@@ -114,6 +114,8 @@ func (b *builder) newScalarType(s ir.Scalar) uint32 {
 		return b.tFloat(16)
 	case ir.BF16:
 		return b.tBF16()
+	case ir.I8, ir.U8:
+		return b.tInt8(s == ir.I8)
 	}
 	fail(errorf("spirv: internal error: no SPIR-V type for scalar %v", s))
 	return 0

@@ -18,6 +18,8 @@ func TestCoopMatRefused(t *testing.T) {
 			"k.kc:3:10: cooperative matrix is not supported by target wgsl"},
 		{"enable bf16\nkernel k(h read_write []bf16) workgroup(32) {\n\th[0] = bf16(2.0)\n}\n",
 			"k.kc:2:10: bf16 is not supported by target wgsl"},
+		{"enable int8\nkernel k(h read_write []u8) workgroup(32) {\n\th[0] = h[1]\n}\n",
+			"k.kc:2:10: i8/u8 is not supported by target wgsl"},
 	} {
 		m, err := parse.File("k.kc", []byte(tc.src))
 		if err != nil {

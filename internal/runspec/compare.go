@@ -24,8 +24,11 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
 	}
 	size := 4
-	if s == ir.F16 || s == ir.BF16 {
+	switch {
+	case s == ir.F16 || s == ir.BF16:
 		size = 2
+	case s.Is8Bit():
+		size = 1
 	}
 	var bad []string
 	nbad := 0
@@ -71,6 +74,9 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 }
 
 func word(b []byte, size int) uint32 {
+	if size == 1 {
+		return uint32(b[0])
+	}
 	if size == 2 {
 		return uint32(binary.LittleEndian.Uint16(b))
 	}

@@ -29,6 +29,12 @@ func FillBuffer(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 	}
 	s := BaseScalar(t)
 	b := make([]byte, size)
+	if s.Is8Bit() {
+		for i := range b {
+			b[i] = byte(randInt(r, f, s))
+		}
+		return b
+	}
 	if s == ir.F16 || s == ir.BF16 {
 		conv := interp.F32ToF16Bits
 		if s == ir.BF16 {

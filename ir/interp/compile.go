@@ -109,6 +109,9 @@ func memStride(t ir.Type) int {
 
 // compSize is the byte size of one component of scalar type s in memory.
 func compSize(s ir.Scalar) int {
+	if s.Is8Bit() {
+		return 1
+	}
 	if s == ir.F16 || s == ir.BF16 {
 		return 2
 	}

@@ -52,6 +52,14 @@ func elemF64(bits uint32, s ir.Scalar) float64 {
 		return float64(h16(bits))
 	case ir.BF16:
 		return float64(bf(bits))
+	case ir.I8:
+		return float64(int8(bits))
+	case ir.U8:
+		return float64(uint8(bits))
+	case ir.I32:
+		return float64(int32(bits))
+	case ir.U32:
+		return float64(bits)
 	}
 	return float64(f32(bits))
 }
@@ -64,6 +72,14 @@ func roundTo(v float64, s ir.Scalar) float64 {
 		return float64(h16(uint32(f64ToF16(v))))
 	case ir.BF16:
 		return float64(bf(bbf(float32(v))))
+	case ir.I8:
+		return float64(int8(int64(v))) // integers wrap
+	case ir.U8:
+		return float64(uint8(int64(v)))
+	case ir.I32:
+		return float64(int32(int64(v)))
+	case ir.U32:
+		return float64(uint32(int64(v)))
 	}
 	return float64(float32(v))
 }
@@ -236,8 +252,11 @@ func (c *compiler) coopStore(st *ir.CoopStore) stmtFn {
 
 // fromElem converts an element value (exact in s) to s's bits.
 func fromElem(v float64, s ir.Scalar) uint32 {
-	if s == ir.BF16 {
+	switch {
+	case s == ir.BF16:
 		return bbf(float32(v))
+	case s.IsInt() || s.Is8Bit():
+		return uint32(int64(v))
 	}
 	return fromF64(v, s)
 }
@@ -293,7 +312,7 @@ func (c *compiler) coopBinary(e *ir.Binary) exprFn {
 			x, y := operand(xs, xMat), operand(ys, yMat)
 			dst, h := m.newMat(t)
 			for i := range dst.v {
-				dst.v[i] = roundTo(arith(op, x(i), y(i)), t.Elem)
+				dst.v[i] = roundTo(arith(op, x(i), y(i), t.Elem.IsInt()), t.Elem)
 			}
 			setAll(out, lanes, h)
 		})
@@ -302,8 +321,20 @@ func (c *compiler) coopBinary(e *ir.Binary) exprFn {
 }
 
 // arith applies + - * / to exact element values (float32 or float16
-// operands: the float64 result rounded once equals the rounded operation).
-func arith(op ir.BinaryOp, x, y float64) float64 {
+// operands: the float64 result rounded once equals the rounded operation;
+// integers in int64, wrapped by roundTo).
+func arith(op ir.BinaryOp, x, y float64, isInt bool) float64 {
+	if isInt {
+		a, b := int64(x), int64(y)
+		switch op {
+		case ir.OpAdd:
+			return float64(int64(int32(a + b)))
+		case ir.OpSub:
+			return float64(int64(int32(a - b)))
+		case ir.OpMul:
+			return float64(int64(int32(a * b)))
+		}
+	}
 	switch op {
 	case ir.OpAdd:
 		return x + y
@@ -329,7 +360,7 @@ func (c *compiler) coopNeg(e *ir.Unary) exprFn {
 			src := m.mat(c.same(e.Pos, "cooperative -", "operand", xs, lanes), t)
 			dst, h := m.newMat(t)
 			for i, v := range src.v {
-				dst.v[i] = -v
+				dst.v[i] = roundTo(-v, t.Elem) // -MIN wraps to MIN
 			}
 			setAll(out, lanes, h)
 		})

@@ -273,3 +273,67 @@ kernel k(x read []f32, y read []f32, s f32, out read_write []f32, h read_write [
 		t.Errorf("coopLength = %d, want 4", l[0])
 	}
 }
+
+// TestCoopMatInt8 multiplies random i8 and u8 matrices into i32 and u32
+// accumulators: exact integer results, checked against Go's int32/uint32
+// arithmetic (wrapping).
+func TestCoopMatInt8(t *testing.T) {
+	m := compile(t, `
+enable int8
+enable cooperative_matrix
+
+kernel k(a read []i8, b read []u8, c read_write []i32, d read_write []u32, q read_write []i8, K u32) workgroup(32) {
+	var acc = coopmat<i32, 16, 16, acc>(-5)
+	var accu coopmat<u32, 16, 16, acc>
+	for i := u32(0); i < K; i += 32 {
+		let x = coopLoad<coopmat<i8, 16, 32, a>>(a, i, K, row_major)
+		let y = coopLoad<coopmat<i8, 32, 16, b>>(a, i * 16, 16, row_major)
+		let u = coopLoad<coopmat<u8, 16, 32, a>>(b, i, K, row_major)
+		let v = coopLoad<coopmat<u8, 32, 16, b>>(b, i, K, col_major)
+		acc = coopMulAdd(x, y, acc)
+		accu = coopMulAdd(u, v, accu)
+	}
+	acc = acc * 3 - acc + -acc
+	coopStore(acc, c, 0, 16, row_major)
+	coopStore(accu, d, 0, 16, col_major)
+	q[0] = i8(c[0])
+	q[1] = i8(i32(q[2]) + 1)
+}
+`)
+	r := newRNG(t)
+	const K = 64 // a is 16xK (also read as Kx16 for y), b likewise
+	a, b := make([]uint32, 16*K/4), make([]uint32, 16*K/4)
+	for i := range a {
+		a[i], b[i] = r.Uint32(), r.Uint32()
+	}
+	ab, bb := Encode(a), Encode(b)
+	q := Poison(3)
+	q[2] = 0x7f // 127 + 1 wraps to -128
+	c, d := Poison(4*256), Poison(4*256)
+	mustRun(t, m, "k", [3]int{1, 1, 1}, &Args{
+		Params:  params("K", K),
+		Buffers: map[string][]byte{"a": ab, "b": bb, "c": c, "d": d, "q": q},
+	}, Options{SubgroupSize: 32})
+	gotC, _ := Decode[int32](c)
+	gotD, _ := Decode[uint32](d)
+	for i := 0; i < 16; i++ {
+		for j := 0; j < 16; j++ {
+			s := int32(-5)
+			var us uint32
+			for k := 0; k < K; k++ {
+				s += int32(int8(ab[i*K+k])) * int32(int8(ab[k*16+j]))
+				us += uint32(bb[i*K+k]) * uint32(bb[j*K+k]) // v is read column-major
+			}
+			want := s*3 - s + -s
+			if gotC[i*16+j] != want {
+				t.Errorf("c[%d][%d] = %d, want %d", i, j, gotC[i*16+j], want)
+			}
+			if gotD[j*16+i] != us {
+				t.Errorf("d[%d][%d] = %d, want %d", j, i, gotD[j*16+i], us)
+			}
+		}
+	}
+	if int8(q[0]) != int8(gotC[0]) || int8(q[1]) != -128 {
+		t.Errorf("q = %d, %d, want %d, -128", int8(q[0]), int8(q[1]), int8(gotC[0]))
+	}
+}

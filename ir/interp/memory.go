@@ -309,6 +309,9 @@ func (c *compiler) storer(r ref) func(act []int32, offs []int, v []uint32) {
 }
 
 func loadComp(mem []byte, off int, s ir.Scalar) uint32 {
+	if s.Is8Bit() {
+		return uint32(mem[off])
+	}
 	if s == ir.F16 || s == ir.BF16 {
 		return uint32(binary.LittleEndian.Uint16(mem[off:]))
 	}
@@ -316,6 +319,10 @@ func loadComp(mem []byte, off int, s ir.Scalar) uint32 {
 }
 
 func storeComp(mem []byte, off int, s ir.Scalar, v uint32) {
+	if s.Is8Bit() {
+		mem[off] = byte(v)
+		return
+	}
 	if s == ir.F16 || s == ir.BF16 {
 		binary.LittleEndian.PutUint16(mem[off:], uint16(v))
 		return

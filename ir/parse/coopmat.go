@@ -10,8 +10,9 @@ import (
 )
 
 // Cooperative matrices in .kc: the type coopmat<T, R, C, use[, scope]>
-// (T f16, bf16 or f32; R and C integer literals; use a, b or acc; scope
-// subgroup, the default) and the operations of ir/coopmat.go.
+// (T f16, bf16, f32, i8, u8, i32 or u32; R and C integer literals; use a,
+// b or acc; scope subgroup, the default) and the operations of
+// ir/coopmat.go.
 
 // coopArg is one argument of coopmat<...> as written: a name or a number.
 type coopArg struct {
@@ -26,14 +27,11 @@ func coopMatOf(pos lexer.Position, args []coopArg) (ir.CoopMat, error) {
 		return ir.CoopMat{}, participle.Errorf(pos, "coopmat takes 4 arguments (%s), not %d", form, len(args))
 	}
 	var m ir.CoopMat
-	switch s, ok := ir.ScalarByName(args[0].text); {
-	case ok:
-		m.Elem = s
-	case args[0].text == "i8" || args[0].text == "u8":
-		return m, participle.Errorf(args[0].pos, "cooperative matrices of %s are not supported yet", args[0].text)
-	default:
-		return m, participle.Errorf(args[0].pos, "%s is not an element type: %s (T is f16, bf16 or f32)", args[0].text, form)
+	s, ok := ir.ScalarByName(args[0].text)
+	if !ok {
+		return m, participle.Errorf(args[0].pos, "%s is not an element type: %s (T is f16, bf16, f32, i8, u8, i32 or u32)", args[0].text, form)
 	}
+	m.Elem = s
 	for i, d := range []*int{&m.Rows, &m.Cols} {
 		a := args[1+i]
 		n, err := strconv.Atoi(a.text)
