@@ -51,8 +51,9 @@ func attnRef(qs, ks, vs []float32, tq, s, hq, hkv, dh int, scale float64, causal
 // exp and sums over s <= a few hundred keys stay within 2e-5.
 var attnTol = tol{2e-5, 1e-5}
 
-func TestAttention(t *testing.T) {
-	c := open(t, "vulkan")
+func TestAttention(t *testing.T) { testAttention(t, open(t, "vulkan")) }
+
+func testAttention(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, tc := range []struct{ tq, s, d, dv int }{{1, 1, 1, 1}, {3, 17, 5, 3}, {17, 3, 16, 17}, {5, 1000, 8, 4}} {
 		qs, ks, vs := randn(rng, tc.tq*tc.d, -1, 1), randn(rng, tc.s*tc.d, -1, 1), randn(rng, tc.s*tc.dv, -1, 1)
@@ -114,8 +115,9 @@ func runFlash(t *testing.T, c *kernels.Context, tc flashCase, qs, ks, vs []float
 // TestCausalAttention covers prefill (tq = s) and a continued sequence
 // (tq < s) with grouped-query heads, sequence lengths across the 32-query
 // and 16-key tiles, and head dimensions 1 to 64.
-func TestCausalAttention(t *testing.T) {
-	c := open(t, "vulkan")
+func TestCausalAttention(t *testing.T) { testCausalAttention(t, open(t, "vulkan")) }
+
+func testCausalAttention(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, tc := range []flashCase{{1, 1, 1, 1, 1}, {3, 3, 2, 1, 4}, {17, 17, 4, 2, 8}, {40, 40, 3, 3, 5}, {5, 70, 4, 1, 64}, {33, 33, 8, 2, 16}} {
 		qs, ks, vs := flashInputs(rng, tc)
@@ -127,8 +129,9 @@ func TestCausalAttention(t *testing.T) {
 
 // TestCausality: changing the last key and value changes no output but
 // the last query's (bit for bit), and does change the last query's.
-func TestCausality(t *testing.T) {
-	c := open(t, "vulkan")
+func TestCausality(t *testing.T) { testCausality(t, open(t, "vulkan")) }
+
+func testCausality(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	tc := flashCase{40, 40, 4, 2, 8}
 	qs, ks, vs := flashInputs(rng, tc)
@@ -155,8 +158,9 @@ func TestCausality(t *testing.T) {
 }
 
 // TestDecodeAttention: one query against KV caches of 1 to 300 keys.
-func TestDecodeAttention(t *testing.T) {
-	c := open(t, "vulkan")
+func TestDecodeAttention(t *testing.T) { testDecodeAttention(t, open(t, "vulkan")) }
+
+func testDecodeAttention(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, tc := range []flashCase{{1, 1, 1, 1, 4}, {1, 3, 4, 2, 8}, {1, 17, 6, 3, 16}, {1, 300, 8, 2, 64}, {3, 20, 2, 1, 4}} {
 		qs, ks, vs := flashInputs(rng, tc)

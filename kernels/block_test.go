@@ -156,8 +156,9 @@ func blockRef(cfg blockCfg, w blockWeights, xs []float32) []float64 {
 // absolute plus 1e-5 relative on outputs of magnitude ~1: a chain of
 // about ten f32 ops; on lavapipe the largest error measured was ~3e-7
 // (2026-12-01), and every run passes at 1e-6.
-func TestTransformerBlock(t *testing.T) {
-	c := open(t, "vulkan")
+func TestTransformerBlock(t *testing.T) { testTransformerBlock(t, open(t, "vulkan")) }
+
+func testTransformerBlock(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, cfg := range []blockCfg{{t: 17, d: 64, hq: 4, hkv: 2, dh: 16, ff: 96}, {t: 3, d: 24, hq: 3, hkv: 1, dh: 8, ff: 40}} {
 		w := newBlockWeights(rng, cfg)

@@ -15,8 +15,9 @@ var elemShapes = [][]int{{1}, {3}, {17}, {1000}, {7, 333}, {3, 5, 67}}
 
 const u = 1.0 / (1 << 24) // f32 unit roundoff
 
-func TestBinary(t *testing.T) {
-	c := open(t, "vulkan")
+func TestBinary(t *testing.T) { testBinary(t, open(t, "vulkan")) }
+
+func testBinary(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	ops := []struct {
 		name string
@@ -67,8 +68,9 @@ func kernelsShape(s []int) string {
 	return b.String()
 }
 
-func TestUnary(t *testing.T) {
-	c := open(t, "vulkan")
+func TestUnary(t *testing.T) { testUnary(t, open(t, "vulkan")) }
+
+func testUnary(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	ops := []struct {
@@ -108,8 +110,9 @@ func TestUnary(t *testing.T) {
 	}
 }
 
-func TestScaleAndBias(t *testing.T) {
-	c := open(t, "vulkan")
+func TestScaleAndBias(t *testing.T) { testScaleAndBias(t, open(t, "vulkan")) }
+
+func testScaleAndBias(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, shape := range elemShapes {
 		n := 1

@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"github.com/kcgo/kc/kernels"
 	"math"
 	"testing"
 )
@@ -9,8 +10,9 @@ import (
 // sizes around coopmat's tiles (none a multiple). The bound is the
 // classic one for a sum of k products in f32 in any order, fused or not:
 // |got - exact| <= 2·k·u·Σ|a·b|·|scale|.
-func TestMatMul(t *testing.T) {
-	c := open(t, "vulkan")
+func TestMatMul(t *testing.T) { testMatMul(t, open(t, "vulkan")) }
+
+func testMatMul(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, mkn := range [][3]int{{1, 1, 1}, {3, 17, 5}, {17, 3, 1000}, {1, 1000, 3}, {65, 33, 129}} {
 		m, k, n := mkn[0], mkn[1], mkn[2]
@@ -67,8 +69,9 @@ func TestMatMul(t *testing.T) {
 // multiple of the 256-wide workgroup.
 var rowShapes = [][]int{{1, 1}, {3, 3}, {5, 17}, {2, 1000}, {4, 257}, {2, 3, 300}}
 
-func TestSoftmax(t *testing.T) {
-	c := open(t, "vulkan")
+func TestSoftmax(t *testing.T) { testSoftmax(t, open(t, "vulkan")) }
+
+func testSoftmax(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, shape := range rowShapes {
 		rows, d := rowsD(shape)
@@ -107,8 +110,9 @@ func rowsD(shape []int) (rows, d int) {
 	return rows, d
 }
 
-func TestNorms(t *testing.T) {
-	c := open(t, "vulkan")
+func TestNorms(t *testing.T) { testNorms(t, open(t, "vulkan")) }
+
+func testNorms(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	const eps = 1e-5
 	for _, shape := range rowShapes {

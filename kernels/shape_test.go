@@ -8,8 +8,9 @@ import (
 	"github.com/kcgo/kc/kernels"
 )
 
-func TestTranspose(t *testing.T) {
-	c := open(t, "vulkan")
+func TestTranspose(t *testing.T) { testTranspose(t, open(t, "vulkan")) }
+
+func testTranspose(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	// 16x16 tiles: sizes below, at and across tile edges
 	for _, rc := range [][2]int{{1, 1}, {1, 3}, {17, 1}, {3, 1000}, {33, 47}, {16, 16}} {
@@ -32,8 +33,9 @@ func TestTranspose(t *testing.T) {
 	}
 }
 
-func TestGather(t *testing.T) {
-	c := open(t, "vulkan")
+func TestGather(t *testing.T) { testGather(t, open(t, "vulkan")) }
+
+func testGather(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	for _, tc := range []struct{ rows, d, n int }{{1, 1, 1}, {3, 3, 5}, {17, 1000, 3}, {1000, 17, 300}} {
 		xs := randn(rng, tc.rows*tc.d, -1, 1)
@@ -53,8 +55,9 @@ func TestGather(t *testing.T) {
 	}
 }
 
-func TestReshapeDup(t *testing.T) {
-	c := open(t, "vulkan")
+func TestReshapeDup(t *testing.T) { testReshapeDup(t, open(t, "vulkan")) }
+
+func testReshapeDup(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	xs := randn(rng, 6*17, -1, 1)
 	x := upload(t, c, xs, 6, 17)
@@ -93,8 +96,9 @@ func TestReshapeDup(t *testing.T) {
 // f32 on the device (as in PyTorch's reference), so its error grows with
 // the position: the bound is 1e-6 + 4e-7·(pos+1) relative to the pair's
 // magnitude, plus sin/cos's own error.
-func TestRoPE(t *testing.T) {
-	c := open(t, "vulkan")
+func TestRoPE(t *testing.T) { testRoPE(t, open(t, "vulkan")) }
+
+func testRoPE(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
 	const base = 10000.0
 	for _, tc := range []struct{ t, heads, dh, offset int }{{1, 1, 2, 0}, {3, 2, 4, 0}, {17, 3, 16, 5}, {1, 4, 64, 999}, {40, 2, 6, 0}} {
@@ -127,8 +131,9 @@ func TestRoPE(t *testing.T) {
 
 // TestShapeErrors: wrong shapes are *ShapeErrors naming the op and the
 // shapes, recorded nothing and did not panic.
-func TestShapeErrors(t *testing.T) {
-	c := open(t, "vulkan")
+func TestShapeErrors(t *testing.T) { testShapeErrors(t, open(t, "vulkan")) }
+
+func testShapeErrors(t *testing.T, c *kernels.Context) {
 	z := func(shape ...int) *kernels.Tensor {
 		n := 1
 		for _, d := range shape {
