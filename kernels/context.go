@@ -34,6 +34,10 @@ type Context struct {
 	// pattern before the op writes it, so that an element an op fails to
 	// write shows.
 	poison bool
+	// maxGroups, when positive (in tests), replaces the device's limit
+	// of workgroups per grid dimension, so that small tensors exercise
+	// the two-dimensional grids of large ones.
+	maxGroups int
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.
@@ -200,6 +204,9 @@ func (c *Context) grid(n, wg int) [3]uint32 {
 // grid2 spreads g workgroups over x and y.
 func (c *Context) grid2(g int) [3]uint32 {
 	max := int(c.dev.Info().Limits.MaxWorkgroupsPerDimension)
+	if c.maxGroups > 0 {
+		max = c.maxGroups
+	}
 	if max <= 0 {
 		max = 65535
 	}

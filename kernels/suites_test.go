@@ -21,3 +21,20 @@ func TestWGPU(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
 	}
 }
+
+// TestGrid2D runs the ops whose grids spread over x and y with a limit of
+// 3 workgroups per dimension, as tensors beyond 65535 workgroups do on a
+// real device: every element and row must still be covered exactly once.
+func TestGrid2D(t *testing.T) {
+	c := open(t, "vulkan")
+	c.SetMaxGroups(3)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *kernels.Context)
+	}{
+		{"Binary", testBinary}, {"Unary", testUnary}, {"ScaleAndBias", testScaleAndBias},
+		{"Softmax", testSoftmax}, {"Norms", testNorms}, {"Gather", testGather}, {"RoPE", testRoPE},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
+	}
+}
