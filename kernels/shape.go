@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Transpose returns xᵀ for a two-dimensional x.
@@ -120,4 +121,20 @@ func (c *Context) RoPE(x *Tensor, heads int, base float64, offset int) (*Tensor,
 		return nil, err
 	}
 	return out, nil
+}
+
+// SetRows records a copy of src [n, ...] into rows at..at+n of dst
+// [rows, ...] (the same trailing dimensions): appending a token's keys and
+// values to a KV cache. It is the one op that writes an existing tensor;
+// like every op it is ordered after the work recorded before it.
+func (c *Context) SetRows(dst *Tensor, at int, src *Tensor) error {
+	if err := c.owns("setrows", dst, src); err != nil {
+		return err
+	}
+	if len(dst.shape) != len(src.shape) || !slices.Equal(dst.shape[1:], src.shape[1:]) || at < 0 || at+src.shape[0] > dst.shape[0] {
+		return shapeErr("setrows", "cannot place %d rows at row %d", []any{src.shape[0], at}, dst.shape, src.shape)
+	}
+	rowBytes := int64(numel(dst.shape[1:]) * dst.dtype.Size())
+	v := src.View()
+	return c.dev.Copy(dst.st.buf.Slice(dst.off+int64(at)*rowBytes, v.Size), v)
 }

@@ -91,6 +91,42 @@ func testReshapeDup(t *testing.T, c *kernels.Context) {
 	compare(t, "relu(reshape)", host(t, r), want, tol{})
 }
 
+// TestRowsSetRows: SetRows writes exactly its rows of a cache, and a Rows
+// prefix view reads exactly its rows.
+func TestRowsSetRows(t *testing.T) { testRowsSetRows(t, open(t, "vulkan")) }
+
+func testRowsSetRows(t *testing.T, c *kernels.Context) {
+	rng := newRand(t)
+	const rows, d = 9, 7
+	cs := randn(rng, rows*d, -1, 1)
+	cache := upload(t, c, cs, rows, d)
+	for _, at := range []int{0, 4, 8} {
+		n := min(3, rows-at)
+		src := randn(rng, n*d, -1, 1)
+		if err := c.SetRows(cache, at, upload(t, c, src, n, d)); err != nil {
+			t.Fatal(err)
+		}
+		copy(cs[at*d:], src)
+	}
+	compare(t, "setrows", host(t, cache), f64(cs), tol{})
+	pre, err := cache.Rows(0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := c.ReLU(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := f64(cs[:5*d])
+	for i := range want {
+		want[i] = math.Max(want[i], 0)
+	}
+	compare(t, "relu(rows)", host(t, y), want, tol{})
+	if err := c.SetRows(cache, 8, upload(t, c, make([]float32, 2*d), 2, d)); err == nil {
+		t.Errorf("SetRows past the end: no error")
+	}
+}
+
 // TestRoPE checks rotate-half RoPE against float64, at offset 0 (prefill)
 // and at an offset (decode). The angle pos·base^(-2c/dh) is computed in
 // f32 on the device (as in PyTorch's reference), so its error grows with
@@ -154,6 +190,7 @@ func testShapeErrors(t *testing.T, c *kernels.Context) {
 		{"kernels: transpose [2 3 4]: want a two-dimensional tensor", func() (*kernels.Tensor, error) { return c.Transpose(z(2, 3, 4)) }},
 		{"kernels: gather [4 2] [1]: index 0 is 4, outside [0, 4)", func() (*kernels.Tensor, error) { return c.Gather(z(4, 2), []int{4}) }},
 		{"kernels: rope [2 6]: want [t heads·dh] with 2 heads and dh even", func() (*kernels.Tensor, error) { return c.RoPE(z(2, 6), 2, 1e4, 0) }},
+		{"kernels: rows [4 2]: rows [3, 5) are not a non-empty part of [0, 4)", func() (*kernels.Tensor, error) { return z(4, 2).Rows(3, 5) }},
 		{"kernels: reshape [2 3] [4 -1]: 6 elements do not divide into this shape", func() (*kernels.Tensor, error) { return z(2, 3).Reshape(4, -1) }},
 		{"kernels: causalattention [4 8] [3 4] [3 4]: 4 queries but only 3 keys", func() (*kernels.Tensor, error) { return c.CausalAttention(z(4, 8), z(3, 4), z(3, 4), 2, 1) }},
 		{"kernels: decodeattention [1 8] [3 4] [3 8]: k and v must be [s 4] (1 heads of 4)", func() (*kernels.Tensor, error) { return c.DecodeAttention(z(1, 8), z(3, 4), z(3, 8), 2, 1) }},

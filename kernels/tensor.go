@@ -34,6 +34,7 @@ func (d DType) Size() int { return 4 }
 type Tensor struct {
 	c     *Context
 	st    *storage
+	off   int64 // byte offset into the storage (Rows views)
 	shape []int
 	dtype DType
 }
@@ -54,7 +55,9 @@ func (t *Tensor) Len() int { return numel(t.shape) }
 
 // View is the device bytes the tensor covers, for use with package backend
 // (custom kernels, copies, Device.ReadMany).
-func (t *Tensor) View() backend.View { return t.st.buf.View() }
+func (t *Tensor) View() backend.View {
+	return t.st.buf.Slice(t.off, int64(t.Len())*int64(t.dtype.Size()))
+}
 
 func (t *Tensor) String() string {
 	return fmt.Sprintf("%s%s", t.dtype, shapeString(t.shape))
@@ -83,7 +86,24 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tensor{c: t.c, st: t.st, shape: s, dtype: t.dtype}, nil
+	return &Tensor{c: t.c, st: t.st, off: t.off, shape: s, dtype: t.dtype}, nil
+}
+
+// Rows returns the view of rows [lo, hi) of t's first dimension: the
+// filled prefix of a KV cache, say. Nothing is copied. Ops bind views at
+// their byte offset, so lo·(bytes per row) must be a multiple of the
+// device's storage-buffer offset alignment (any prefix, lo = 0, is).
+func (t *Tensor) Rows(lo, hi int) (*Tensor, error) {
+	if lo < 0 || hi > t.shape[0] || lo >= hi {
+		return nil, shapeErr("rows", "rows [%d, %d) are not a non-empty part of [0, %d)", []any{lo, hi, t.shape[0]}, t.shape)
+	}
+	rowBytes := int64(numel(t.shape[1:]) * t.dtype.Size())
+	off := t.off + int64(lo)*rowBytes
+	if a := t.c.dev.Info().Limits.MinStorageBufferOffsetAlignment; a > 0 && off%a != 0 {
+		return nil, shapeErr("rows", "row %d starts at byte %d, not a multiple of the device's offset alignment %d", []any{lo, off, a}, t.shape)
+	}
+	s := append([]int{hi - lo}, t.shape[1:]...)
+	return &Tensor{c: t.c, st: t.st, off: off, shape: s, dtype: t.dtype}, nil
 }
 
 // ShapeError is an op refused on the host because of its operands' shapes
