@@ -44,6 +44,12 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // DecodeAttention attends queries q [tq, heads·dh] (usually one row: the
 // token being decoded) to every key of a KV cache k, v [s, kvHeads·dh],
 // without a mask, with grouped-query heads and scale 1/√dh.
+//
+// Both attentions run one of two kernels: for up to 8 queries the keys are
+// split into chunks of 256 whose partial softmax results a second kernel
+// merges (flash-decoding), so that a single query still spreads over the
+// device; for more queries a query-parallel kernel streams the keys
+// through shared memory.
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
 }
@@ -55,6 +61,10 @@ const (
 	flashBQ    = 32
 	flashBK    = 16
 	maxHeadDim = 256
+	// up to splitMaxQueries queries, the keys are split into chunks of
+	// splitChunk (decode.kc) instead
+	splitMaxQueries = 8
+	splitChunk      = 256
 )
 
 func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
@@ -79,13 +89,37 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	}
 	scale := float32(1 / math.Sqrt(float64(dh)))
 	params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
-	g := [3]uint32{uint32(ceilDiv(tq, flashBQ)), uint32(heads), 1}
 	defs := map[string]string{"DH": strconv.Itoa(dh)}
-	if err := c.run("attention.kc", "attention", defs, params, g, q, k, v, out); err != nil {
+	if tq <= splitMaxQueries {
+		err = c.splitKeys(params, defs, q, k, v, out)
+	} else {
+		g := [3]uint32{uint32(ceilDiv(tq, flashBQ)), uint32(heads), 1}
+		err = c.run("attention.kc", "attention", defs, params, g, q, k, v, out)
+	}
+	if err != nil {
 		out.Release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// splitKeys records decode.kc's two kernels: per-chunk partial results
+// into a pooled scratch buffer, then their merge into out.
+func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
+	tq, s, heads, dh := int(params[0]), int(params[1]), int(params[2]), q.shape[1]/int(params[2])
+	nch := ceilDiv(s, splitChunk)
+	part, err := c.Empty(tq * heads * nch * (dh + 2))
+	if err != nil {
+		return err
+	}
+	// back to the pool once recorded: later work that reuses it is
+	// ordered after these two kernels
+	defer part.Release()
+	g := [3]uint32{uint32(nch), uint32(heads), uint32(tq)}
+	if err := c.run("decode.kc", "decode_partial", defs, params, g, q, k, v, part); err != nil {
+		return err
+	}
+	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -119,7 +119,10 @@ func TestCausalAttention(t *testing.T) { testCausalAttention(t, open(t, "vulkan"
 
 func testCausalAttention(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
-	for _, tc := range []flashCase{{1, 1, 1, 1, 1}, {3, 3, 2, 1, 4}, {17, 17, 4, 2, 8}, {40, 40, 3, 3, 5}, {5, 70, 4, 1, 64}, {33, 33, 8, 2, 16}} {
+	// tq <= 8 takes the split-key kernels (chunks of 256 keys), larger tq the
+	// query-parallel one (tiles of 32 queries, 16 keys)
+	for _, tc := range []flashCase{{1, 1, 1, 1, 1}, {3, 3, 2, 1, 4}, {17, 17, 4, 2, 8}, {40, 40, 3, 3, 5}, {5, 70, 4, 1, 64},
+		{33, 33, 8, 2, 16}, {8, 600, 2, 1, 8}, {9, 300, 2, 2, 4}, {1, 513, 4, 4, 16}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, true)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
@@ -128,41 +131,46 @@ func testCausalAttention(t *testing.T, c *kernels.Context) {
 }
 
 // TestCausality: changing the last key and value changes no output but
-// the last query's (bit for bit), and does change the last query's.
+// the last query's (bit for bit), and does change the last query's; for
+// both kernels (40 queries: query-parallel; 5 queries at the end of 600
+// keys: split keys).
 func TestCausality(t *testing.T) { testCausality(t, open(t, "vulkan")) }
 
 func testCausality(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
-	tc := flashCase{40, 40, 4, 2, 8}
-	qs, ks, vs := flashInputs(rng, tc)
-	before := runFlash(t, c, tc, qs, ks, vs, true)
-	row := tc.hkv * tc.dh
-	for i := (tc.s - 1) * row; i < tc.s*row; i++ {
-		ks[i] = float32(rng.Float64()*4 - 2)
-		vs[i] = float32(rng.Float64()*4 - 2)
-	}
-	after := runFlash(t, c, tc, qs, ks, vs, true)
-	last := (tc.tq - 1) * tc.hq * tc.dh
-	for i := 0; i < last; i++ {
-		if before[i] != after[i] {
-			t.Fatalf("output %d (query %d) changed from %g to %g when only the last key changed", i, i/(tc.hq*tc.dh), before[i], after[i])
+	for _, tc := range []flashCase{{40, 40, 4, 2, 8}, {5, 600, 4, 2, 8}} {
+		qs, ks, vs := flashInputs(rng, tc)
+		before := runFlash(t, c, tc, qs, ks, vs, true)
+		row := tc.hkv * tc.dh
+		for i := (tc.s - 1) * row; i < tc.s*row; i++ {
+			ks[i] = float32(rng.Float64()*4 - 2)
+			vs[i] = float32(rng.Float64()*4 - 2)
 		}
-	}
-	changed := false
-	for i := last; i < len(after); i++ {
-		changed = changed || before[i] != after[i]
-	}
-	if !changed {
-		t.Errorf("the last query ignores the last key")
+		after := runFlash(t, c, tc, qs, ks, vs, true)
+		last := (tc.tq - 1) * tc.hq * tc.dh
+		for i := 0; i < last; i++ {
+			if before[i] != after[i] {
+				t.Fatalf("%+v: output %d (query %d) changed from %g to %g when only the last key changed", tc, i, i/(tc.hq*tc.dh), before[i], after[i])
+			}
+		}
+		changed := false
+		for i := last; i < len(after); i++ {
+			changed = changed || before[i] != after[i]
+		}
+		if !changed {
+			t.Errorf("%+v: the last query ignores the last key", tc)
+		}
 	}
 }
 
-// TestDecodeAttention: one query against KV caches of 1 to 300 keys.
+// TestDecodeAttention: one query against KV caches of 1 to 1000 keys
+// (1 to 4 chunks of the split-key kernels), and more queries (the
+// query-parallel kernel without a mask).
 func TestDecodeAttention(t *testing.T) { testDecodeAttention(t, open(t, "vulkan")) }
 
 func testDecodeAttention(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
-	for _, tc := range []flashCase{{1, 1, 1, 1, 4}, {1, 3, 4, 2, 8}, {1, 17, 6, 3, 16}, {1, 300, 8, 2, 64}, {3, 20, 2, 1, 4}} {
+	for _, tc := range []flashCase{{1, 1, 1, 1, 4}, {1, 3, 4, 2, 8}, {1, 17, 6, 3, 16}, {1, 300, 8, 2, 64}, {3, 20, 2, 1, 4}, {1, 1000, 2, 1, 8}, {20, 40, 2, 1, 4}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, false)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)

@@ -37,5 +37,6 @@
 // RMSNorm over the last dimension; RoPE (rotate-half) with a position
 // offset; Attention (single head, composed), CausalAttention (grouped-query,
 // flash-style online softmax) and DecodeAttention (queries against a KV
-// cache).
+// cache, the keys split into chunks merged by a second kernel); Rows and
+// SetRows, views of and writes into row ranges, for KV caches.
 package kernels

@@ -16,7 +16,8 @@ func TestWGPU(t *testing.T) {
 	}{
 		{"Binary", testBinary}, {"Unary", testUnary}, {"MatMul", testMatMul},
 		{"Softmax", testSoftmax}, {"Norms", testNorms}, {"Transpose", testTranspose},
-		{"RoPE", testRoPE}, {"CausalAttention", testCausalAttention}, {"TransformerBlock", testTransformerBlock},
+		{"RoPE", testRoPE}, {"CausalAttention", testCausalAttention}, {"Causality", testCausality},
+		{"DecodeAttention", testDecodeAttention}, {"TransformerBlock", testTransformerBlock},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
 	}
