@@ -30,8 +30,8 @@ func (c *Context) Attention(q, k, v *Tensor, scale float32) (*Tensor, error) {
 	return c.MatMul(p, v)
 }
 
-// CausalAttention is multi-head attention with grouped-query heads in one
-// flash-style pass: q [tq, heads·dh], k and v [s, kvHeads·dh] give
+// CausalAttention is multi-head attention with grouped-query heads,
+// flash-style: q [tq, heads·dh], k and v [s, kvHeads·dh] give
 // [tq, heads·dh]; query head h reads key/value head h/(heads/kvHeads); the
 // scale is 1/√dh. The queries are the last tq positions: query i attends
 // keys 0..i+s-tq, so tq = s is a causal prefill and tq < s continues a

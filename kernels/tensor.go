@@ -29,8 +29,9 @@ func (d DType) String() string {
 func (d DType) Size() int { return 4 }
 
 // Tensor is a row-major, contiguous array on a device: a shape, an element
-// type and a view of a device buffer. Ops never change a tensor's contents
-// in place; Reshape shares the storage.
+// type and a view of a device buffer. Ops never change their operands
+// (SetRows, which writes into a KV cache, is the one exception); Reshape
+// and Rows are views sharing the storage.
 type Tensor struct {
 	c     *Context
 	st    *storage
