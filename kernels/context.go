@@ -38,6 +38,8 @@ type Context struct {
 	// of workgroups per grid dimension, so that small tensors exercise
 	// the two-dimensional grids of large ones.
 	maxGroups int
+	// rowsLooped (tests) makes the row ops take rows.kc at every length.
+	rowsLooped bool
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.

@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"slices"
+	"strconv"
 )
 
 // rowOp records a row kernel (one workgroup per row of x's last
@@ -26,7 +27,8 @@ func (c *Context) rowOp(op, kernel string, x *Tensor, eps float32, hasEps bool, 
 		params = append(params, math.Float32bits(eps))
 	}
 	ts := append(append([]*Tensor{x}, vecs...), out)
-	if err := c.run("rows.kc", kernel, nil, params, c.grid2(rows), ts...); err != nil {
+	file, defs := c.rowVariant(d)
+	if err := c.run(file, kernel, defs, params, c.grid2(rows), ts...); err != nil {
 		out.Release()
 		return nil, err
 	}
@@ -49,4 +51,17 @@ func (c *Context) LayerNorm(x, w, b *Tensor, eps float32) (*Tensor, error) {
 // x (Llama's norm: no mean subtraction, no bias).
 func (c *Context) RMSNorm(x, w *Tensor, eps float32) (*Tensor, error) {
 	return c.rowOp("rmsnorm", "rmsnorm", x, eps, true, w)
+}
+
+// rowVariant picks the row kernels for rows of d elements: rowsreg.kc,
+// which reads each element once and keeps the row in registers (PER per
+// invocation of 256, so up to 32768 elements: a 32k row costs 128
+// registers a thread), or else rows.kc, which loops over the row two or
+// three times. (Workgroups are at most 256 wide in kc, WebGPU's default.)
+func (c *Context) rowVariant(d int) (string, map[string]string) {
+	const wg, maxPer = 256, 128
+	if c.rowsLooped || d > wg*maxPer {
+		return "rows.kc", nil
+	}
+	return "rowsreg.kc", map[string]string{"PER": strconv.Itoa(ceilDiv(d, wg))}
 }

@@ -39,3 +39,12 @@ func TestGrid2D(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
 	}
 }
+
+// TestRowsLooped runs the row ops through rows.kc at every length (the
+// kernels for rows too long for registers).
+func TestRowsLooped(t *testing.T) {
+	c := open(t, "vulkan")
+	c.SetRowsLooped(true)
+	t.Run("Softmax", func(t *testing.T) { testSoftmax(t, c) })
+	t.Run("Norms", func(t *testing.T) { testNorms(t, c) })
+}
