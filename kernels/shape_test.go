@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -206,5 +207,28 @@ func testShapeErrors(t *testing.T, c *kernels.Context) {
 	}
 	if d := c.Device().Stats().Since(before).Dispatches; d != 0 {
 		t.Errorf("refused ops recorded %d dispatches", d)
+	}
+}
+
+// TestReleased: an op on a released tensor, or on a closed device, is an
+// error, not a panic.
+func TestReleased(t *testing.T) {
+	c := open(t, "vulkan")
+	x := upload(t, c, []float32{1, 2, 3}, 3)
+	y := upload(t, c, []float32{1, 2, 3}, 3)
+	x.Release()
+	x.Release()
+	if out, err := c.Add(x, y); err == nil || out != nil {
+		t.Errorf("add of a released tensor: %v, %v", out, err)
+	}
+	if _, err := x.ToHost(context.Background()); err == nil {
+		t.Errorf("reading a released tensor: no error")
+	}
+	c.Device().Close()
+	if _, err := c.ReLU(y); err == nil {
+		t.Errorf("relu on a closed device: no error")
+	}
+	if _, err := c.Tensor([]float32{1}, 1); err == nil {
+		t.Errorf("upload to a closed device: no error")
 	}
 }
