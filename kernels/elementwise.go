@@ -2,6 +2,30 @@ package kernels
 
 import "slices"
 
+// elementwise records kernel over n elements, the tensors bound in order,
+// params extra scalar parameters after n. It takes elementwise4.kc's vec4
+// form when n and every extra parameter (a row length) are multiples of 4
+// and every view starts on 16 bytes, except a one-element operand (Scale's
+// factor, read as a scalar); elementwise.kc's otherwise.
+func (c *Context) elementwise(kernel string, n int, extra []int, ts ...*Tensor) error {
+	vec := n%4 == 0
+	for _, e := range extra {
+		vec = vec && e%4 == 0
+	}
+	for _, t := range ts {
+		vec = vec && (t.Len() == 1 || t.View().Off%16 == 0)
+	}
+	file, per := "elementwise.kc", 1
+	if vec {
+		file, per = "elementwise4.kc", 4
+	}
+	params := []uint32{uint32(n / per)}
+	for _, e := range extra {
+		params = append(params, uint32(e/per))
+	}
+	return c.run(file, kernel, nil, params, c.grid(n/per, 256), ts...)
+}
+
 // binary records out = a op b for tensors of one shape.
 func (c *Context) binary(op, kernel string, a, b *Tensor) (*Tensor, error) {
 	if err := c.owns(op, a, b); err != nil {
@@ -14,8 +38,7 @@ func (c *Context) binary(op, kernel string, a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := a.Len()
-	if err := c.run("elementwise.kc", kernel, nil, []uint32{uint32(n)}, c.grid(n, 256), a, b, out); err != nil {
+	if err := c.elementwise(kernel, a.Len(), nil, a, b, out); err != nil {
 		out.Release()
 		return nil, err
 	}
@@ -31,8 +54,7 @@ func (c *Context) unary(op, kernel string, x *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := x.Len()
-	if err := c.run("elementwise.kc", kernel, nil, []uint32{uint32(n)}, c.grid(n, 256), x, out); err != nil {
+	if err := c.elementwise(kernel, x.Len(), nil, x, out); err != nil {
 		out.Release()
 		return nil, err
 	}
@@ -64,8 +86,7 @@ func (c *Context) Scale(a, s *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := a.Len()
-	if err := c.run("elementwise.kc", "scale", nil, []uint32{uint32(n)}, c.grid(n, 256), a, s, out); err != nil {
+	if err := c.elementwise("scale", a.Len(), nil, a, s, out); err != nil {
 		out.Release()
 		return nil, err
 	}
@@ -85,8 +106,7 @@ func (c *Context) AddBias(a, bias *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := a.Len()
-	if err := c.run("elementwise.kc", "bias", nil, []uint32{uint32(n), uint32(d)}, c.grid(n, 256), a, bias, out); err != nil {
+	if err := c.elementwise("bias", a.Len(), []int{d}, a, bias, out); err != nil {
 		out.Release()
 		return nil, err
 	}

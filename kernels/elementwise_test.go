@@ -10,8 +10,9 @@ import (
 )
 
 // shapes cover 1, 3, 17 and 1000 elements and sizes that are no multiple
-// of the 256-wide workgroups or of any row length.
-var elemShapes = [][]int{{1}, {3}, {17}, {1000}, {7, 333}, {3, 5, 67}}
+// of the 256-wide workgroups or of any row length; 1000, 4 and 12x20
+// (lengths that are multiples of 4) take the vec4 kernels.
+var elemShapes = [][]int{{1}, {3}, {17}, {1000}, {7, 333}, {3, 5, 67}, {4}, {12, 20}}
 
 const u = 1.0 / (1 << 24) // f32 unit roundoff
 
