@@ -22,13 +22,7 @@ var xdgOnce sync.Once
 // ("vulkan" or "wgpu").
 func open(t *testing.T, driver string) *kernels.Context {
 	t.Helper()
-	xdgOnce.Do(func() {
-		if os.Getenv("XDG_RUNTIME_DIR") == "" {
-			if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
-				os.Setenv("XDG_RUNTIME_DIR", dir)
-			}
-		}
-	})
+	setXDG()
 	as, err := backend.Adapters(context.Background())
 	var mine []backend.AdapterInfo
 	for _, a := range as {
@@ -50,6 +44,17 @@ func open(t *testing.T, driver string) *kernels.Context {
 		d.Close()
 	})
 	return c
+}
+
+// setXDG gives Mesa the private runtime directory it wants.
+func setXDG() {
+	xdgOnce.Do(func() {
+		if os.Getenv("XDG_RUNTIME_DIR") == "" {
+			if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
+				os.Setenv("XDG_RUNTIME_DIR", dir)
+			}
+		}
+	})
 }
 
 // newRand returns a fresh generator, its seed logged for reproduction.
