@@ -115,7 +115,7 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 	// back to the pool once recorded: later work that reuses it is
 	// ordered after these two kernels
 	defer part.Release()
-	g := [3]uint32{uint32(nch), uint32(heads), uint32(tq)}
+	g := [3]uint32{uint32(heads), uint32(nch), uint32(tq)}
 	if err := c.run("decode.kc", "decode_partial", defs, params, g, q, k, v, part); err != nil {
 		return err
 	}
