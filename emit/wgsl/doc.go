@@ -42,7 +42,7 @@
 //     from a helper that bitcasts their bits at run time. The f32 maximum
 //     is spelled with 17 digits (its shortest text lies beyond it).
 //   - select(cond, a, b) is WGSL's select(b, a, cond), or, where two of its
-//     operands have effects (ir.HasEffects), a kc_select_* helper that
+//     operands have effects (atomics, helper calls), a kc_select_* helper that
 //     takes them in kc's order; unary minus on u32,
 //     which WGSL lacks, is written 0u - x; ^x is ~x.
 //   - Operator precedence: WGSL forbids mixing bitwise operators with

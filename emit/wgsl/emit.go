@@ -75,8 +75,7 @@ func supported(k *ir.Kernel) error {
 	if k.Features&ir.FeatureCoopMat != 0 {
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
 	}
-	// Issue 12's constructs are not lowered to WGSL yet (docs/lowering-12.md).
-	return ir.FindConstruct(k, Target, ir.AllConstructs)
+	return nil
 }
 
 // writer accumulates output lines and the .kc position of each.
@@ -118,6 +117,15 @@ type emitter struct {
 	// helper functions, in first-use order
 	helpers     []string
 	helperNames map[string]bool
+
+	// issue 12's constructs, filled by declareTypes and declareFuncs
+	structs     []*ir.Struct // used, in declaration order
+	structNames map[*ir.Struct]string
+	fieldNames  map[*ir.Struct][]string
+	consts      []*ir.Const // constant arrays used, in declaration order
+	constNames  map[*ir.Const]string
+	funcs       map[*ir.Kernel]*kernelFuncs
+	private     map[ir.BuiltinKind]string // var<private> copies of builtins for functions
 }
 
 // resources are the module-scope names of one kernel.
@@ -137,6 +145,11 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 		global:      newNamer(nil),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
+		structNames: map[*ir.Struct]string{},
+		fieldNames:  map[*ir.Struct][]string{},
+		constNames:  map[*ir.Const]string{},
+		funcs:       map[*ir.Kernel]*kernelFuncs{},
+		private:     map[ir.BuiltinKind]string{},
 	}
 }
 
@@ -179,6 +192,10 @@ func (e *emitter) module() {
 		e.w.line(ir.Pos{}, "diagnostic(off, subgroup_uniformity);")
 	}
 	e.declareNames()
+	e.declareFuncs()
+	e.structDecls()
+	e.constDecls()
+	e.privateDecls()
 	for _, k := range e.kernels {
 		e.kernelDecls(k)
 	}
