@@ -60,5 +60,27 @@
 // nearest even of the implementations it runs WGSL on and tests it
 // (docs/semantics.md § 5.4) instead of guarding the conversion.
 //
+// # Functions, structs, switch, constant arrays, precise (issue 12)
+//
+// As docs/lowering-12.md lays out: every kernel gets its own copy of each
+// helper function it calls (ir.Instances), a WGSL fn taking the value
+// parameters only, written callee-first before the entry point and
+// prefixed with the kernel name when the module emits several kernels; a
+// buffer or shared-variable parameter is, in the copy, the kernel's
+// module-scope variable. Builtin values read inside functions reach them
+// through var<private> kc_* copies that the entry point fills first. A kc
+// struct is a WGSL struct (its storage layout, ir.FieldOffsets, is WGSL's);
+// a literal lists every field, T() for those left out. switch is WGSL's,
+// with an empty default added where kc has none. Three workarounds for
+// naga v0.19 (wgpu-native), which rejects a run-time index into an array
+// value: constant arrays are var<private> with their value as initializer
+// rather than const, array-holding lets are vars, and an array-holding
+// value parameter is copied into a var. kc's evaluation order holds
+// through calls: a select whose operands include two with effects (an
+// atomic or a helper call) goes through its kc_select_* helper. WGSL has
+// no way to forbid contraction: a precise body is marked by a comment only,
+// and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
+// through wgpu, issue 12's reproducer gives 0, not 1e-8.
+//
 // Cooperative matrices are not supported by this target yet.
 package wgsl

@@ -1,0 +1,111 @@
+package wgsl_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/emit/wgsl"
+)
+
+// Issue 12's constructs in unit sources: TestUnitTint validates them with
+// Tint and naga 30 along with the others; backend/wgpu's TestNextWGSL and
+// TestLangWGSL run them on lavapipe.
+func init() {
+	unitSources["lang12"] = `const TAPS = [3]f32{0.25, 0.5, 0.25}
+
+struct Cell {
+	pos vec3<f32>
+	alive bool
+	hist [2]u32
+}
+
+struct Pair {
+	a vec3<f32>
+	b f32
+}
+
+fn lane() u32 {
+	return local_index
+}
+
+precise fn mix3(v [3]f32, i u32) f32 {
+	return v[i % 3] * TAPS[i % 3]
+}
+
+fn tally(bins shared [4]atomic<u32>, out read_write []u32, i u32) {
+	atomicAdd(bins[i % 4], 1)
+	out[i] = lane()
+}
+
+kernel first(n u32, ps read_write []Pair, out read_write []u32) workgroup(32) {
+	shared bins [4]atomic<u32>
+	let i = global_id.x
+	var c = Cell{alive: i < n}
+	c.hist[lane() % 2] = 3
+	let w = [3]f32{1.0, 2.0, 3.0}
+	switch i32(i) - 4 {
+	case -1, -2:
+		c.pos = vec3<f32>(mix3(w, i))
+	}
+	tally(bins, out, i)
+	if c.alive {
+		ps[i] = Pair{a: c.pos, b: f32(c.hist[i % 2])}
+	}
+}
+
+kernel second(ys read_write []Pair, out read_write []u32) workgroup(16) {
+	shared bins [4]atomic<u32>
+	let i = global_id.x
+	tally(bins, out, i + lane())
+	ys[i].b += mix3([3]f32{ys[i].a.x, ys[i].a.y, ys[i].b}, lane())
+}
+`
+}
+
+// TestLangSpelling checks the WGSL of functions, structs, switch, constant
+// arrays and precise (docs/lowering-12.md): two kernels share function
+// sources but get their own copies, prefixed; builtins reach functions
+// through var<private> copies; a switch without default gets one; array
+// values indexed at run time are vars (naga v0.19).
+func TestLangSpelling(t *testing.T) {
+	a := emitSrc(t, "lang12")
+	wantLines(t, a,
+		"var<private> TAPS: array<f32, 3> = array<f32, 3>(0.25f, 0.5f, 0.25f);",
+		"// size 32, align 16: pos@0 alive@12 hist@16",
+		"struct Cell {",
+		"alive: bool,",
+		"hist: array<u32, 2>,",
+		"// size 16, align 16: a@0 b@12",
+		"var<private> kc_local_index: u32;",
+		"fn first_lane() -> u32 {",
+		"return kc_local_index;",
+		"// precise: WGSL cannot forbid contraction; a consumer may fuse a*b+c here",
+		"fn first_mix3(v: array<f32, 3>, i: u32) -> f32 {",
+		"var v_1: array<f32, 3> = v;",
+		"return v_1[i % 3u] * TAPS[i % 3u];",
+		"fn first_tally(i: u32) {",
+		"atomicAdd(&first_bins[i % 4u], 1u);",
+		"first_out[i] = first_lane();",
+		"kc_local_index = local_index;",
+		"var c: Cell = Cell(vec3<f32>(), (i < first_params.n), array<u32, 2>());",
+		"var w: array<f32, 3> = array<f32, 3>(1.0f, 2.0f, 3.0f);",
+		"switch i32(i) - 4i {",
+		"case -1i, -2i: {",
+		"default: {}",
+		"c.pos = vec3<f32>(first_mix3(w, i));",
+		"first_tally(i);",
+		"first_ps[i] = Pair(c.pos, f32(c.hist[i % 2u]));",
+		"fn second_lane() -> u32 {",
+		"second_tally(i + second_lane());",
+		"second_ys[i].b += second_mix3(array<f32, 3>(second_ys[i].a.x, second_ys[i].a.y, second_ys[i].b), second_lane());",
+	)
+	// A kernel alone keeps its names unprefixed.
+	one, err := wgsl.Emit(parseSrc(t, "lang12.kc", unitSources["lang12"]), wgsl.Options{Kernel: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, one, "fn lane() -> u32 {", "tally(i + lane());")
+	if strings.Contains(string(one.Code), "Cell") {
+		t.Errorf("the second kernel alone does not use Cell, but it is declared:\n%s", one.Code)
+	}
+}
