@@ -137,7 +137,11 @@ func corpusArgs(r *rand.Rand, m *ir.Module, k *ir.Kernel) (map[string]ir.Value, 
 	bufs := map[string][]byte{}
 	for _, b := range ir.Buffers(k) {
 		data := make([]byte, 24*int(pq)*ir.ElemStride(b.Type))
-		fillCorpus(r, data, ir.ElemScalar(b.Type), b.Access == ir.ReadWrite && isAtomic(b.Type))
+		if _, ok := b.Type.(*ir.Struct); ok {
+			fillStructs(r, data, b.Type)
+		} else {
+			fillCorpus(r, data, ir.ElemScalar(b.Type), b.Access == ir.ReadWrite && isAtomic(b.Type))
+		}
 		bufs[b.Name] = data
 	}
 	return params, bufs, nil
@@ -164,6 +168,18 @@ func fillCorpus(r *rand.Rand, data []byte, s ir.Scalar, zero bool) {
 			}
 		}
 		binary.LittleEndian.PutUint32(data[i:], w)
+	}
+}
+
+// fillStructs fills a buffer of structs field by field as fillCorpus
+// fills scalars; padding bytes get 0xCD.
+func fillStructs(r *rand.Rand, data []byte, t ir.Type) {
+	for i := range data {
+		data[i] = 0xCD
+	}
+	stride := ir.ElemStride(t)
+	for e := 0; e+stride <= len(data); e += stride {
+		leaves(t, e, func(off int, s ir.Scalar) { fillCorpus(r, data[off:off+4], s, false) })
 	}
 }
 
@@ -208,7 +224,14 @@ func compareRun(t *testing.T, d *backend.Device, p *backend.Pipeline, m *ir.Modu
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg := diff(ir.ElemScalar(b.Type), got, want[b.Name]); msg != "" {
+		msg := ""
+		if _, ok := b.Type.(*ir.Struct); ok {
+			// field by field, padding skipped, with diff's bound
+			msg = compareElems(b, got, want[b.Name], nextCase{abs: 2e-3, rel: 2e-3})
+		} else {
+			msg = diff(ir.ElemScalar(b.Type), got, want[b.Name])
+		}
+		if msg != "" {
 			t.Errorf("%s: buffer %s (grid %v, params %v): %s", k.Name, b.Name, groups, params, msg)
 		}
 	}

@@ -308,7 +308,8 @@ func putF32(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32
 // langSrc holds further uses of issue 12's constructs for the differential
 // test TestLangWGSL (after ir/interp's lang_test): struct results and
 // struct locals holding bool and array fields, array values indexed at run
-// time (a let, a value parameter, a struct field), early returns inside
+// time (a let, a value parameter, a struct field, a call result, a
+// literal), early returns inside
 // loops, shared-variable parameters, continue from inside a switch,
 // builtins read inside functions, and calls with effects as select's
 // operands (kc evaluates them in order, WGSL's select takes them reversed).
@@ -434,7 +435,7 @@ kernel more(n u32, x read []u32, f read []f32, y read_write []u32, z read_write 
 		}
 		acc += 100
 	}
-	y[3 * i] = acc + lane()
+	y[3 * i] = acc + lane() + u32(pair(i32(x[i] % 100))[x[i] % 2] + [3]i32{1, 2, 3}[i % 3])
 	y[3 * i + 2] = select(x[i] % 2 == 0, put(y, 3 * i + 1, 7), put(y, 3 * i + 1, 9))
 }
 `

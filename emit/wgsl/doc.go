@@ -71,11 +71,13 @@
 // through var<private> kc_* copies that the entry point fills first. A kc
 // struct is a WGSL struct (its storage layout, ir.FieldOffsets, is WGSL's);
 // a literal lists every field, T() for those left out. switch is WGSL's,
-// with an empty default added where kc has none. Three workarounds for
+// with an empty default added where kc has none. Four workarounds for
 // naga v0.19 (wgpu-native), which rejects a run-time index into an array
 // value: constant arrays are var<private> with their value as initializer
-// rather than const, array-holding lets are vars, and an array-holding
-// value parameter is copied into a var. kc's evaluation order holds
+// rather than const, array-holding lets are vars, an array-holding value
+// parameter is copied into a var, and a run-time index into an array that
+// is not in memory (a call result, a literal) goes through a kc_index_*
+// helper that copies it into a var. kc's evaluation order holds
 // through calls: a select whose operands include two with effects (an
 // atomic or a helper call) goes through its kc_select_* helper. WGSL has
 // no way to forbid contraction: a precise body is marked by a comment only,

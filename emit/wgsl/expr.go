@@ -125,6 +125,9 @@ func (f *fn) expr(x ir.Expr) wx {
 	case *ir.Bitcast:
 		return f.bitcast(x)
 	case *ir.Index:
+		if f.valueIndex(x) {
+			return f.indexHelper(x)
+		}
 		return prim(f.expr(x.X).at() + "[" + f.expr(x.Index).s + "]")
 	case *ir.Swizzle:
 		return prim(f.expr(x.X).at() + "." + x.Comps)

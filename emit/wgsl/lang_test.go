@@ -58,6 +58,7 @@ kernel second(ys read_write []Pair, out read_write []u32) workgroup(16) {
 	let i = global_id.x
 	tally(bins, out, i + lane())
 	ys[i].b += mix3([3]f32{ys[i].a.x, ys[i].a.y, ys[i].b}, lane())
+	ys[i].a.x = [2]f32{1.0, 2.0}[i % 2] + [2]f32{3.0, 4.0}[1]
 }
 `
 }
@@ -98,6 +99,8 @@ func TestLangSpelling(t *testing.T) {
 		"fn second_lane() -> u32 {",
 		"second_tally(i + second_lane());",
 		"second_ys[i].b += second_mix3(array<f32, 3>(second_ys[i].a.x, second_ys[i].a.y, second_ys[i].b), second_lane());",
+		"second_ys[i].a.x = kc_index_arr2_f32_u32(array<f32, 2>(1.0f, 2.0f), i % 2u) + array<f32, 2>(3.0f, 4.0f)[1i];",
+		"fn kc_index_arr2_f32_u32(a: array<f32, 2>, i: u32) -> f32 {",
 	)
 	// A kernel alone keeps its names unprefixed.
 	one, err := wgsl.Emit(parseSrc(t, "lang12.kc", unitSources["lang12"]), wgsl.Options{Kernel: "second"})

@@ -249,3 +249,55 @@ func holdsArray(t ir.Type) bool {
 	}
 	return false
 }
+
+// valueIndex reports whether x indexes an array value that is not in
+// memory (a call result, an array literal) with a run-time index, which
+// naga v0.19 rejects ("may only be indexed by a constant").
+func (f *fn) valueIndex(x *ir.Index) bool {
+	if _, ok := x.X.Type().(*ir.Array); !ok || inMemory(x.X) {
+		return false
+	}
+	_, constant := ir.ConstValue(x.Index)
+	return !constant
+}
+
+// inMemory reports whether x names memory: a variable, parameter, buffer,
+// shared or constant array (each declared as a WGSL variable), or an
+// element or field of one.
+func inMemory(x ir.Expr) bool {
+	switch x := x.(type) {
+	case *ir.Ident:
+		return true
+	case *ir.Index:
+		return inMemory(x.X)
+	case *ir.Field:
+		return inMemory(x.X)
+	}
+	return false
+}
+
+// indexHelper spells a[i] for an array value a as kc_index_*(a, i), a
+// helper that copies a into a var and indexes that; the arguments are
+// evaluated in kc's order, a before i.
+func (f *fn) indexHelper(x *ir.Index) wx {
+	at, it := x.X.Type(), x.Index.Type()
+	name := helperPrefix + "index_" + f.e.typeTag(at) + "_" + tag(it)
+	f.e.need(name, func() string {
+		an, in, en := f.e.typeName(at), f.e.typeName(it), f.e.typeName(x.Ty)
+		return "// " + name + " is a[i] for an array value (naga v0.19 indexes only variables at run time).\n" +
+			"fn " + name + "(a: " + an + ", i: " + in + ") -> " + en + " {\n  var v = a;\n  return v[i];\n}"
+	})
+	return prim(name + "(" + joinArgs([]wx{f.expr(x.X), f.expr(x.Index)}) + ")")
+}
+
+// typeTag is an identifier-safe spelling of any type for helper names:
+// i32, vec3_f32, arr4_vec3_f32, st_Particle.
+func (e *emitter) typeTag(t ir.Type) string {
+	switch t := t.(type) {
+	case *ir.Array:
+		return "arr" + strconv.Itoa(t.Len) + "_" + e.typeTag(t.Elem)
+	case *ir.Struct:
+		return "st_" + e.typeName(t)
+	}
+	return tag(t)
+}
