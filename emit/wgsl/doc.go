@@ -67,8 +67,9 @@
 // parameters only, written callee-first before the entry point and
 // prefixed with the kernel name when the module emits several kernels; a
 // buffer or shared-variable parameter is, in the copy, the kernel's
-// module-scope variable. Builtin values read inside functions reach them
-// through var<private> kc_* copies that the entry point fills first. A kc
+// module-scope variable. Builtin values read inside functions are
+// trailing parameters that callers pass on (var<private> copies would be
+// non-uniform to WGSL's uniformity analysis). A kc
 // struct is a WGSL struct (its storage layout, ir.FieldOffsets, is WGSL's);
 // a literal lists every field, T() for those left out. switch is WGSL's,
 // with an empty default added where kc has none. Four workarounds for

@@ -125,7 +125,6 @@ type emitter struct {
 	consts      []*ir.Const // constant arrays used, in declaration order
 	constNames  map[*ir.Const]string
 	funcs       map[*ir.Kernel]*kernelFuncs
-	private     map[ir.BuiltinKind]string // var<private> copies of builtins for functions
 }
 
 // resources are the module-scope names of one kernel.
@@ -149,7 +148,6 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 		fieldNames:  map[*ir.Struct][]string{},
 		constNames:  map[*ir.Const]string{},
 		funcs:       map[*ir.Kernel]*kernelFuncs{},
-		private:     map[ir.BuiltinKind]string{},
 	}
 }
 
@@ -195,7 +193,6 @@ func (e *emitter) module() {
 	e.declareFuncs()
 	e.structDecls()
 	e.constDecls()
-	e.privateDecls()
 	for _, k := range e.kernels {
 		e.kernelDecls(k)
 	}

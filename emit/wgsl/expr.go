@@ -99,9 +99,6 @@ func (f *fn) expr(x ir.Expr) wx {
 		return f.ident(x)
 	case *ir.BuiltinValue:
 		name, ok := f.builtins[x.Kind]
-		if f.inst != nil {
-			name, ok = f.e.private[x.Kind]
-		}
 		if !ok {
 			f.e.fail(ir.Errorf(x.Pos, "wgsl: builtin %s not declared", x.Kind))
 		}

@@ -13,8 +13,10 @@ import (
 // takes only the value parameters: a buffer or shared-variable parameter
 // is, inside the copy, the kernel's own module-scope variable, so WGSL
 // needs no pointer parameters. Builtin values, which WGSL passes to the
-// entry point only, reach functions through var<private> copies that the
-// entry point fills first.
+// entry point only, are trailing parameters of the functions that read
+// them (or whose callees do): var<private> copies would do as well but
+// for WGSL's uniformity analysis, which takes every private variable for
+// non-uniform and so rejects a barrier under `if workgroup_id.x > 0`.
 
 // preciseNote marks the body of a precise kernel or function: WGSL has no
 // way to forbid contraction (docs/semantics.md §9).
@@ -24,63 +26,43 @@ const preciseNote = "// precise: WGSL cannot forbid contraction; a consumer may 
 type kernelFuncs struct {
 	plan  *ir.CallPlan
 	names map[*ir.Instance]string
-	// builtins the instances read, which the entry point copies into the
-	// module's var<private> variables
-	builtins [ir.SubgroupInvocationID + 1]bool
+	// needs holds, per instance, the builtin values it reads itself or
+	// through its callees: trailing parameters of the WGSL function.
+	needs map[*ir.Instance]*builtinSet
+	all   builtinSet // every builtin any instance needs
 }
+
+type builtinSet = [ir.SubgroupInvocationID + 1]bool
 
 // declareFuncs names every function instance of every kernel (with the
 // kernel's name as a prefix when the module emits several kernels) and
-// the private variables of the builtins that functions read.
+// works out the builtin values each needs.
 func (e *emitter) declareFuncs() {
 	for _, k := range e.kernels {
-		kf := &kernelFuncs{plan: ir.Instances(k), names: map[*ir.Instance]string{}}
+		kf := &kernelFuncs{plan: ir.Instances(k), names: map[*ir.Instance]string{}, needs: map[*ir.Instance]*builtinSet{}}
 		prefix := ""
 		if len(e.kernels) > 1 {
 			prefix = e.res[k].entry + "_"
 		}
-		for _, inst := range kf.plan.Instances {
+		for _, inst := range kf.plan.Instances { // callees first
 			kf.names[inst] = e.global.name(prefix + inst.Name)
-			used := builtinsUsed(inst.Func.Body)
-			for b := range used {
-				kf.builtins[b] = kf.builtins[b] || used[b]
+			needs := builtinsUsed(inst.Func.Body)
+			ir.Inspect(inst.Func.Body, func(n ir.Node) bool {
+				if call, ok := n.(*ir.FnCall); ok {
+					if callee := kf.plan.Callee(inst, call); callee != nil && kf.needs[callee] != nil {
+						for b, used := range kf.needs[callee] {
+							needs[b] = needs[b] || used
+						}
+					}
+				}
+				return true
+			})
+			kf.needs[inst] = needs
+			for b, used := range needs {
+				kf.all[b] = kf.all[b] || used
 			}
 		}
 		e.funcs[k] = kf
-		for b, used := range kf.builtins {
-			if used {
-				// The helper prefix keeps these apart from kc's names.
-				e.private[ir.BuiltinKind(b)] = helperPrefix + ir.BuiltinKind(b).String()
-			}
-		}
-	}
-}
-
-// privateDecls declares the var<private> copies of builtin values.
-func (e *emitter) privateDecls() {
-	first := true
-	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
-		name, ok := e.private[b]
-		if !ok {
-			continue
-		}
-		if first {
-			e.w.blank()
-			e.w.line(ir.Pos{}, "// builtin values, copied here by the entry points for the helper functions")
-			first = false
-		}
-		e.w.line(ir.Pos{}, "var<private> ", name, ": ", e.typeName(b.Type()), ";")
-	}
-}
-
-// copyBuiltins writes, at the start of k's entry point, the copies of the
-// builtin values its functions read.
-func (f *fn) copyBuiltins() {
-	kf := f.e.funcs[f.k]
-	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
-		if kf.builtins[b] {
-			f.line(ir.Pos{}, f.e.private[b], " = ", f.builtins[b], ";")
-		}
 	}
 }
 
@@ -114,6 +96,14 @@ func (e *emitter) function(k *ir.Kernel, inst *ir.Instance) {
 		name := f.names.name(p.Name)
 		f.params[p] = name
 		params = append(params, name+": "+e.typeName(p.Type))
+	}
+	needs := e.funcs[k].needs[inst]
+	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
+		if needs[b] {
+			name := f.names.name(b.String())
+			f.builtins[b] = name
+			params = append(params, name+": "+e.typeName(b.Type()))
+		}
 	}
 	result := ""
 	if fd.Result != nil {
@@ -169,6 +159,12 @@ func (f *fn) fnCall(x *ir.FnCall) wx {
 	for i, p := range x.Fn.Params {
 		if !p.IsResource() && i < len(x.Args) {
 			args = append(args, f.expr(x.Args[i]))
+		}
+	}
+	needs := kf.needs[callee]
+	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
+		if needs[b] {
+			args = append(args, prim(f.builtins[b]))
 		}
 	}
 	return prim(kf.names[callee] + "(" + joinArgs(args) + ")")

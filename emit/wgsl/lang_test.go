@@ -61,13 +61,30 @@ kernel second(ys read_write []Pair, out read_write []u32) workgroup(16) {
 	ys[i].a.x = [2]f32{1.0, 2.0}[i % 2] + [2]f32{3.0, 4.0}[1]
 }
 `
+	// A barrier under a condition on workgroup_id inside a function: uniform
+	// for kc and, with the builtin passed as a parameter, for Tint (a
+	// var<private> copy would be taken for non-uniform).
+	unitSources["lang12_uniform"] = `fn g(t shared [64]f32) {
+	if workgroup_id.x > 0 {
+		workgroupBarrier()
+		t[0] = 1.0
+	}
+}
+
+kernel k(y read_write []f32) workgroup(64) {
+	shared t [64]f32
+	g(t)
+	y[global_id.x] = t[0]
+}
+`
 }
 
 // TestLangSpelling checks the WGSL of functions, structs, switch, constant
 // arrays and precise (docs/lowering-12.md): two kernels share function
-// sources but get their own copies, prefixed; builtins reach functions
-// through var<private> copies; a switch without default gets one; array
-// values indexed at run time are vars (naga v0.19).
+// sources but get their own copies, prefixed; builtins reach functions as
+// trailing parameters, through callers that pass them on; a switch
+// without default gets one; array values indexed at run time are vars or
+// go through a helper (naga v0.19).
 func TestLangSpelling(t *testing.T) {
 	a := emitSrc(t, "lang12")
 	wantLines(t, a,
@@ -77,28 +94,26 @@ func TestLangSpelling(t *testing.T) {
 		"alive: bool,",
 		"hist: array<u32, 2>,",
 		"// size 16, align 16: a@0 b@12",
-		"var<private> kc_local_index: u32;",
-		"fn first_lane() -> u32 {",
-		"return kc_local_index;",
+		"fn first_lane(local_index: u32) -> u32 {",
+		"return local_index;",
 		"// precise: WGSL cannot forbid contraction; a consumer may fuse a*b+c here",
 		"fn first_mix3(v: array<f32, 3>, i: u32) -> f32 {",
 		"var v_1: array<f32, 3> = v;",
 		"return v_1[i % 3u] * TAPS[i % 3u];",
-		"fn first_tally(i: u32) {",
+		"fn first_tally(i: u32, local_index: u32) {",
 		"atomicAdd(&first_bins[i % 4u], 1u);",
-		"first_out[i] = first_lane();",
-		"kc_local_index = local_index;",
+		"first_out[i] = first_lane(local_index);",
 		"var c: Cell = Cell(vec3<f32>(), (i < first_params.n), array<u32, 2>());",
 		"var w: array<f32, 3> = array<f32, 3>(1.0f, 2.0f, 3.0f);",
 		"switch i32(i) - 4i {",
 		"case -1i, -2i: {",
 		"default: {}",
 		"c.pos = vec3<f32>(first_mix3(w, i));",
-		"first_tally(i);",
+		"first_tally(i, local_index);",
 		"first_ps[i] = Pair(c.pos, f32(c.hist[i % 2u]));",
-		"fn second_lane() -> u32 {",
-		"second_tally(i + second_lane());",
-		"second_ys[i].b += second_mix3(array<f32, 3>(second_ys[i].a.x, second_ys[i].a.y, second_ys[i].b), second_lane());",
+		"fn second_lane(local_index: u32) -> u32 {",
+		"second_tally(i + second_lane(local_index), local_index);",
+		"second_ys[i].b += second_mix3(array<f32, 3>(second_ys[i].a.x, second_ys[i].a.y, second_ys[i].b), second_lane(local_index));",
 		"second_ys[i].a.x = kc_index_arr2_f32_u32(array<f32, 2>(1.0f, 2.0f), i % 2u) + array<f32, 2>(3.0f, 4.0f)[1i];",
 		"fn kc_index_arr2_f32_u32(a: array<f32, 2>, i: u32) -> f32 {",
 	)
@@ -107,7 +122,7 @@ func TestLangSpelling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, one, "fn lane() -> u32 {", "tally(i + lane());")
+	wantLines(t, one, "fn lane(local_index: u32) -> u32 {", "tally(i + lane(local_index), local_index);")
 	if strings.Contains(string(one.Code), "Cell") {
 		t.Errorf("the second kernel alone does not use Cell, but it is declared:\n%s", one.Code)
 	}

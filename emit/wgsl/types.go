@@ -154,7 +154,7 @@ func (e *emitter) kernel(k *ir.Kernel) {
 	}
 	e.w.line(k.Pos, fmt.Sprintf("@compute @workgroup_size(%d, %d, %d)", size[0], size[1], size[2]))
 	used := builtinsUsed(k.Body)
-	inFuncs := &e.funcs[k].builtins
+	inFuncs := &e.funcs[k].all
 	var params []string
 	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
 		if !used[b] && !inFuncs[b] {
@@ -166,7 +166,6 @@ func (e *emitter) kernel(k *ir.Kernel) {
 	}
 	e.w.line(k.Pos, "fn ", r.entry, "(", strings.Join(params, ", "), ") {")
 	e.w.indent++
-	f.copyBuiltins()
 	if k.Body != nil {
 		f.stmts(k.Body.Stmts)
 	}
