@@ -53,7 +53,13 @@ kernel first(n u32, ps read_write []Pair, out read_write []u32) workgroup(32) {
 	}
 }
 
+fn size(x read_write []Pair) u32 {
+	return len(x)
+}
+
 kernel second(ys read_write []Pair, out read_write []u32) workgroup(16) {
+	lane()
+	out[0] = size(ys)
 	shared bins [4]atomic<u32>
 	let i = global_id.x
 	tally(bins, out, i + lane())
@@ -112,6 +118,9 @@ func TestLangSpelling(t *testing.T) {
 		"first_tally(i, local_index);",
 		"first_ps[i] = Pair(c.pos, f32(c.hist[i % 2u]));",
 		"fn second_lane(local_index: u32) -> u32 {",
+		"second_lane(local_index);",
+		"return arrayLength(&second_ys);",
+		"second_out[0i] = second_size();",
 		"second_tally(i + second_lane(local_index), local_index);",
 		"second_ys[i].b += second_mix3(array<f32, 3>(second_ys[i].a.x, second_ys[i].a.y, second_ys[i].b), second_lane(local_index));",
 		"second_ys[i].a.x = kc_index_arr2_f32_u32(array<f32, 2>(1.0f, 2.0f), i % 2u) + array<f32, 2>(3.0f, 4.0f)[1i];",
