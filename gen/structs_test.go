@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,4 +175,132 @@ func writeFile(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// structRunMain is a program over the generated package of boids_struct:
+// it fills a Go []Particle, uploads its bytes as they are, runs the kernel
+// and checks every particle against a float64 reference.
+const structRunMain = `package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"unsafe"
+
+	"github.com/kcgo/kc/backend"
+	_ "github.com/kcgo/kc/backend/vulkan"
+	_ "github.com/kcgo/kc/backend/wgpu"
+
+	"example.com/user/kernels"
+)
+
+func main() {
+	device := flag.String("device", "", "adapter selector")
+	flag.Parse()
+	if err := run(*device); err != nil {
+		fmt.Fprintln(os.Stderr, "boids:", err)
+		os.Exit(1)
+	}
+}
+
+func run(device string) error {
+	ctx := context.Background()
+	dev, err := backend.Open(ctx, device)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	n := 130 + rand.IntN(100)
+	ps := make([]kernels.Particle, n)
+	for i := range ps {
+		p := &ps[i]
+		for k := 0; k < 3; k++ {
+			p.Pos[k], p.Vel[k] = rand.Float32()*2-1, rand.Float32()*2-1
+		}
+		p.Mass = rand.Float32() + 1
+	}
+	size := int(unsafe.Sizeof(ps[0]))
+	buf, err := dev.Upload(unsafe.Slice((*byte)(unsafe.Pointer(&ps[0])), n*size))
+	if err != nil {
+		return err
+	}
+	const coh = 0.25
+	if err := kernels.BoidsStruct(ctx, dev, backend.Groups(uint32((n+63)/64)), uint32(n), coh, buf.View()); err != nil {
+		return err
+	}
+	raw, err := dev.Read(ctx, buf.View())
+	if err != nil {
+		return err
+	}
+	got := make([]kernels.Particle, n)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&got[0])), n*size), raw)
+	worst := 0.0
+	for g := 0; g*64 < n; g++ {
+		var center [3]float64
+		weight := 0.0
+		for i := 64 * g; i < min(64*g+64, n); i++ {
+			for k := range center {
+				center[k] += float64(ps[i].Pos[k]) * float64(ps[i].Mass)
+			}
+			weight += float64(ps[i].Mass)
+		}
+		for i := 64 * g; i < min(64*g+64, n); i++ {
+			for k := 0; k < 3; k++ {
+				vel := float64(ps[i].Vel[k]) + (center[k]/weight-float64(ps[i].Pos[k]))*coh
+				pos := float64(ps[i].Pos[k]) + vel*0.01
+				worst = max(worst, math.Abs(float64(got[i].Vel[k])-vel), math.Abs(float64(got[i].Pos[k])-pos))
+			}
+			worst = max(worst, math.Abs(float64(got[i].Mass-ps[i].Mass)))
+		}
+	}
+	fmt.Printf("boids_struct n=%d on %s (%s): max abs error %.3g\n", n, dev.Info().Name, dev.Info().Driver, worst)
+	if worst > 1e-5 {
+		return fmt.Errorf("max abs error %g exceeds 1e-5", worst)
+	}
+	fmt.Println("ok")
+	return nil
+}
+`
+
+// TestStructBufferRun runs boids_struct from a user's program through the
+// generated Particle type: a Go []Particle uploaded as raw bytes must be
+// what the kernel reads, and what it writes must read back as Particles
+// (float64 reference, bound 1e-5: |values| < 3, 64-term sums of products
+// below 2 divided by a weight of at least 64). It runs on the wgpu driver,
+// the one path that lowers structs on this branch.
+func TestStructBufferRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a module (-short)")
+	}
+	path := filepath.Join(kctest.Root(t), "testdata", "kernels-next", "boids_struct.kc")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := Generate([]Input{{Path: "boids_struct.kc", Src: src}}, Options{Package: "kernels"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := tempModule(t, "example.com/user")
+	if err := os.MkdirAll(filepath.Join(dir, "kernels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "kernels", "kernels_kc.go"), code)
+	writeFile(t, filepath.Join(dir, "main.go"), []byte(structRunMain))
+	bin := filepath.Join(dir, "boids")
+	goCmd(t, dir, "build", "-o", bin, ".")
+	cmd := exec.Command(bin, "-device", "wgpu")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+privateRuntimeDir(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil && strings.Contains(string(out), "no GPU adapters found") {
+		kctest.Missing(t, "no GPU adapter: %s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "\nok\n") {
+		t.Fatalf("boids_struct through the generated Particle failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }
