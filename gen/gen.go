@@ -63,7 +63,8 @@ func Generate(inputs []Input, opts Options) ([]byte, error) {
 	if err := checkNames(kernels); err != nil {
 		return nil, err
 	}
-	if err := checkStructNames(kernels, structs); err != nil {
+	structs, err := mergeStructs(kernels, structs)
+	if err != nil {
 		return nil, err
 	}
 	src := render(opts.Package, inputs, kernels, structs)

@@ -78,24 +78,43 @@ func bufferStructs(m *ir.Module, file string) ([]structOut, error) {
 	return out, errs.Err()
 }
 
-// checkStructNames rejects a struct whose Go name is taken by another
-// struct or by a kernel's launcher or Kernel variable.
-func checkStructNames(ks []kernelOut, ss []structOut) error {
+// mergeStructs rejects a struct whose Go name is taken by a kernel's
+// launcher or Kernel variable, or by another struct with other fields;
+// a struct declared alike in several files (.kc files share no
+// declarations) is written once.
+func mergeStructs(ks []kernelOut, ss []structOut) ([]structOut, error) {
 	taken := map[string]string{}
 	for _, k := range ks {
 		where := "kernel " + k.k.Name + " at " + posString(k.file, k.k.Pos)
 		taken[k.goName] = where
 		taken[k.goName+"Kernel"] = where
 	}
+	names := goNames(ss)
+	bodies := map[string]string{}
+	var out []structOut
 	var errs ir.ErrorList
 	for _, s := range ss {
+		body := structBody(s, names)
 		if prev, ok := taken[s.goName]; ok {
+			if b, isStruct := bodies[s.goName]; isStruct && b == body {
+				continue
+			}
 			errs = append(errs, &ir.Error{Pos: posIn(s.file, s.s.Pos), Msg: fmt.Sprintf("struct %s: its Go name %s is taken by %s", s.s.Name, s.goName, prev)})
 			continue
 		}
 		taken[s.goName] = "struct " + s.s.Name + " at " + posString(s.file, s.s.Pos)
+		bodies[s.goName] = body
+		out = append(out, s)
 	}
-	return errs.Err()
+	return out, errs.Err()
+}
+
+func goNames(ss []structOut) map[*ir.Struct]string {
+	names := map[*ir.Struct]string{}
+	for _, s := range ss {
+		names[s.s] = s.goName
+	}
+	return names
 }
 
 // posIn is p with its file set to file when it has none.
@@ -108,29 +127,32 @@ func posIn(file string, p ir.Pos) ir.Pos {
 
 // renderStructs writes the Go types of ss.
 func renderStructs(b *bytes.Buffer, ss []structOut) {
-	names := map[*ir.Struct]string{}
-	for _, s := range ss {
-		names[s.s] = s.goName
-	}
+	names := goNames(ss)
 	for _, so := range ss {
 		s := so.s
 		fmt.Fprintf(b, "\n// %s is struct %s (%s) in WGSL's storage layout,\n", so.goName, s.Name, posString(so.file, s.Pos))
 		fmt.Fprintf(b, "// as kernel buffers hold it: size %d, alignment %d on the GPU; blank fields are padding.\n", ir.SizeOf(s), ir.AlignOf(s))
-		fmt.Fprintf(b, "type %s struct {\n", so.goName)
-		end := 0
-		for i, off := range ir.FieldOffsets(s) {
-			if off > end {
-				fmt.Fprintf(b, "_ [%d]byte\n", off-end)
-			}
-			f := s.Fields[i]
-			fmt.Fprintf(b, "%s %s // offset %d: %s %s\n", so.fields[i], goType(f.Type, names), off, f.Name, ir.TypeString(f.Type))
-			end = off + ir.SizeOf(f.Type)
-		}
-		if size := ir.SizeOf(s); size > end {
-			fmt.Fprintf(b, "_ [%d]byte\n", size-end)
-		}
-		b.WriteString("}\n")
+		fmt.Fprintf(b, "type %s struct {\n%s}\n", so.goName, structBody(so, names))
 	}
+}
+
+// structBody is the fields of so's Go type, padding included.
+func structBody(so structOut, names map[*ir.Struct]string) string {
+	var b strings.Builder
+	s := so.s
+	end := 0
+	for i, off := range ir.FieldOffsets(s) {
+		if off > end {
+			fmt.Fprintf(&b, "_ [%d]byte\n", off-end)
+		}
+		f := s.Fields[i]
+		fmt.Fprintf(&b, "%s %s // offset %d: %s %s\n", so.fields[i], goType(f.Type, names), off, f.Name, ir.TypeString(f.Type))
+		end = off + ir.SizeOf(f.Type)
+	}
+	if size := ir.SizeOf(s); size > end {
+		fmt.Fprintf(&b, "_ [%d]byte\n", size-end)
+	}
+	return b.String()
 }
 
 // goType spells t as a Go type of the same size, and of the same layout

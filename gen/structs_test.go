@@ -304,3 +304,24 @@ func TestStructBufferRun(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestStructGoShared: .kc files share no declarations, so a struct used by
+// kernels of two files is declared in each; alike, it gets one Go type,
+// different, its second declaration is an error.
+func TestStructGoShared(t *testing.T) {
+	file := func(name, fields string) Input {
+		return Input{Path: name + ".kc", Src: []byte("struct P {\n" + fields + "}\n\nkernel " + name + "(y read_write []P) workgroup(1) {\n\ty[0].x = 1.0\n}\n")}
+	}
+	code, err := Generate([]Input{file("a", "\tx f32\n\tv vec3<f32>\n"), file("b", "\tx f32\n\tv vec3<f32>\n")}, Options{Package: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(code), "type P struct"); n != 1 {
+		t.Errorf("%d declarations of P, want 1:\n%s", n, code)
+	}
+	_, err = Generate([]Input{file("a", "\tx f32\n\tv vec3<f32>\n"), file("b", "\tx f32\n\tv vec2<f32>\n")}, Options{Package: "k"})
+	want := "b.kc:1:1: struct P: its Go name P is taken by struct P at a.kc:1:1"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
