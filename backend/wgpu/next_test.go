@@ -310,7 +310,8 @@ func putF32(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32
 // struct locals holding bool and array fields, array values indexed at run
 // time (a let, a value parameter, a struct field, a call result, a
 // literal), early returns inside
-// loops, shared-variable parameters, continue from inside a switch,
+// loops, shared-variable parameters, one function called with two
+// different buffers (two WGSL copies), continue from inside a switch,
 // builtins read inside functions, and calls with effects as select's
 // operands (kc evaluates them in order, WGSL's select takes them reversed).
 const langSrc = `
@@ -383,6 +384,10 @@ fn lane() u32 {
 	return local_index + 1000 * workgroup_id.x
 }
 
+fn at(b read []f32, i u32) f32 {
+	return b[i]
+}
+
 fn put(y read_write []u32, i u32, v u32) u32 {
 	y[i] = v
 	return v + 1
@@ -425,6 +430,7 @@ kernel more(n u32, x read []u32, f read []f32, y read_write []u32, z read_write 
 	}
 	let b = Box{w: [4]f32{f[i], 2.0, 3.0, -1.0}, k: x[i]}
 	z[i] = b.w[b.k % 4] + pick(b.w, x[i] >> 3)
+	z[i] += at(f, (i + 1) % n) + at(z, i)
 	var acc = u32(0)
 	for k := u32(0); k < 6; k++ {
 		switch (x[i] + k) % 4 {
