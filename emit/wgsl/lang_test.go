@@ -83,6 +83,31 @@ kernel k(y read_write []f32) workgroup(64) {
 	y[global_id.x] = t[0]
 }
 `
+	unitSources["lang12_nested"] = `struct A {
+	x f32
+	bs [2]B
+}
+
+struct B {
+	v vec3<f32>
+	n u32
+}
+
+kernel k(y read_write []A) workgroup(64) {
+	let i = global_id.x
+	y[i].bs[1].n += 1
+	y[i].x = y[i].bs[0].v.y
+}
+`
+}
+
+// TestStructOrder: a struct is declared after the structs it holds.
+func TestStructOrder(t *testing.T) {
+	code := string(emitSrc(t, "lang12_nested").Code)
+	a, b := strings.Index(code, "struct A {"), strings.Index(code, "struct B {")
+	if a < 0 || b < 0 || b > a {
+		t.Errorf("want struct B before struct A in\n%s", code)
+	}
 }
 
 // TestLangSpelling checks the WGSL of functions, structs, switch, constant

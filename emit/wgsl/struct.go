@@ -22,9 +22,18 @@ import (
 // their .kc names where they can.
 func (e *emitter) declareTypes() {
 	structs, consts := e.usedTypes()
-	for _, s := range e.m.Structs {
+	// Declaration order, except that a struct comes after the structs its
+	// fields hold (WGSL allows either; readers and older naga prefer this).
+	var visit func(s *ir.Struct)
+	visit = func(s *ir.Struct) {
 		if !structs[s] {
-			continue
+			return
+		}
+		structs[s] = false
+		for _, fd := range s.Fields {
+			if inner := innerStruct(fd.Type); inner != nil {
+				visit(inner)
+			}
 		}
 		e.structs = append(e.structs, s)
 		e.structNames[s] = e.global.name(s.Name)
@@ -34,6 +43,9 @@ func (e *emitter) declareTypes() {
 			names[i] = fields.name(fd.Name)
 		}
 		e.fieldNames[s] = names
+	}
+	for _, s := range e.m.Structs {
+		visit(s)
 	}
 	for _, c := range e.m.Consts {
 		if consts[c] {
@@ -224,6 +236,17 @@ func (f *fn) structLit(x *ir.StructLit) wx {
 // arrayLit spells array<T, N>(a, b, ...).
 func (f *fn) arrayLit(x *ir.ArrayLit) wx {
 	return prim(f.e.typeName(x.Array) + "(" + joinArgs(f.args(x.Elems)) + ")")
+}
+
+// innerStruct is the struct t is or holds as array elements, or nil.
+func innerStruct(t ir.Type) *ir.Struct {
+	switch t := t.(type) {
+	case *ir.Struct:
+		return t
+	case *ir.Array:
+		return innerStruct(t.Elem)
+	}
+	return nil
 }
 
 // declType is the type of a declared local.
