@@ -88,6 +88,9 @@ func (e *emitter) function(k *ir.Kernel, inst *ir.Instance) {
 	if fd.Precise {
 		e.w.line(fd.Pos, preciseNote)
 	}
+	if bound := f.boundResources(); bound != "" {
+		e.w.line(fd.Pos, "// ", fd.Name, " with ", bound)
+	}
 	var params []string
 	for _, p := range fd.Params {
 		if p.IsResource() {
@@ -123,6 +126,18 @@ func (e *emitter) function(k *ir.Kernel, inst *ir.Instance) {
 	e.w.indent--
 	f.block(fd.Body)
 	e.w.line(ir.Pos{}, "}")
+}
+
+// boundResources describes the instance's resource parameters and the
+// module-scope variables they are in this copy: "x = img, bins = bins".
+func (f *fn) boundResources() string {
+	var parts []string
+	for _, p := range f.inst.Func.Params {
+		if p.IsResource() {
+			parts = append(parts, p.Name+" = "+f.fnParam(&ir.Ident{Pos: p.Pos, Name: p.Name, Obj: p}, p).s)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // fnParam spells a parameter of the function being written: a value

@@ -131,6 +131,7 @@ func TestLangSpelling(t *testing.T) {
 		"fn first_mix3(v: array<f32, 3>, i: u32) -> f32 {",
 		"var v_1: array<f32, 3> = v;",
 		"return v_1[i % 3u] * TAPS[i % 3u];",
+		"// tally with bins = first_bins, out = first_out",
 		"fn first_tally(i: u32, local_index: u32) {",
 		"atomicAdd(&first_bins[i % 4u], 1u);",
 		"first_out[i] = first_lane(local_index);",

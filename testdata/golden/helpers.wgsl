@@ -12,6 +12,7 @@ struct Params {
 
 var<workgroup> bins: array<atomic<u32>, 16>;
 
+// clamped with x = x
 fn clamped(i: i32, n: i32) -> f32 {
   return x[min(max(i, 0i), n - 1i)];
 }
@@ -27,6 +28,7 @@ fn unit(v: u32) -> f32 {
   return f32(hash(v) >> 8u) / 1.6777216e+07f;
 }
 
+// count with bins = bins
 fn count(v: u32) {
   atomicAdd(&bins[v % 16u], 1u);
 }
