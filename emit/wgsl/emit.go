@@ -119,7 +119,7 @@ type emitter struct {
 	helperNames map[string]bool
 
 	// issue 12's constructs, filled by declareTypes and declareFuncs
-	structs     []*ir.Struct // used, in declaration order
+	structs     []*ir.Struct // used, held structs first, else in declaration order
 	structNames map[*ir.Struct]string
 	fieldNames  map[*ir.Struct][]string
 	consts      []*ir.Const // constant arrays used, in declaration order
