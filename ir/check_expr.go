@@ -86,6 +86,14 @@ func (c *checker) exprSwitch(e Expr) Type {
 		return c.swizzle(e)
 	case *Len:
 		return c.length(e)
+	case *FnCall:
+		return c.fnCall(e)
+	case *Field:
+		return c.field(e)
+	case *StructLit:
+		return c.structLit(e)
+	case *ArrayLit:
+		return c.arrayLit(e)
 	}
 	c.errorf(c.at, "unknown expression %T", e)
 	return Invalid
@@ -207,6 +215,9 @@ func (c *checker) ident(e *Ident) Type {
 		e.Ty = o.Ty
 	case *Const:
 		return c.constIdent(e, o)
+	case *Func:
+		c.errorf(c.at, "%s (function) used as a value: call it, as in %s(...)", e.Name, e.Name)
+		return Invalid
 	}
 	if bad(e.Ty) {
 		e.Ty = nil
@@ -219,6 +230,10 @@ func (c *checker) ident(e *Ident) Type {
 // until their context gives them a type.
 func (c *checker) constIdent(e *Ident, k *Const) Type {
 	c.constDecl(k)
+	if a, ok := k.Ty.(*Array); ok && c.consts[k] == constDone && k.Elems != nil {
+		e.Ty = a // a constant array: a value, not a constant expression
+		return a
+	}
 	if c.consts[k] != constDone || k.Val.Kind == 0 {
 		return Invalid
 	}
@@ -309,6 +324,11 @@ func (c *checker) swizzle(e *Swizzle) Type {
 	t := c.value(e.X)
 	if bad(t) {
 		return Invalid
+	}
+	if _, ok := t.(*Struct); ok {
+		f := &Field{Pos: e.Pos, X: e.X, Name: e.Comps}
+		c.fieldOf[e] = f
+		return c.fieldOfType(f, t)
 	}
 	v, ok := t.(Vector)
 	if !ok {

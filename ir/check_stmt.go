@@ -37,7 +37,17 @@ func (c *checker) stmt(s Stmt) {
 	defer func(saved Pos) { c.at = saved }(c.at)
 	c.at = c.orPos(s.Position())
 	switch s := s.(type) {
-	case *Comment, *Return:
+	case *Comment:
+	case *Return:
+		c.returnStmt(s)
+	case *Switch:
+		c.switchStmt(s)
+	case *CallStmt:
+		if s.Call == nil {
+			c.errorf(c.at, "missing call in call statement")
+			return
+		}
+		c.expr(s.Call)
 	case *Block:
 		c.block(s, s.Pos, "block")
 	case *Decl:
@@ -64,7 +74,7 @@ func (c *checker) stmt(s Stmt) {
 }
 
 func (c *checker) jump(what string) {
-	if c.loopDepth == 0 {
+	if c.loopDepth == 0 && (what != "break" || c.switchDepth == 0) {
 		c.errorf(c.at, "%s is not in a loop", what)
 	}
 }

@@ -37,6 +37,13 @@ func (c *checker) validType(t Type, pos Pos) bool {
 	case CoopMat:
 		c.errorf(pos, "cooperative matrix types are not supported yet")
 		return false
+	case *Struct:
+		if !c.structOK[t] {
+			if !c.structDeclared(t) {
+				c.errorf(pos, "struct %s is not declared in the module", t.Name)
+			}
+			return false
+		}
 	default:
 		c.errorf(pos, "invalid type %s", typeText(t))
 		return false
@@ -140,6 +147,10 @@ func (c *checker) bufferParamDecl(p *Param) bool {
 	case p.Access != Read && p.Access != ReadWrite:
 		c.errorf(p.Pos, "buffer %s: invalid access mode %d (want read or read_write)", p.Name, p.Access)
 	case !HostShareable(p.Type):
+		if _, ok := p.Type.(*Struct); ok {
+			c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
+			break
+		}
 		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (bool cannot be stored in a buffer; use u32)", p.Name, p.Type)
 	case hasAtomic(p.Type) && p.Access != ReadWrite:
 		c.errorf(p.Pos, "buffer %s: atomic elements need read_write access", p.Name)

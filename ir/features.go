@@ -11,6 +11,15 @@ var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat}
 // use in messages) and reports it, once per kernel or constant, when not
 // enabled.
 func (c *checker) useFeature(f Feature, pos Pos, what string) {
+	if fn := c.fn; fn != nil {
+		if fn.FeatPos == nil {
+			fn.FeatPos = map[Feature]Pos{}
+		}
+		if prev, ok := fn.FeatPos[f]; fn.Features&f == 0 || (ok && posBefore(pos, prev)) {
+			fn.FeatPos[f] = pos
+		}
+		fn.Features |= f
+	}
 	if k := c.k; k != nil {
 		if k.FeatPos == nil {
 			k.FeatPos = map[Feature]Pos{}

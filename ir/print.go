@@ -89,6 +89,14 @@ func (p *printer) module(m *Module) {
 			}
 		}
 	}
+	for _, s := range m.Structs {
+		blank()
+		p.structDecl(s)
+	}
+	for _, f := range m.Funcs {
+		blank()
+		p.funcDecl(f)
+	}
 	for _, k := range m.Kernels {
 		blank()
 		p.kernel(k)
@@ -97,19 +105,12 @@ func (p *printer) module(m *Module) {
 
 func (p *printer) kernel(k *Kernel) {
 	p.docs(k.Doc)
-	var params []string
-	for _, prm := range k.Params {
-		if prm.Kind == BufferParam {
-			params = append(params, prm.Name+" "+prm.Access.String()+" []"+TypeString(prm.Type))
-		} else {
-			params = append(params, prm.Name+" "+TypeString(prm.Type))
-		}
-	}
+	params := paramsText(k.Params)
 	var wg []string
 	for _, e := range k.Workgroup {
 		wg = append(wg, ExprString(e))
 	}
-	p.line("kernel ", k.Name, "(", strings.Join(params, ", "), ") workgroup(", strings.Join(wg, ", "), ") {")
+	p.line(preciseText(k.Precise), "kernel ", k.Name, "(", params, ") workgroup(", strings.Join(wg, ", "), ") {")
 	p.indent++
 	for _, s := range k.Shared {
 		p.line("shared ", s.Name, " ", TypeString(s.Type))
@@ -150,7 +151,15 @@ func (p *printer) stmt(s Stmt) {
 	case *Continue:
 		p.line("continue")
 	case *Return:
-		p.line("return")
+		if s.Value != nil {
+			p.line("return ", ExprString(s.Value))
+		} else {
+			p.line("return")
+		}
+	case *Switch:
+		p.switchStmt(s)
+	case *CallStmt:
+		p.line(ExprString(s.Call))
 	case *Barrier:
 		p.line(s.Kind.String(), "()")
 	case *ExprStmt:
@@ -305,6 +314,24 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 			p.buf.WriteString(e.Buf.Name)
 		}
 		p.buf.WriteByte(')')
+	case *FnCall:
+		p.call(e.Name, e.Args)
+	case *Field:
+		p.postfixOperand(e.X)
+		p.buf.WriteByte('.')
+		p.buf.WriteString(e.Name)
+	case *StructLit:
+		p.structLit(e)
+	case *ArrayLit:
+		p.buf.WriteString(TypeString(e.Array))
+		p.buf.WriteByte('{')
+		for i, a := range e.Elems {
+			if i > 0 {
+				p.buf.WriteString(", ")
+			}
+			p.expr(a, 0)
+		}
+		p.buf.WriteByte('}')
 	default:
 		p.buf.WriteString("/* unknown expression */")
 	}

@@ -7,6 +7,27 @@ package ir
 type Reflection struct {
 	File    string             `json:"file"`
 	Kernels []KernelReflection `json:"kernels"`
+	Structs []StructReflection `json:"structs,omitempty"`
+}
+
+// StructReflection is the memory layout of a struct type, as buffer
+// elements and shared variables hold it (WGSL's storage layout rules; see
+// SizeOf). A host writes Size bytes per element, each field at Offset.
+type StructReflection struct {
+	Name   string                  `json:"name"`
+	Size   int                     `json:"size"`
+	Align  int                     `json:"align"`
+	Fields []StructFieldReflection `json:"fields"`
+	Pos    string                  `json:"pos"`
+}
+
+// StructFieldReflection is one field of a struct.
+type StructFieldReflection struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Offset int    `json:"offset"`
+	Size   int    `json:"size"`
+	Align  int    `json:"align"`
 }
 
 // KernelReflection describes one kernel.
@@ -63,7 +84,22 @@ func Reflect(m *Module) *Reflection {
 	for _, k := range m.Kernels {
 		r.Kernels = append(r.Kernels, ReflectKernel(k))
 	}
+	for _, s := range m.Structs {
+		r.Structs = append(r.Structs, ReflectStruct(s))
+	}
 	return r
+}
+
+// ReflectStruct describes the layout of s.
+func ReflectStruct(s *Struct) StructReflection {
+	sr := StructReflection{Name: s.Name, Size: SizeOf(s), Align: AlignOf(s), Fields: []StructFieldReflection{}, Pos: s.Pos.String()}
+	for i, off := range FieldOffsets(s) {
+		f := s.Fields[i]
+		sr.Fields = append(sr.Fields, StructFieldReflection{
+			Name: f.Name, Type: TypeString(f.Type), Offset: off, Size: SizeOf(f.Type), Align: AlignOf(f.Type),
+		})
+	}
+	return sr
 }
 
 // ParamsSize is the byte size of the params uniform block (a multiple of

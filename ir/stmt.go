@@ -59,8 +59,13 @@ type Break struct{ Pos Pos }
 // Continue starts the next iteration of the innermost for.
 type Continue struct{ Pos Pos }
 
-// Return ends the invocation.
-type Return struct{ Pos Pos }
+// Return ends the invocation (in a kernel) or the function call (in a
+// function), with Value as the function's result (nil in a kernel and in a
+// function without a result).
+type Return struct {
+	Pos   Pos
+	Value Expr
+}
 
 // Barrier is workgroupBarrier() or storageBarrier(): every invocation of the
 // workgroup must reach it in uniform control flow.

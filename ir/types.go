@@ -6,7 +6,7 @@ import (
 )
 
 // Type is the type of a value, a buffer element or a variable. The concrete
-// types are Scalar, Vector, *Array, Atomic and CoopMat. Scalar, Vector, Atomic
+// types are Scalar, Vector, *Array, *Struct, Atomic and CoopMat. Scalar, Vector, Atomic
 // and CoopMat are comparable values, so == decides their identity; use
 // Identical for any two Types (it also handles *Array).
 type Type interface {
@@ -188,6 +188,13 @@ func HostShareable(t Type) bool {
 		return true
 	case *Array:
 		return HostShareable(t.Elem)
+	case *Struct:
+		for _, f := range t.Fields {
+			if !HostShareable(f.Type) {
+				return false
+			}
+		}
+		return len(t.Fields) > 0
 	}
 	return false
 }
@@ -199,6 +206,13 @@ func UsesF16(t Type) bool {
 		return UsesF16(t.Elem)
 	case CoopMat:
 		return t.Elem == F16
+	case *Struct:
+		for _, f := range t.Fields {
+			if f != nil && UsesF16(f.Type) {
+				return true
+			}
+		}
+		return false
 	case nil:
 		return false
 	}

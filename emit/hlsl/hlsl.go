@@ -72,6 +72,12 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
+		// Issue 12's constructs are not lowered to HLSL yet (docs/lowering-12.md).
+		if err := ir.FindConstruct(k, "hlsl", ir.AllConstructs); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range kernels {
 		prefix := ""
 		if len(kernels) > 1 {
 			prefix = k.Name + "_"

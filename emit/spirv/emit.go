@@ -151,6 +151,10 @@ func Emit(m *ir.Module, opts Options) (mod *emit.Artifact, err error) {
 		if k.Features&ir.FeatureCoopMat != 0 {
 			return nil, &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
 		}
+		// Issue 12's constructs are not lowered to SPIR-V yet (docs/lowering-12.md).
+		if err := ir.FindConstruct(k, Target, ir.AllConstructs); err != nil {
+			return nil, err
+		}
 		b.kernel(k)
 	}
 	return b.finish()

@@ -41,7 +41,7 @@ func (f *fn) args(xs []ir.Expr) []wx {
 
 // selectCall writes kc's select(cond, a, b) as WGSL's select(b, a, cond).
 // WGSL evaluates the arguments left to right as written, so b before a:
-// where two of the arguments have effects (atomics, ir.HasEffects), whose
+// where two of the arguments have effects (atomics, helper calls), whose
 // order kc fixes (cond, a, b), the call goes through a helper taking them
 // in kc's order instead.
 func (f *fn) selectCall(x *ir.Call) wx {
@@ -50,13 +50,13 @@ func (f *fn) selectCall(x *ir.Call) wx {
 		return prim("0")
 	}
 	a := f.args(x.Args)
-	effects := 0
+	n := 0
 	for _, arg := range x.Args {
-		if ir.HasEffects(arg) {
-			effects++
+		if effects(arg) {
+			n++
 		}
 	}
-	if effects < 2 {
+	if n < 2 {
 		return prim("select(" + joinArgs([]wx{a[2], a[1], a[0]}) + ")")
 	}
 	ct, vt := x.Args[0].Type(), x.Args[1].Type()

@@ -72,6 +72,22 @@ func OpTolerance(op ir.BinaryOp) Tol {
 	return Tol{}
 }
 
+// Contraction is the accepted error of a float expression mixing + - and
+// * (language.md §11): outside precise code a target may contract each
+// a*b ± c into an fma (one rounding fewer), so allow an ulp of the result
+// per contracted pair (multiply ULP by the number of pairs); and drivers
+// reassociate unmarked sums (semantics.md §9: use SumBound for sums of
+// more than two terms). In a precise kernel or function, on the SPIR-V and
+// HLSL paths, neither may happen and + - * are exact. WGSL cannot mark
+// code precise: compare a precise kernel run through WGSL with
+// Contraction(false).
+func Contraction(precise bool) Tol {
+	if precise {
+		return Tol{Note: "precise: no contraction or reassociation (SPIR-V NoContraction, HLSL precise)"}
+	}
+	return Tol{ULP: 1, Note: "a*b±c may be fused: one ulp per contracted pair; sums of more terms: SumBound"}
+}
+
 // Bound is the largest accepted |got - want| for a result want of type s
 // (F32 or F16) computed from first operand x.
 func (t Tol) Bound(s ir.Scalar, x, want float64) float64 {

@@ -16,7 +16,9 @@ type converter struct {
 	comments []lexer.Token // every // comment, in source order
 	next     int           // first comment not yet placed or dropped
 	inKernel *ir.Kernel
-	toks     []lexer.Token // every token of the file, comments included
+	toks     []lexer.Token         // every token of the file, comments included
+	structs  map[string]*ir.Struct // made by structNames before parsing
+	declared map[string]bool       // struct names already converted
 }
 
 // tokenAt returns the index of the token at offset off, the start of a
@@ -92,9 +94,19 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 			k := c.constDecl(d.Const)
 			k.Doc = doc
 			m.Consts = append(m.Consts, k)
+		case d.Struct != nil:
+			if s := c.structDecl(d.Struct); s != nil {
+				s.Doc = doc
+				m.Structs = append(m.Structs, s)
+			}
+		case d.Func != nil:
+			f := c.funcDecl(d.Func, d.Precise)
+			f.Doc = doc
+			m.Funcs = append(m.Funcs, f)
 		case d.Kernel != nil:
 			k := c.kernel(d.Kernel)
 			k.Doc = doc
+			k.Precise = d.Precise
 			m.Kernels = append(m.Kernels, k)
 		}
 		// Comments inside a declaration but outside kernel bodies are dropped.
@@ -124,7 +136,7 @@ func (c *converter) kernel(d *kernelAST) *ir.Kernel {
 	c.checkName(d.Pos, d.Name)
 	k := &ir.Kernel{Pos: irPos(d.Pos), Name: d.Name}
 	for _, p := range d.Params {
-		k.Params = append(k.Params, c.param(p))
+		k.Params = append(k.Params, c.param(p, false))
 	}
 	if len(d.Workgroup) > 3 {
 		c.errorf(d.Workgroup[3].node().Pos, "workgroup takes one to three sizes, not %d", len(d.Workgroup))
@@ -138,9 +150,17 @@ func (c *converter) kernel(d *kernelAST) *ir.Kernel {
 	return k
 }
 
-func (c *converter) param(p *paramAST) *ir.Param {
+func (c *converter) param(p *paramAST, inFunc bool) *ir.Param {
 	c.checkName(p.Pos, p.Name)
 	out := &ir.Param{Pos: irPos(p.Pos), Name: p.Name}
+	if p.Access == "shared" {
+		if !inFunc {
+			c.errorf(p.Type.Pos, "kernel parameters cannot be shared: declare shared %s in the kernel body", p.Name)
+		}
+		out.Kind = ir.SharedParam
+		out.Type = c.typ(p.Type)
+		return out
+	}
 	if a := p.Type; a.Array && a.Len == nil {
 		out.Kind = ir.BufferParam
 		out.Type = c.typ(a.Elem)
@@ -159,6 +179,9 @@ func (c *converter) param(p *paramAST) *ir.Param {
 		c.errorf(p.Type.Pos, "%s applies to buffers: %s %s []%s", p.Access, p.Name, p.Access, ir.TypeString(c.typ(p.Type)))
 	}
 	out.Kind = ir.ScalarParam
+	if inFunc {
+		out.Kind = ir.ValueParam
+	}
 	out.Type = c.typ(p.Type)
 	return out
 }
@@ -238,6 +261,12 @@ func (c *converter) typ(t *typeAST) ir.Type {
 		c.errorf(n.Pos, "cooperative matrix types are not available in .kc text yet")
 		return ir.Invalid
 	}
+	if s := c.structs[n.Name]; s != nil {
+		if n.Arg != nil {
+			c.errorf(n.Arg.Pos, "%s takes no type argument", n.Name)
+		}
+		return s
+	}
 	c.errorf(n.Pos, "unknown type %s", n.Name)
 	return ir.Invalid
 }
@@ -291,7 +320,9 @@ func (c *converter) stmt(s *itemAST, top bool) ir.Stmt {
 	case s.Continue:
 		return &ir.Continue{Pos: pos}
 	case s.Return:
-		return &ir.Return{Pos: pos}
+		return &ir.Return{Pos: pos, Value: c.value(s.RetVal)}
+	case s.Switch != nil:
+		return c.switchStmt(s.Switch, s.Pos)
 	case s.Block != nil:
 		return c.block(s.Block, false)
 	case s.Simple != nil:
@@ -419,6 +450,9 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 	}
 	if call, ok := lhs.E.(*ir.Call); ok {
 		return &ir.ExprStmt{Pos: pos, Call: call}
+	}
+	if call, ok := lhs.E.(*ir.FnCall); ok {
+		return &ir.CallStmt{Pos: pos, Call: call}
 	}
 	c.errorf(s.pos(), "%s is evaluated but not used", ir.ExprString(lhs.E))
 	return nil

@@ -26,12 +26,12 @@ func (b *exprBox) node() *exprBox { return b }
 
 // parseExprNode is participle's hook for exprNode: Go's expression syntax by
 // precedence climbing (ir.BinaryOp.Precedence).
-func parseExprNode(lex *lexer.PeekingLexer) (exprNode, error) {
+func parseExprNode(lex *lexer.PeekingLexer, structs map[string]*ir.Struct) (exprNode, error) {
 	t := lex.Peek()
 	if !startsExpr(t) {
 		return nil, participle.NextMatch
 	}
-	p := &exprParser{lex: lex}
+	p := &exprParser{lex: lex, structs: structs}
 	if t.Type == tokIdent && (t.Value == "workgroupBarrier" || t.Value == "storageBarrier") {
 		return p.barrier()
 	}
@@ -53,7 +53,7 @@ func startsExpr(t *lexer.Token) bool {
 		}
 	case tokPunct:
 		switch t.Value {
-		case "(", "-", "!", "^":
+		case "(", "-", "!", "^", "[":
 			return true
 		}
 	}
@@ -61,8 +61,9 @@ func startsExpr(t *lexer.Token) bool {
 }
 
 type exprParser struct {
-	lex   *lexer.PeekingLexer
-	depth int // unary operators being parsed (brackets are bounded by the lexer)
+	lex     *lexer.PeekingLexer
+	depth   int                   // unary operators being parsed (brackets are bounded by the lexer)
+	structs map[string]*ir.Struct // struct names: Name{ starts a literal
 }
 
 // maxUnary bounds chains of unary operators such as - - - x.
@@ -261,11 +262,13 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 			p.lex.Next()
 			c := *p.lex.Peek()
 			if c.Type != tokIdent {
-				return nil, unexpected(&c, "vector components such as .x or .xyz after \".\"")
+				return nil, unexpected(&c, "a field name or vector components such as .x or .xyz after \".\"")
 			}
 			p.lex.Next()
 			if !validSwizzle(c.Value) {
-				return nil, participle.Errorf(c.Pos, "invalid vector components .%s (use one to four of x, y, z, w)", c.Value)
+				// Check reports a name that is no field of a struct.
+				x = &ir.Field{Pos: irPos(t.Pos), X: x, Name: c.Value}
+				continue
 			}
 			x = &ir.Swizzle{Pos: irPos(t.Pos), X: x, Comps: c.Value}
 		default:
@@ -319,6 +322,9 @@ func (p *exprParser) primary() (ir.Expr, error) {
 			}
 			return x, nil
 		}
+		if t.Value == "[" {
+			return p.arrayLit()
+		}
 	case tokIdent:
 		return p.name()
 	}
@@ -336,6 +342,12 @@ func (p *exprParser) name() (ir.Expr, error) {
 	}
 	if name == "bitcast" {
 		return p.bitcast(t)
+	}
+	if s := p.structs[name]; s != nil {
+		if !p.is("{") {
+			return nil, unexpected(p.lex.Peek(), `"{": `+name+" is a struct type, its values are written "+name+"{field: value, ...}")
+		}
+		return p.structLit(t, s)
 	}
 	if !p.is("(") {
 		if b, ok := ir.BuiltinByName(name); ok {
@@ -373,7 +385,8 @@ func (p *exprParser) name() (ir.Expr, error) {
 	if f, ok := ir.IntrinsicByName(name); ok {
 		return &ir.Call{Pos: pos, Func: f, Args: args}, nil
 	}
-	return nil, participle.Errorf(t.Pos, "undefined function %s", name)
+	// A helper function; Check resolves the name.
+	return &ir.FnCall{Pos: pos, Name: name, Args: args}, nil
 }
 
 func vecWidth(name string) int {

@@ -65,6 +65,18 @@ func keyword(b []byte) (string, bool) {
 		return "inf", true
 	case "nan":
 		return "nan", true
+	case "struct":
+		return "struct", true
+	case "fn":
+		return "fn", true
+	case "switch":
+		return "switch", true
+	case "case":
+		return "case", true
+	case "default":
+		return "default", true
+	case "precise":
+		return "precise", true
 	}
 	return "", false
 }
@@ -75,7 +87,7 @@ var puncts = []string{
 	"&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=",
 	"%=", "&=", "|=", "^=", "++", "--", ":=",
 	"+", "-", "*", "/", "%", "&", "|", "^", "!", "<", ">", "=", "(", ")",
-	"[", "]", "{", "}", ",", ";", ".",
+	"[", "]", "{", "}", ",", ";", ".", ":",
 }
 
 // punctsByByte lists puncts by their first byte, longest first.

@@ -48,7 +48,9 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	// error in one kernel does not hide those in the next.
 	var errs ir.ErrorList
 	ast := &fileAST{}
+	structs := structNames(toks)
 	ps := getParser()
+	ps.structs = structs
 	for _, seg := range splitTopLevel(toks) {
 		f, err := parseSegment(ps, seg)
 		if err != nil {
@@ -59,7 +61,7 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	}
 	putParser(ps)
 	m := &ir.Module{File: filename}
-	c := &converter{comments: comments, errs: errs, toks: toks}
+	c := &converter{comments: comments, errs: errs, toks: toks, structs: structs}
 	c.file(ast, m)
 	if len(c.errs) == 0 && len(m.Kernels) == 0 {
 		c.errs = append(c.errs, ir.Errorf(irPos(toks[len(toks)-1].Pos), "no kernel in file"))
@@ -107,6 +109,34 @@ func parseSegment(ps *parser, seg segment) (*fileAST, error) {
 	return f, err
 }
 
+// topKeyword reports whether a keyword starts a top-level declaration.
+func topKeyword(kw string) bool {
+	switch kw {
+	case "kernel", "const", "enable", "struct", "fn", "precise":
+		return true
+	}
+	return false
+}
+
+// structNames finds every `struct Name` in the token list, so that the
+// expression parser knows `Name{` as a struct literal wherever the struct is
+// declared, and makes the one *ir.Struct each name stands for.
+func structNames(toks []lexer.Token) map[string]*ir.Struct {
+	var out map[string]*ir.Struct
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i].Type != tokKeyword || toks[i].Value != "struct" || toks[i+1].Type != tokIdent {
+			continue
+		}
+		if out == nil {
+			out = map[string]*ir.Struct{}
+		}
+		if out[toks[i+1].Value] == nil {
+			out[toks[i+1].Value] = &ir.Struct{Name: toks[i+1].Value}
+		}
+	}
+	return out
+}
+
 // segment is a run of tokens and the EOF token that ends it.
 type segment struct {
 	toks []lexer.Token
@@ -123,7 +153,7 @@ func splitTopLevel(toks []lexer.Token) []segment {
 	start := 0
 	for i := 1; i < len(toks); i++ {
 		t := toks[i]
-		if t.Type != tokKeyword || t.Pos.Column != 1 || (t.Value != "kernel" && t.Value != "const" && t.Value != "enable") {
+		if t.Type != tokKeyword || t.Pos.Column != 1 || !topKeyword(t.Value) {
 			continue
 		}
 		segs = append(segs, segment{toks[start:i:i], lexer.Token{Type: lexer.EOF, Value: t.Value, Pos: t.Pos}})

@@ -139,8 +139,8 @@ func TestConcurrent(t *testing.T) {
 					return
 				}
 				// An erroneous parse must not leave state behind in a pooled parser.
-				if _, err := parse.File("bad.kc", []byte("kernel k() workgroup(1) {\n\tx = foo(1)\n}\n")); err == nil {
-					errc <- fmt.Errorf("no error for an undefined function")
+				if _, err := parse.File("bad.kc", []byte("kernel k() workgroup(1) {\n\tx = foo(1\n}\n")); err == nil {
+					errc <- fmt.Errorf("no error for an unclosed call")
 					return
 				}
 			}
