@@ -28,10 +28,11 @@ func (f *fn) call(c *ir.Call) hx {
 	case c.Func.IsSubgroup():
 		return f.subgroup(c)
 	}
-	args := make([]hx, len(c.Args))
+	// In order (func.go); in precise code, float arguments of an
+	// intrinsic with a non-float result leave the precise data flow.
+	args := f.seq(c.Args, !holdsFloat(c.Ty))
 	types := make([]ir.Type, len(c.Args))
 	for i, a := range c.Args {
-		args[i] = f.ex(a)
 		types[i] = a.Type()
 	}
 	h := f.mathCall(c, args, types)
