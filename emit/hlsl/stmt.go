@@ -230,7 +230,7 @@ func (f *fn) forStmt(s *ir.For) {
 		post = f.assign(s.Post)
 		if len(f.pre) > 0 {
 			f.pre = f.pre[:0]
-			f.fail(unsupported(s.Post.Pos, "an atomic operation in a for statement's post statement"))
+			f.fail(unsupported(s.Post.Pos, "an atomic operation or a call with effects in a for statement's post statement"))
 		}
 	}
 	f.pos = s.Pos
