@@ -75,19 +75,50 @@ func constArrayDecl(c *ir.Const, name string) string {
 	return doc + "static const " + decl(t, name) + " = " + list(0) + ";"
 }
 
+// listable reports whether an array literal can be an initializer list:
+// its elements are scalars or vectors.
+func listable(x *ir.ArrayLit) bool {
+	switch x.Array.Elem.(type) {
+	case ir.Scalar, ir.Vector:
+		return true
+	}
+	return false
+}
+
+// list evaluates the elements of a listable array literal into "{ a, b }".
+func (f *fn) list(x *ir.ArrayLit) string {
+	hs := f.seq(x.Elems, false)
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = h.s
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// arrayDecl declares the local d of type t initialized by a listable
+// array literal: `float a[3] = { ... };`.
+func (f *fn) arrayDecl(d *ir.Decl, t ir.Type, x *ir.ArrayLit) {
+	v := f.list(x)
+	f.flush()
+	name := f.local.name(d.Name)
+	f.names[d] = name
+	f.out(d.Pos, f.declPrefix(t)+decl(t, name)+" = "+v+";")
+}
+
 // arrayLit builds an array literal in a temporary.
 func (f *fn) arrayLit(x *ir.ArrayLit) hx {
+	if listable(x) {
+		v := f.list(x)
+		name := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
+		f.tmp++
+		f.pre = append(f.pre, f.declPrefix(x.Array)+decl(x.Array, name)+" = "+v+";")
+		return primary(name)
+	}
 	hs := f.seq(x.Elems, false)
 	name := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
 	f.tmp++
 	prefix := f.declPrefix(x.Array)
 	switch x.Array.Elem.(type) {
-	case ir.Scalar, ir.Vector:
-		parts := make([]string, len(hs))
-		for i, h := range hs {
-			parts[i] = h.s
-		}
-		f.pre = append(f.pre, prefix+decl(x.Array, name)+" = { "+strings.Join(parts, ", ")+" };")
 	default:
 		f.pre = append(f.pre, prefix+decl(x.Array, name)+";")
 		for i, h := range hs {

@@ -96,6 +96,10 @@ func (f *fn) declStmt(d *ir.Decl) {
 	if t == nil {
 		t = d.Type
 	}
+	if lit, ok := d.Init.(*ir.ArrayLit); ok && listable(lit) {
+		f.arrayDecl(d, t, lit)
+		return
+	}
 	if d.Init != nil {
 		v := f.expr(d.Init)
 		f.flush()
