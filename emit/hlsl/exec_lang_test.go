@@ -137,6 +137,18 @@ func TestExecLang(t *testing.T) {
 			}
 		},
 	}
+	runs["particles"] = func(r *rand.Rand, k *ir.Kernel) nextRun {
+		return nextRun{
+			params: map[string]ir.Value{"n": ir.IntVal(int64(100 + r.IntN(28))), "g": ir.FloatVal(float64(r.Float32() * 10)),
+				"dt": ir.FloatVal(float64(r.Float32() * 0.1))},
+			bufs:   map[string][]byte{"ps": randomElems(r, m.Struct("Particle"), n), "e": interp.Poison(4 * n)},
+			groups: [3]int{2, 1, 1},
+			// step is precise: ps bit for bit. energy is not: a dot
+			// of three squares (no cancellation), fused or not, and two
+			// products: a few ulps.
+			tol: map[string]func(want, got float32) bool{"e": within(0, 8*0x1p-24)},
+		}
+	}
 	for i, k := range m.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
 			mk := runs[k.Name]

@@ -43,6 +43,14 @@ struct Acc {
 	int last[2]; // offset 12
 };
 
+// Particle: size 32, align 16; pos@0 vel@16 mass@28
+struct Particle {
+	float3 pos; // offset 0
+	uint kc_pad0; // offset 12
+	float3 vel; // offset 16
+	float mass; // offset 28
+};
+
 // [2]i32 as a function result (HLSL cannot return an array).
 struct kc_ret_2_int {
 	int v[2];
@@ -403,4 +411,45 @@ void precise_mix(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint i = kc_global_id.x;
 	precise_mix_out[i] = precise_mix_fdiff(precise_mix_x[i], precise_mix_y[i], precise_mix_c[i]);
 	precise_mix_plain[i] = precise_mix_x[i] * precise_mix_x[i] - precise_mix_y[i] * precise_mix_y[i] + precise_mix_c[i];
+}
+
+#line 245 "lang.kc"
+// kernel particles
+[[vk::binding(0, 0)]] cbuffer particles_params : register(b0) {
+	uint particles_n; // offset 0
+	float particles_g; // offset 4
+	float particles_dt; // offset 8
+};
+[[vk::binding(1, 0)]] RWStructuredBuffer<Particle> particles_ps : register(u1);
+[[vk::binding(2, 0)]] RWStructuredBuffer<float> particles_e : register(u2);
+
+// step is precise on a struct: the struct local is precise.
+// precise: every float local and temporary is precise (no contraction)
+#line 230 "lang.kc"
+Particle particles_step(Particle p, float g, float dt) {
+	precise Particle q = p;
+	q.vel.y = q.vel.y - g * dt;
+	q.pos = q.pos + q.vel * dt;
+	if (q.pos.y < 0.0f) {
+		q.pos.y = -q.pos.y;
+		q.vel = float3(q.vel.x, -q.vel.y * 0.5f, q.vel.z);
+	}
+	return q;
+}
+
+float particles_energy(Particle p) {
+	return 0.5f * p.mass * dot(p.vel, p.vel);
+}
+
+[numthreads(64, 1, 1)]
+#line 245 "lang.kc"
+void particles(uint3 kc_global_id : SV_DispatchThreadID) {
+	uint i = kc_global_id.x;
+	if (i >= particles_n) {
+		return;
+	}
+	Particle p = particles_step(particles_ps[i], particles_g, particles_dt);
+	particles_ps[i] = p;
+	particles_e[i] = particles_energy(particles_ps[i]);
+	particles_ps[i].mass += 1.0f;
 }
