@@ -149,6 +149,12 @@ func TestExecLang(t *testing.T) {
 			tol: map[string]func(want, got float32) bool{"e": within(0, 8*0x1p-24)},
 		}
 	}
+	runs["targets"] = func(r *rand.Rand, k *ir.Kernel) nextRun {
+		return nextRun{
+			bufs:   map[string][]byte{"y": randomElems(r, ir.U32, 2*n), "z": interp.Poison(4 * n)},
+			groups: [3]int{2, 1, 1},
+		}
+	}
 	for i, k := range m.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
 			mk := runs[k.Name]

@@ -321,3 +321,36 @@ func isName(s string) bool {
 	}
 	return true
 }
+
+// lvalue emits an assignment target whose value has effects: indexes that
+// read memory are evaluated into temporaries first, as kc evaluates the
+// target before the value.
+func (f *fn) lvalue(x ir.Expr) hx {
+	switch v := x.(type) {
+	case *ir.Index:
+		idx := f.ex(v.Index)
+		if f.readsInline(v.Index) && !isName(idx.s) {
+			t := f.local.fresh(fmt.Sprintf("kc_t%d", f.tmp))
+			f.tmp++
+			f.pre = append(f.pre, decl(v.Index.Type(), t)+" = "+idx.s+";")
+			idx = primary(t)
+		}
+		if p := bufferParam(v.X); p != nil {
+			s := f.names[p] + "[" + idx.s + "]"
+			if wrapped(p.Type) {
+				s += ".v"
+			}
+			return primary(s)
+		}
+		return primary(f.lvalue(v.X).at(precPrimary) + "[" + idx.s + "]")
+	case *ir.Field:
+		st, ok := v.X.Type().(*ir.Struct)
+		if !ok || v.Index < 0 || v.Index >= len(st.Fields) {
+			return f.field(v)
+		}
+		return primary(f.lvalue(v.X).at(precPrimary) + "." + fieldNames(st)[v.Index])
+	case *ir.Swizzle:
+		return primary(f.lvalue(v.X).at(precPrimary) + "." + v.Comps)
+	}
+	return f.ex(x)
+}

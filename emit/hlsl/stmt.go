@@ -120,7 +120,13 @@ func (f *fn) declStmt(d *ir.Decl) {
 
 // assign returns the text of an assignment (without the semicolon).
 func (f *fn) assign(a *ir.Assign) string {
-	lhs := f.ex(a.LHS)
+	var lhs hx
+	if f.hasEffects(a.RHS) {
+		// kc finds the target before evaluating the value (func.go).
+		lhs = f.lvalue(a.LHS)
+	} else {
+		lhs = f.ex(a.LHS)
+	}
 	rhs := f.ex(a.RHS)
 	lt := a.LHS.Type()
 	if f.precise && holdsFloat(lt) && !f.preciseTarget(a.LHS) {

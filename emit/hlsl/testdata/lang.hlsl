@@ -453,3 +453,32 @@ void particles(uint3 kc_global_id : SV_DispatchThreadID) {
 	particles_e[i] = particles_energy(particles_ps[i]);
 	particles_ps[i].mass += 1.0f;
 }
+
+#line 257 "lang.kc"
+// kernel targets
+// targets: the target of an assignment is found before its value runs.
+[[vk::binding(1, 0)]] RWStructuredBuffer<uint> targets_y : register(u1);
+[[vk::binding(2, 0)]] RWStructuredBuffer<uint> targets_z : register(u2);
+
+// put writes y[i] and returns v + 1: calls with effects next to each other
+// and next to reads of y must run left to right.
+// resources: y = targets_y
+#line 155 "lang.kc"
+uint targets_put(uint i, uint v) {
+	targets_y[i] = v;
+	return v + 1u;
+}
+
+[numthreads(64, 1, 1)]
+#line 257 "lang.kc"
+void targets(uint3 kc_global_id : SV_DispatchThreadID) {
+	uint i = kc_global_id.x;
+	uint kc_t0 = targets_y[2u * i] % 64u + 64u * (i / 64u);
+#line 259 "lang.kc"
+	uint kc_t1 = targets_put(2u * i, 5u);
+#line 259 "lang.kc"
+	targets_z[kc_t0] = kc_t1;
+	uint kc_t2 = targets_put(2u * i + 1u, 9u);
+#line 260 "lang.kc"
+	targets_y[2u * i + 1u] += kc_t2;
+}
