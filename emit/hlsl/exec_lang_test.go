@@ -155,6 +155,12 @@ func TestExecLang(t *testing.T) {
 			groups: [3]int{2, 1, 1},
 		}
 	}
+	runs["edges"] = func(r *rand.Rand, k *ir.Kernel) nextRun {
+		return nextRun{
+			bufs:   map[string][]byte{"y": randomElems(r, ir.U32, 48), "f": randomElems(r, ir.F32, 16)},
+			groups: [3]int{2, 1, 1},
+		}
+	}
 	for i, k := range m.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
 			mk := runs[k.Name]

@@ -51,6 +51,26 @@ struct Particle {
 	float mass; // offset 28
 };
 
+// B: size 16, align 4; flag@0 v@4 n@12
+// edges: a precise kernel with empty and default-only switches, array
+// results of functions, a float loop variable, calls with effects under && and
+// ||, a shared struct.
+struct B {
+	bool flag; // offset 0
+	float v[2]; // offset 4
+	uint n; // offset 12
+};
+
+// [2][3]f32 as a function result (HLSL cannot return an array).
+struct kc_ret_2_3_float {
+	float v[2][3];
+};
+
+// [2]B as a function result (HLSL cannot return an array).
+struct kc_ret_2_B {
+	B v[2];
+};
+
 // [2]i32 as a function result (HLSL cannot return an array).
 struct kc_ret_2_int {
 	int v[2];
@@ -481,4 +501,128 @@ void targets(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint kc_t2 = targets_put(2u * i + 1u, 9u);
 #line 260 "lang.kc"
 	targets_y[2u * i + 1u] += kc_t2;
+}
+
+#line 285 "lang.kc"
+// kernel edges
+[[vk::binding(1, 0)]] RWStructuredBuffer<uint> edges_y : register(u1);
+[[vk::binding(2, 0)]] RWStructuredBuffer<float> edges_f : register(u2);
+groupshared B edges_sb;
+
+#line 272 "lang.kc"
+kc_ret_2_3_float edges_mk(float a[2]) {
+	float kc_t0[3] = { a[0], a[1], 0.0f };
+#line 273 "lang.kc"
+	float kc_t1[3] = { 1.0f, 2.0f, 3.0f };
+#line 273 "lang.kc"
+	float kc_t2[2][3];
+#line 273 "lang.kc"
+	kc_t2[0] = kc_t0;
+#line 273 "lang.kc"
+	kc_t2[1] = kc_t1;
+#line 273 "lang.kc"
+	kc_ret_2_3_float kc_r;
+#line 273 "lang.kc"
+	kc_r.v = kc_t2;
+#line 273 "lang.kc"
+	return kc_r;
+}
+
+kc_ret_2_B edges_bs(float x) {
+	float kc_t0[2] = { x, -x };
+#line 277 "lang.kc"
+	B kc_t1 = (B)0;
+#line 277 "lang.kc"
+	kc_t1.flag = x > 0.0f;
+#line 277 "lang.kc"
+	kc_t1.v = kc_t0;
+#line 277 "lang.kc"
+	B kc_t2[2];
+#line 277 "lang.kc"
+	kc_t2[0] = kc_t1;
+#line 277 "lang.kc"
+	kc_t2[1] = (B)0;
+#line 277 "lang.kc"
+	kc_ret_2_B kc_r;
+#line 277 "lang.kc"
+	kc_r.v = kc_t2;
+#line 277 "lang.kc"
+	return kc_r;
+}
+
+// resources: y = edges_y
+#line 280 "lang.kc"
+bool edges_putb(uint i, uint v) {
+	edges_y[i] = v;
+	return v > 3u;
+}
+
+// precise: every float local and temporary is precise (no contraction)
+[numthreads(8, 1, 1)]
+#line 285 "lang.kc"
+void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_GroupIndex) {
+	// workgroup memory starts zeroed
+	if (kc_local_index == 0u) {
+		edges_sb = (B)0;
+	}
+	GroupMemoryBarrierWithGroupSync();
+#line 287 "lang.kc"
+	uint i = kc_global_id.x;
+	switch (i) {
+#line 288 "lang.kc"
+	default:
+#line 288 "lang.kc"
+		break;
+	}
+	switch (i) {
+	default: {
+		edges_y[i] = 1u;
+		break;
+	}
+	}
+#line 294 "lang.kc"
+	precise float kc_t0[2] = { edges_f[i], 2.0f };
+#line 294 "lang.kc"
+	precise float m[2][3] = edges_mk(kc_t0).v;
+	precise B b[2] = edges_bs(m[0][0]).v;
+	precise float acc = 0.0f;
+	for (precise float t = 0.5f; t < 4.0f; t = t * 2.0f + 0.25f) {
+		acc += t * m[1][2];
+	}
+	bool kc_t2 = i < 4u;
+#line 300 "lang.kc"
+	if (kc_t2) {
+#line 300 "lang.kc"
+		bool kc_t1 = edges_putb(i, i);
+#line 300 "lang.kc"
+		kc_t2 = kc_t1;
+#line 300 "lang.kc"
+	}
+#line 300 "lang.kc"
+	if (kc_t2) {
+		acc += 1.0f;
+	}
+	bool kc_t3 = edges_putb(i + 32u, 2u);
+#line 303 "lang.kc"
+	bool kc_t4 = kc_t3;
+#line 303 "lang.kc"
+	if (!kc_t4) {
+#line 303 "lang.kc"
+		kc_t4 = edges_y[i] > 100u;
+#line 303 "lang.kc"
+	}
+#line 303 "lang.kc"
+	if (kc_t4) {
+		acc -= 1.0f;
+	}
+	if (b[0].flag) {
+		precise float kc_t5 = acc * b[0].v[1] + float(b[1].n);
+#line 307 "lang.kc"
+		edges_f[i] = kc_t5;
+	}
+	if (i == 0u) {
+		edges_sb.n = 5u;
+	}
+	GroupMemoryBarrierWithGroupSync();
+	edges_y[16u + i] = edges_sb.n;
 }
