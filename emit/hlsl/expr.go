@@ -75,7 +75,9 @@ func (f *fn) ex(x ir.Expr) hx {
 	case *ir.Index:
 		return f.index(x)
 	case *ir.Swizzle:
-		return primary(f.ex(x.X).at(precPrimary) + "." + x.Comps)
+		// precise does not reach through a swizzle of a computed
+		// vector in glslang: such a vector is a sink (precise.go).
+		return primary(f.sink(x.X, f.ex(x.X)).at(precPrimary) + "." + x.Comps)
 	case *ir.Len:
 		return f.length(x)
 	case *ir.Field:

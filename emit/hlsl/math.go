@@ -51,6 +51,9 @@ func (f *fn) mathCall(c *ir.Call, args []hx, types []ir.Type) hx {
 	}
 	switch c.Func {
 	case ir.Mix:
+		if f.precise {
+			return f.preciseMix(args, types)
+		}
 		// lerp(a, b, t) = a + t * (b - a); a scalar t is splatted.
 		return apply("lerp", args[0], args[1], splat(args[2], types[2], types[0]))
 	case ir.Dot:
@@ -129,6 +132,9 @@ func (f *fn) dot(args []hx, types []ir.Type) hx {
 	if !ok {
 		f.fail(fmt.Errorf("%s: hlsl: dot of a non-vector", f.pos))
 		return primary("0")
+	}
+	if v.Elem.IsFloat() && f.precise {
+		return f.preciseDot(args, v)
 	}
 	if v.Elem.IsFloat() {
 		return apply("dot", args...)

@@ -16,8 +16,10 @@ import (
 // GLSL.std.450 Fma. So in a precise body every local and temporary that
 // holds floats is precise, and a float expression whose value leaves
 // without passing through one (stored into a buffer or shared variable,
-// returned, passed as an argument, compared, converted to an integer) is
-// first evaluated into a precise temporary.
+// returned, passed as an argument, compared, converted to an integer,
+// swizzled: glslang's trace stops at a swizzle of a computed vector) is
+// first evaluated into a precise temporary. dot and mix are spelled out as
+// the interpreter computes them (preciseDot, preciseMix).
 
 // preciseNote heads a precise function or kernel.
 const preciseNote = "// precise: every float local and temporary is precise (no contraction)"
@@ -111,4 +113,30 @@ func (f *fn) preciseTarget(lhs ir.Expr) bool {
 			return false
 		}
 	}
+}
+
+// preciseDot spells a float dot product in precise code as the products
+// summed in order, as the interpreter computes it: glslang writes dot as
+// OpDot, which it never decorates NoContraction (measured), and a driver
+// may fuse inside it.
+func (f *fn) preciseDot(args []hx, v ir.Vector) hx {
+	a, b := f.preciseTemp(v, args[0]), f.preciseTemp(v, args[1])
+	s := ""
+	for c := 0; c < v.N; c++ {
+		if c > 0 {
+			s += " + "
+		}
+		comp := string("xyzw"[c])
+		s += a.s + "." + comp + " * " + b.s + "." + comp
+	}
+	return hx{s, precAdd}
+}
+
+// preciseMix spells mix(x, y, a) in precise code as x * (1 - a) + y * a,
+// the interpreter's formula: lerp becomes GLSL.std.450 FMix, an extended
+// instruction NoContraction cannot mark.
+func (f *fn) preciseMix(args []hx, types []ir.Type) hx {
+	x, y, a := f.preciseTemp(types[0], args[0]), f.preciseTemp(types[1], args[1]), f.preciseTemp(types[2], args[2])
+	one := scalarLit(ir.FloatVal(1), ir.ElemScalar(types[2]))
+	return hx{x.s + " * (" + one + " - " + a.s + ") + " + y.s + " * " + a.s, precAdd}
 }

@@ -21,7 +21,8 @@ type arithOp struct {
 }
 
 // funcArith lists, per function of a SPIR-V module (by its OpName), the
-// float arithmetic instructions, and counts GLSL.std.450 Fma instructions.
+// float arithmetic instructions, and counts GLSL.std.450 Fma and FMix
+// instructions (which NoContraction cannot mark).
 func funcArith(words []uint32) (ops map[string][]arithOp, fmas map[string]int) {
 	names := map[uint32]string{}
 	noContraction := map[uint32]bool{}
@@ -58,7 +59,7 @@ func funcArith(words []uint32) (ops map[string][]arithOp, fmas map[string]int) {
 			cur = names[in[1]]
 		case op == 56: // OpFunctionEnd
 			cur = ""
-		case op == 12 && len(in) >= 4 && in[3] == 50: // OpExtInst ... Fma
+		case op == 12 && len(in) >= 4 && (in[3] == 50 || in[3] == 46): // OpExtInst Fma or FMix (unmarkable)
 			fmas[cur]++
 		case floatOps[op] != "" && cur != "":
 			all = append(all, pending{cur, floatOps[op], in[1]})
@@ -81,6 +82,7 @@ const preciseFnSrc = `precise fn fdiff(x f32, y f32, c f32) vec2<f32> {
 		r.y = 1.0
 	}
 	r.y += f32(i32((x * x - y * y + c) * 1e9))
+	r.x += dot(r, vec2<f32>(x, y)) + mix(x, y, c) + mix(r, vec2<f32>(y, x), c).y
 	r = r * c + r
 	return r
 }

@@ -400,7 +400,7 @@ void switches(uint3 kc_global_id : SV_DispatchThreadID) {
 	switches_out[i] = lit_[uint(switches_a[i]) % 4u];
 }
 
-#line 217 "lang.kc"
+#line 218 "lang.kc"
 // kernel precise_mix
 [[vk::binding(1, 0)]] StructuredBuffer<float> precise_mix_x : register(t1);
 [[vk::binding(2, 0)]] StructuredBuffer<float> precise_mix_y : register(t2);
@@ -422,18 +422,25 @@ float2 precise_mix_fdiff(float x, float y, float c) {
 	precise float kc_t1 = (x * x - y * y + c) * 1e+09f;
 #line 213 "lang.kc"
 	r.y += float(kc_f2i(kc_t1));
+	precise float2 kc_t2 = float2(x, y);
+#line 214 "lang.kc"
+	precise float2 kc_t3 = float2(y, x);
+#line 214 "lang.kc"
+	precise float2 kc_t4 = r * (1.0f - c) + kc_t3 * c;
+#line 214 "lang.kc"
+	r.x += r.x * kc_t2.x + r.y * kc_t2.y + (x * (1.0f - c) + y * c) + kc_t4.y;
 	return r;
 }
 
 [numthreads(64, 1, 1)]
-#line 217 "lang.kc"
+#line 218 "lang.kc"
 void precise_mix(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint i = kc_global_id.x;
 	precise_mix_out[i] = precise_mix_fdiff(precise_mix_x[i], precise_mix_y[i], precise_mix_c[i]);
 	precise_mix_plain[i] = precise_mix_x[i] * precise_mix_x[i] - precise_mix_y[i] * precise_mix_y[i] + precise_mix_c[i];
 }
 
-#line 245 "lang.kc"
+#line 246 "lang.kc"
 // kernel particles
 [[vk::binding(0, 0)]] cbuffer particles_params : register(b0) {
 	uint particles_n; // offset 0
@@ -445,7 +452,7 @@ void precise_mix(uint3 kc_global_id : SV_DispatchThreadID) {
 
 // step is precise on a struct: the struct local is precise.
 // precise: every float local and temporary is precise (no contraction)
-#line 230 "lang.kc"
+#line 231 "lang.kc"
 Particle particles_step(Particle p, float g, float dt) {
 	precise Particle q = p;
 	q.vel.y = q.vel.y - g * dt;
@@ -462,7 +469,7 @@ float particles_energy(Particle p) {
 }
 
 [numthreads(64, 1, 1)]
-#line 245 "lang.kc"
+#line 246 "lang.kc"
 void particles(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint i = kc_global_id.x;
 	if (i >= particles_n) {
@@ -474,7 +481,7 @@ void particles(uint3 kc_global_id : SV_DispatchThreadID) {
 	particles_ps[i].mass += 1.0f;
 }
 
-#line 257 "lang.kc"
+#line 258 "lang.kc"
 // kernel targets
 // targets: the target of an assignment is found before its value runs.
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint> targets_y : register(u1);
@@ -490,68 +497,68 @@ uint targets_put(uint i, uint v) {
 }
 
 [numthreads(64, 1, 1)]
-#line 257 "lang.kc"
+#line 258 "lang.kc"
 void targets(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint i = kc_global_id.x;
 	uint kc_t0 = targets_y[2u * i] % 64u + 64u * (i / 64u);
-#line 259 "lang.kc"
+#line 260 "lang.kc"
 	uint kc_t1 = targets_put(2u * i, 5u);
-#line 259 "lang.kc"
+#line 260 "lang.kc"
 	targets_z[kc_t0] = kc_t1;
 	uint kc_t2 = targets_put(2u * i + 1u, 9u);
-#line 260 "lang.kc"
+#line 261 "lang.kc"
 	targets_y[2u * i + 1u] += kc_t2;
 }
 
-#line 285 "lang.kc"
+#line 286 "lang.kc"
 // kernel edges
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint> edges_y : register(u1);
 [[vk::binding(2, 0)]] RWStructuredBuffer<float> edges_f : register(u2);
 groupshared B edges_sb;
 
-#line 272 "lang.kc"
+#line 273 "lang.kc"
 kc_ret_2_3_float edges_mk(float a[2]) {
 	float kc_t0[3] = { a[0], a[1], 0.0f };
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	float kc_t1[3] = { 1.0f, 2.0f, 3.0f };
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	float kc_t2[2][3];
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	kc_t2[0] = kc_t0;
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	kc_t2[1] = kc_t1;
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	kc_ret_2_3_float kc_r;
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	kc_r.v = kc_t2;
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 	return kc_r;
 }
 
 kc_ret_2_B edges_bs(float x) {
 	float kc_t0[2] = { x, -x };
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	B kc_t1 = (B)0;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	kc_t1.flag = x > 0.0f;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	kc_t1.v = kc_t0;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	B kc_t2[2];
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	kc_t2[0] = kc_t1;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	kc_t2[1] = (B)0;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	kc_ret_2_B kc_r;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	kc_r.v = kc_t2;
-#line 277 "lang.kc"
+#line 278 "lang.kc"
 	return kc_r;
 }
 
 // resources: y = edges_y
-#line 280 "lang.kc"
+#line 281 "lang.kc"
 bool edges_putb(uint i, uint v) {
 	edges_y[i] = v;
 	return v > 3u;
@@ -559,19 +566,19 @@ bool edges_putb(uint i, uint v) {
 
 // precise: every float local and temporary is precise (no contraction)
 [numthreads(8, 1, 1)]
-#line 285 "lang.kc"
+#line 286 "lang.kc"
 void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_GroupIndex) {
 	// workgroup memory starts zeroed
 	if (kc_local_index == 0u) {
 		edges_sb = (B)0;
 	}
 	GroupMemoryBarrierWithGroupSync();
-#line 287 "lang.kc"
+#line 288 "lang.kc"
 	uint i = kc_global_id.x;
 	switch (i) {
-#line 288 "lang.kc"
+#line 289 "lang.kc"
 	default:
-#line 288 "lang.kc"
+#line 289 "lang.kc"
 		break;
 	}
 	switch (i) {
@@ -580,9 +587,9 @@ void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_Gr
 		break;
 	}
 	}
-#line 294 "lang.kc"
+#line 295 "lang.kc"
 	precise float kc_t0[2] = { edges_f[i], 2.0f };
-#line 294 "lang.kc"
+#line 295 "lang.kc"
 	precise float m[2][3] = edges_mk(kc_t0).v;
 	precise B b[2] = edges_bs(m[0][0]).v;
 	precise float acc = 0.0f;
@@ -590,34 +597,34 @@ void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_Gr
 		acc += t * m[1][2];
 	}
 	bool kc_t2 = i < 4u;
-#line 300 "lang.kc"
+#line 301 "lang.kc"
 	if (kc_t2) {
-#line 300 "lang.kc"
+#line 301 "lang.kc"
 		bool kc_t1 = edges_putb(i, i);
-#line 300 "lang.kc"
+#line 301 "lang.kc"
 		kc_t2 = kc_t1;
-#line 300 "lang.kc"
+#line 301 "lang.kc"
 	}
-#line 300 "lang.kc"
+#line 301 "lang.kc"
 	if (kc_t2) {
 		acc += 1.0f;
 	}
 	bool kc_t3 = edges_putb(i + 32u, 2u);
-#line 303 "lang.kc"
+#line 304 "lang.kc"
 	bool kc_t4 = kc_t3;
-#line 303 "lang.kc"
+#line 304 "lang.kc"
 	if (!kc_t4) {
-#line 303 "lang.kc"
+#line 304 "lang.kc"
 		kc_t4 = edges_y[i] > 100u;
-#line 303 "lang.kc"
+#line 304 "lang.kc"
 	}
-#line 303 "lang.kc"
+#line 304 "lang.kc"
 	if (kc_t4) {
 		acc -= 1.0f;
 	}
 	if (b[0].flag) {
 		precise float kc_t5 = acc * b[0].v[1] + float(b[1].n);
-#line 307 "lang.kc"
+#line 308 "lang.kc"
 		edges_f[i] = kc_t5;
 	}
 	if (i == 0u) {
