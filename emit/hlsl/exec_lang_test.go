@@ -150,14 +150,26 @@ func TestExecLang(t *testing.T) {
 		}
 	}
 	runs["targets"] = func(r *rand.Rand, k *ir.Kernel) nextRun {
+		perm := make([]uint32, n)
+		for i, p := range r.Perm(n) {
+			perm[i] = uint32(p)
+		}
+		// A target found after the value would be z[128 + i].
 		return nextRun{
-			bufs:   map[string][]byte{"y": randomElems(r, ir.U32, 2*n), "z": interp.Poison(4 * n)},
+			bufs:   map[string][]byte{"y": randomElems(r, ir.U32, 2*n), "z": interp.Poison(8 * n), "idx": interp.Encode(perm)},
 			groups: [3]int{2, 1, 1},
 		}
 	}
 	runs["edges"] = func(r *rand.Rand, k *ir.Kernel) nextRun {
 		return nextRun{
 			bufs:   map[string][]byte{"y": randomElems(r, ir.U32, 48), "f": randomElems(r, ir.F32, 16)},
+			groups: [3]int{2, 1, 1},
+		}
+	}
+	runs["twice"] = func(r *rand.Rand, k *ir.Kernel) nextRun {
+		return nextRun{
+			bufs: map[string][]byte{"a": randomElems(r, ir.F32, 50), "b": randomElems(r, ir.F32, 77),
+				"out": interp.Poison(4 * n), "cnt": interp.Poison(8 * n)},
 			groups: [3]int{2, 1, 1},
 		}
 	}

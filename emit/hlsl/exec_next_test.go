@@ -322,7 +322,9 @@ func runNext(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, spec n
 	for name, b := range spec.bufs {
 		want[name] = bytes.Clone(b)
 	}
-	if err := interp.Run(m, k.Name, spec.groups, &interp.Args{Params: spec.params, Buffers: want}, interp.Options{SubgroupSize: d.Info().SubgroupSize}); err != nil {
+	// Races: a kernel whose result depends on timing fails here instead
+	// of flaking on the device.
+	if err := interp.Run(m, k.Name, spec.groups, &interp.Args{Params: spec.params, Buffers: want}, interp.Options{SubgroupSize: d.Info().SubgroupSize, Races: true}); err != nil {
 		t.Fatalf("interp: %v", err)
 	}
 	got := dispatch(t, d, m, k, spec.params, spec.bufs, spec.groups)

@@ -106,6 +106,14 @@ int kc_rem(int x, int y) {
 	return x - (x / y) * y;
 }
 
+// kc_rem is ir's u32 remainder: x % 0 == 0.
+uint kc_rem(uint x, uint y) {
+	if (y == 0u) {
+		return 0u;
+	}
+	return x - (x / y) * y;
+}
+
 #line 95 "lang.kc"
 // kernel lang
 [[vk::binding(0, 0)]] cbuffer lang_params : register(b0) {
@@ -481,84 +489,95 @@ void particles(uint3 kc_global_id : SV_DispatchThreadID) {
 	particles_ps[i].mass += 1.0f;
 }
 
-#line 258 "lang.kc"
+#line 259 "lang.kc"
 // kernel targets
 // targets: the target of an assignment is found before its value runs.
+// idx holds a permutation: each invocation writes its own z.
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint> targets_y : register(u1);
 [[vk::binding(2, 0)]] RWStructuredBuffer<uint> targets_z : register(u2);
+[[vk::binding(3, 0)]] RWStructuredBuffer<uint> targets_idx : register(u3);
+
+// put writes y[i] and returns v + 1: calls with effects next to each other
+// and next to reads of y must run left to right.
+// resources: y = targets_idx
+#line 155 "lang.kc"
+uint targets_put(uint i, uint v) {
+	targets_idx[i] = v;
+	return v + 1u;
+}
 
 // put writes y[i] and returns v + 1: calls with effects next to each other
 // and next to reads of y must run left to right.
 // resources: y = targets_y
 #line 155 "lang.kc"
-uint targets_put(uint i, uint v) {
+uint targets_put_1(uint i, uint v) {
 	targets_y[i] = v;
 	return v + 1u;
 }
 
 [numthreads(64, 1, 1)]
-#line 258 "lang.kc"
+#line 259 "lang.kc"
 void targets(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint i = kc_global_id.x;
-	uint kc_t0 = targets_y[2u * i] % 64u + 64u * (i / 64u);
-#line 260 "lang.kc"
-	uint kc_t1 = targets_put(2u * i, 5u);
-#line 260 "lang.kc"
-	targets_z[kc_t0] = kc_t1;
-	uint kc_t2 = targets_put(2u * i + 1u, 9u);
+	uint kc_t0 = targets_idx[i];
 #line 261 "lang.kc"
+	uint kc_t1 = targets_put(i, 128u + i);
+#line 261 "lang.kc"
+	targets_z[kc_t0] = kc_t1;
+	uint kc_t2 = targets_put_1(2u * i + 1u, 9u);
+#line 262 "lang.kc"
 	targets_y[2u * i + 1u] += kc_t2;
 }
 
-#line 286 "lang.kc"
+#line 287 "lang.kc"
 // kernel edges
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint> edges_y : register(u1);
 [[vk::binding(2, 0)]] RWStructuredBuffer<float> edges_f : register(u2);
 groupshared B edges_sb;
 
-#line 273 "lang.kc"
+#line 274 "lang.kc"
 kc_ret_2_3_float edges_mk(float a[2]) {
 	float kc_t0[3] = { a[0], a[1], 0.0f };
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	float kc_t1[3] = { 1.0f, 2.0f, 3.0f };
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	float kc_t2[2][3];
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	kc_t2[0] = kc_t0;
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	kc_t2[1] = kc_t1;
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	kc_ret_2_3_float kc_r;
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	kc_r.v = kc_t2;
-#line 274 "lang.kc"
+#line 275 "lang.kc"
 	return kc_r;
 }
 
 kc_ret_2_B edges_bs(float x) {
 	float kc_t0[2] = { x, -x };
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	B kc_t1 = (B)0;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	kc_t1.flag = x > 0.0f;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	kc_t1.v = kc_t0;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	B kc_t2[2];
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	kc_t2[0] = kc_t1;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	kc_t2[1] = (B)0;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	kc_ret_2_B kc_r;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	kc_r.v = kc_t2;
-#line 278 "lang.kc"
+#line 279 "lang.kc"
 	return kc_r;
 }
 
 // resources: y = edges_y
-#line 281 "lang.kc"
+#line 282 "lang.kc"
 bool edges_putb(uint i, uint v) {
 	edges_y[i] = v;
 	return v > 3u;
@@ -566,19 +585,19 @@ bool edges_putb(uint i, uint v) {
 
 // precise: every float local and temporary is precise (no contraction)
 [numthreads(8, 1, 1)]
-#line 286 "lang.kc"
+#line 287 "lang.kc"
 void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_GroupIndex) {
 	// workgroup memory starts zeroed
 	if (kc_local_index == 0u) {
 		edges_sb = (B)0;
 	}
 	GroupMemoryBarrierWithGroupSync();
-#line 288 "lang.kc"
+#line 289 "lang.kc"
 	uint i = kc_global_id.x;
 	switch (i) {
-#line 289 "lang.kc"
+#line 290 "lang.kc"
 	default:
-#line 289 "lang.kc"
+#line 290 "lang.kc"
 		break;
 	}
 	switch (i) {
@@ -587,9 +606,9 @@ void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_Gr
 		break;
 	}
 	}
-#line 295 "lang.kc"
+#line 296 "lang.kc"
 	precise float kc_t0[2] = { edges_f[i], 2.0f };
-#line 295 "lang.kc"
+#line 296 "lang.kc"
 	precise float m[2][3] = edges_mk(kc_t0).v;
 	precise B b[2] = edges_bs(m[0][0]).v;
 	precise float acc = 0.0f;
@@ -597,34 +616,34 @@ void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_Gr
 		acc += t * m[1][2];
 	}
 	bool kc_t2 = i < 4u;
-#line 301 "lang.kc"
+#line 302 "lang.kc"
 	if (kc_t2) {
-#line 301 "lang.kc"
+#line 302 "lang.kc"
 		bool kc_t1 = edges_putb(i, i);
-#line 301 "lang.kc"
+#line 302 "lang.kc"
 		kc_t2 = kc_t1;
-#line 301 "lang.kc"
+#line 302 "lang.kc"
 	}
-#line 301 "lang.kc"
+#line 302 "lang.kc"
 	if (kc_t2) {
 		acc += 1.0f;
 	}
 	bool kc_t3 = edges_putb(i + 32u, 2u);
-#line 304 "lang.kc"
+#line 305 "lang.kc"
 	bool kc_t4 = kc_t3;
-#line 304 "lang.kc"
+#line 305 "lang.kc"
 	if (!kc_t4) {
-#line 304 "lang.kc"
+#line 305 "lang.kc"
 		kc_t4 = edges_y[i] > 100u;
-#line 304 "lang.kc"
+#line 305 "lang.kc"
 	}
-#line 304 "lang.kc"
+#line 305 "lang.kc"
 	if (kc_t4) {
 		acc -= 1.0f;
 	}
 	if (b[0].flag) {
 		precise float kc_t5 = acc * b[0].v[1] + float(b[1].n);
-#line 308 "lang.kc"
+#line 309 "lang.kc"
 		edges_f[i] = kc_t5;
 	}
 	if (i == 0u) {
@@ -632,4 +651,82 @@ void edges(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_Gr
 	}
 	GroupMemoryBarrierWithGroupSync();
 	edges_y[16u + i] = edges_sb.n;
+}
+
+#line 330 "lang.kc"
+// kernel twice
+// twice calls one function with two buffers (two instances) and passes a
+// shared variable through a function to another.
+[[vk::binding(1, 0)]] StructuredBuffer<float> twice_a : register(t1);
+[[vk::binding(2, 0)]] StructuredBuffer<float> twice_b : register(t2);
+[[vk::binding(3, 0)]] RWStructuredBuffer<float> twice_out : register(u3);
+[[vk::binding(4, 0)]] RWStructuredBuffer<uint> twice_cnt : register(u4);
+groupshared uint twice_t1[64];
+groupshared uint twice_t2[64];
+
+// resources: x = twice_a
+#line 318 "lang.kc"
+float twice_at(uint i) {
+	uint kc_len_twice_a, kc_stride;
+	twice_a.GetDimensions(kc_len_twice_a, kc_stride);
+#line 319 "lang.kc"
+	return twice_a[kc_rem(i, kc_len_twice_a)];
+}
+
+// resources: x = twice_b
+#line 318 "lang.kc"
+float twice_at_1(uint i) {
+	uint kc_len_twice_b, kc_stride;
+	twice_b.GetDimensions(kc_len_twice_b, kc_stride);
+#line 319 "lang.kc"
+	return twice_b[kc_rem(i, kc_len_twice_b)];
+}
+
+// resources: tile = twice_t1
+#line 86 "lang.kc"
+void twice_bump(uint i, uint v) {
+	twice_t1[i] = twice_t1[i] + v;
+}
+
+// relay passes its shared parameter on to bump.
+// resources: t = twice_t1
+#line 323 "lang.kc"
+void twice_relay(uint i, uint v) {
+	twice_bump(i, v);
+	twice_bump(i, v * 2u);
+}
+
+// resources: tile = twice_t2
+#line 86 "lang.kc"
+void twice_bump_1(uint i, uint v) {
+	twice_t2[i] = twice_t2[i] + v;
+}
+
+// relay passes its shared parameter on to bump.
+// resources: t = twice_t2
+#line 323 "lang.kc"
+void twice_relay_1(uint i, uint v) {
+	twice_bump_1(i, v);
+	twice_bump_1(i, v * 2u);
+}
+
+[numthreads(64, 1, 1)]
+#line 330 "lang.kc"
+void twice(uint3 kc_global_id : SV_DispatchThreadID, uint kc_local_index : SV_GroupIndex) {
+	// workgroup memory starts zeroed
+	for (uint kc_z = kc_local_index; kc_z < 64u; kc_z += 64u) {
+		twice_t1[kc_z] = 0u;
+	}
+	for (uint kc_z_1 = kc_local_index; kc_z_1 < 64u; kc_z_1 += 64u) {
+		twice_t2[kc_z_1] = 0u;
+	}
+	GroupMemoryBarrierWithGroupSync();
+#line 333 "lang.kc"
+	uint i = kc_global_id.x;
+	twice_out[i] = twice_at(i + 3u) - twice_at_1(i * 7u);
+	twice_relay(kc_local_index, 1u);
+	twice_relay_1(kc_local_index, 3u);
+	GroupMemoryBarrierWithGroupSync();
+	twice_cnt[2u * i] = twice_t1[kc_local_index];
+	twice_cnt[2u * i + 1u] = twice_t2[kc_local_index];
 }
