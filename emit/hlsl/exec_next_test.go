@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,7 +152,7 @@ func particles(r *rand.Rand, k *ir.Kernel, n int) []byte {
 	return b
 }
 
-// TestExecNext runs the kernels of testdata/kernels-next through HLSL ->
+// TestExecNext runs issue 12's kernels (testdata/kernels-next) through HLSL ->
 // glslang -> SPIR-V on the Vulkan device (lavapipe here) with fresh random
 // inputs and poisoned outputs, and compares every read_write buffer with
 // the reference interpreter.
@@ -164,12 +163,9 @@ func TestExecNext(t *testing.T) {
 	d := openVulkan(t)
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s", seed, d.Info().Name)
-	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels-next", "*.kc"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no kernels in testdata/kernels-next: %v", err)
-	}
-	for i, path := range paths {
-		m := loadModule(t, path, nil)
+	for i, name := range hlsl.Issue12Kernels {
+		c := hlsl.Issue12Case(t, name)
+		m := c.Module(t)
 		for _, k := range m.Kernels {
 			t.Run(k.Name, func(t *testing.T) {
 				mk := nextRuns[k.Name]
@@ -193,7 +189,7 @@ func TestPreciseReproducer(t *testing.T) {
 	kctest.Tool(t, hlsl.SpirvValTool)
 	setRuntimeDir(t)
 	d := openVulkan(t)
-	path := filepath.Join("..", "..", "testdata", "kernels-next", "precise_diff.kc")
+	path := hlsl.Issue12Case(t, "precise_diff").Path
 	const n = 64
 	for _, precise := range []bool{true, false} {
 		edit := func(src []byte) []byte { return src }

@@ -104,12 +104,7 @@ kernel k(x read []f32, y read []f32, c read []f32, out read_write []vec2<f32>) w
 func TestPreciseNoContraction(t *testing.T) {
 	kctest.Tool(t, GlslangTool)
 	kctest.Tool(t, SpirvValTool)
-	var diffSrc string
-	for _, c := range nextCases(t) {
-		if c.Name == "precise_diff" {
-			diffSrc = string(c.Src)
-		}
-	}
+	diffSrc := string(issue12Case(t, "precise_diff").Src)
 	for _, c := range []struct{ name, kernel, src string }{
 		{"precise_diff.kc", "precise_diff", diffSrc},
 		{"fdiff.kc", "k", preciseFnSrc},
