@@ -58,6 +58,43 @@
 //     drivers refuse it for glslang and DXIL with an *ir.UnsupportedError
 //     before running a tool (emit.Entry.Restricted).
 //
+// # Issue 12's constructs
+//
+// Each is measured with glslang 12 and run on lavapipe (TestExecNext,
+// TestExecLang); the files that lower them say more.
+//   - Helper functions (func.go) are HLSL functions, one per ir.Instance
+//     of each kernel, emitted callee first before the entry point and
+//     taking only the value parameters: a buffer or shared parameter is the
+//     kernel's global inside the copy. Builtins that functions read are
+//     copied at entry into static globals (kc_fn_global_id, ...). An array
+//     result travels in a wrapper struct (kc_ret_N_T). glslang inlines
+//     every function into the entry point.
+//   - HLSL leaves the order of operands and arguments unspecified; kc
+//     evaluates left to right. A call with an effect (it writes memory,
+//     runs an atomic operation or a barrier) is evaluated into a
+//     temporary, and an operand that reads memory before an operand with an
+//     effect is hoisted first, so effects and reads keep kc's order.
+//   - Structs (struct.go) have WGSL's storage layout under every compiler:
+//     explicit padding members (kc_padN) fill each gap ir.FieldOffsets
+//     leaves and the tail up to ir.SizeOf. DXIL packs at 4 bytes and
+//     glslang uses relaxed std430 (a float3 may start at offset 4), so
+//     without them the offsets would differ; TestStructLayoutGlslang
+//     checks glslang's Offset and ArrayStride decorations against ir. An
+//     array of vec3 inside a struct (WGSL stride 16, DXIL 12) is refused.
+//     A struct literal is a temporary initialized with (S)0.
+//   - switch is HLSL's switch; every case body that can finish ends in
+//     break (kc has no fallthrough).
+//   - Constant arrays are static const globals; array literals are
+//     initializer lists (element assignments for aggregate elements).
+//   - precise (precise.go): glslang applies NoContraction to every float
+//     operation whose value flows into a precise variable (through
+//     conversions, intrinsics, constructors and member stores), and
+//     otherwise fuses a*b + c into an Fma itself. In a precise body every
+//     float local and temporary is precise, and a float value that leaves
+//     otherwise (stored to memory, returned, passed, compared, converted to
+//     an integer) goes through a precise temporary. issue 12's reproducer
+//     gives 1e-8 on lavapipe this way, 0 without precise.
+//
 // # Compilers
 //
 // CompileSPIRV runs dxc (-spirv -fspv-target-env=vulkan1.1, profile cs_6_0,

@@ -59,3 +59,26 @@ func TestFeaturesCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestLangCompile emits testdata/lang.kc whole (several kernels sharing
+// structs, constant arrays and the builtin copies, each with its own
+// function instances), compares it with testdata/lang.hlsl and compiles
+// every entry with glslang and spirv-val. TestExecLang runs it.
+func TestLangCompile(t *testing.T) {
+	m := loadKC(t, "lang.kc")
+	a, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "lang.hlsl"), a.Code)
+	kctest.Tool(t, GlslangTool)
+	kctest.Tool(t, SpirvValTool)
+	if len(a.Entries) != len(m.Kernels) {
+		t.Fatalf("%d entries, want %d", len(a.Entries), len(m.Kernels))
+	}
+	for _, ent := range a.Entries {
+		if _, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang}); err != nil {
+			t.Errorf("%s: %v", ent.Name, err)
+		}
+	}
+}

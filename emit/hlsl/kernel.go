@@ -24,6 +24,14 @@ type fn struct {
 
 	builtins  map[ir.BuiltinKind]bool
 	usesNumWG ir.Pos
+
+	// Helper functions (func.go): the kernel's call plan, the instance
+	// being emitted (nil: the entry point) and the instances' HLSL names.
+	plan       *ir.CallPlan
+	inst       *ir.Instance
+	instNames  map[*ir.Instance]string
+	fnBuiltins map[ir.BuiltinKind]bool // builtins the functions read
+	precise    bool                    // the body is precise (precise.go)
 }
 
 // builtin semantics and parameter names of the entry function.
@@ -41,7 +49,8 @@ var builtinParams = []struct {
 
 // kernel emits k's resources and entry point.
 func (e *emitter) kernel(k *ir.Kernel, prefix string) (emit.Entry, error) {
-	f := &fn{e: e, k: k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{}, builtins: map[ir.BuiltinKind]bool{}}
+	f := &fn{e: e, k: k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{}, builtins: map[ir.BuiltinKind]bool{},
+		plan: ir.Instances(k), instNames: map[*ir.Instance]string{}, fnBuiltins: map[ir.BuiltinKind]bool{}, precise: k.Precise}
 	e.feats |= k.Features
 	f.scan(k)
 	// The entry keeps the kernel's name unless HLSL reserves it.
@@ -51,16 +60,49 @@ func (e *emitter) kernel(k *ir.Kernel, prefix string) (emit.Entry, error) {
 		ent.RestrictedPos = f.usesNumWG
 	}
 	f.resources(prefix)
+	f.functions(prefix)
 	f.local = e.global.Scope()
 	f.entry(ent.Name)
 	return ent, f.err
 }
 
-// scan records the builtins the kernel reads.
+// scan records the builtins the kernel and its functions read, and the
+// structs they use.
 func (f *fn) scan(k *ir.Kernel) {
-	walkExprs(k.Body, func(x ir.Expr) {
+	for _, p := range k.Params {
+		f.e.useType(p.Type)
+	}
+	for _, s := range k.Shared {
+		f.e.useType(s.Type)
+	}
+	f.scanBody(k, k.Body, false)
+	for _, inst := range f.plan.Instances {
+		for _, p := range inst.Func.Params {
+			f.e.useType(p.Type)
+		}
+		f.e.useType(inst.Func.Result)
+		f.scanBody(k, inst.Func.Body, true)
+	}
+	if len(k.Shared) > 0 {
+		f.builtins[ir.LocalIndex] = true // shared memory is zeroed by local_index
+	}
+}
+
+// scanBody records what one body (the kernel's or a function's) uses.
+func (f *fn) scanBody(k *ir.Kernel, body *ir.Block, inFunc bool) {
+	ir.Inspect(body, func(n ir.Node) bool {
+		if d, ok := n.(*ir.Decl); ok {
+			f.e.useType(d.Ty)
+		}
+		return true
+	})
+	walkExprs(body, func(x ir.Expr) {
+		f.e.useType(x.Type())
 		if b, ok := x.(*ir.BuiltinValue); ok {
 			f.builtins[b.Kind] = true
+			if inFunc {
+				f.fnBuiltins[b.Kind] = true
+			}
 			if b.Kind == ir.NumWorkgroups && !f.usesNumWG.IsValid() {
 				f.usesNumWG = b.Pos
 				if !b.Pos.IsValid() {
@@ -68,15 +110,12 @@ func (f *fn) scan(k *ir.Kernel) {
 				}
 			}
 		}
-		if l, ok := x.(*ir.Len); ok && l.Buf != nil {
+		if l, ok := x.(*ir.Len); ok && l.Buf != nil && !inFunc {
 			if p, ok := l.Buf.Obj.(*ir.Param); ok {
 				f.lens[p] = ""
 			}
 		}
 	})
-	if len(k.Shared) > 0 {
-		f.builtins[ir.LocalIndex] = true // shared memory is zeroed by local_index
-	}
 }
 
 // out appends a line of the entry body at the current indentation.
@@ -201,6 +240,9 @@ func (f *fn) entry(name string) {
 		}
 	}
 	f.out(ir.Pos{}, "")
+	if k.Precise {
+		f.out(ir.Pos{}, preciseNote)
+	}
 	f.out(ir.Pos{}, fmt.Sprintf("[numthreads(%d, %d, %d)]", k.Size[0], k.Size[1], k.Size[2]))
 	f.out(k.Pos, fmt.Sprintf("void %s(%s) {", name, strings.Join(params, ", ")))
 	f.indent++
@@ -219,9 +261,17 @@ func (f *fn) entry(name string) {
 	}
 }
 
-// prologue reads buffer lengths and zeroes shared memory.
+// prologue copies the builtins helper functions read, reads buffer
+// lengths and zeroes shared memory.
 func (f *fn) prologue() {
 	k := f.k
+	for _, b := range builtinParams {
+		if f.fnBuiltins[b.kind] {
+			s := staticBuiltin(b.name)
+			f.e.statics["1 builtin "+s] = "// " + b.name[3:] + " for helper functions\nstatic " + b.typ + " " + s + ";"
+			f.out(ir.Pos{}, s+" = "+b.name+";")
+		}
+	}
 	for _, p := range ir.Buffers(k) {
 		if _, ok := f.lens[p]; !ok {
 			continue

@@ -28,10 +28,11 @@ func (f *fn) call(c *ir.Call) hx {
 	case c.Func.IsSubgroup():
 		return f.subgroup(c)
 	}
-	args := make([]hx, len(c.Args))
+	// In order (func.go); in precise code, float arguments of an
+	// intrinsic with a non-float result leave the precise data flow.
+	args := f.seq(c.Args, !holdsFloat(c.Ty))
 	types := make([]ir.Type, len(c.Args))
 	for i, a := range c.Args {
-		args[i] = f.ex(a)
 		types[i] = a.Type()
 	}
 	h := f.mathCall(c, args, types)
@@ -50,6 +51,9 @@ func (f *fn) mathCall(c *ir.Call, args []hx, types []ir.Type) hx {
 	}
 	switch c.Func {
 	case ir.Mix:
+		if f.precise {
+			return f.preciseMix(args, types)
+		}
 		// lerp(a, b, t) = a + t * (b - a); a scalar t is splatted.
 		return apply("lerp", args[0], args[1], splat(args[2], types[2], types[0]))
 	case ir.Dot:
@@ -128,6 +132,9 @@ func (f *fn) dot(args []hx, types []ir.Type) hx {
 	if !ok {
 		f.fail(fmt.Errorf("%s: hlsl: dot of a non-vector", f.pos))
 		return primary("0")
+	}
+	if v.Elem.IsFloat() && f.precise {
+		return f.preciseDot(args, v)
 	}
 	if v.Elem.IsFloat() {
 		return apply("dot", args...)
