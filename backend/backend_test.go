@@ -59,7 +59,8 @@ func (e *fakeEnc) Discard() { e.f.log = append(e.f.log, "discard") }
 
 func (f *fake) Info() AdapterInfo {
 	return AdapterInfo{Driver: "fake", Name: "fake", Targets: []Target{WGSL},
-		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535}}
+		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535,
+			MaxInvocationsPerWorkgroup: 256, MaxWorkgroupSize: [3]int{256, 256, 64}}}
 }
 func (f *fake) NewBuffer(size int64) (BufferImpl, error) {
 	f.bufs++
@@ -271,6 +272,18 @@ func TestLoadRefusals(t *testing.T) {
 	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Features: 1})
 	if err == nil || err.Error() != "f16 is not supported by target fake wgsl on fake" {
 		t.Errorf("missing feature: %v", err)
+	}
+	// The fake device allows 256 invocations and 256x256x64.
+	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Layout: Layout{Kernel: "big", Workgroup: [3]int{32, 32, 1}}})
+	if want := `backend: load big: workgroup size 32x32x1 = 1024 invocations exceeds fake device "fake"'s MaxInvocationsPerWorkgroup = 256`; err == nil || err.Error() != want {
+		t.Errorf("workgroup over the device limit: %v\nwant %s", err, want)
+	}
+	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Layout: Layout{Kernel: "deep", Workgroup: [3]int{1, 1, 128}}})
+	if want := `backend: load deep: workgroup size z = 128 exceeds fake device "fake"'s MaxWorkgroupSize[2] = 64`; err == nil || err.Error() != want {
+		t.Errorf("workgroup z over the device limit: %v\nwant %s", err, want)
+	}
+	if _, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("y"), Entry: "k", Layout: Layout{Kernel: "ok", Workgroup: [3]int{16, 16, 1}}}); err != nil {
+		t.Errorf("workgroup at the device limit: %v", err)
 	}
 }
 

@@ -97,8 +97,41 @@ func (d *Device) canLoad(a *Artifact) error {
 			return &ir.UnsupportedError{Target: target + " on " + d.info.Name, Feature: h.f.Name()}
 		}
 	}
+	if err := d.fitsWorkgroup(a); err != nil {
+		return err
+	}
 	if max := d.info.Limits.MaxStorageBuffersPerStage; max > 0 && len(a.Layout.Buffers) > max {
 		return fmt.Errorf("backend: load %s: %d storage buffers exceed the device's %d", a.name(), len(a.Layout.Buffers), max)
+	}
+	return nil
+}
+
+// limitNames spells the workgroup limits as each driver's API names them.
+var limitNames = map[string][2]string{
+	"vulkan": {"maxComputeWorkGroupInvocations", "maxComputeWorkGroupSize"},
+	"wgpu":   {"maxComputeInvocationsPerWorkgroup", "maxComputeWorkgroupSize"},
+}
+
+// fitsWorkgroup checks the artifact's workgroup size against the device's
+// limits. The language allows up to 1024 invocations (ir's limit); a device
+// may allow fewer (WebGPU's default is 256, Vulkan guarantees 128), and a
+// pipeline over the limit would fail inside the driver or, on wgpu, abort
+// the process at submit. A zero limit is unknown and not checked.
+func (d *Device) fitsWorkgroup(a *Artifact) error {
+	w, lim := a.Layout.Workgroup, d.info.Limits
+	names, ok := limitNames[d.info.Driver]
+	if !ok {
+		names = [2]string{"MaxInvocationsPerWorkgroup", "MaxWorkgroupSize"}
+	}
+	if total := w[0] * w[1] * w[2]; lim.MaxInvocationsPerWorkgroup > 0 && total > lim.MaxInvocationsPerWorkgroup {
+		return fmt.Errorf("backend: load %s: workgroup size %dx%dx%d = %d invocations exceeds %s device %q's %s = %d",
+			a.name(), w[0], w[1], w[2], total, d.info.Driver, d.info.Name, names[0], lim.MaxInvocationsPerWorkgroup)
+	}
+	for i, n := range w {
+		if max := lim.MaxWorkgroupSize[i]; max > 0 && n > max {
+			return fmt.Errorf("backend: load %s: workgroup size %c = %d exceeds %s device %q's %s[%d] = %d",
+				a.name(), "xyz"[i], n, d.info.Driver, d.info.Name, names[1], i, max)
+		}
 	}
 	return nil
 }

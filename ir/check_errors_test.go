@@ -350,19 +350,21 @@ for n {
 		"2:5: non-boolean condition in if statement",
 		"4:6: non-boolean condition in for statement",
 	}},
-	{"workgroup limits", `kernel k() workgroup(512) {
+	{"workgroup limits", `kernel k() workgroup(2048) {
 }`, []string{
-		"1:22: workgroup size x = 512 exceeds 256 (WebGPU's default maxComputeWorkgroupSizeX)",
+		"1:22: workgroup size x = 2048 exceeds 1024 (the language's limit)",
 	}},
-	{"workgroup y z limits", `kernel k() workgroup(1, 300, 65) {
+	{"workgroup y z limits", `kernel k() workgroup(1, 1100, 65) {
 }`, []string{
-		"1:25: workgroup size y = 300 exceeds 256 (WebGPU's default maxComputeWorkgroupSizeY)",
-		"1:30: workgroup size z = 65 exceeds 64 (WebGPU's default maxComputeWorkgroupSizeZ)",
+		"1:25: workgroup size y = 1100 exceeds 1024 (the language's limit)",
+		"1:31: workgroup size z = 65 exceeds 64 (the language's limit)",
 	}},
-	{"workgroup product", `kernel k() workgroup(16, 32) {
+	{"workgroup product", `kernel k() workgroup(32, 64) {
 }`, []string{
-		"1:1: workgroup size 16x32x1 = 512 invocations exceeds 256 (WebGPU's default maxComputeInvocationsPerWorkgroup)",
+		"1:1: workgroup size 32x64x1 = 2048 invocations exceeds 1024 (the language's limit)",
 	}},
+	{"workgroup of 1024 (CUDA's 32x32 block)", `kernel k() workgroup(32, 32) {
+}`, []string{}},
 	{"workgroup zero", `kernel k() workgroup(0) {
 }`, []string{
 		"1:22: workgroup size x = 0 must be at least 1",

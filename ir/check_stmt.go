@@ -186,12 +186,12 @@ func (c *checker) forPost(s *For) {
 	saved := c.at
 	defer func() { c.at = saved }()
 	c.at = c.orPos(s.Post.Pos)
-	id, ok := s.Post.LHS.(*Ident)
-	switch {
-	case s.Init == nil:
-		c.errorf(c.at, "for post statement without a loop variable (write for i := first; cond; post)")
-	case !ok || id == nil || id.Name != s.Init.Name:
-		c.errorf(c.at, "for post statement must assign the loop variable %s", s.Init.Name)
+	// Without an init statement (for ; cond; post) the post statement may
+	// assign any assignable place; with one, it must update that variable.
+	if s.Init != nil {
+		if id, ok := s.Post.LHS.(*Ident); !ok || id == nil || id.Name != s.Init.Name {
+			c.errorf(c.at, "for post statement must assign the loop variable %s", s.Init.Name)
+		}
 	}
 	c.assign(s.Post)
 }

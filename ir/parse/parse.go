@@ -13,6 +13,7 @@
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -23,6 +24,9 @@ import (
 // File parses one .kc source. filename is used in positions and messages.
 // Errors are an ir.ErrorList of file:line:col: message entries.
 func File(filename string, src []byte) (*ir.Module, error) {
+	// A UTF-8 byte-order mark at the start is ignored, as Go does; columns
+	// on the first line count from after it, as an editor shows them.
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if err := checkEncoding(filename, src); err != nil {
 		return nil, ir.ErrorList{err}
 	}

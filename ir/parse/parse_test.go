@@ -143,3 +143,48 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestByteOrderMark: a UTF-8 BOM at the start of a file is ignored (as Go
+// does): the file means what it means without it, positions included.
+func TestByteOrderMark(t *testing.T) {
+	src := "kernel k(y read_write []u32) workgroup(1) {\n\ty[0] = 1\n}\n"
+	plain, err := parse.File("a.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom, err := parse.File("a.kc", append([]byte("\uFEFF"), src...))
+	if err != nil {
+		t.Fatalf("file with a byte-order mark: %v", err)
+	}
+	if d := cmp.Diff(plain, bom, cmpopts.EquateNaNs()); d != "" {
+		t.Errorf("the byte-order mark changed the module (-plain +bom):\n%s", d)
+	}
+	if err := ir.Check(bom); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+// TestForWithoutInit: `for ; cond; post {}` is a loop whose post statement
+// updates a variable declared before it (docs/language.md §4: any part of
+// the clause may be empty). It checks, prints as written and round-trips.
+func TestForWithoutInit(t *testing.T) {
+	src := "kernel k(y read_write []u32) workgroup(1) {\n\tvar i u32\n\tfor ; i < 4; i++ {\n\t\ty[i] = i\n\t}\n\tfor ;; i += 2 {\n\t\tbreak\n\t}\n}\n"
+	m, err := parse.File("a.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if out != src {
+		t.Errorf("print:\n%s\nwant:\n%s", out, src)
+	}
+	m2, err := parse.File("a.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+}
