@@ -78,6 +78,12 @@ func (c *checker) callSig(e *Call, info IntrinsicInfo) Type {
 		return c.subgroupBool(e, info)
 	case SigSubgroupElect:
 		return Bool
+	case SigFloatScalarOut, SigFloatVec, SigCross:
+		return c.geometry(e, info)
+	case SigPack, SigUnpack:
+		return c.packCall(e, info)
+	case SigExtractBits, SigInsertBits:
+		return c.bitField(e, info)
 	}
 	c.errorf(c.at, "intrinsic %s has an unknown signature class", info.Name)
 	return Invalid
@@ -185,6 +191,75 @@ func (c *checker) dot(e *Call, info IntrinsicInfo) Type {
 		return Invalid
 	}
 	return v.Elem
+}
+
+// geometry types length and distance (T float) scalar, normalize and
+// reflect (T float vector) T, and cross (vec3, vec3) vec3.
+func (c *checker) geometry(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	t := c.unify(info.Name, e.Args, ts, true)
+	if bad(t) {
+		return Invalid
+	}
+	v, isVec := t.(Vector)
+	switch {
+	case !isFloatType(t):
+		c.errorf(c.at, "invalid argument: %s requires a float %s, not %s", info.Name, map[bool]string{true: "vector", false: "scalar or vector"}[info.Sig != SigFloatScalarOut], typeText(t))
+		return Invalid
+	case info.Sig == SigFloatVec && !isVec:
+		c.errorf(c.at, "invalid argument: %s requires a float vector, not %s", info.Name, typeText(t))
+		return Invalid
+	case info.Sig == SigCross && (!isVec || v.N != 3):
+		c.errorf(c.at, "invalid argument: cross requires vec3 of a float type, not %s", typeText(t))
+		return Invalid
+	case info.Sig == SigFloatScalarOut:
+		return ElemScalar(t)
+	}
+	return t
+}
+
+// packCall types the packing intrinsics: (vecN<f32>) u32 and (u32) vecN<f32>.
+func (c *checker) packCall(e *Call, info IntrinsicInfo) Type {
+	n := e.Func.PackWidth()
+	from, to := Type(Vec(F32, n)), Type(U32)
+	if info.Sig == SigUnpack {
+		from, to = to, from
+	}
+	t := c.value(e.Args[0])
+	if bad(t) || !c.assignTo(e.Args[0], t, from, "argument to "+info.Name) {
+		return Invalid
+	}
+	return to
+}
+
+// bitField types extractBits(e T, offset u32, count u32) T and
+// insertBits(e T, newbits T, offset u32, count u32) T, T i32/u32.
+func (c *checker) bitField(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	nv := 1
+	if info.Sig == SigInsertBits {
+		nv = 2
+	}
+	t := c.unify(info.Name, e.Args[:nv], ts[:nv], false)
+	if bad(t) {
+		return Invalid
+	}
+	if !isIntType(t) {
+		c.errorf(c.at, "invalid argument: %s requires an i32 or u32 scalar or vector, not %s", info.Name, typeText(t))
+		return Invalid
+	}
+	for i := nv; i < len(e.Args); i++ {
+		if !c.assignTo(e.Args[i], ts[i], U32, "argument to "+info.Name) {
+			return Invalid
+		}
+	}
+	return t
 }
 
 // select(cond bool, a T, b T) T: a where cond is true.

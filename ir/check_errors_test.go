@@ -365,6 +365,44 @@ for n {
 	}},
 	{"workgroup of 1024 (CUDA's 32x32 block)", `kernel k() workgroup(32, 32) {
 }`, []string{}},
+	{"geometry intrinsics misused", `let v = vec4<f32>(f)
+let a = length(n)
+let b = cross(v.xy, v.xy)
+let c = normalize(f)
+let d = distance(v, v.xyz)
+let e = reflect(v, 1)
+let g = step(1, n)
+let ok = length(v) + distance(f, 1.0) + cross(v.xyz, v.zyx).x + reflect(v, v).w + smoothstep(0.0, 1.0, f) + atan2(f, 1.0)`, []string{
+		"3:10: invalid argument: length requires a float scalar or vector, not u32",
+		"4:10: invalid argument: cross requires vec3 of a float type, not vec2<f32>",
+		"5:10: invalid argument: normalize requires a float vector, not f32",
+		"6:23: cannot use v.xyz (value of type vec3<f32>) as vec4<f32> value in argument to distance",
+		"7:21: cannot use 1 (untyped int constant) as vec4<f32> value",
+		"8:10: invalid argument: step requires a float scalar or vector, not u32",
+	}},
+	{"packing intrinsics misused", `let v = vec4<f32>(f)
+let a = pack4x8snorm(v.xyz)
+let b = pack2x16float(v)
+let c = unpack4x8unorm(f)
+let d = pack4x8unorm(vec4<i32>(1))
+let ok = pack4x8snorm(v) + pack4x8unorm(v) + pack2x16float(v.xy) + bitcast<u32>(unpack4x8snorm(n).x + unpack2x16float(1).y)`, []string{
+		"3:24: cannot use v.xyz (value of type vec3<f32>) as vec4<f32> value in argument to pack4x8snorm",
+		"4:24: cannot use v (variable of type vec4<f32>) as vec2<f32> value in argument to pack2x16float",
+		"5:25: cannot use f (variable of type f32) as u32 value in argument to unpack4x8unorm",
+		"6:23: cannot use vec4<i32>(1) (value of type vec4<i32>) as vec4<f32> value in argument to pack4x8unorm",
+	}},
+	{"bit-field intrinsics misused", `let a = extractBits(f, 1, 2)
+let b = extractBits(n, -1, 2)
+let c = insertBits(n, 1.5, 0, 4)
+let d = insertBits(n, iv[0], 0, 4)
+let e = extractBits(n, 1, f)
+let ok = extractBits(n, 1, 2) + bitcast<u32>(insertBits(iv[0], -1, 3, 40)) + extractBits(vec2<u32>(n), n, n).y`, []string{
+		"2:10: invalid argument: extractBits requires an i32 or u32 scalar or vector, not f32",
+		"3:25: constant -1 overflows u32",
+		"4:24: constant 1.5 truncated to u32",
+		"5:26: cannot use iv[0] (value of type i32) as u32 value in argument to insertBits",
+		"6:28: cannot use f (variable of type f32) as u32 value in argument to extractBits",
+	}},
 	{"workgroup zero", `kernel k() workgroup(0) {
 }`, []string{
 		"1:22: workgroup size x = 0 must be at least 1",

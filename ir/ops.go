@@ -267,6 +267,31 @@ const (
 	SubgroupAll            // (bool) bool
 	SubgroupAny            // (bool) bool
 	SubgroupElect          // () bool
+	// more float math, componentwise on f32/f16 scalars and vectors
+	Asin
+	Acos
+	Atan
+	Atan2 // atan2(y, x)
+	Sinh
+	Cosh
+	Step       // step(edge, x): 1 where x >= edge, else 0
+	Smoothstep // smoothstep(lo, hi, x)
+	// geometry on float vectors (length and distance also on scalars)
+	Length        // (T) scalar
+	Distance      // (T, T) scalar
+	Normalize     // (vecN) vecN
+	Cross         // (vec3, vec3) vec3
+	ReflectVector // reflect(e, n) (ir.Reflect is the binding reflection) = e - 2*dot(n, e)*n
+	// packing: float vectors to and from the bits of a u32
+	Pack4x8Snorm    // (vec4<f32>) u32
+	Pack4x8Unorm    // (vec4<f32>) u32
+	Pack2x16Float   // (vec2<f32>) u32
+	Unpack4x8Snorm  // (u32) vec4<f32>
+	Unpack4x8Unorm  // (u32) vec4<f32>
+	Unpack2x16Float // (u32) vec2<f32>
+	// bit fields, componentwise on i32/u32
+	ExtractBits // (e T, offset u32, count u32) T
+	InsertBits  // (e T, newbits T, offset u32, count u32) T
 	numIntrinsics
 )
 
@@ -295,6 +320,13 @@ const (
 	SigSubgroupBallot                // (bool) vec4<u32>
 	SigSubgroupVote                  // (bool) bool
 	SigSubgroupElect                 // () bool
+	SigFloatScalarOut                // (T) or (T, T) ElemScalar(T); T float scalar/vector (length, distance)
+	SigFloatVec                      // (T) or (T, T) T; T a float vector (normalize, reflect)
+	SigCross                         // (vec3<T>, vec3<T>) vec3<T>; T float
+	SigPack                          // (vecN<f32>) u32, N from PackWidth
+	SigUnpack                        // (u32) vecN<f32>
+	SigExtractBits                   // (T, u32, u32) T; T i32/u32 scalar/vector
+	SigInsertBits                    // (T, T, u32, u32) T
 )
 
 // IntrinsicInfo is one row of the op table.
@@ -346,6 +378,29 @@ var intrinsics = [numIntrinsics]IntrinsicInfo{
 	SubgroupAll:            {"subgroupAll", 1, SigSubgroupVote, FeatureSubgroups},
 	SubgroupAny:            {"subgroupAny", 1, SigSubgroupVote, FeatureSubgroups},
 	SubgroupElect:          {"subgroupElect", 0, SigSubgroupElect, FeatureSubgroups},
+	Asin:                   {"asin", 1, SigFloat1, 0}, Acos: {"acos", 1, SigFloat1, 0},
+	Atan: {"atan", 1, SigFloat1, 0}, Atan2: {"atan2", 2, SigFloat2, 0},
+	Sinh: {"sinh", 1, SigFloat1, 0}, Cosh: {"cosh", 1, SigFloat1, 0},
+	Step: {"step", 2, SigFloat2, 0}, Smoothstep: {"smoothstep", 3, SigFloat3, 0},
+	Length: {"length", 1, SigFloatScalarOut, 0}, Distance: {"distance", 2, SigFloatScalarOut, 0},
+	Normalize: {"normalize", 1, SigFloatVec, 0}, Cross: {"cross", 2, SigCross, 0},
+	ReflectVector: {"reflect", 2, SigFloatVec, 0},
+	Pack4x8Snorm:  {"pack4x8snorm", 1, SigPack, 0}, Pack4x8Unorm: {"pack4x8unorm", 1, SigPack, 0},
+	Pack2x16Float: {"pack2x16float", 1, SigPack, 0}, Unpack4x8Snorm: {"unpack4x8snorm", 1, SigUnpack, 0},
+	Unpack4x8Unorm: {"unpack4x8unorm", 1, SigUnpack, 0}, Unpack2x16Float: {"unpack2x16float", 1, SigUnpack, 0},
+	ExtractBits: {"extractBits", 3, SigExtractBits, 0}, InsertBits: {"insertBits", 4, SigInsertBits, 0},
+}
+
+// PackWidth is the number of f32 components a packing intrinsic packs into
+// or unpacks from a u32 (0 for other intrinsics).
+func (f Intrinsic) PackWidth() int {
+	switch f {
+	case Pack4x8Snorm, Pack4x8Unorm, Unpack4x8Snorm, Unpack4x8Unorm:
+		return 4
+	case Pack2x16Float, Unpack2x16Float:
+		return 2
+	}
+	return 0
 }
 
 // Info returns the op-table row of f.

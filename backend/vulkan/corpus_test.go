@@ -70,6 +70,14 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		p["scale"] = float64(r.Float32()*4 - 2)
 		return run{params: p, lens: lm("a", n, "b", n, "out", n), groups: g(ceilDiv(n, 64)), tol: f16Tol}
 	},
+	"geometry_intrinsics": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 200 + r.IntN(200)
+		return run{params: pm("n", n), lens: lm("a", n, "b", n, "out", 21*n), groups: g(ceilDiv(n, 64)), tol: mathTol}
+	},
+	"packing": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 1200 + r.IntN(1000) // two or three workgroups of 1024
+		return run{params: pm("n", n), lens: lm("a", n, "k", n, "out", 11*n, "f", 3*n), groups: g(ceilDiv(n, 1024)), tol: elementTol}
+	},
 	"histogram_atomic": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 500 + r.IntN(1000)
 		return run{params: pm("n", n), lens: lm("x", n, "hist", 64, "stats", 2), init: map[string]string{"hist": "zero", "stats": "zero"}, groups: g(ceilDiv(n, 256)), tol: exact}

@@ -226,6 +226,9 @@ var grammar = map[op]opInfo{
 	opNot:                           {"OpNot", shapeUnary},
 	opBitReverse:                    {"OpBitReverse", shapeUnary},
 	opBitCount:                      {"OpBitCount", shapeUnary},
+	opBitFieldInsert:                {"OpBitFieldInsert", ops(kResultType, kResult, kID, kID, kID, kID)},
+	opBitFieldSExtract:              {"OpBitFieldSExtract", shapeTernary},
+	opBitFieldUExtract:              {"OpBitFieldUExtract", shapeTernary},
 	opControlBarrier:                {"OpControlBarrier", ops(kID, kID, kID)},
 	opAtomicLoad:                    {"OpAtomicLoad", ops(kResultType, kResult, kID, kID, kID)},
 	opAtomicStore:                   {"OpAtomicStore", ops(kID, kID, kID, kID)},
@@ -314,6 +317,10 @@ var glslNames = map[uint32]string{
 	37: "FMin", 38: "UMin", 39: "SMin", 40: "FMax", 41: "UMax", 42: "SMax", 43: "FClamp",
 	44: "UClamp", 45: "SClamp", 46: "FMix", 50: "Fma", 73: "FindILsb", 74: "FindSMsb",
 	75: "FindUMsb", 79: "NMin", 80: "NMax", 81: "NClamp",
+	16: "Asin", 17: "Acos", 18: "Atan", 19: "Sinh", 20: "Cosh", 25: "Atan2", 48: "Step",
+	49: "SmoothStep", 54: "PackSnorm4x8", 55: "PackUnorm4x8", 58: "PackHalf2x16",
+	62: "UnpackHalf2x16", 63: "UnpackSnorm4x8", 64: "UnpackUnorm4x8", 66: "Length",
+	67: "Distance", 68: "Cross", 69: "Normalize", 71: "Reflect",
 }
 
 // decorationParams is the number and kind of the parameters of a decoration.

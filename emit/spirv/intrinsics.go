@@ -38,6 +38,11 @@ func (f *fn) call(e *ir.Call) uint32 {
 	case ir.Mix:
 		n := ir.Width(e.Ty)
 		args[2] = f.splat(args[2], e.Args[2].Type(), n)
+	case ir.ExtractBits, ir.InsertBits:
+		return f.bitField(e, args)
+	}
+	if inst, ok := glslPack[e.Func]; ok {
+		return f.extInst(f.tid(e.Ty), inst, args...)
 	}
 	inst, ok := f.glslInst(e.Func, ir.ElemScalar(e.Ty))
 	if !ok {
@@ -55,6 +60,40 @@ var glslFloat = map[ir.Intrinsic]uint32{
 	ir.Round: glslRoundEven, ir.Trunc: glslTrunc, ir.Fract: glslFract, ir.Pow: glslPow,
 	ir.Fma: glslFma, ir.Mix: glslFMix,
 	ir.Abs: glslFAbs, ir.Min: glslFMin, ir.Max: glslFMax, ir.Clamp: glslFClamp, ir.Sign: glslFSign,
+	ir.Asin: glslAsin, ir.Acos: glslAcos, ir.Atan: glslAtan, ir.Atan2: glslAtan2,
+	ir.Sinh: glslSinh, ir.Cosh: glslCosh, ir.Step: glslStep, ir.Smoothstep: glslSmoothStep,
+	ir.Length: glslLength, ir.Distance: glslDistance, ir.Normalize: glslNormalize,
+	ir.Cross: glslCross, ir.ReflectVector: glslReflect,
+}
+
+// glslPack maps the packing intrinsics, whose result type is not their
+// operand's, to GLSL.std.450.
+var glslPack = map[ir.Intrinsic]uint32{
+	ir.Pack4x8Snorm: glslPackSnorm4x8, ir.Pack4x8Unorm: glslPackUnorm4x8, ir.Pack2x16Float: glslPackHalf2x16,
+	ir.Unpack4x8Snorm: glslUnpackSnorm4x8, ir.Unpack4x8Unorm: glslUnpackUnorm4x8, ir.Unpack2x16Float: glslUnpackHalf2x16,
+}
+
+// bitField lowers extractBits and insertBits to OpBitField*. SPIR-V leaves
+// offset + count > 32 undefined; kc (like WGSL) clamps: offset to 32, count
+// to 32 - offset.
+func (f *fn) bitField(e *ir.Call, args []uint32) uint32 {
+	n := len(args)
+	u32 := f.tid(ir.U32)
+	b := f.builder
+	off := f.extInst(u32, glslUMin, args[n-2], b.constU32(32))
+	cnt := f.extInst(u32, glslUMin, args[n-1], f.op2(opISub, u32, b.constU32(32), off))
+	typ := f.tid(e.Ty)
+	if e.Func == ir.InsertBits {
+		f.live("a value instruction")
+		r := b.id()
+		f.body.inst(opBitFieldInsert, typ, r, args[0], args[1], off, cnt)
+		return r
+	}
+	o := opBitFieldUExtract
+	if ir.ElemScalar(e.Ty) == ir.I32 {
+		o = opBitFieldSExtract
+	}
+	return f.op3(o, typ, args[0], off, cnt)
 }
 
 // glslInt maps the integer intrinsics to GLSL.std.450, signed then unsigned.

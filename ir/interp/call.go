@@ -24,6 +24,9 @@ func (c *compiler) call(e *ir.Call) exprFn {
 		return c.map3(c.expr(e.Args[0]), c.expr(e.Args[1]), c.expr(e.Args[2]),
 			width(t), stride1(e.Args[0].Type()), stride1(t), stride1(e.Args[2].Type()), mathFn3(ir.Select, 0))
 	}
+	if fn := c.special(e); fn != nil {
+		return fn
+	}
 	if len(e.Args) != f.Info().Arity || len(e.Args) == 0 {
 		c.errorf(e.Pos, "%s takes %d arguments, given %d", f, f.Info().Arity, len(e.Args))
 	}

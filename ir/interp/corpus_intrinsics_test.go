@@ -1,0 +1,153 @@
+package interp
+
+import (
+	"math"
+	"math/bits"
+	"testing"
+
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+)
+
+// References for the corpus kernels of the geometric, trigonometric,
+// packing and bit-field intrinsics, written from WGSL's definitions in
+// float64 (and bit by bit for the bit fields), independently of the
+// interpreter's code.
+
+func init() {
+	corpusChecks["geometry_intrinsics"] = checkGeometry
+	corpusChecks["packing"] = checkPacking
+}
+
+func checkGeometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(1000)
+	a, b := r.floats(4*n, -2, 2), r.floats(4*n, -2, 2)
+	out := Poison(4 * 21 * n)
+	mustRun(t, m, "geometry_intrinsics", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out}}, Options{Races: true})
+	want, tol := make([]float64, 0, 21*n), make([]float64, 0, 21*n)
+	e := eps32
+	// add appends a result whose float64 value is w and whose f32
+	// evaluation may be off by k roundings of magnitude mag.
+	add := func(w, k, mag float64) { want, tol = append(want, w), append(tol, k*e*mag+1e-30) }
+	step := func(edge, x float64) float64 {
+		if x >= edge {
+			return 1
+		}
+		return 0
+	}
+	smooth := func(lo, hi, x float64) float64 {
+		s := math.Max(0, math.Min(1, (x-lo)/(hi-lo)))
+		return s * s * (3 - 2*s)
+	}
+	for i := 0; i < n; i++ {
+		var u, v [4]float64
+		for k := range u {
+			u[k], v[k] = float64(a[4*i+k]), float64(b[4*i+k])
+		}
+		v[3] = float64(b[4*i+3] + 3) // rounded in f32, as the kernel adds
+		add(math.Sqrt(u[0]*u[0]+u[1]*u[1]+u[2]*u[2]+u[3]*u[3]), 8, 4)
+		add(math.Hypot(u[0], u[1])+math.Abs(u[0]), 8, 4)
+		dx, dy, dz := u[0]-v[0], u[1]-v[1], u[2]-v[2]
+		add(math.Sqrt(dx*dx+dy*dy+dz*dz), 8, 8)
+		add(math.Abs(u[0]-v[1]), 2, 4)
+		add(u[1]*v[2]-u[2]*v[1], 4, 8)
+		add(u[2]*v[0]-u[0]*v[2], 4, 8)
+		add(u[0]*v[1]-u[1]*v[0], 4, 8)
+		lv := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2] + v[3]*v[3])
+		nv := [4]float64{v[0] / lv, v[1] / lv, v[2] / lv, v[3] / lv}
+		add(nv[0], 8, 1)
+		add(nv[3], 8, 1)
+		d := u[0]*nv[0] + u[1]*nv[1] + u[2]*nv[2] + u[3]*nv[3]
+		add(u[1]-2*d*nv[1], 16, 8)
+		d2 := u[0]*v[0] + u[1]*v[1]
+		add(u[0]-2*d2*v[0], 16, 32)
+		add(step(0.5, u[0])+2*step(v[2], u[2]), 0, 0)
+		add(smooth(-1, 1.5, u[0]), 16, 1)
+		add(smooth(0, 2, u[3]), 16, 1)
+		// trigonometry: the kernel's products are exact in f32 (0.45 is
+		// not: round it as the kernel does)
+		add(math.Asin(float64(a[4*i]*0.45)), 8192, 2)
+		add(math.Acos(float64(a[4*i+1]*0.45)), 8192, 4)
+		add(math.Atan(u[2]*2), 8192, 2)
+		add(math.Atan2(u[3], v[0]), 8192, 4)
+		add(math.Sinh(u[0]), 8, math.Cosh(u[0])*2)
+		add(math.Cosh(u[1]), 8, math.Cosh(u[1])*2)
+		add(math.Atan2(v[1], u[1])+math.Sinh(v[3]), 8192, 4+math.Cosh(v[3])*2)
+	}
+	checkFloats(t, "out", f32s(t, out), want, tol)
+}
+
+func checkPacking(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(3000)
+	a, k := r.floats(4*n, -2, 2), r.u32s(n)
+	out, f := Poison(4*11*n), Poison(16*3*n)
+	mustRun(t, m, "packing", [3]int{ceilDiv(n, 1024), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "k": Encode(k), "out": out, "f": f}}, Options{Races: true})
+	// field extracts bits [o, o+c) of x one by one (WGSL's clamping).
+	clampField := func(off, cnt uint32) (uint32, uint32) {
+		o := min(off, 32)
+		return o, min(cnt, 32-o)
+	}
+	extract := func(x, off, cnt uint32, signed bool) uint32 {
+		o, c := clampField(off, cnt)
+		var v uint32
+		for b := uint32(0); b < c; b++ {
+			v |= (x >> (o + b) & 1) << b
+		}
+		if signed && c > 0 && v>>(c-1)&1 == 1 {
+			for b := c; b < 32; b++ {
+				v |= 1 << b
+			}
+		}
+		return v
+	}
+	insert := func(x, y, off, cnt uint32) uint32 {
+		o, c := clampField(off, cnt)
+		for b := uint32(0); b < c; b++ {
+			x = x&^(1<<(o+b)) | (y>>b&1)<<(o+b)
+		}
+		return x
+	}
+	snorm := func(x float32) uint32 { return uint32(uint8(int8(math.RoundToEven(float64(min(max(x, -1), 1) * 127))))) }
+	unorm := func(x float32) uint32 { return uint32(uint8(math.RoundToEven(float64(min(max(x, 0), 1) * 255)))) }
+	half := func(x float32) uint32 { return uint32(F32ToF16Bits(x)) }
+	want := make([]uint32, 0, 11*n)
+	fw, ft := make([]float64, 0, 12*n), make([]float64, 0, 12*n)
+	for i := 0; i < n; i++ {
+		var v [4]float32
+		for j := range v {
+			v[j] = a[4*i+j] * 0.75
+		}
+		w := k[i]
+		want = append(want,
+			snorm(v[0])|snorm(v[1])<<8|snorm(v[2])<<16|snorm(v[3])<<24,
+			unorm(v[0])|unorm(v[1])<<8|unorm(v[2])<<16|unorm(v[3])<<24,
+			half(v[0])|half(v[1])<<16)
+		off, cnt := w>>26, w>>20&63
+		h := w & 0x3bff3bff
+		var acc uint32
+		for j := uint32(0); j < 4; j++ {
+			acc += (w >> (8 * j) & 0xff) << j
+		}
+		want = append(want,
+			extract(w, off, cnt, false),
+			extract(w, off, cnt, true),
+			insert(w, bits.Reverse32(w), off, cnt),
+			^w>>4&0xff,
+			w>>20,
+			insert(w, 0xffffffff, 30, 5),
+			h,
+			acc)
+		for j := 0; j < 4; j++ {
+			b := float64(int8(w >> (8 * j)))
+			fw, ft = append(fw, math.Max(b/127, -1)), append(ft, 2*eps32)
+		}
+		for j := 0; j < 4; j++ {
+			fw, ft = append(fw, float64(w>>(8*j)&0xff)/255), append(ft, 2*eps32)
+		}
+		fw = append(fw, float64(F16BitsToF32(uint16(h))), float64(F16BitsToF32(uint16(h>>16))),
+			float64(F16BitsToF32(F32ToF16Bits(v[2]))), float64(F16BitsToF32(F32ToF16Bits(v[3]))))
+		ft = append(ft, 0, 0, 0, 0)
+	}
+	checkWords(t, "out", u32s(t, out), want)
+	checkFloats(t, "f", f32s(t, f), fw, ft)
+}
