@@ -84,6 +84,16 @@ func (c *checker) callSig(e *Call, info IntrinsicInfo) Type {
 		return c.packCall(e, info)
 	case SigExtractBits, SigInsertBits:
 		return c.bitField(e, info)
+	case SigBoolReduce:
+		t := c.value(e.Args[0])
+		if bad(t) {
+			return Invalid
+		}
+		if ElemScalar(t) != Bool || Width(t) == 0 {
+			c.errorf(posOf(e.Args[0], c.at), "invalid argument: %s requires a bool vector or bool, not %s", info.Name, c.describe(e.Args[0], t))
+			return Invalid
+		}
+		return Bool
 	}
 	c.errorf(c.at, "intrinsic %s has an unknown signature class", info.Name)
 	return Invalid
@@ -262,14 +272,15 @@ func (c *checker) bitField(e *Call, info IntrinsicInfo) Type {
 	return t
 }
 
-// select(cond bool, a T, b T) T: a where cond is true.
+// select(cond bool, a T, b T) T: a where cond is true; a vecN<bool> cond
+// selects componentwise.
 func (c *checker) selectCall(e *Call, info IntrinsicInfo) Type {
 	ts, ok := c.argTypes(e.Args)
 	if !ok {
 		return Invalid
 	}
-	if ts[0] != Type(Bool) {
-		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s must be bool", c.describe(e.Args[0], ts[0]))
+	if ElemScalar(ts[0]) != Bool || Width(ts[0]) == 0 {
+		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s must be bool or a bool vector", c.describe(e.Args[0], ts[0]))
 		return Invalid
 	}
 	t := c.unify(info.Name, e.Args[1:], ts[1:], false)
@@ -278,6 +289,11 @@ func (c *checker) selectCall(e *Call, info IntrinsicInfo) Type {
 	}
 	if Width(t) == 0 {
 		c.errorf(c.at, "invalid argument: select requires scalar or vector values, not %s", typeText(t))
+		return Invalid
+	}
+	// A bool vector selects componentwise between vectors of its width.
+	if _, vecCond := ts[0].(Vector); vecCond && Width(ts[0]) != Width(t) {
+		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s has %d components, the values %s %d", c.describe(e.Args[0], ts[0]), Width(ts[0]), typeText(t), Width(t))
 		return Invalid
 	}
 	return t

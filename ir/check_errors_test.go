@@ -111,8 +111,22 @@ let b = vec2<u32>(n) << vec2<u32>(1, 2)`, []string{
 let b = true == false`, []string{
 		"2:15: invalid operation: operator < not defined on true (constant of type bool)",
 	}},
-	{"comparison vectors", `let a = vec2<f32>(1.0) == vec2<f32>(1.0)`, []string{
-		"2:25: invalid operation: vec2<f32>(1.0) == vec2<f32>(1.0) (comparison of vec2<f32> values; compare components)",
+	{"comparison vectors", `let a = vec2<f32>(1.0) == vec2<f32>(1.0)
+let b = vec2<f32>(f) < f
+let c = vec2<u32>(n) < vec3<u32>(n)
+let d = a < a
+let e = all(a) && any(a == !a) && all(true)
+let g = all(n)
+let hh = any(vec2<u32>(n))
+let i = select(a, vec3<f32>(f), vec3<f32>(1.0))
+let j = select(a, vec2<f32>(f), vec2<f32>(1.0)).x + select(a.x, 1.0, f)
+var k vec4<bool> = vec4<f32>(f) >= vec4<f32>(0.5)`, []string{
+		"3:23: invalid operation: vec2<f32>(f) < f (mismatched types vec2<f32> and f32)",
+		"4:23: invalid operation: vec2<u32>(n) < vec3<u32>(n) (mismatched types vec2<u32> and vec3<u32>)",
+		"5:12: invalid operation: operator < not defined on a (variable of type vec2<bool>)",
+		"7:14: invalid argument: all requires a bool vector or bool, not n (variable of type u32)",
+		"8:15: invalid argument: any requires a bool vector or bool, not vec2<u32>(n) (value of type vec2<u32>)",
+		"9:17: invalid argument: select condition a (variable of type vec2<bool>) has 2 components, the values vec3<f32> 3",
 	}},
 	{"logical needs bool", `let a = n && true`, []string{
 		"2:10: invalid operation: operator && not defined on n (variable of type u32)",
@@ -156,7 +170,7 @@ let c = max(1, 2.5)`, []string{}},
 	{"select", `let a = select(f > 0.0, 1.0, 2.0)
 let b = select(1, 2, 3)
 let c = select(true, n, f)`, []string{
-		"3:17: invalid argument: select condition 1 (untyped int constant) must be bool",
+		"3:17: invalid argument: select condition 1 (untyped int constant) must be bool or a bool vector",
 		"4:26: cannot use f (variable of type f32) as u32 value in argument to select",
 	}},
 	{"mix scalar third", `let a = mix(vec2<f32>(1.0), vec2<f32>(2.0), 0.5)

@@ -292,6 +292,9 @@ const (
 	// bit fields, componentwise on i32/u32
 	ExtractBits // (e T, offset u32, count u32) T
 	InsertBits  // (e T, newbits T, offset u32, count u32) T
+	// reductions of bool vectors
+	All // (vecN<bool> or bool) bool: every component true
+	Any // (vecN<bool> or bool) bool: some component true
 	numIntrinsics
 )
 
@@ -309,7 +312,7 @@ const (
 	SigNumeric3                      // (T, T, T) T
 	SigSigned1                       // (T) T; float or i32
 	SigInt1                          // (T) T; i32/u32 scalar/vector
-	SigSelect                        // (bool, T, T) T
+	SigSelect                        // (bool, T, T) T or (vecN<bool>, vecN<T>, vecN<T>) vecN<T>
 	SigAtomicLoad                    // (atomic<T>) T
 	SigAtomicStore                   // (atomic<T>, T) no value
 	SigAtomicRMW                     // (atomic<T>, T) T (old value)
@@ -327,6 +330,7 @@ const (
 	SigUnpack                        // (u32) vecN<f32>
 	SigExtractBits                   // (T, u32, u32) T; T i32/u32 scalar/vector
 	SigInsertBits                    // (T, T, u32, u32) T
+	SigBoolReduce                    // (vecN<bool> or bool) bool
 )
 
 // IntrinsicInfo is one row of the op table.
@@ -389,6 +393,7 @@ var intrinsics = [numIntrinsics]IntrinsicInfo{
 	Pack2x16Float: {"pack2x16float", 1, SigPack, 0}, Unpack4x8Snorm: {"unpack4x8snorm", 1, SigUnpack, 0},
 	Unpack4x8Unorm: {"unpack4x8unorm", 1, SigUnpack, 0}, Unpack2x16Float: {"unpack2x16float", 1, SigUnpack, 0},
 	ExtractBits: {"extractBits", 3, SigExtractBits, 0}, InsertBits: {"insertBits", 4, SigInsertBits, 0},
+	All: {"all", 1, SigBoolReduce, 0}, Any: {"any", 1, SigBoolReduce, 0},
 }
 
 // PackWidth is the number of f32 components a packing intrinsic packs into

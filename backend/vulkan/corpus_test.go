@@ -78,6 +78,10 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		n := 1200 + r.IntN(1000) // two or three workgroups of 1024
 		return run{params: pm("n", n), lens: lm("a", n, "k", n, "out", 11*n, "f", 3*n), groups: g(ceilDiv(n, 1024)), tol: elementTol}
 	},
+	"vector_bool": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 200 + r.IntN(200)
+		return run{params: pm("n", n), lens: lm("a", n, "b", n, "p", n, "q", n, "out", 8*n, "f", 2*n), groups: g(ceilDiv(n, 64)), tol: exact}
+	},
 	"histogram_atomic": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 500 + r.IntN(1000)
 		return run{params: pm("n", n), lens: lm("x", n, "hist", 64, "stats", 2), init: map[string]string{"hist": "zero", "stats": "zero"}, groups: g(ceilDiv(n, 256)), tol: exact}

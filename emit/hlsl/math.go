@@ -104,7 +104,12 @@ func (f *fn) mathCall(c *ir.Call, args []hx, types []ir.Type) hx {
 		return f.pack(c, args)
 	case ir.ExtractBits, ir.InsertBits:
 		return f.bitField(c, args)
+	case ir.All, ir.Any:
+		return apply(c.Func.String(), args[0])
 	case ir.Select:
+		if _, vecCond := types[0].(ir.Vector); vecCond {
+			return f.selectVec(c, args)
+		}
 		// select(cond, a, b) = cond ? a : b; cond is a scalar bool, which
 		// both HLSL 2018 and 2021 accept with vector operands.
 		return hx{args[0].at(precLOr) + " ? " + args[1].at(precLOr) + " : " + args[2].at(precLOr), precTernary}
@@ -221,6 +226,26 @@ func (f *fn) bitField(c *ir.Call, args []hx) hx {
 			"\tuint mask = c == 32u ? 0xffffffffu : ((1u << c) - 1u) << o;\n"+
 			"\treturn (e & ~(%s)mask) | ((newbits << o) & (%s)mask);\n}",
 			name, t, t, name, t, t, head, t, t)
+	})
+	return apply(name, args...)
+}
+
+// selectVec is select with a bool-vector condition, componentwise. HLSL
+// 2021 refuses ?: on vectors (its select() is 2021-only), so a helper
+// picks each component; it evaluates each argument once.
+func (f *fn) selectVec(c *ir.Call, args []hx) hx {
+	v := c.Ty.(ir.Vector)
+	t, bt := typeName(v), typeName(ir.Vec(ir.Bool, v.N))
+	name := "kc_select_" + t
+	f.e.need(name, func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "// %s is select(c, a, b) componentwise: a where c is true.\n%s %s(%s c, %s a, %s b) {\n\t%s r;\n", name, t, name, bt, t, t, t)
+		for i := 0; i < v.N; i++ {
+			x := "xyzw"[i : i+1]
+			fmt.Fprintf(&b, "\tr.%s = c.%s ? a.%s : b.%s;\n", x, x, x, x)
+		}
+		b.WriteString("\treturn r;\n}")
+		return b.String()
 	})
 	return apply(name, args...)
 }

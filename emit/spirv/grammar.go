@@ -200,6 +200,8 @@ var grammar = map[op]opInfo{
 	opLogicalOr:                     {"OpLogicalOr", shapeBinary},
 	opLogicalAnd:                    {"OpLogicalAnd", shapeBinary},
 	opLogicalNot:                    {"OpLogicalNot", shapeUnary},
+	opAny:                           {"OpAny", shapeUnary},
+	opAll:                           {"OpAll", shapeUnary},
 	opSelect:                        {"OpSelect", shapeTernary},
 	opIEqual:                        {"OpIEqual", shapeBinary},
 	opINotEqual:                     {"OpINotEqual", shapeBinary},

@@ -40,6 +40,15 @@ func (f *fn) call(e *ir.Call) uint32 {
 		args[2] = f.splat(args[2], e.Args[2].Type(), n)
 	case ir.ExtractBits, ir.InsertBits:
 		return f.bitField(e, args)
+	case ir.All, ir.Any:
+		if _, isVec := e.Args[0].Type().(ir.Vector); !isVec {
+			return args[0] // of one bool: the bool
+		}
+		o := opAll
+		if e.Func == ir.Any {
+			o = opAny
+		}
+		return f.op1(o, f.tBool(), args[0])
 	}
 	if inst, ok := glslPack[e.Func]; ok {
 		return f.extInst(f.tid(e.Ty), inst, args...)

@@ -83,6 +83,8 @@ const (
 	opLogicalOr                     op = 166
 	opLogicalAnd                    op = 167
 	opLogicalNot                    op = 168
+	opAny                           op = 154
+	opAll                           op = 155
 	opSelect                        op = 169
 	opIEqual                        op = 170
 	opINotEqual                     op = 171

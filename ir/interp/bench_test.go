@@ -73,6 +73,10 @@ var benchSetups = map[string]func(r *rng) (kernel string, groups [3]int, a *Args
 	"geometry_intrinsics": func(r *rng) (string, [3]int, *Args) {
 		return "geometry_intrinsics", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "b": Encode(r.floats(4*4096, -2, 2)), "out": Poison(4 * 21 * 4096)}}
 	},
+	"vector_bool": func(r *rng) (string, [3]int, *Args) {
+		return "vector_bool", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "b": Encode(r.floats(4*4096, -2, 2)),
+			"p": Encode(r.i32s(4 * 4096)), "q": Encode(r.i32s(4 * 4096)), "out": Poison(4 * 8 * 4096), "f": Poison(16 * 2 * 4096)}}
+	},
 	"packing": func(r *rng) (string, [3]int, *Args) {
 		return "packing", [3]int{4, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "k": Encode(r.u32s(4096)), "out": Poison(4 * 11 * 4096), "f": Poison(16 * 3 * 4096)}}
 	},

@@ -17,6 +17,7 @@ import (
 func init() {
 	corpusChecks["geometry_intrinsics"] = checkGeometry
 	corpusChecks["packing"] = checkPacking
+	corpusChecks["vector_bool"] = checkVectorBool
 }
 
 func checkGeometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
@@ -150,4 +151,92 @@ func checkPacking(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	}
 	checkWords(t, "out", u32s(t, out), want)
 	checkFloats(t, "f", f32s(t, f), fw, ft)
+}
+
+func checkVectorBool(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(1000)
+	a, b := r.floats(4*n, -2, 2), r.floats(4*n, -2, 2)
+	p, q := r.i32s(4*n), r.i32s(4*n)
+	out, f := Poison(4*8*n), Poison(16*2*n)
+	mustRun(t, m, "vector_bool", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{
+		"a": Encode(a), "b": Encode(b), "p": Encode(p), "q": Encode(q), "out": out, "f": f}}, Options{Races: true})
+	b2u := func(x bool) uint32 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	// count returns how many of the four components satisfy pred.
+	count := func(k int, pred func(j int) bool) int {
+		c := 0
+		for j := 0; j < k; j++ {
+			if pred(j) {
+				c++
+			}
+		}
+		return c
+	}
+	want := make([]uint32, 0, 8*n)
+	fw := make([]float64, 0, 8*n)
+	for i := 0; i < n; i++ {
+		u, v := a[4*i:4*i+4], b[4*i:4*i+4]
+		pi, qi := p[4*i:4*i+4], q[4*i:4*i+4]
+		lt := func(j int) bool { return u[j] < v[j] }
+		var bitsLT uint32
+		for j := 0; j < 4; j++ {
+			bitsLT |= b2u(lt(j)) << j
+		}
+		allLT, anyLT := count(4, lt) == 4, count(4, lt) > 0
+		geNeLT := count(4, func(j int) bool { return lt(j) != (u[j] >= v[j]) }) // always 4 (no NaN)
+		p7 := func(j int) int32 { return pi[j] & 7 }
+		q7 := func(j int) int32 { return qi[j] & 7 }
+		pu := func(j int) uint32 { return uint32(pi[j]) }
+		qu := func(j int) uint32 { return uint32(qi[j]) }
+		mx, my := !lt(0), !lt(1)
+		var o4 uint32 = 3
+		switch {
+		case mx && my:
+			o4 = 1
+		case mx || my:
+			o4 = 2
+		}
+		sel5 := qi[3]
+		if p7(3) < q7(3) {
+			sel5 = pi[3]
+		}
+		sel5b := -qi[2]
+		if q7(2) < 4 {
+			sel5b = qi[2]
+		}
+		want = append(want,
+			bitsLT,
+			b2u(allLT)+2*b2u(anyLT)+4*b2u(geNeLT == 4)+8*b2u(geNeLT > 0),
+			b2u(count(4, func(j int) bool { return p7(j) == q7(j) }) > 0)+2*b2u(count(4, func(j int) bool { return p7(j) != q7(j) }) == 4)+
+				4*b2u(count(4, func(j int) bool { return p7(j) <= q7(j) }) > 0)+8*b2u(count(4, func(j int) bool { return p7(j) > q7(j) }) == 4),
+			b2u(count(4, func(j int) bool { return pu(j) < qu(j) }) > 0)+2*b2u(count(4, func(j int) bool { return pu(j) >= qu(j) }) == 4)+
+				4*b2u(pu(0) > qu(2) || pu(1) > qu(3))+8*b2u(pu(0) <= qu(1) && pu(1) <= qu(2) && pu(2) <= qu(3)),
+			o4,
+			uint32(sel5)^uint32(sel5b),
+			1+2+4*b2u(lt(0)),
+			b2u(lt(0))+2*b2u(count(4, func(j int) bool { return 7 > qu(j)&7 }) == 4))
+		for j := 0; j < 4; j++ {
+			if lt(j) {
+				fw = append(fw, float64(u[j]))
+			} else {
+				fw = append(fw, float64(v[j]))
+			}
+		}
+		for j := 0; j < 4; j++ {
+			x := float64(u[j%2])
+			if x < 0 {
+				x = -x
+			}
+			if v[j] > u[j] {
+				x++
+			}
+			fw = append(fw, x)
+		}
+	}
+	checkWords(t, "out", u32s(t, out), want)
+	checkFloats(t, "f", f32s(t, f), fw, []float64{2 * eps32 * 4})
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // Vector intrinsics whose result is not componentwise (length, distance,
-// normalize, cross, reflect), the packing intrinsics and the bit-field
-// intrinsics. Float results are computed in float64 from the exact operands
+// normalize, cross, reflect, all, any), the packing intrinsics and the
+// bit-field intrinsics. Float results are computed in float64 from the exact operands
 // and rounded once to the result type; GPUs evaluate WGSL's formulas in the
 // result type, within the tolerances of tolerance.go.
 
@@ -40,7 +40,7 @@ func (c *compiler) special(e *ir.Call) exprFn {
 	case ir.Length, ir.Distance, ir.Normalize, ir.Cross, ir.ReflectVector,
 		ir.Pack4x8Snorm, ir.Pack4x8Unorm, ir.Pack2x16Float,
 		ir.Unpack4x8Snorm, ir.Unpack4x8Unorm, ir.Unpack2x16Float,
-		ir.ExtractBits, ir.InsertBits:
+		ir.ExtractBits, ir.InsertBits, ir.All, ir.Any:
 	default:
 		return nil
 	}
@@ -54,6 +54,17 @@ func (c *compiler) special(e *ir.Call) exprFn {
 	t := e.Args[0].Type()
 	s, w := ir.ElemScalar(t), width(t)
 	switch f {
+	case ir.All, ir.Any:
+		all := f == ir.All
+		return c.lanes(args, func(ops [][]uint32, out []uint32) {
+			r := all
+			for i := 0; i < w; i++ {
+				if (ops[0][i] != 0) != all {
+					r = !all
+				}
+			}
+			out[0] = boolBits(r)
+		})
 	case ir.ExtractBits, ir.InsertBits:
 		return c.bitField(f, s, w, args)
 	case ir.Pack4x8Snorm, ir.Pack4x8Unorm, ir.Pack2x16Float:
