@@ -108,7 +108,9 @@ func checkPacking(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 		}
 		return x
 	}
-	snorm := func(x float32) uint32 { return uint32(uint8(int8(math.RoundToEven(float64(min(max(x, -1), 1) * 127))))) }
+	snorm := func(x float32) uint32 {
+		return uint32(uint8(int8(math.RoundToEven(float64(min(max(x, -1), 1) * 127)))))
+	}
 	unorm := func(x float32) uint32 { return uint32(uint8(math.RoundToEven(float64(min(max(x, 0), 1) * 255)))) }
 	half := func(x float32) uint32 { return uint32(F32ToF16Bits(x)) }
 	want := make([]uint32, 0, 11*n)
