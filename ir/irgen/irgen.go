@@ -5,8 +5,12 @@
 //
 // A generated kernel has nested control flow (if/else, counted, while and
 // infinite loops with break and continue, returns), i32/u32 arithmetic,
-// bit operations and bit intrinsics, conversions and bitcasts, small
-// integer vectors, f32 arithmetic and math intrinsics, local arrays,
+// bit operations and bit intrinsics (extractBits and insertBits with
+// offsets and counts that need clamping), the f16 packing round trip,
+// conversions and bitcasts, small integer vectors, vector comparisons
+// reduced by all and any and select with a bool-vector condition, f32
+// arithmetic and math intrinsics (trigonometric, hyperbolic, smoothstep,
+// length, cross, reflect, step among them), local arrays,
 // workgroup memory written then read across barriers, atomics on
 // commutative slots and, with Config.Subgroups, subgroup operations. Its
 // fixed signature is
@@ -39,7 +43,7 @@
 //     of 8, a subgroup size no larger than 8 divides it);
 //   - floats are split into two classes. Deterministic floats (loads,
 //     parameters, small integers converted, negation, abs, min, max, clamp,
-//     floor, ceil, trunc, round, sign, select and scaling by powers of two:
+//     floor, ceil, trunc, round, sign, step, select and scaling by powers of two:
 //     operations that never round) have one result on every target even
 //     under contraction and reassociation: they alone feed comparisons, float-to-integer
 //     conversions (in range, or scaled out of range to test saturation,
