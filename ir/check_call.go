@@ -70,7 +70,7 @@ func (c *checker) callSig(e *Call, info IntrinsicInfo) Type {
 		return c.dot(e, info)
 	case SigSelect:
 		return c.selectCall(e, info)
-	case SigAtomicLoad, SigAtomicStore, SigAtomicRMW:
+	case SigAtomicLoad, SigAtomicStore, SigAtomicRMW, SigAtomicCAS:
 		return c.atomicCall(e, info)
 	case SigSubgroupLane:
 		return c.subgroupLane(e, info)
@@ -345,22 +345,26 @@ func (c *checker) subgroupBool(e *Call, info IntrinsicInfo) Type {
 	return Bool
 }
 
-// atomicCall types atomicLoad(a), atomicStore(a, v) and the
-// read-modify-write atomics (a, v) T, a an atomic<T> location.
+// atomicCall types atomicLoad(a), atomicStore(a, v), the
+// read-modify-write atomics (a, v) T and atomicCompareExchangeWeak(a, cmp,
+// v) CompareExchangeResult{T}, a an atomic<T> location.
 func (c *checker) atomicCall(e *Call, info IntrinsicInfo) Type {
 	at := c.expr(e.Args[0])
 	elem, ok := c.atomicLocation(e.Args[0], at, info.Name)
-	if info.Sig != SigAtomicLoad {
-		vt := c.value(e.Args[1])
-		if !ok || bad(vt) || !c.assignTo(e.Args[1], vt, elem, "argument to "+info.Name) {
+	for _, a := range e.Args[1:] {
+		vt := c.value(a)
+		if !ok || bad(vt) || !c.assignTo(a, vt, elem, "argument to "+info.Name) {
 			return Invalid
 		}
 	}
 	if !ok {
 		return Invalid
 	}
-	if info.Sig == SigAtomicStore {
+	switch info.Sig {
+	case SigAtomicStore:
 		return noValue
+	case SigAtomicCAS:
+		return CompareExchangeResult{Elem: elem}
 	}
 	return elem
 }

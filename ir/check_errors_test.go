@@ -417,6 +417,23 @@ let ok = extractBits(n, 1, 2) + bitcast<u32>(insertBits(iv[0], -1, 3, 40)) + ext
 		"5:26: cannot use iv[0] (value of type i32) as u32 value in argument to insertBits",
 		"6:28: cannot use f (variable of type f32) as u32 value in argument to extractBits",
 	}},
+	{"compare-exchange misused", `let r = atomicCompareExchangeWeak(h[0], 1, 2)
+let a = r.old_value + u32(r.exchanged)
+let b = r.x
+var c = atomicCompareExchangeWeak(h[0], 1, 2)
+let d = atomicCompareExchangeWeak(iv[0], 1, 2)
+let e = atomicCompareExchangeWeak(h[0], f, 2)
+let g = atomicCompareExchangeWeak(h[0], 1)
+y[0] = r
+let k = r.old_value.x`, []string{
+		"4:11: r (variable of type atomic_compare_exchange_result<u32>) has no field x (it has old_value and exchanged)",
+		"5:2: var c cannot hold the result of atomicCompareExchangeWeak: bind it with let",
+		"6:38: invalid argument: atomicCompareExchangeWeak requires an atomic location, not iv[0] (value of type i32)",
+		"7:42: cannot use f (variable of type f32) as u32 value in argument to atomicCompareExchangeWeak",
+		"8:10: not enough arguments in call to atomicCompareExchangeWeak (have 2, want 3)",
+		"9:9: cannot use r (variable of type atomic_compare_exchange_result<u32>) as f32 value in assignment",
+		"10:21: invalid operation: r.old_value (value of type u32) has no components (.x)",
+	}},
 	{"workgroup zero", `kernel k() workgroup(0) {
 }`, []string{
 		"1:22: workgroup size x = 0 must be at least 1",

@@ -310,6 +310,9 @@ func (c *checker) swizzle(e *Swizzle) Type {
 	if bad(t) {
 		return Invalid
 	}
+	if r, isResult := t.(CompareExchangeResult); isResult {
+		return c.resultField(e, r)
+	}
 	v, ok := t.(Vector)
 	if !ok {
 		c.errorf(c.at, "invalid operation: %s has no components (.%s)", c.describe(e.X, t), e.Comps)
@@ -329,6 +332,21 @@ func (c *checker) swizzle(e *Swizzle) Type {
 		e.Ty = v.Elem
 	} else {
 		e.Ty = Vec(v.Elem, len(e.Comps))
+	}
+	return e.Ty
+}
+
+// resultField types r.old_value and r.exchanged of an
+// atomicCompareExchangeWeak result r.
+func (c *checker) resultField(e *Swizzle, r CompareExchangeResult) Type {
+	switch e.Comps {
+	case FieldOldValue:
+		e.Ty = r.Elem
+	case FieldExchanged:
+		e.Ty = Bool
+	default:
+		c.errorf(c.at, "%s has no field %s (it has old_value and exchanged)", c.describe(e.X, r), e.Comps)
+		return Invalid
 	}
 	return e.Ty
 }

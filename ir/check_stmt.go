@@ -90,6 +90,10 @@ func (c *checker) decl(d *Decl) {
 			t = c.toDefault(d.Init, it)
 		default:
 			t = it
+			if _, isResult := t.(CompareExchangeResult); isResult && d.Mut {
+				c.errorf(c.at, "var %s cannot hold the result of atomicCompareExchangeWeak: bind it with let", d.Name)
+				t = Invalid
+			}
 		}
 	case !d.Mut:
 		c.errorf(c.at, "let %s has no value", d.Name)

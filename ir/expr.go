@@ -113,7 +113,8 @@ type Index struct {
 	Ty    Type
 }
 
-// Swizzle selects vector components: v.x, v.zyx. Comps uses xyzw.
+// Swizzle selects vector components: v.x, v.zyx. Comps uses xyzw. On a
+// CompareExchangeResult it reads a field: Comps is old_value or exchanged.
 type Swizzle struct {
 	Pos   Pos
 	X     Expr

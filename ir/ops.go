@@ -295,6 +295,8 @@ const (
 	// reductions of bool vectors
 	All // (vecN<bool> or bool) bool: every component true
 	Any // (vecN<bool> or bool) bool: some component true
+	// atomicCompareExchangeWeak(a, cmp, v): CompareExchangeResult
+	AtomicCompareExchangeWeak
 	numIntrinsics
 )
 
@@ -331,6 +333,7 @@ const (
 	SigExtractBits                   // (T, u32, u32) T; T i32/u32 scalar/vector
 	SigInsertBits                    // (T, T, u32, u32) T
 	SigBoolReduce                    // (vecN<bool> or bool) bool
+	SigAtomicCAS                     // (atomic<T>, T, T) CompareExchangeResult{T}
 )
 
 // IntrinsicInfo is one row of the op table.
@@ -394,6 +397,7 @@ var intrinsics = [numIntrinsics]IntrinsicInfo{
 	Unpack4x8Unorm: {"unpack4x8unorm", 1, SigUnpack, 0}, Unpack2x16Float: {"unpack2x16float", 1, SigUnpack, 0},
 	ExtractBits: {"extractBits", 3, SigExtractBits, 0}, InsertBits: {"insertBits", 4, SigInsertBits, 0},
 	All: {"all", 1, SigBoolReduce, 0}, Any: {"any", 1, SigBoolReduce, 0},
+	AtomicCompareExchangeWeak: {"atomicCompareExchangeWeak", 3, SigAtomicCAS, 0},
 }
 
 // PackWidth is the number of f32 components a packing intrinsic packs into
@@ -414,7 +418,9 @@ func (f Intrinsic) Info() IntrinsicInfo { return intrinsics[f] }
 func (f Intrinsic) String() string { return intrinsics[f].Name }
 
 // IsAtomic reports whether f operates on an atomic location.
-func (f Intrinsic) IsAtomic() bool { return f >= AtomicLoad && f <= AtomicExchange }
+func (f Intrinsic) IsAtomic() bool {
+	return f >= AtomicLoad && f <= AtomicExchange || f == AtomicCompareExchangeWeak
+}
 
 // IsSubgroup reports whether f is a subgroup operation.
 func (f Intrinsic) IsSubgroup() bool { return f >= SubgroupAdd && f <= SubgroupElect }

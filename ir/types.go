@@ -106,6 +106,28 @@ type Atomic struct{ Elem Scalar }
 func (a Atomic) String() string { return "atomic<" + a.Elem.String() + ">" }
 func (Atomic) isType()          {}
 
+// CompareExchangeResult is the result of atomicCompareExchangeWeak on an
+// atomic<Elem>: a built-in pair, like WGSL's
+// __atomic_compare_exchange_result<T>, with fields old_value (Elem, the
+// value before the operation) and exchanged (bool). It cannot be written
+// in .kc: a let takes it from the call, and its fields are read as
+// r.old_value and r.exchanged (a Swizzle whose Comps is the field name).
+type CompareExchangeResult struct{ Elem Scalar }
+
+func (r CompareExchangeResult) String() string {
+	return "atomic_compare_exchange_result<" + r.Elem.String() + ">"
+}
+func (CompareExchangeResult) isType() {}
+
+// Result fields of CompareExchangeResult, as Swizzle.Comps spells them.
+const (
+	FieldOldValue  = "old_value"
+	FieldExchanged = "exchanged"
+)
+
+// IsResultField reports whether name is a field of CompareExchangeResult.
+func IsResultField(name string) bool { return name == FieldOldValue || name == FieldExchanged }
+
 // MatrixUse says which operand of a cooperative multiply-add a matrix is.
 type MatrixUse uint8
 

@@ -82,6 +82,11 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		n := 200 + r.IntN(200)
 		return run{params: pm("n", n), lens: lm("a", n, "b", n, "p", n, "q", n, "out", 8*n, "f", 2*n), groups: g(ceilDiv(n, 64)), tol: exact}
 	},
+	"atomic_cas": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 500 + r.IntN(1000)
+		return run{params: pm("n", n), lens: lm("x", n, "own", n, "res", 2*n, "gmax", 1, "wmin", ceilDiv(n, 64)),
+			init: map[string]string{"own": "rand", "gmax": "rand"}, groups: g(ceilDiv(n, 64)), tol: exact}
+	},
 	"histogram_atomic": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 500 + r.IntN(1000)
 		return run{params: pm("n", n), lens: lm("x", n, "hist", 64, "stats", 2), init: map[string]string{"hist": "zero", "stats": "zero"}, groups: g(ceilDiv(n, 256)), tol: exact}

@@ -40,6 +40,8 @@ func typeName(t ir.Type) string {
 		return scalarName(t.Elem)
 	case *ir.Array:
 		return typeName(t.Elem) + "[" + strconv.Itoa(t.Len) + "]"
+	case ir.CompareExchangeResult:
+		return "kc_compare_exchange_result_" + scalarName(t.Elem) // declared by atomic.go
 	}
 	return "invalid"
 }

@@ -44,6 +44,13 @@ func (f *fn) expr(e ir.Expr) uint32 {
 				return f.load(p)
 			}
 		}
+		if _, isResult := e.X.Type().(ir.CompareExchangeResult); isResult {
+			i := uint32(0)
+			if e.Comps == ir.FieldExchanged {
+				i = 1
+			}
+			return f.extract(f.tid(e.Ty), f.expr(e.X), i)
+		}
 		return f.swizzleValue(f.expr(e.X), e.X.Type().(ir.Vector), e.Comps)
 	case *ir.Len:
 		return f.length(e)

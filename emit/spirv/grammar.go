@@ -235,6 +235,7 @@ var grammar = map[op]opInfo{
 	opAtomicLoad:                    {"OpAtomicLoad", ops(kResultType, kResult, kID, kID, kID)},
 	opAtomicStore:                   {"OpAtomicStore", ops(kID, kID, kID, kID)},
 	opAtomicExchange:                {"OpAtomicExchange", shapeAtomic},
+	opAtomicCompareExchange:         {"OpAtomicCompareExchange", ops(kResultType, kResult, kID, kID, kID, kID, kID, kID)},
 	opAtomicIAdd:                    {"OpAtomicIAdd", shapeAtomic},
 	opAtomicISub:                    {"OpAtomicISub", shapeAtomic},
 	opAtomicSMin:                    {"OpAtomicSMin", shapeAtomic},

@@ -118,6 +118,7 @@ const (
 	opAtomicLoad                    op = 227
 	opAtomicStore                   op = 228
 	opAtomicExchange                op = 229
+	opAtomicCompareExchange         op = 230
 	opAtomicIAdd                    op = 234
 	opAtomicISub                    op = 235
 	opAtomicSMin                    op = 236

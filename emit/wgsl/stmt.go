@@ -115,7 +115,11 @@ func (f *fn) decl(d *ir.Decl) string {
 	if d.Mut {
 		kw = "var "
 	}
-	s := kw + name + ": " + f.e.typeName(t)
+	s := kw + name
+	if _, isResult := t.(ir.CompareExchangeResult); !isResult {
+		// (WGSL's __atomic_compare_exchange_result<T> cannot be spelled)
+		s += ": " + f.e.typeName(t)
+	}
 	if d.Init != nil {
 		s += " = " + f.expr(d.Init).s
 	}

@@ -77,6 +77,10 @@ var benchSetups = map[string]func(r *rng) (kernel string, groups [3]int, a *Args
 		return "vector_bool", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "b": Encode(r.floats(4*4096, -2, 2)),
 			"p": Encode(r.i32s(4 * 4096)), "q": Encode(r.i32s(4 * 4096)), "out": Poison(4 * 8 * 4096), "f": Poison(16 * 2 * 4096)}}
 	},
+	"atomic_cas": func(r *rng) (string, [3]int, *Args) {
+		return "atomic_cas", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"x": Encode(r.u32s(4096)), "own": Encode(r.u32s(4096)),
+			"res": Poison(4 * 2 * 4096), "gmax": Encode([]uint32{0}), "wmin": Poison(4 * 64)}}
+	},
 	"packing": func(r *rng) (string, [3]int, *Args) {
 		return "packing", [3]int{4, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "k": Encode(r.u32s(4096)), "out": Poison(4 * 11 * 4096), "f": Poison(16 * 3 * 4096)}}
 	},

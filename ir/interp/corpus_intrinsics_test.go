@@ -18,6 +18,7 @@ func init() {
 	corpusChecks["geometry_intrinsics"] = checkGeometry
 	corpusChecks["packing"] = checkPacking
 	corpusChecks["vector_bool"] = checkVectorBool
+	corpusChecks["atomic_cas"] = checkAtomicCAS
 }
 
 func checkGeometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
@@ -241,4 +242,40 @@ func checkVectorBool(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	}
 	checkWords(t, "out", u32s(t, out), want)
 	checkFloats(t, "f", f32s(t, f), fw, []float64{2 * eps32 * 4})
+}
+
+func checkAtomicCAS(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(1000)
+	groups := ceilDiv(n, 64)
+	x, own := r.u32s(n), r.u32s(n)
+	gmax0 := r.u32s(1)
+	ob, res, gmax, wmin := Encode(own), Poison(4*2*n), Encode(gmax0), Poison(4*groups)
+	mustRun(t, m, "atomic_cas", [3]int{groups, 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{
+		"x": Encode(x), "own": ob, "res": res, "gmax": gmax, "wmin": wmin}}, Options{Races: true})
+	wantOwn, wantRes := make([]uint32, n), make([]uint32, 0, 2*n)
+	wantMax := gmax0[0]
+	wantMin := make([]uint32, groups)
+	for g := range wantMin {
+		wantMin[g] = math.MaxInt32
+	}
+	for i := 0; i < n; i++ {
+		// even i expects the slot's value and stores x[i]; odd i expects
+		// another value and leaves the slot alone
+		even := i%2 == 0
+		wantOwn[i] = own[i]
+		if even {
+			wantOwn[i] = x[i]
+		}
+		var ex uint32
+		if even {
+			ex = 1
+		}
+		wantRes = append(wantRes, own[i], ex)
+		wantMax = max(wantMax, x[i])
+		wantMin[i/64] = uint32(min(int32(wantMin[i/64]), int32(x[i])))
+	}
+	checkWords(t, "own", u32s(t, ob), wantOwn)
+	checkWords(t, "res", u32s(t, res), wantRes)
+	checkWords(t, "gmax", u32s(t, gmax), []uint32{wantMax})
+	checkWords(t, "wmin", u32s(t, wmin), wantMin)
 }

@@ -48,7 +48,7 @@ func (c *compiler) declare(d *ir.Decl) *local {
 		c.errorf(d.Pos, "local %s has no type (module not checked?)", d.Name)
 	}
 	l := &local{}
-	if ir.Width(d.Ty) > 0 {
+	if _, isResult := d.Ty.(ir.CompareExchangeResult); ir.Width(d.Ty) > 0 || isResult {
 		l.col = c.m.newCol()
 	} else {
 		l.size = memStride(d.Ty)

@@ -264,7 +264,9 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 				return nil, unexpected(&c, "vector components such as .x or .xyz after \".\"")
 			}
 			p.lex.Next()
-			if !validSwizzle(c.Value) {
+			// old_value and exchanged are the fields of an
+			// atomicCompareExchangeWeak result (ir.CompareExchangeResult).
+			if !validSwizzle(c.Value) && !ir.IsResultField(c.Value) {
 				return nil, participle.Errorf(c.Pos, "invalid vector components .%s (use one to four of x, y, z, w)", c.Value)
 			}
 			x = &ir.Swizzle{Pos: irPos(t.Pos), X: x, Comps: c.Value}
