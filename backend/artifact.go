@@ -41,6 +41,10 @@ type Artifact struct {
 // buffer per entry of Buffers at bindings 1, 2, ... .
 type Layout struct {
 	Params     int          // bytes of the params block (a multiple of 16), 0 when none
+	// NumWorkgroups says that the params block ends with the hidden
+	// num_workgroups field (ir.NumWorkgroupsOffset: a uint3 at Params-16),
+	// which Dispatch fills with the group counts.
+	NumWorkgroups bool
 	ParamNames []string     // scalar parameters in block order, 4 bytes each
 	Buffers    []BufferSlot // storage buffers in binding order
 	Workgroup  [3]int       // workgroup size
@@ -59,8 +63,9 @@ type BufferSlot struct {
 // LayoutOf derives the binding layout of kernel k of a checked module.
 func LayoutOf(k *ir.Kernel) Layout {
 	l := Layout{Workgroup: k.Size, Kernel: k.Name}
-	fields, size := ir.ParamsLayout(k)
-	l.Params = size
+	fields, _ := ir.ParamsLayout(k)
+	l.Params = ir.ParamsSize(k)
+	l.NumWorkgroups = ir.NumWorkgroupsOffset(k) >= 0
 	for _, f := range fields {
 		l.ParamNames = append(l.ParamNames, f.Param.Name)
 	}
@@ -85,6 +90,9 @@ type key [sha256.Size]byte
 func (a *Artifact) key() key {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00", a.Target, a.Entry, a.Spec, a.Layout.Params)
+	if a.Layout.NumWorkgroups {
+		h.Write([]byte("num_workgroups\x00"))
+	}
 	for _, b := range a.Layout.Buffers {
 		fmt.Fprintf(h, "%d,%t,%d;", b.Binding, b.ReadOnly, b.Stride)
 	}

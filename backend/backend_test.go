@@ -15,8 +15,9 @@ import (
 // generic parts (policy, scopes, pooling, ordering, stats) are tested
 // without a GPU. The GPU-backed suite is in backend/wgpu and backend/vulkan.
 type fake struct {
-	log  []string
-	bufs int
+	log    []string
+	bufs   int
+	params []byte // the params block of the last dispatch
 }
 
 type fakeBuf struct {
@@ -35,6 +36,7 @@ func (fakePipe) Release() {}
 type fakeEnc struct{ f *fake }
 
 func (e *fakeEnc) Dispatch(p PipelineImpl, params []byte, bufs []Range, g [3]uint32) error {
+	e.f.params = append(e.f.params[:0], params...)
 	ids := make([]string, len(bufs))
 	for i, r := range bufs {
 		ids[i] = fmt.Sprintf("b%d", r.Buf.(*fakeBuf).id)
@@ -304,5 +306,25 @@ func TestSupports(t *testing.T) {
 	}
 	if Supports(a, ir.FeatureCoopMat) || !Supports(AdapterInfo{CoopMat: []CoopMatShape{{}}}, ir.FeatureCoopMat) {
 		t.Fatal("Supports coopmat")
+	}
+}
+
+// TestHiddenNumWorkgroups: a kernel that reads num_workgroups has a hidden
+// uint3 at the end of its params block (ir.NumWorkgroupsOffset) that
+// Dispatch fills with the group counts.
+func TestHiddenNumWorkgroups(t *testing.T) {
+	f := &fake{}
+	d := newDevice(f, f.Info())
+	p, err := d.Load(context.Background(), &Artifact{Target: WGSL, Code: []byte("g"), Entry: "k",
+		Layout: Layout{Kernel: "k", Params: 32, NumWorkgroups: true, ParamNames: []string{"a", "n"}, Workgroup: [3]int{64, 1, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, Args{Params: []uint32{7, 9}}, Groups(3, 4, 5)); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{7, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0}
+	if string(f.params) != string(want) {
+		t.Errorf("params block % x\nwant % x", f.params, want)
 	}
 }

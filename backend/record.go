@@ -138,6 +138,13 @@ func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error 
 	for len(params) < p.layout.Params {
 		params = append(params, 0)
 	}
+	if p.layout.NumWorkgroups && p.layout.Params >= 16 {
+		// the hidden num_workgroups field (ir.NumWorkgroupsOffset)
+		at := p.layout.Params - 16
+		for i, n := range groups {
+			binary.LittleEndian.PutUint32(params[at+4*i:], n)
+		}
+	}
 	d.params = params
 	ranges := d.ranges[:0]
 	for _, v := range args.Buffers {

@@ -319,6 +319,9 @@ func posString(file string, p ir.Pos) string {
 func renderLayout(b *bytes.Buffer, l backend.Layout) {
 	fmt.Fprintf(b, "Layout: backend.Layout{\nKernel: %q,\nWorkgroup: [3]int{%d, %d, %d},\nParams: %d,\nShared: %d,\n",
 		l.Kernel, l.Workgroup[0], l.Workgroup[1], l.Workgroup[2], l.Params, l.Shared)
+	if l.NumWorkgroups {
+		b.WriteString("NumWorkgroups: true,\n")
+	}
 	if len(l.ParamNames) > 0 {
 		b.WriteString("ParamNames: []string{")
 		for _, n := range l.ParamNames {

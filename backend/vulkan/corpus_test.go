@@ -87,6 +87,13 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		return run{params: pm("n", n), lens: lm("x", n, "own", n, "res", 2*n, "gmax", 1, "wmin", ceilDiv(n, 64)),
 			init: map[string]string{"own": "rand", "gmax": "rand"}, groups: g(ceilDiv(n, 64)), tol: exact}
 	},
+	"grid_stride": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 500 + r.IntN(1500)
+		p := pm("n", n)
+		p["a"] = float64(r.Float32()*4 - 2)
+		gx := ceilDiv(n, 256) // a quarter of the workgroups n needs: each invocation loops
+		return run{params: p, lens: lm("x", n, "y", n, "steps", 64*gx*6), init: map[string]string{"y": "rand"}, groups: g(gx, 2, 3), tol: elementTol}
+	},
 	"histogram_atomic": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 500 + r.IntN(1000)
 		return run{params: pm("n", n), lens: lm("x", n, "hist", 64, "stats", 2), init: map[string]string{"hist": "zero", "stats": "zero"}, groups: g(ceilDiv(n, 256)), tol: exact}

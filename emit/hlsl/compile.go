@@ -170,9 +170,6 @@ func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOp
 		args = dxcArgs(ent, src, out)
 		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + opts.env()}, args...)...)
 	case Glslang:
-		if ent.SPIRVOnly != "" {
-			return nil, &ir.UnsupportedError{Pos: ent.SPIRVOnlyPos, Target: "hlsl via glslang", Feature: ent.SPIRVOnly + " (HLSL has no such system value; dxc -spirv can read the SPIR-V builtin)"}
-		}
 		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
 			return nil, err
 		}
@@ -224,9 +221,6 @@ func CompileDXIL(ctx context.Context, a *Artifact, entry string, opts CompileOpt
 			where = "not found at " + opts.DXC
 		}
 		return nil, &ToolError{Tool: DXCTool, Err: fmt.Errorf("dxil needs dxc, which is not installed (%s; install the DirectX Shader Compiler or pass its path)", where)}
-	}
-	if ent.SPIRVOnly != "" {
-		return nil, &ir.UnsupportedError{Pos: ent.SPIRVOnlyPos, Target: "dxil", Feature: ent.SPIRVOnly + " (HLSL has no such system value)"}
 	}
 	dir, err := os.MkdirTemp("", "kc-hlsl-")
 	if err != nil {

@@ -50,12 +50,12 @@
 //   - && and || are not short-circuiting in glslang's HLSL (nor in HLSL
 //     before 2021); when the right operand indexes memory or runs an atomic
 //     operation it is evaluated under an if, as ir specifies.
-//   - num_workgroups has no HLSL system value. Under dxc -spirv it is the
-//     SPIR-V builtin NumWorkgroups declared with [[vk::ext_builtin_input]];
-//     a kernel that reads it is wrapped in #if defined(__spirv__) (with an
-//     #error in the #else branch when it is the only kernel), and the
-//     drivers refuse it for glslang and DXIL with an *ir.UnsupportedError
-//     before running a tool (Entry.SPIRVOnly).
+//   - num_workgroups has no HLSL system value. As DXC and Tint do, kc
+//     passes it in the params constant buffer: a hidden uint3 after the
+//     scalar parameters at the next 16-byte boundary
+//     (ir.NumWorkgroupsOffset), which the host writes at every dispatch
+//     (backend.Layout.NumWorkgroups). It works under glslang, dxc -spirv
+//     and DXIL alike.
 //
 // # Compilers
 //

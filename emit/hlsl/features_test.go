@@ -2,7 +2,6 @@ package hlsl
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +33,7 @@ func loadKC(t *testing.T, name string) *ir.Module {
 // TestFeaturesCompile emits testdata/features.kc (every op group:
 // subgroups, f16, atomics in expressions and conditions, vec3 and array
 // buffers, bitcasts, reserved names) and compiles each entry with glslang,
-// validating with spirv-val; the num_workgroups entry must be refused.
+// validating with spirv-val (num_workgroups included: a hidden params field).
 func TestFeaturesCompile(t *testing.T) {
 	m := loadKC(t, "features.kc")
 	a, err := Emit(m, Options{})
@@ -46,14 +45,6 @@ func TestFeaturesCompile(t *testing.T) {
 	kctest.Tool(t, SpirvValTool)
 	for _, ent := range a.Entries {
 		_, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang})
-		if ent.SPIRVOnly != "" {
-			var ue *ir.UnsupportedError
-			if !errors.As(err, &ue) {
-				t.Errorf("%s: got %v, want *ir.UnsupportedError", ent.Name, err)
-			}
-			// Without the num_workgroups line the rest must compile.
-			continue
-		}
 		if err != nil {
 			t.Errorf("%s: %v", ent.Name, err)
 		}

@@ -31,10 +31,6 @@ type Entry struct {
 	Name     string      // the HLSL function name (the SPIR-V entry point name)
 	Size     [3]int      // workgroup size
 	Features ir.Features // optional features the kernel uses
-	// SPIRVOnly is set when the kernel uses something only dxc's SPIR-V
-	// back end can express (num_workgroups); Pos is where.
-	SPIRVOnly    string
-	SPIRVOnlyPos ir.Pos
 }
 
 // Profile is the dxc target profile the entry needs: cs_6_2 with f16

@@ -19,6 +19,7 @@ func init() {
 	corpusChecks["packing"] = checkPacking
 	corpusChecks["vector_bool"] = checkVectorBool
 	corpusChecks["atomic_cas"] = checkAtomicCAS
+	corpusChecks["grid_stride"] = checkGridStride
 }
 
 func checkGeometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
@@ -278,4 +279,32 @@ func checkAtomicCAS(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	checkWords(t, "res", u32s(t, res), wantRes)
 	checkWords(t, "gmax", u32s(t, gmax), []uint32{wantMax})
 	checkWords(t, "wmin", u32s(t, wmin), wantMin)
+}
+
+func checkGridStride(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(2000)
+	gx := ceilDiv(n, 256)
+	nx := 64 * gx
+	x, y0 := r.floats(n, -2, 2), r.floats(n, -2, 2)
+	a := r.floats(1, -2, 2)[0]
+	y, steps := Encode(y0), Poison(4*nx*6)
+	mustRun(t, m, "grid_stride", [3]int{gx, 2, 3}, &Args{Params: params("a", a, "n", n), Buffers: map[string][]byte{"x": Encode(x), "y": y, "steps": steps}}, Options{Races: true})
+	want := make([]float64, n)
+	for i := range want {
+		want[i] = float64(a)*float64(x[i]) + float64(y0[i])
+	}
+	checkFloats(t, "y", f32s(t, y), want, []float64{2 * eps32 * 8})
+	ws := make([]uint32, 0, nx*6)
+	for layer := 0; layer < 6; layer++ {
+		for i := 0; i < nx; i++ {
+			count := 0
+			if layer == 0 {
+				for j := i; j < n; j += nx {
+					count++
+				}
+			}
+			ws = append(ws, uint32(count*1000+2*10+3))
+		}
+	}
+	checkWords(t, "steps", u32s(t, steps), ws)
 }

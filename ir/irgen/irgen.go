@@ -73,8 +73,8 @@ type Config struct {
 	F16 bool
 	// NoSaturate keeps float-to-integer conversions inside the integer range.
 	NoSaturate bool
-	// NoNumWorkgroups leaves out the num_workgroups builtin (HLSL through
-	// glslang has no such system value).
+	// NoNumWorkgroups leaves out the num_workgroups builtin, for a path
+	// that cannot express it.
 	NoNumWorkgroups bool
 	// Stmts is the statement budget (0: 28).
 	Stmts int
