@@ -40,16 +40,16 @@ type Artifact struct {
 // params uniform block at binding 0 when Params > 0, then one storage
 // buffer per entry of Buffers at bindings 1, 2, ... .
 type Layout struct {
-	Params     int          // bytes of the params block (a multiple of 16), 0 when none
+	Params int // bytes of the params block (a multiple of 16), 0 when none
 	// NumWorkgroups says that the params block ends with the hidden
 	// num_workgroups field (ir.NumWorkgroupsOffset: a uint3 at Params-16),
 	// which Dispatch fills with the group counts.
 	NumWorkgroups bool
-	ParamNames []string     // scalar parameters in block order, 4 bytes each
-	Buffers    []BufferSlot // storage buffers in binding order
-	Workgroup  [3]int       // workgroup size
-	Kernel     string       // the kernel's name in the .kc source
-	Shared     int          // bytes of workgroup memory, when known
+	ParamNames    []string     // scalar parameters in block order, 4 bytes each
+	Buffers       []BufferSlot // storage buffers in binding order
+	Workgroup     [3]int       // workgroup size
+	Kernel        string       // the kernel's name in the .kc source
+	Shared        int          // bytes of workgroup memory, when known
 }
 
 // BufferSlot is one storage-buffer binding.
