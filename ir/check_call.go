@@ -84,6 +84,20 @@ func (c *checker) callSig(e *Call, info IntrinsicInfo) Type {
 		return c.packCall(e, info)
 	case SigExtractBits, SigInsertBits:
 		return c.bitField(e, info)
+	case SigDot4Packed:
+		ts, ok := c.argTypes(e.Args)
+		if !ok {
+			return Invalid
+		}
+		for i, a := range e.Args {
+			if !c.assignTo(a, ts[i], U32, "argument to "+info.Name) {
+				return Invalid
+			}
+		}
+		if e.Func == Dot4I8Packed {
+			return I32
+		}
+		return U32
 	case SigBoolReduce:
 		t := c.value(e.Args[0])
 		if bad(t) {

@@ -434,6 +434,14 @@ let k = r.old_value.x`, []string{
 		"9:9: cannot use r (variable of type atomic_compare_exchange_result<u32>) as f32 value in assignment",
 		"10:21: invalid operation: r.old_value (value of type u32) has no components (.x)",
 	}},
+	{"packed dot products misused", `let a = dot4I8Packed(n, f)
+let b = dot4U8Packed(vec2<u32>(n), n)
+let c = dot4I8Packed(n)
+let ok = dot4I8Packed(n, 0x01020304) + bitcast<i32>(dot4U8Packed(n, n))`, []string{
+		"2:26: cannot use f (variable of type f32) as u32 value in argument to dot4I8Packed",
+		"3:23: cannot use vec2<u32>(n) (value of type vec2<u32>) as u32 value in argument to dot4U8Packed",
+		"4:10: not enough arguments in call to dot4I8Packed (have 1, want 2)",
+	}},
 	{"workgroup zero", `kernel k() workgroup(0) {
 }`, []string{
 		"1:22: workgroup size x = 0 must be at least 1",

@@ -297,6 +297,9 @@ const (
 	Any // (vecN<bool> or bool) bool: some component true
 	// atomicCompareExchangeWeak(a, cmp, v): CompareExchangeResult
 	AtomicCompareExchangeWeak
+	// dot products of four packed 8-bit integers in a u32 each
+	Dot4I8Packed // (u32, u32) i32: signed bytes
+	Dot4U8Packed // (u32, u32) u32: unsigned bytes
 	numIntrinsics
 )
 
@@ -334,6 +337,7 @@ const (
 	SigInsertBits                    // (T, T, u32, u32) T
 	SigBoolReduce                    // (vecN<bool> or bool) bool
 	SigAtomicCAS                     // (atomic<T>, T, T) CompareExchangeResult{T}
+	SigDot4Packed                    // (u32, u32) i32 or u32
 )
 
 // IntrinsicInfo is one row of the op table.
@@ -398,6 +402,8 @@ var intrinsics = [numIntrinsics]IntrinsicInfo{
 	ExtractBits: {"extractBits", 3, SigExtractBits, 0}, InsertBits: {"insertBits", 4, SigInsertBits, 0},
 	All: {"all", 1, SigBoolReduce, 0}, Any: {"any", 1, SigBoolReduce, 0},
 	AtomicCompareExchangeWeak: {"atomicCompareExchangeWeak", 3, SigAtomicCAS, 0},
+	Dot4I8Packed:              {"dot4I8Packed", 2, SigDot4Packed, 0},
+	Dot4U8Packed:              {"dot4U8Packed", 2, SigDot4Packed, 0},
 }
 
 // PackWidth is the number of f32 components a packing intrinsic packs into

@@ -94,6 +94,10 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		gx := ceilDiv(n, 256) // a quarter of the workgroups n needs: each invocation loops
 		return run{params: p, lens: lm("x", n, "y", n, "steps", 64*gx*6), init: map[string]string{"y": "rand"}, groups: g(gx, 2, 3), tol: elementTol}
 	},
+	"dot4_packed": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 200 + r.IntN(200)
+		return run{params: pm("n", n), lens: lm("a", n, "b", n, "s", n, "u", n), groups: g(ceilDiv(n, 64)), tol: exact}
+	},
 	"histogram_atomic": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 500 + r.IntN(1000)
 		return run{params: pm("n", n), lens: lm("x", n, "hist", 64, "stats", 2), init: map[string]string{"hist": "zero", "stats": "zero"}, groups: g(ceilDiv(n, 256)), tol: exact}

@@ -170,6 +170,9 @@ func CompileSPIRV(ctx context.Context, a *Artifact, entry string, opts CompileOp
 		args = dxcArgs(ent, src, out)
 		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + opts.env()}, args...)...)
 	case Glslang:
+		if ent.SM64 != "" {
+			return nil, &ir.UnsupportedError{Pos: ent.Pos64, Target: "hlsl via glslang", Feature: ent.SM64 + " (HLSL's dot4add_* needs shader model 6.4, which glslang lacks; dxc has it)"}
+		}
 		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
 			return nil, err
 		}

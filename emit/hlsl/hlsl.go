@@ -31,11 +31,19 @@ type Entry struct {
 	Name     string      // the HLSL function name (the SPIR-V entry point name)
 	Size     [3]int      // workgroup size
 	Features ir.Features // optional features the kernel uses
+	// SM64 names the first shader-model-6.4 intrinsic the kernel calls
+	// (dot4I8Packed, dot4U8Packed: HLSL's dot4add_*), "" when none; Pos64
+	// is where. dxc compiles such an entry with cs_6_4; glslang cannot.
+	SM64  string
+	Pos64 ir.Pos
 }
 
 // Profile is the dxc target profile the entry needs: cs_6_2 with f16
 // (16-bit types), cs_6_0 otherwise.
 func (e Entry) Profile() string {
+	if e.SM64 != "" {
+		return "cs_6_4"
+	}
 	if e.Features&ir.FeatureF16 != 0 {
 		return "cs_6_2"
 	}

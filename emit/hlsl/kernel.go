@@ -23,6 +23,8 @@ type fn struct {
 
 	builtins map[ir.BuiltinKind]bool
 	numWG    string // the hidden params field holding num_workgroups
+	sm64     string // the first shader-model-6.4 intrinsic called
+	pos64    ir.Pos
 }
 
 // builtin semantics and parameter names of the entry function.
@@ -49,6 +51,7 @@ func (e *emitter) kernel(k *ir.Kernel, prefix string) (Entry, error) {
 	f.resources(prefix)
 	f.local = e.global.clone()
 	f.entry(ent.Name)
+	ent.SM64, ent.Pos64 = f.sm64, f.pos64
 	return ent, f.err
 }
 

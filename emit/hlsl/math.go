@@ -106,6 +106,15 @@ func (f *fn) mathCall(c *ir.Call, args []hx, types []ir.Type) hx {
 		return f.bitField(c, args)
 	case ir.All, ir.Any:
 		return apply(c.Func.String(), args[0])
+	case ir.Dot4I8Packed, ir.Dot4U8Packed:
+		// shader model 6.4, dxc only (Entry.SM64)
+		if f.sm64 == "" {
+			f.sm64, f.pos64 = c.Func.String(), c.Pos
+		}
+		if c.Func == ir.Dot4I8Packed {
+			return apply("dot4add_i8packed", args[0], args[1], primary("0"))
+		}
+		return apply("dot4add_u8packed", args[0], args[1], primary("0u"))
 	case ir.Select:
 		if _, vecCond := types[0].(ir.Vector); vecCond {
 			return f.selectVec(c, args)

@@ -33,7 +33,8 @@ const (
 	kMemoryAccess
 	kSourceLang
 	kGroupOp
-	kPairIDID // (id, id) pairs of OpPhi
+	kPackedFormat // PackedVectorFormat of OpSDot/OpUDot
+	kPairIDID     // (id, id) pairs of OpPhi
 )
 
 // quant is an operand's multiplicity.
@@ -236,6 +237,8 @@ var grammar = map[op]opInfo{
 	opAtomicStore:                   {"OpAtomicStore", ops(kID, kID, kID, kID)},
 	opAtomicExchange:                {"OpAtomicExchange", shapeAtomic},
 	opAtomicCompareExchange:         {"OpAtomicCompareExchange", ops(kResultType, kResult, kID, kID, kID, kID, kID, kID)},
+	opSDot:                          {"OpSDot", ops(kResultType, kResult, kID, kID, kPackedFormat)},
+	opUDot:                          {"OpUDot", ops(kResultType, kResult, kID, kID, kPackedFormat)},
 	opAtomicIAdd:                    {"OpAtomicIAdd", shapeAtomic},
 	opAtomicISub:                    {"OpAtomicISub", shapeAtomic},
 	opAtomicSMin:                    {"OpAtomicSMin", shapeAtomic},
@@ -285,6 +288,7 @@ var enumNames = map[operandKind]map[uint32]string{
 		63: "GroupNonUniformArithmetic", 64: "GroupNonUniformBallot",
 		65: "GroupNonUniformShuffle", 66: "GroupNonUniformShuffleRelative",
 		4433: "StorageBuffer16BitAccess", 4434: "UniformAndStorageBuffer16BitAccess",
+		6018: "DotProductInput4x8BitPacked", 6019: "DotProduct",
 	},
 	kAddressing:  {0: "Logical"},
 	kMemoryModel: {0: "Simple", 1: "GLSL450", 3: "Vulkan"},
@@ -310,6 +314,7 @@ var enumNames = map[operandKind]map[uint32]string{
 	kMemoryAccess:     {0: "None"},
 	kSourceLang:       {0: "Unknown", 2: "GLSL", 5: "HLSL"},
 	kGroupOp:          {0: "Reduce", 1: "InclusiveScan", 2: "ExclusiveScan"},
+	kPackedFormat:     {0: "PackedVectorFormat4x8Bit"},
 }
 
 // glslNames names the GLSL.std.450 instructions the emitter uses.

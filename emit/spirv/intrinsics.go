@@ -40,6 +40,8 @@ func (f *fn) call(e *ir.Call) uint32 {
 		args[2] = f.splat(args[2], e.Args[2].Type(), n)
 	case ir.ExtractBits, ir.InsertBits:
 		return f.bitField(e, args)
+	case ir.Dot4I8Packed, ir.Dot4U8Packed:
+		return f.dot4Packed(e, args)
 	case ir.All, ir.Any:
 		if _, isVec := e.Args[0].Type().(ir.Vector); !isVec {
 			return args[0] // of one bool: the bool
@@ -163,4 +165,22 @@ func (f *fn) dot(e *ir.Call, args []uint32) uint32 {
 		}
 	}
 	return sum
+}
+
+// dot4Packed is OpSDot/OpUDot of SPV_KHR_integer_dot_product (core in
+// SPIR-V 1.6) on two u32 holding four 8-bit integers each
+// (PackedVectorFormat4x8Bit). A Vulkan device runs it when it reports
+// shaderIntegerDotProduct (required by Vulkan 1.3).
+func (f *fn) dot4Packed(e *ir.Call, args []uint32) uint32 {
+	f.capability(capDotProduct)
+	f.capability(capDotProductInput4x8BitPacked)
+	f.exts["SPV_KHR_integer_dot_product"] = true
+	o := opUDot
+	if e.Func == ir.Dot4I8Packed {
+		o = opSDot
+	}
+	f.live("a value instruction")
+	r := f.builder.id()
+	f.body.inst(o, f.tid(e.Ty), r, args[0], args[1], 0)
+	return r
 }

@@ -119,6 +119,8 @@ const (
 	opAtomicStore                   op = 228
 	opAtomicExchange                op = 229
 	opAtomicCompareExchange         op = 230
+	opSDot                          op = 4450 // OpSDotKHR (SPV_KHR_integer_dot_product)
+	opUDot                          op = 4451 // OpUDotKHR
 	opAtomicIAdd                    op = 234
 	opAtomicISub                    op = 235
 	opAtomicSMin                    op = 236
@@ -175,6 +177,8 @@ const (
 	capGroupNonUniformShuffle         capability = 65
 	capGroupNonUniformShuffleRelative capability = 66
 	capStorageBuffer16BitAccess       capability = 4433
+	capDotProductInput4x8BitPacked    capability = 6018
+	capDotProduct                     capability = 6019
 )
 
 // Storage classes.

@@ -84,6 +84,9 @@ var benchSetups = map[string]func(r *rng) (kernel string, groups [3]int, a *Args
 	"grid_stride": func(r *rng) (string, [3]int, *Args) {
 		return "grid_stride", [3]int{16, 2, 3}, &Args{Params: params("a", float32(0.5), "n", 4096), Buffers: map[string][]byte{"x": Encode(r.floats(4096, -2, 2)), "y": Encode(r.floats(4096, -2, 2)), "steps": Poison(4 * 1024 * 6)}}
 	},
+	"dot4_packed": func(r *rng) (string, [3]int, *Args) {
+		return "dot4_packed", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.u32s(4096)), "b": Encode(r.u32s(4096)), "s": Poison(4 * 4096), "u": Poison(4 * 4096)}}
+	},
 	"packing": func(r *rng) (string, [3]int, *Args) {
 		return "packing", [3]int{4, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "k": Encode(r.u32s(4096)), "out": Poison(4 * 11 * 4096), "f": Poison(16 * 3 * 4096)}}
 	},

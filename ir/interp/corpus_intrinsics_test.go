@@ -20,6 +20,7 @@ func init() {
 	corpusChecks["vector_bool"] = checkVectorBool
 	corpusChecks["atomic_cas"] = checkAtomicCAS
 	corpusChecks["grid_stride"] = checkGridStride
+	corpusChecks["dot4_packed"] = checkDot4Packed
 }
 
 func checkGeometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
@@ -307,4 +308,25 @@ func checkGridStride(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 		}
 	}
 	checkWords(t, "steps", u32s(t, steps), ws)
+}
+
+func checkDot4Packed(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(1000)
+	a, b := r.u32s(n), r.u32s(n)
+	s, u := Poison(4*n), Poison(4*n)
+	mustRun(t, m, "dot4_packed", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "s": s, "u": u}}, Options{Races: true})
+	ws, wu := make([]uint32, n), make([]uint32, n)
+	for i := 0; i < n; i++ {
+		var si int64
+		var ui, sum uint64
+		for k := 0; k < 32; k += 8 {
+			x, y := a[i]>>k&0xff, b[i]>>k&0xff
+			si += int64(int8(x)) * int64(int8(y))
+			ui += uint64(x) * uint64(y)
+			sum += uint64(x)
+		}
+		ws[i], wu[i] = uint32(si), uint32(ui+sum)
+	}
+	checkWords(t, "s", u32s(t, s), ws)
+	checkWords(t, "u", u32s(t, u), wu)
 }

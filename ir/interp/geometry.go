@@ -40,7 +40,7 @@ func (c *compiler) special(e *ir.Call) exprFn {
 	case ir.Length, ir.Distance, ir.Normalize, ir.Cross, ir.ReflectVector,
 		ir.Pack4x8Snorm, ir.Pack4x8Unorm, ir.Pack2x16Float,
 		ir.Unpack4x8Snorm, ir.Unpack4x8Unorm, ir.Unpack2x16Float,
-		ir.ExtractBits, ir.InsertBits, ir.All, ir.Any:
+		ir.ExtractBits, ir.InsertBits, ir.All, ir.Any, ir.Dot4I8Packed, ir.Dot4U8Packed:
 	default:
 		return nil
 	}
@@ -54,6 +54,20 @@ func (c *compiler) special(e *ir.Call) exprFn {
 	t := e.Args[0].Type()
 	s, w := ir.ElemScalar(t), width(t)
 	switch f {
+	case ir.Dot4I8Packed, ir.Dot4U8Packed:
+		signed := f == ir.Dot4I8Packed
+		return c.lanes(args, func(ops [][]uint32, out []uint32) {
+			var sum int32
+			for i := 0; i < 4; i++ {
+				x, y := ops[0][0]>>(8*i)&0xff, ops[1][0]>>(8*i)&0xff
+				if signed {
+					sum += int32(int8(x)) * int32(int8(y))
+				} else {
+					sum += int32(x * y)
+				}
+			}
+			out[0] = uint32(sum)
+		})
 	case ir.All, ir.Any:
 		all := f == ir.All
 		return c.lanes(args, func(ops [][]uint32, out []uint32) {
