@@ -241,7 +241,7 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 	switch e := e.(type) {
 	case *Binary:
 		ep := e.Op.Precedence()
-		paren := ep < prec || (right && ep == prec)
+		paren := e.Paren || ep < prec || (right && ep == prec)
 		if paren {
 			p.buf.WriteByte('(')
 		}

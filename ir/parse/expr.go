@@ -128,6 +128,28 @@ func (p *exprParser) binary(minPrec int) (ir.Expr, error) {
 			return nil, err
 		}
 		x = &ir.Binary{Pos: irPos(t.Pos), Op: op, X: x, Y: y}
+		neededParens(x.(*ir.Binary))
+	}
+}
+
+// neededParens clears the Paren mark of b's operands where precedence
+// requires the parentheses (ir.Print writes those anyway), so that Paren
+// marks only the author's optional ones and parse(print(m)) equals m.
+func neededParens(b *ir.Binary) {
+	p := b.Op.Precedence()
+	if x, ok := b.X.(*ir.Binary); ok && x.Op.Precedence() < p {
+		x.Paren = false
+	}
+	if y, ok := b.Y.(*ir.Binary); ok && y.Op.Precedence() <= p {
+		y.Paren = false
+	}
+}
+
+// clearParen clears the Paren mark of a binary operand of a unary or
+// postfix operator, which always needs its parentheses.
+func clearParen(x ir.Expr) {
+	if b, ok := x.(*ir.Binary); ok {
+		b.Paren = false
 	}
 }
 
@@ -179,6 +201,7 @@ func (p *exprParser) unary() (ir.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	clearParen(x)
 	return &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}, nil
 }
 
@@ -256,6 +279,7 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 			if err := p.expect("]", `"]"`); err != nil {
 				return nil, err
 			}
+			clearParen(x)
 			x = &ir.Index{Pos: irPos(t.Pos), X: x, Index: i}
 		case t.Type == tokPunct && t.Value == ".":
 			p.lex.Next()
@@ -269,6 +293,7 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 			if !validSwizzle(c.Value) && !ir.IsResultField(c.Value) {
 				return nil, participle.Errorf(c.Pos, "invalid vector components .%s (use one to four of x, y, z, w)", c.Value)
 			}
+			clearParen(x)
 			x = &ir.Swizzle{Pos: irPos(t.Pos), X: x, Comps: c.Value}
 		default:
 			return x, nil
@@ -318,6 +343,11 @@ func (p *exprParser) primary() (ir.Expr, error) {
 			}
 			if err := p.expect(")", `")"`); err != nil {
 				return nil, err
+			}
+			if b, ok := x.(*ir.Binary); ok {
+				// kept by kc fmt unless precedence needs them anyway
+				// (cleared by the operator that takes b as an operand)
+				b.Paren = true
 			}
 			return x, nil
 		}

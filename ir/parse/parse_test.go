@@ -188,3 +188,39 @@ func TestForWithoutInit(t *testing.T) {
 		t.Fatalf("check: %v", err)
 	}
 }
+
+// TestFmtKeepsParens: kc fmt keeps the parentheses the author wrote around
+// binary expressions, needed or not (as gofmt does), and round-trips.
+func TestFmtKeepsParens(t *testing.T) {
+	src := "kernel k(a u32, y read_write []u32) workgroup(1) {\n" +
+		"\ty[0] = a + (a >> 8) & 255\n" +
+		"\ty[1] = u32((a & 3) == 3 && (a > 1))\n" +
+		"\ty[2] = (a - 1) - (a - 2) * 2\n" +
+		"\ty[3] = (a + 1) * (a | 1)\n" +
+		"\ty[4] = min((a + 1), 7)\n" +
+		"\tlet b = -(a + 1) + (a + 1).x\n" +
+		"}\n"
+	m, err := parse.File("p.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print changed the parentheses (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("p.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	// Parentheses around a name or a call are not kept.
+	m3, err := parse.File("p.kc", []byte("kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = (a) + (min(a, 1))\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(ir.Print(m3)), "kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = a + min(a, 1)\n}\n"; got != want {
+		t.Errorf("print:\n%s\nwant:\n%s", got, want)
+	}
+}
