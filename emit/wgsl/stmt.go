@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"strings"
+
 	"github.com/kcgo/kc/ir"
 )
 
@@ -43,7 +45,10 @@ func (f *fn) stmts(list []ir.Stmt) {
 func (f *fn) stmt(s ir.Stmt) {
 	switch s := s.(type) {
 	case *ir.Comment:
-		f.line(s.Pos, "//", s.Text)
+		// a /* */ comment may span lines: one // line each
+		for _, l := range strings.Split(s.Text, "\n") {
+			f.line(s.Pos, "//", l)
+		}
 	case *ir.Block:
 		f.line(s.Pos, "{")
 		f.block(s)

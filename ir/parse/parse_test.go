@@ -224,3 +224,86 @@ func TestFmtKeepsParens(t *testing.T) {
 		t.Errorf("print:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestFmtComments: kc fmt keeps end-of-line comments on their line, /* */
+// comments (one line or several) among statements, and comments in the
+// parameter list; the canonical text prints as itself, round-trips
+// (go-cmp) and printing is idempotent.
+func TestFmtComments(t *testing.T) {
+	src := `// header
+const N = 4 /* four */
+const M = 2 // two
+
+/* kernel doc
+   over two lines */
+kernel k(
+	// the scale
+	a f32, // trailing a
+	/* the output */
+	y read_write []f32, /* after y */
+) workgroup(64) { // on the brace
+	shared s [64]f32 // shared, moved to the top
+	let i = local_index // the index
+	/* a block
+	   comment over lines */
+	s[i] = a /* scaled */
+	workgroupBarrier()
+	if i < N { // guard
+		y[i] = s[i] // store
+	} // after the if
+	for j := 0; j < M; j++ { /* loop */
+		y[i] += 1.0
+	}
+	// last
+}
+`
+	want := `// header
+const N = 4 /* four */
+const M = 2 // two
+
+// kernel doc
+// over two lines
+kernel k(
+	// the scale
+	a f32, // trailing a
+	/* the output */
+	y read_write []f32, /* after y */
+) workgroup(64) { // on the brace
+	shared s [64]f32
+	// shared, moved to the top
+	let i = local_index // the index
+	/* a block
+	   comment over lines */
+	s[i] = a /* scaled */
+	workgroupBarrier()
+	if i < N { // guard
+		y[i] = s[i] // store
+	} // after the if
+	for j := 0; j < M; j++ { /* loop */
+		y[i] += 1.0
+	}
+	// last
+}
+`
+	m, err := parse.File("c.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("print (-want +got):\n%s", d)
+	}
+	m2, err := parse.File("c.kc", []byte(out))
+	if err != nil {
+		t.Fatalf("printed text: %v", err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
