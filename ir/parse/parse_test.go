@@ -230,33 +230,7 @@ func TestFmtKeepsParens(t *testing.T) {
 // parameter list; the canonical text prints as itself, round-trips
 // (go-cmp) and printing is idempotent.
 func TestFmtComments(t *testing.T) {
-	src := `// header
-const N = 4 /* four */
-const M = 2 // two
-
-/* kernel doc
-   over two lines */
-kernel k(
-	// the scale
-	a f32, // trailing a
-	/* the output */
-	y read_write []f32, /* after y */
-) workgroup(64) { // on the brace
-	shared s [64]f32 // shared, moved to the top
-	let i = local_index // the index
-	/* a block
-	   comment over lines */
-	s[i] = a /* scaled */
-	workgroupBarrier()
-	if i < N { // guard
-		y[i] = s[i] // store
-	} // after the if
-	for j := 0; j < M; j++ { /* loop */
-		y[i] += 1.0
-	}
-	// last
-}
-`
+	src := commentsSrc
 	want := `// header
 const N = 4 /* four */
 const M = 2 // two
@@ -307,3 +281,32 @@ kernel k(
 		t.Errorf("check: %v", err)
 	}
 }
+
+// commentsSrc is TestFmtComments' input (also a fuzz seed).
+const commentsSrc = `// header
+const N = 4 /* four */
+const M = 2 // two
+
+/* kernel doc
+   over two lines */
+kernel k(
+	// the scale
+	a f32, // trailing a
+	/* the output */
+	y read_write []f32, /* after y */
+) workgroup(64) { // on the brace
+	shared s [64]f32 // shared, moved to the top
+	let i = local_index // the index
+	/* a block
+	   comment over lines */
+	s[i] = a /* scaled */
+	workgroupBarrier()
+	if i < N { // guard
+		y[i] = s[i] // store
+	} // after the if
+	for j := 0; j < M; j++ { /* loop */
+		y[i] += 1.0
+	}
+	// last
+}
+`
