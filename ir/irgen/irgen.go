@@ -37,7 +37,8 @@
 //     top level and read only after the second;
 //   - atomics are statements whose results are dropped, and each slot of
 //     acc and acci sees one commutative operation (add/sub, max, min, or,
-//     and, xor), so the final values do not depend on the order;
+//     and, xor), so the final values do not depend on the order; max and
+//     min are sometimes compare-exchange loops (atomicCompareExchangeWeak);
 //   - subgroup operations and barriers appear only at the top level, before
 //     any return (all invocations active; the workgroup size is a multiple
 //     of 8, a subgroup size no larger than 8 divides it);
