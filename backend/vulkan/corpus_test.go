@@ -98,6 +98,10 @@ var corpusRuns = map[string]func(r *rand.Rand, k *ir.Kernel) run{
 		n := 200 + r.IntN(200)
 		return run{params: pm("n", n), lens: lm("a", n, "b", n, "s", n, "u", n), groups: g(ceilDiv(n, 64)), tol: exact}
 	},
+	"f16_geometry": func(r *rand.Rand, k *ir.Kernel) run {
+		n := 200 + r.IntN(200)
+		return run{params: pm("n", n), lens: lm("a", n, "b", n, "out", 14*n), groups: g(ceilDiv(n, 64)), tol: f16Tol}
+	},
 	"histogram_atomic": func(r *rand.Rand, k *ir.Kernel) run {
 		n := 500 + r.IntN(1000)
 		return run{params: pm("n", n), lens: lm("x", n, "hist", 64, "stats", 2), init: map[string]string{"hist": "zero", "stats": "zero"}, groups: g(ceilDiv(n, 256)), tol: exact}

@@ -87,6 +87,10 @@ var benchSetups = map[string]func(r *rng) (kernel string, groups [3]int, a *Args
 	"dot4_packed": func(r *rng) (string, [3]int, *Args) {
 		return "dot4_packed", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.u32s(4096)), "b": Encode(r.u32s(4096)), "s": Poison(4 * 4096), "u": Poison(4 * 4096)}}
 	},
+	"f16_geometry": func(r *rng) (string, [3]int, *Args) {
+		return "f16_geometry", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{
+			"a": Encode(F32sToF16Bits(r.floats(4*4096, -2, 2))), "b": Encode(F32sToF16Bits(r.floats(4*4096, -2, 2))), "out": Poison(2 * 14 * 4096)}}
+	},
 	"packing": func(r *rng) (string, [3]int, *Args) {
 		return "packing", [3]int{4, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "k": Encode(r.u32s(4096)), "out": Poison(4 * 11 * 4096), "f": Poison(16 * 3 * 4096)}}
 	},

@@ -21,6 +21,7 @@ func init() {
 	corpusChecks["atomic_cas"] = checkAtomicCAS
 	corpusChecks["grid_stride"] = checkGridStride
 	corpusChecks["dot4_packed"] = checkDot4Packed
+	corpusChecks["f16_geometry"] = checkF16Geometry
 }
 
 func checkGeometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
@@ -329,4 +330,54 @@ func checkDot4Packed(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 	}
 	checkWords(t, "s", u32s(t, s), ws)
 	checkWords(t, "u", u32s(t, u), wu)
+}
+
+func checkF16Geometry(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	n := 1 + r.IntN(1000)
+	a, b := F32sToF16Bits(r.floats(4*n, -2, 2)), F32sToF16Bits(r.floats(4*n, -2, 2))
+	out := Poison(2 * 14 * n)
+	mustRun(t, m, "f16_geometry", [3]int{ceilDiv(n, 64), 1, 1}, &Args{Params: params("n", n), Buffers: map[string][]byte{"a": Encode(a), "b": Encode(b), "out": out}}, Options{Races: true})
+	got, _ := Decode[uint16](out)
+	h := func(x float64) float64 { return float64(F16BitsToF32(F32ToF16Bits(float32(x)))) } // rounded to f16
+	const u = 0x1p-11                                                                       // unit roundoff of half
+	for i := 0; i < n; i++ {
+		var x, y [4]float64
+		for k := range x {
+			x[k], y[k] = float64(F16BitsToF32(a[4*i+k])), float64(F16BitsToF32(b[4*i+k]))
+		}
+		norm := func(v ...float64) float64 {
+			s := 0.0
+			for _, c := range v {
+				s += c * c
+			}
+			return math.Sqrt(s)
+		}
+		l2 := norm(y[0], y[1])
+		n0, n1 := h(y[0]/l2), h(y[1]/l2)
+		d := x[0]*n0 + x[1]*n1
+		step, sel := 0.0, y[3]
+		if x[0] >= y[0] {
+			step = 1
+		}
+		if x[3] < y[3] {
+			sel = x[3]
+		}
+		s := math.Max(0, math.Min(1, (x[1]+1)/2.5))
+		want := []float64{
+			norm(x[:]...), norm(x[0]-y[0], x[1]-y[1]), x[0] / norm(x[:]...),
+			x[2]*y[0] - x[0]*y[2], x[0] - 2*d*n0, step, s * s * (3 - 2*s),
+			math.Asin(math.Max(-1, math.Min(1, x[0]))), math.Acos(math.Max(-1, math.Min(1, x[1]))),
+			math.Atan(x[2]), math.Atan2(x[3], y[0]), math.Sinh(x[0]), math.Cosh(x[1]), sel,
+		}
+		for k, w := range want {
+			tol := u*math.Abs(w) + 0x1p-24
+			if k == 4 {
+				tol += 8 * u // n0, n1 rounded to f16 first, in both
+			}
+			g := float64(F16BitsToF32(got[14*i+k]))
+			if math.Abs(g-w) > tol {
+				t.Fatalf("out[%d] (slot %d) = %g, want %g (tolerance %g): u=%v v=%v", 14*i+k, k, g, w, tol, x, y)
+			}
+		}
+	}
 }
