@@ -42,6 +42,16 @@
 //     __hlsl_dx_compiler to pick the right formula for each compiler.
 //   - Subgroup operations on f16 run in f32 (glslang promotes them anyway;
 //     dxc is told to do the same so that both give the same bits).
+//   - Intrinsics HLSL lacks become helper functions with WGSL's
+//     definitions: the 4x8 snorm/unorm and 2x16 float packing (the latter
+//     on f32tof16/f16tof32), extractBits/insertBits (clamped offset and
+//     count), select with a bool-vector condition (HLSL 2021 refuses ?: on
+//     vectors); length and distance of scalars are abs. dot4I8Packed and
+//     dot4U8Packed are dot4add_i8packed/dot4add_u8packed (shader model 6.4:
+//     dxc with cs_6_4; glslang refuses, Entry.SM64).
+//   - atomicCompareExchangeWeak is InterlockedCompareExchange into a
+//     temporary and a kc_compare_exchange_result_* struct (HLSL's exchange
+//     is strong: exchanged is original == cmp).
 //   - Atomic intrinsics become Interlocked* statements hoisted in front of
 //     the statement that uses their value; HLSL has no pointers to pass an
 //     atomic location to a function.
