@@ -124,8 +124,8 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 				return nil, err
 			}
 			ent := a.Entries[0]
-			if ent.SPIRVOnly != "" {
-				continue // glslang cannot take it
+			if ent.SM64 != "" {
+				continue // glslang cannot take it (shader model 6.4)
 			}
 			h := filepath.Join(work, base+"."+k.Name+".hlsl")
 			if err := os.WriteFile(h, a.Code, 0o644); err != nil {
