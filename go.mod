@@ -3,7 +3,13 @@ module github.com/kcgo/kc
 go 1.26
 
 require (
-	github.com/alecthomas/participle/v2 v2.1.4 // indirect
-	github.com/cogentcore/webgpu v0.23.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/chromedp/chromedp v0.23.0
+	github.com/cogentcore/webgpu v0.23.0
+	github.com/google/go-cmp v0.7.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 )

@@ -29,7 +29,7 @@ run)
 	trap 'rm -rf "$XDG_RUNTIME_DIR"' EXIT
 	command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 	"$bin" -test.run 'TestListAdapters' -test.v 2>&1 | grep -v '^=== RUN' || true
-	"$bin" -test.run 'TestSaxpy|TestTime|TestScopeNesting' -test.v 2>&1 | grep -E '^(--- |ok|FAIL|PASS)|saxpy' || true
+	"$bin" -test.run 'TestContract' -test.v 2>&1 | grep -E '^(--- |ok|FAIL|PASS)|saxpy' || true
 	out=$("$bin" -test.run '^$' -test.bench . -test.benchtime "${BENCHTIME:-20000x}" -test.count 3 2>&1)
 	echo "$out" | grep -E '^(goos|goarch|cpu|Benchmark)' || echo "$out"
 	echo

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs kc's whole test suite. Installs what the tests need when it is missing
-# (Debian packages: the Vulkan loader, lavapipe, SPIRV-Tools, glslang, Node;
-# npm: Dawn's `webgpu` binding that carries Tint), then runs `go test ./...`.
+# (Debian packages: the Vulkan loader, lavapipe, SPIRV-Tools, glslang, Node,
+# Chromium for the browser tests; npm: Dawn's `webgpu` binding that carries
+# Tint), then runs `go test ./...`.
 # Extra arguments go to `go test` (for example -run, -v or -update).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,9 @@ command -v glslangValidator >/dev/null 2>&1 || need+=(glslang-tools)
 /sbin/ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 ' || need+=(libvulkan1)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+# The browser tests (internal/browser) take the first of these on PATH.
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+	command -v google-chrome-stable >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 || need+=(chromium)
 if ((${#need[@]})); then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo=sudo

@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package wgpu is kc's driver over github.com/cogentcore/webgpu (wgpu-native
 // v0.19 with its naga), registered with package backend as "wgpu". Import it
 // for its side effect:

@@ -1,3 +1,5 @@
+//go:build !js
+
 package wgpu
 
 // Device creation is done here rather than through the binding's

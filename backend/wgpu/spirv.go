@@ -1,3 +1,5 @@
+//go:build !js
+
 package wgpu
 
 // The binding's ShaderModuleSPIRVDescriptor copies the code as bytes and

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -112,8 +112,11 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 		if err != nil {
 			return nil, err
 		}
-		defs := defines(src)
-		m, err := parse.Load(p, src, defs)
+		dirs, err := directive.Parse(p, src)
+		if err != nil {
+			return nil, err
+		}
+		m, err := parse.Load(p, src, dirs.Defines)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +136,7 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 			}
 			spv := filepath.Join(work, base+"."+k.Name+".spv")
 			direct := []string{kc, "compile", "-target", "spirv", "-kernel", k.Name, "-o", filepath.Join(work, "direct.spv")}
-			for name, v := range defs {
+			for name, v := range dirs.Defines {
 				direct = append(direct, "-D", name+"="+v)
 			}
 			direct = append(direct, p)
@@ -150,24 +153,6 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 		}
 	}
 	return jobs, nil
-}
-
-// defines reads the //kc:define directives of a test kernel.
-func defines(src []byte) map[string]string {
-	defs := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "//kc:define ")
-		if !ok {
-			continue
-		}
-		for _, f := range strings.Fields(rest) {
-			if k, v, ok := strings.Cut(f, "="); ok {
-				defs[k] = v
-			}
-		}
-	}
-	return defs
 }
 
 // timeRun runs argv and returns its wall time and CPU time (user + system).

@@ -6,16 +6,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 )
 
 // TestDifferential runs every corpus kernel that the test evaluator can
-// carry (no shared memory, atomics, subgroups or f16) on fresh random
-// inputs, once as emitted SPIR-V and once in the reference interpreter,
-// and compares every output buffer bit for bit (NaNs compare equal).
+// carry (no shared memory, atomics, subgroups or f16) as its //kc:run
+// directives say (fresh random inputs, poisoned outputs), once as emitted
+// SPIR-V and once in the reference interpreter, and compares every output
+// buffer bit for bit (NaNs compare equal).
 func TestDifferential(t *testing.T) {
 	ran := 0
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
 	for _, c := range corpus(t) {
 		m := c.Module(t)
 		mod, err := Emit(m, Options{})
@@ -26,7 +30,12 @@ func TestDifferential(t *testing.T) {
 			if len(k.Shared) > 0 || k.Features != 0 {
 				continue
 			}
-			if diffKernel(t, c.Name, m, k, mod) {
+			r := rand.New(rand.NewPCG(seed, uint64(len(c.Name))<<8|uint64(len(k.Name))))
+			plan, err := runspec.Draw(c.Run(t, m, k), m, k, r, runspec.Overrides{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diffKernel(t, c.Name, m, k, mod, plan) {
 				ran++
 			}
 		}
@@ -36,65 +45,28 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-// diffKernel runs one kernel both ways; it reports false when the inputs
-// do not suit it (the interpreter rejects them) or the evaluator lacks an
-// instruction it uses.
-func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Module) bool {
-	const n = 256
-	r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-	args := &interp.Args{Params: map[string]ir.Value{}, Buffers: map[string][]byte{}}
-	var params []uint32
-	fields, _ := ir.ParamsLayout(k)
-	for _, f := range fields {
-		switch f.Param.Type {
-		case ir.F32:
-			v := float32(r.NormFloat64())
-			args.Params[f.Param.Name] = ir.FloatVal(float64(v))
-			params = append(params, math.Float32bits(v))
-		default:
-			v := int64(1 + r.IntN(n))
-			args.Params[f.Param.Name] = ir.IntVal(v)
-			params = append(params, uint32(v))
-		}
-	}
+// diffKernel runs one kernel both ways; it reports false when the
+// evaluator lacks an instruction the kernel uses.
+func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Module, plan *runspec.Plan) bool {
 	bufs := map[uint32][]*val{}
-	for _, p := range ir.Buffers(k) {
+	want := &interp.Args{Params: plan.Params, Buffers: map[string][]byte{}}
+	for i, p := range ir.Buffers(k) {
 		s := baseScalar(p.Type)
 		if s == ir.F16 || s == ir.Invalid || s == ir.Bool {
 			return false
 		}
-		raw := make([]byte, ir.ElemStride(p.Type)*n)
-		for i := 0; i < len(raw)/4; i++ {
-			var x uint32
-			switch {
-			case p.Access == ir.ReadWrite && r.IntN(2) == 0:
-				x = 0xffffffff // poison some outputs
-			case s == ir.F32:
-				x = math.Float32bits(float32(r.NormFloat64() * 8))
-			case r.IntN(4) == 0:
-				x = r.Uint32()
-			default:
-				x = uint32(int32(r.IntN(64) - 16))
-			}
-			binary.LittleEndian.PutUint32(raw[4*i:], x)
-		}
-		args.Buffers[p.Name] = raw
-		bufs[uint32(ir.BufferBinding(k, p))] = toVals(raw, p.Type)
+		want.Buffers[p.Name] = append([]byte(nil), plan.Bufs[i]...)
+		bufs[uint32(ir.BufferBinding(k, p))] = toVals(plan.Bufs[i], p.Type)
 	}
-	groups := [3]int{(n + k.Size[0] - 1) / k.Size[0], 1, 1}
-	want := &interp.Args{Params: args.Params, Buffers: map[string][]byte{}}
-	for name, b := range args.Buffers {
-		want.Buffers[name] = append([]byte(nil), b...)
-	}
-	if err := interp.Run(m, k.Name, groups, want, interp.Options{}); err != nil {
-		t.Logf("%s/%s: interp rejects random inputs (%v); not compared", name, k.Name, err)
-		return false
+	if err := interp.Run(m, k.Name, plan.Grid, want, interp.Options{}); err != nil {
+		t.Fatalf("%s/%s: interp: %v", name, k.Name, err)
 	}
 	ev, err := newSpeval(mod.Words)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ev.run(k.Name, [3]uint32{uint32(groups[0]), 1, 1}, params, bufs); err != nil {
+	g := plan.Grid
+	if err := ev.run(k.Name, [3]uint32{uint32(g[0]), uint32(g[1]), uint32(g[2])}, plan.Words(), bufs); err != nil {
 		t.Logf("%s/%s: evaluator: %v; not compared", name, k.Name, err)
 		return false
 	}
@@ -107,12 +79,12 @@ func diffKernel(t *testing.T, name string, m *ir.Module, k *ir.Kernel, mod *Modu
 		for i := 0; i+4 <= len(exp); i += 4 {
 			g, e := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(exp[i:])
 			if g != e && !(baseScalar(p.Type) == ir.F32 && isNaN32(g) && isNaN32(e)) {
-				t.Errorf("%s/%s: %s word %d: spirv %#x, interp %#x", name, k.Name, p.Name, i/4, g, e)
+				t.Errorf("%s/%s (%v): %s word %d: spirv %#x, interp %#x", name, k.Name, plan, p.Name, i/4, g, e)
 				return true
 			}
 		}
 	}
-	t.Logf("%s/%s: %d buffers agree", name, k.Name, len(ir.Buffers(k)))
+	t.Logf("%s/%s: %d buffers agree (%v)", name, k.Name, len(ir.Buffers(k)), plan)
 	return true
 }
 

@@ -2,9 +2,12 @@ package spirv
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -40,6 +43,8 @@ const miscSrc = `kernel misc(k u32, a read [][4]f32, b read_write [][4]f32, v re
 	let mm = m
 	ui[4 * i + 3] = u32(mm[1][j % 3]) + u32(dot(vec2<i32>(i32(i), 2), vec2<i32>(3, i32(k))))
 }
+
+//kc:run k=0..1000 len(a)=64 len(b)=64 len(v)=64 len(o)=64 len(ui)=256 grid=8
 `
 
 func miscModule(t *testing.T) *ir.Module {
@@ -61,7 +66,21 @@ func TestMisc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !diffKernel(t, "misc", m, m.Kernels[0], mod) {
+	dirs, err := directive.Parse("misc.kc", []byte(miscSrc))
+	if err == nil {
+		err = dirs.Check(m)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := dirs.For(m, m.Kernels[0])
+	seed := rand.Uint64()
+	plan, err := runspec.Draw(r, m, m.Kernels[0], rand.New(rand.NewPCG(seed, 1)), runspec.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("seed %d", seed)
+	if !diffKernel(t, "misc", m, m.Kernels[0], mod, plan) {
 		t.Fatal("misc was not compared")
 	}
 	kctest.Tool(t, "spirv-val")

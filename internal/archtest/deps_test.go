@@ -21,8 +21,12 @@ var allowed = map[string][]string{
 	"emit/hlsl":              {"ir"},
 	"golden":                 {},
 	"golden/goldenkc":        {"golden", "ir", "ir/parse", "emit/..."},
-	"internal/kctest":        {"ir", "ir/parse"},
+	"internal/kctest":        {"ir", "ir/parse", "internal/directive"},
+	"internal/directive":     {"ir"},
+	"internal/runspec":       {"ir", "ir/interp", "internal/directive"},
+	"internal/backendtest":   {"backend", "ir", "ir/...", "emit/...", "internal/kctest", "internal/directive", "internal/runspec"},
 	"internal/difftest":      {"..."},
+	"internal/browser":       {"internal/kctest"}, // host side of the browser tests
 	"backend":                {"ir", "emit/..."},
 	"backend/vulkan/...":     {"backend", "backend/vulkan/...", "ir", "ir/...", "emit/...", "internal/..."},
 	"backend/wgpu/...":       {"backend", "backend/wgpu/...", "ir", "ir/...", "emit/...", "internal/..."},

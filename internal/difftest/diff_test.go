@@ -2,7 +2,6 @@ package difftest
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -21,6 +20,7 @@ import (
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/irgen"
@@ -309,77 +309,30 @@ func dispatch(ctx context.Context, d *backend.Device, pl *backend.Pipeline, k *i
 	return got, nil
 }
 
-// compare checks one buffer: integer buffers bit for bit, out_f element
-// i within tol[i % irgen.Slots] (as values: -0 == +0; a result below the
-// smallest normal also matches zero, for devices that flush denormals).
+// compare checks one buffer with runspec.Compare: integer buffers bit for
+// bit, out_f and out_h element i within the absolute bound
+// tol[i % irgen.Slots] (as values: -0 == +0; a result below the smallest
+// normal also matches zero, for devices that flush denormals).
 func compare(name string, got, want []byte, tol []float64) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("%s: %d bytes, want %d", name, len(got), len(want))
+	s := ir.U32
+	switch name {
+	case "out_f":
+		s = ir.F32
+	case "out_h":
+		s = ir.F16
 	}
-	if name == "out_h" {
-		return compareHalf(got, want, tol)
+	bound := func(i int) runspec.Tol {
+		b := tol[i%irgen.Slots]
+		return runspec.Tol{Abs: b, AbsF16: b}
 	}
-	var bad []string
-	n := 0
-	for i := 0; i+4 <= len(want); i += 4 {
-		g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:])
-		if g == w {
-			continue
-		}
-		e := i / 4
-		if name == "out_f" {
-			gf, wf := float64(math.Float32frombits(g)), float64(math.Float32frombits(w))
-			t := tol[e%irgen.Slots]
-			if !math.IsNaN(wf) && !math.IsNaN(gf) && (math.Abs(gf-wf) <= t || math.Abs(gf) < 0x1p-126 && math.Abs(wf) < 0x1p-126) {
-				continue
-			}
-			n++
-			if len(bad) < 4 {
-				bad = append(bad, fmt.Sprintf("[%d] (invocation %d, slot %d) = %g (%#08x), want %g (%#08x), |diff| %.3g > bound %.3g",
-					e, e/irgen.Slots, e%irgen.Slots, gf, g, wf, w, math.Abs(gf-wf), t))
-			}
-			continue
-		}
-		n++
-		if len(bad) < 4 {
-			where := fmt.Sprintf("[%d]", e)
-			if name == "out_i" {
-				where = fmt.Sprintf("[%d] (invocation %d, slot %d)", e, e/irgen.Slots, e%irgen.Slots)
-			}
-			bad = append(bad, fmt.Sprintf("%s = %#08x, want %#08x", where, g, w))
-		}
+	label := func(i int) string { return fmt.Sprintf("invocation %d, slot %d", i/irgen.Slots, i%irgen.Slots) }
+	if name != "out_i" && s == ir.U32 {
+		label = nil
 	}
-	if n == 0 {
-		return ""
+	if msg := runspec.Compare(s, got, want, bound, nil, label); msg != "" {
+		return name + ": " + msg
 	}
-	return fmt.Sprintf("%s: %d of %d elements differ: %s", name, n, len(want)/4, strings.Join(bad, "; "))
-}
-
-// compareHalf is compare for out_h (f16 elements).
-func compareHalf(got, want []byte, tol []float64) string {
-	var bad []string
-	n := 0
-	for i := 0; i+2 <= len(want); i += 2 {
-		g, w := binary.LittleEndian.Uint16(got[i:]), binary.LittleEndian.Uint16(want[i:])
-		if g == w {
-			continue
-		}
-		e := i / 2
-		gf, wf := float64(interp.F16BitsToF32(g)), float64(interp.F16BitsToF32(w))
-		t := tol[e%irgen.Slots]
-		if !math.IsNaN(wf) && !math.IsNaN(gf) && (math.Abs(gf-wf) <= t || math.Abs(gf) < 0x1p-14 && math.Abs(wf) < 0x1p-14) {
-			continue
-		}
-		n++
-		if len(bad) < 4 {
-			bad = append(bad, fmt.Sprintf("[%d] (invocation %d, slot %d) = %g (%#04x), want %g (%#04x), |diff| %.3g > bound %.3g",
-				e, e/irgen.Slots, e%irgen.Slots, gf, g, wf, w, math.Abs(gf-wf), t))
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("out_h: %d of %d elements differ: %s", n, len(want)/2, strings.Join(bad, "; "))
+	return ""
 }
 
 // sizeFlags repeats -stmts and -depth for the reproducing command.

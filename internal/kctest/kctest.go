@@ -3,16 +3,17 @@
 // (skip with a reason locally, fail in CI, because a skipped check in CI is
 // a lie).
 //
-// Directives are comment lines anywhere in a test kernel:
+// Directives are comment lines in a test kernel, read by internal/directive
+// (docs/language.md, "Run directives"; the corpus keeps them at the end of
+// each file so that golden line numbers stay put):
 //
 //	//kc:targets wgsl spirv     the targets this case is emitted for (default: all)
 //	//kc:define TILE=16         a compile-time constant for the golden build
 //	//kc:skip-naga REASON       naga v0.23 (wgpu) cannot take this kernel, and why
+//	//kc:run n=200..400 len(x)=n grid=ceil(n/64) ...   how each kernel runs
 package kctest
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -32,6 +34,7 @@ type Case struct {
 	Targets  []string          // nil: every target
 	Defines  map[string]string // -D values for the golden build
 	SkipNaga string            // non-empty: why naga v0.23 cannot take it
+	Dirs     *directive.File   // every directive, //kc:run included
 }
 
 // Root returns the repository root (the directory holding go.mod).
@@ -73,7 +76,11 @@ func Cases(t testing.TB) []Case {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, parseDirectives(p, src))
+		c, err := parseDirectives(p, src)
+		if err != nil {
+			t.Fatalf("kctest: %v", err)
+		}
+		out = append(out, c)
 	}
 	if len(out) == 0 {
 		t.Fatal("kctest: no test kernels in testdata/kernels")
@@ -81,36 +88,45 @@ func Cases(t testing.TB) []Case {
 	return out
 }
 
-func parseDirectives(path string, src []byte) Case {
-	c := Case{
-		Name:    strings.TrimSuffix(filepath.Base(path), ".kc"),
-		Path:    path,
-		Src:     src,
-		Defines: map[string]string{},
-	}
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "//kc:")
-		if !ok {
-			continue
-		}
-		verb, arg, _ := strings.Cut(rest, " ")
-		arg = strings.TrimSpace(arg)
-		switch verb {
-		case "targets":
-			c.Targets = strings.Fields(arg)
-		case "define":
-			for _, f := range strings.Fields(arg) {
-				if k, v, ok := strings.Cut(f, "="); ok {
-					c.Defines[k] = v
-				}
-			}
-		case "skip-naga":
-			c.SkipNaga = arg
-		}
+// NewCase makes the Case of a test kernel read by other means than Cases
+// (a browser test fetches the files over HTTP). Bad directives fail t.
+func NewCase(t testing.TB, path string, src []byte) Case {
+	t.Helper()
+	c, err := parseDirectives(path, src)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return c
+}
+
+func parseDirectives(path string, src []byte) (Case, error) {
+	f, err := directive.Parse(path, src)
+	if err != nil {
+		return Case{}, err
+	}
+	return Case{
+		Name:     strings.TrimSuffix(filepath.Base(path), ".kc"),
+		Path:     path,
+		Src:      src,
+		Targets:  f.Targets,
+		Defines:  f.Defines,
+		SkipNaga: f.SkipNaga,
+		Dirs:     f,
+	}, nil
+}
+
+// Run returns the //kc:run of kernel k of the case's module m, failing t
+// when the directives do not fit the kernel.
+func (c Case) Run(t testing.TB, m *ir.Module, k *ir.Kernel) *directive.Run {
+	t.Helper()
+	if err := c.Dirs.Check(m); err != nil {
+		t.Fatalf("%s:\n%v", c.Name, err)
+	}
+	r, err := c.Dirs.For(m, k)
+	if err != nil || r == nil {
+		t.Fatalf("%s: kernel %s has no //kc:run directive (%v): every corpus kernel states how it runs", c.Name, k.Name, err)
+	}
+	return r
 }
 
 // Wants reports whether the case is emitted for target.
