@@ -277,11 +277,12 @@ func TestLoadRefusals(t *testing.T) {
 	}
 	// The fake device allows 256 invocations and 256x256x64.
 	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Layout: Layout{Kernel: "big", Workgroup: [3]int{32, 32, 1}}})
-	if want := `backend: load big: workgroup size 32x32x1 = 1024 invocations exceeds fake device "fake"'s MaxInvocationsPerWorkgroup = 256`; err == nil || err.Error() != want {
+	var unsup *ir.UnsupportedError
+	if want := `kernel big's workgroup size 32x32x1 = 1024 invocations (the device's MaxInvocationsPerWorkgroup is 256) is not supported by target fake wgsl on fake`; !errors.As(err, &unsup) || err.Error() != want {
 		t.Errorf("workgroup over the device limit: %v\nwant %s", err, want)
 	}
 	_, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("x"), Entry: "k", Layout: Layout{Kernel: "deep", Workgroup: [3]int{1, 1, 128}}})
-	if want := `backend: load deep: workgroup size z = 128 exceeds fake device "fake"'s MaxWorkgroupSize[2] = 64`; err == nil || err.Error() != want {
+	if want := `kernel deep's workgroup size z = 128 (the device's MaxWorkgroupSize[2] is 64) is not supported by target fake wgsl on fake`; !errors.As(err, &unsup) || err.Error() != want {
 		t.Errorf("workgroup z over the device limit: %v\nwant %s", err, want)
 	}
 	if _, err = d.Load(ctx, &Artifact{Target: WGSL, Code: []byte("y"), Entry: "k", Layout: Layout{Kernel: "ok", Workgroup: [3]int{16, 16, 1}}}); err != nil {

@@ -91,6 +91,7 @@ func (d *Device) canLoad(a *Artifact) error {
 		{ir.FeatureF16, d.info.F16},
 		{ir.FeatureSubgroups, d.info.Subgroups},
 		{ir.FeatureCoopMat, len(d.info.CoopMat) > 0},
+		{ir.FeatureDot4Packed, d.info.IntegerDot},
 	}
 	for _, h := range have {
 		if a.Features&h.f != 0 && !h.ok {
@@ -123,14 +124,17 @@ func (d *Device) fitsWorkgroup(a *Artifact) error {
 	if !ok {
 		names = [2]string{"MaxInvocationsPerWorkgroup", "MaxWorkgroupSize"}
 	}
+	// An *ir.UnsupportedError, as for a missing feature: the kernel is
+	// valid, this device cannot run it.
+	target := d.info.Driver + " " + string(a.Target) + " on " + d.info.Name
 	if total := w[0] * w[1] * w[2]; lim.MaxInvocationsPerWorkgroup > 0 && total > lim.MaxInvocationsPerWorkgroup {
-		return fmt.Errorf("backend: load %s: workgroup size %dx%dx%d = %d invocations exceeds %s device %q's %s = %d",
-			a.name(), w[0], w[1], w[2], total, d.info.Driver, d.info.Name, names[0], lim.MaxInvocationsPerWorkgroup)
+		return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's workgroup size %dx%dx%d = %d invocations (the device's %s is %d)",
+			a.name(), w[0], w[1], w[2], total, names[0], lim.MaxInvocationsPerWorkgroup)}
 	}
 	for i, n := range w {
 		if max := lim.MaxWorkgroupSize[i]; max > 0 && n > max {
-			return fmt.Errorf("backend: load %s: workgroup size %c = %d exceeds %s device %q's %s[%d] = %d",
-				a.name(), "xyz"[i], n, d.info.Driver, d.info.Name, names[1], i, max)
+			return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's workgroup size %c = %d (the device's %s[%d] is %d)",
+				a.name(), "xyz"[i], n, names[1], i, max)}
 		}
 	}
 	return nil

@@ -264,7 +264,7 @@ func featuresExpr(f ir.Features) string {
 	for _, x := range []struct {
 		f    ir.Feature
 		name string
-	}{{ir.FeatureF16, "ir.FeatureF16"}, {ir.FeatureSubgroups, "ir.FeatureSubgroups"}, {ir.FeatureCoopMat, "ir.FeatureCoopMat"}} {
+	}{{ir.FeatureF16, "ir.FeatureF16"}, {ir.FeatureSubgroups, "ir.FeatureSubgroups"}, {ir.FeatureCoopMat, "ir.FeatureCoopMat"}, {ir.FeatureDot4Packed, "ir.FeatureDot4Packed"}} {
 		if f&x.f != 0 {
 			parts = append(parts, x.name)
 		}

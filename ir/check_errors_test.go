@@ -438,10 +438,15 @@ let k = r.old_value.x`, []string{
 let b = dot4U8Packed(vec2<u32>(n), n)
 let c = dot4I8Packed(n)
 let ok = dot4I8Packed(n, 0x01020304) + bitcast<i32>(dot4U8Packed(n, n))`, []string{
+		"2:10: dot4I8Packed used without `enable packed_4x8_integer_dot_product`",
 		"2:26: cannot use f (variable of type f32) as u32 value in argument to dot4I8Packed",
 		"3:23: cannot use vec2<u32>(n) (value of type vec2<u32>) as u32 value in argument to dot4U8Packed",
 		"4:10: not enough arguments in call to dot4I8Packed (have 1, want 2)",
 	}},
+	{"packed dot products enabled", `enable packed_4x8_integer_dot_product
+kernel k(n u32, y read_write []i32) workgroup(1) {
+	y[0] = dot4I8Packed(n, n) + bitcast<i32>(dot4U8Packed(n, 0x01010101))
+}`, []string{}},
 	{"workgroup zero", `kernel k() workgroup(0) {
 }`, []string{
 		"1:22: workgroup size x = 0 must be at least 1",

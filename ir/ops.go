@@ -170,6 +170,10 @@ const (
 	FeatureF16       Feature = 1 << iota // f16 arithmetic and storage ("enable f16")
 	FeatureSubgroups                     // subgroup builtins and operations ("enable subgroups")
 	FeatureCoopMat                       // cooperative matrices (reserved)
+	// dot4I8Packed and dot4U8Packed ("enable packed_4x8_integer_dot_product",
+	// WGSL's name for the language feature): SPIR-V's
+	// SPV_KHR_integer_dot_product, HLSL's shader model 6.4
+	FeatureDot4Packed
 )
 
 // Features is a set of Feature bits.
@@ -184,13 +188,15 @@ func (f Feature) Name() string {
 		return "subgroups"
 	case FeatureCoopMat:
 		return "cooperative_matrix"
+	case FeatureDot4Packed:
+		return "packed_4x8_integer_dot_product"
 	}
 	return "features"
 }
 
 // FeatureByName maps an `enable` name to its Feature.
 func FeatureByName(name string) (Feature, bool) {
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed} {
 		if f.Name() == name {
 			return f, true
 		}
@@ -402,8 +408,8 @@ var intrinsics = [numIntrinsics]IntrinsicInfo{
 	ExtractBits: {"extractBits", 3, SigExtractBits, 0}, InsertBits: {"insertBits", 4, SigInsertBits, 0},
 	All: {"all", 1, SigBoolReduce, 0}, Any: {"any", 1, SigBoolReduce, 0},
 	AtomicCompareExchangeWeak: {"atomicCompareExchangeWeak", 3, SigAtomicCAS, 0},
-	Dot4I8Packed:              {"dot4I8Packed", 2, SigDot4Packed, 0},
-	Dot4U8Packed:              {"dot4U8Packed", 2, SigDot4Packed, 0},
+	Dot4I8Packed:              {"dot4I8Packed", 2, SigDot4Packed, FeatureDot4Packed},
+	Dot4U8Packed:              {"dot4U8Packed", 2, SigDot4Packed, FeatureDot4Packed},
 }
 
 // PackWidth is the number of f32 components a packing intrinsic packs into

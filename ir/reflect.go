@@ -79,7 +79,7 @@ func reflectKernel(k *Kernel) KernelReflection {
 		Features:  []string{},
 		Buffers:   []BufferReflection{},
 	}
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed} {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}

@@ -4,9 +4,8 @@
 //   dxc -T cs_6_0 -E NAME -HV 2021 [-spirv -fspv-target-env=vulkan1.1]
 //   glslangValidator -D -V -S comp -e NAME --target-env vulkan1.1
 
-#line 3 "dot4_packed.kc"
+#line 5 "dot4_packed.kc"
 // kernel dot4_packed
-// dot4_packed: dot4I8Packed and dot4U8Packed of a[i] and b[i] (four 8-bit integers in a u32 each). grid: ceil(n/64) x 1 x 1; s and u hold n
 [[vk::binding(0, 0)]] cbuffer kc_params : register(b0) {
 	uint n; // offset 0
 };
@@ -16,7 +15,7 @@
 [[vk::binding(4, 0)]] RWStructuredBuffer<uint> u : register(u4);
 
 [numthreads(64, 1, 1)]
-#line 3 "dot4_packed.kc"
+#line 5 "dot4_packed.kc"
 void dot4_packed(uint3 kc_global_id : SV_DispatchThreadID) {
 	uint kc_len_a, kc_stride;
 	a.GetDimensions(kc_len_a, kc_stride);
@@ -26,7 +25,7 @@ void dot4_packed(uint3 kc_global_id : SV_DispatchThreadID) {
 	s.GetDimensions(kc_len_s, kc_stride_2);
 	uint kc_len_u, kc_stride_3;
 	u.GetDimensions(kc_len_u, kc_stride_3);
-#line 4 "dot4_packed.kc"
+#line 6 "dot4_packed.kc"
 	uint i = kc_global_id.x;
 	if (i >= n || i >= kc_len_a || i >= kc_len_b || i >= kc_len_s || i >= kc_len_u) {
 		return;

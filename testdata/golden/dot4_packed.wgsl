@@ -11,7 +11,6 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> s: array<i32>;
 @group(0) @binding(4) var<storage, read_write> u: array<u32>;
 
-// dot4_packed: dot4I8Packed and dot4U8Packed of a[i] and b[i] (four 8-bit integers in a u32 each). grid: ceil(n/64) x 1 x 1; s and u hold n
 @compute @workgroup_size(64, 1, 1)
 fn dot4_packed(@builtin(global_invocation_id) global_id: vec3<u32>) {
   let i: u32 = global_id.x;

@@ -45,7 +45,8 @@ void f16_geometry(uint3 kc_global_id : SV_DispatchThreadID) {
 	out_[o + 1u] = half(distance(u.xy, v.xy));
 	out_[o + 2u] = ((half4)normalize(u)).x;
 	out_[o + 3u] = ((half3)cross(u.xyz, v.xyz)).y;
-	out_[o + 4u] = ((half2)reflect(u.xy, (half2)normalize(v.xy))).x;
+	// scaled: the f16 roundings of dot(n, e) and of n grow with |e|
+	out_[o + 4u] = ((half2)reflect(u.xy * half(0.125f), (half2)normalize(v.xy))).x;
 	out_[o + 5u] = half(step(v.x, u.x));
 	out_[o + 6u] = half(smoothstep(half(-1.0f), half(1.5f), u.y));
 	out_[o + 7u] = half(asin(half(min(half(max(u.x, half(-1.0f))), half(1.0f)))));
