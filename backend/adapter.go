@@ -104,7 +104,7 @@ type AdapterInfo struct {
 	// dot4U8Packed) are usable from the accepted targets (Vulkan's
 	// shaderIntegerDotProduct)
 	IntegerDot bool
-	Extensions   []string       `json:",omitempty"` // notable extensions (Vulkan: cooperative matrix, subgroup size control, ...)
+	Extensions []string `json:",omitempty"` // notable extensions (Vulkan: cooperative matrix, subgroup size control, ...)
 }
 
 func (a AdapterInfo) String() string {
