@@ -18,6 +18,7 @@ type Buffer struct {
 	pooled   bool   // returns to the pool on Release
 	gen      uint64 // generation of the last encoder that recorded a use
 	released bool
+	mapped   []byte // host view (AllocMapped), or nil
 }
 
 // pooledBuf is a free buffer in the pool, with the generation of the last
@@ -185,6 +186,7 @@ func (b *Buffer) Release() {
 
 func (d *Device) releaseLocked(b *Buffer) {
 	b.released = true
+	b.mapped = nil
 	delete(d.live, b)
 	impl := b.impl
 	b.impl = nil

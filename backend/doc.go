@@ -20,6 +20,16 @@
 //     traffic; Stats.Since measures a region. Time is a timing oracle with
 //     GPU timestamps; DispatchTimed brackets one dispatch of a scope with
 //     timestamps.
+//   - Record captures dispatches and copies into a Graph that Replay submits
+//     many times (one resubmitted command buffer on Vulkan, the analogue of
+//     a CUDA graph), with SetParams and SetBuffers between replays.
+//   - AllocMapped gives buffers mapped into host memory (MapHost: pinned
+//     staging and zero-copy reads; MapDevice: device-local where offered);
+//     ReadInto reads into reused memory. Memory reports the driver's memory
+//     objects (the Vulkan driver sub-allocates buffers from large blocks).
+//   - OpenAll opens every adapter for concurrent use; Wrap (with
+//     vulkan.FromHost or wgpu.FromDevice) runs kc on a device a host program
+//     created, inheriting its features and limits exactly.
 //
 // Every binding is checked on the host before anything is recorded, so a
 // bad binding is a *BindError, never a driver abort.

@@ -123,6 +123,11 @@ type PipelineImpl interface {
 type Range struct {
 	Buf       BufferImpl
 	Off, Size int64
+	// Dst, in a read range given to EncoderImpl.Submit, is where the
+	// caller wants the bytes (len == Size), or nil. A driver may write
+	// them there and return Dst itself in Result.Reads; otherwise package
+	// backend copies them.
+	Dst []byte
 }
 
 // EncoderImpl records commands for one submission. Commands execute on the

@@ -131,6 +131,28 @@ func (d *Device) Dispatch(p *Pipeline, args Args, groups [3]uint32) error {
 }
 
 func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error {
+	params, ranges := d.packArgs(p, args, groups)
+	e, err := d.encoder()
+	if err != nil {
+		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
+	}
+	if err := e.Dispatch(p.impl, params, ranges, groups); err != nil {
+		return d.failLocked(fmt.Errorf("backend: dispatch %s: %w", p.name, err))
+	}
+	d.encUsed = true
+	for _, v := range args.Buffers {
+		v.Buf.gen = d.encGen
+	}
+	d.stats.Dispatches++
+	if d.depth == 0 {
+		return d.submitLocked(context.Background())
+	}
+	return nil
+}
+
+// packArgs returns the params block and the driver ranges of a dispatch,
+// in scratch space reused by the next call.
+func (d *Device) packArgs(p *Pipeline, args Args, groups [3]uint32) ([]byte, []Range) {
 	params := d.params[:0]
 	for _, w := range args.Params {
 		params = binary.LittleEndian.AppendUint32(params, w)
@@ -154,22 +176,7 @@ func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error 
 	if p.layout.Params == 0 {
 		params = nil
 	}
-	e, err := d.encoder()
-	if err != nil {
-		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
-	}
-	if err := e.Dispatch(p.impl, params, ranges, groups); err != nil {
-		return d.failLocked(fmt.Errorf("backend: dispatch %s: %w", p.name, err))
-	}
-	d.encUsed = true
-	for _, v := range args.Buffers {
-		v.Buf.gen = d.encGen
-	}
-	d.stats.Dispatches++
-	if d.depth == 0 {
-		return d.submitLocked(context.Background())
-	}
-	return nil
+	return params, ranges
 }
 
 func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
@@ -247,6 +254,11 @@ func (d *Device) Copy(dst, src View) error {
 	if err := d.checkCopy(dst, src); err != nil {
 		return err
 	}
+	return d.copyLocked(dst, src)
+}
+
+// copyLocked records a checked copy.
+func (d *Device) copyLocked(dst, src View) error {
 	e, err := d.encoder()
 	if err != nil {
 		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
@@ -301,6 +313,31 @@ func (d *Device) Read(ctx context.Context, v View) ([]byte, error) {
 func (d *Device) ReadMany(ctx context.Context, vs ...View) ([][]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.readLocked(ctx, vs, nil)
+}
+
+// ReadInto reads v into dst (len(dst) == v.Size) as Read does, without
+// allocating: the driver copies straight into dst where it can. Reusing
+// dst across reads, like a pinned host tensor in PyTorch, spares the page
+// faults of fresh memory.
+func (d *Device) ReadInto(ctx context.Context, dst []byte, v View) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if int64(len(dst)) != v.Size {
+		return &BindError{Binding: -1, Msg: fmt.Sprintf("read into %d bytes of a %d-byte view", len(dst), v.Size)}
+	}
+	out, err := d.readLocked(ctx, []View{v}, [][]byte{dst})
+	if err != nil {
+		return err
+	}
+	if len(out[0]) > 0 && &out[0][0] != &dst[0] {
+		copy(dst, out[0])
+	}
+	return nil
+}
+
+// readLocked reads vs, into dsts[i] where given and possible.
+func (d *Device) readLocked(ctx context.Context, vs []View, dsts [][]byte) ([][]byte, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
@@ -313,6 +350,9 @@ func (d *Device) ReadMany(ctx context.Context, vs ...View) ([][]byte, error) {
 			return nil, &BindError{Binding: -1, Msg: fmt.Sprintf("read %d: %s", i, e)}
 		}
 		reads[i] = Range{Buf: v.Buf.impl, Off: v.Off, Size: roundUp(v.Size, 4)}
+		if i < len(dsts) && int64(len(dsts[i])) == reads[i].Size {
+			reads[i].Dst = dsts[i]
+		}
 	}
 	res, err := d.submitReads(ctx, reads)
 	if err != nil {

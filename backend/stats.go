@@ -16,6 +16,7 @@ type Stats struct {
 	BytesDown  uint64 // bytes read device to host
 	PoolHits   uint64 // Alloc calls served from the pool
 	PoolMisses uint64 // Alloc calls that created a buffer
+	Replays    uint64 // Graph.Replay calls that submitted
 }
 
 // Since returns the counts accumulated between prev and s.
@@ -32,10 +33,11 @@ func (s Stats) Since(prev Stats) Stats {
 		BytesDown:  s.BytesDown - prev.BytesDown,
 		PoolHits:   s.PoolHits - prev.PoolHits,
 		PoolMisses: s.PoolMisses - prev.PoolMisses,
+		Replays:    s.Replays - prev.Replays,
 	}
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("dispatches=%d copies=%d submits=%d compiles=%d cache_hits=%d uploads=%d bytes_up=%d readbacks=%d bytes_down=%d pool_hits=%d pool_misses=%d",
-		s.Dispatches, s.Copies, s.Submits, s.Compiles, s.CacheHits, s.Uploads, s.BytesUp, s.Readbacks, s.BytesDown, s.PoolHits, s.PoolMisses)
+	return fmt.Sprintf("dispatches=%d copies=%d submits=%d compiles=%d cache_hits=%d uploads=%d bytes_up=%d readbacks=%d bytes_down=%d pool_hits=%d pool_misses=%d replays=%d",
+		s.Dispatches, s.Copies, s.Submits, s.Compiles, s.CacheHits, s.Uploads, s.BytesUp, s.Readbacks, s.BytesDown, s.PoolHits, s.PoolMisses, s.Replays)
 }

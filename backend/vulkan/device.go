@@ -5,6 +5,8 @@ package vulkan
 import (
 	"fmt"
 	"reflect"
+	"sync"
+	"unsafe"
 )
 
 // deviceFns holds the device-level entry points; field names are the
@@ -111,6 +113,14 @@ type logical struct {
 	handle uintptr
 	queue  uintptr
 	fn     *deviceFns
+
+	sub        *suballocator // device-local memory (alloc.go)
+	memObjects int           // live VkDeviceMemory objects
+
+	// borrowed: the host's device (FromHost): never waited idle or
+	// destroyed by kc; queueLock, if any, guards kc's submissions.
+	borrowed  bool
+	queueLock sync.Locker
 }
 
 // createDevice creates a logical device on p with one compute queue and
@@ -118,11 +128,21 @@ type logical struct {
 // robustImageAccess excepted: kc checks bounds on the host, and robustness
 // costs speed).
 func (in *instance) createDevice(p *physical) (*logical, error) {
-	if p.family < 0 {
-		return nil, fmt.Errorf("vulkan: %s has no compute queue", cString(p.props.deviceName[:]))
-	}
 	var a arena
 	defer a.free()
+	l, _, err := in.createDeviceIn(&a, p)
+	return l, err
+}
+
+// createDeviceIn is createDevice with the create-info structures in a, and
+// returns the feature chain it passed (VkDeviceCreateInfo.pNext), valid
+// while a is.
+func (in *instance) createDeviceIn(arenaIn *arena, p *physical) (*logical, unsafe.Pointer, error) {
+	if p.family < 0 {
+		return nil, nil, fmt.Errorf("vulkan: %s has no compute queue", cString(p.props.deviceName[:]))
+	}
+	a := *arenaIn
+	defer func() { *arenaIn = a }()
 	prio := newIn[float32](&a)
 	*prio = 1
 	qci := newIn[vkDeviceQueueCreateInfo](&a)
@@ -179,7 +199,7 @@ func (in *instance) createDevice(p *physical) (*logical, error) {
 	ci.ppEnabledExtensionNames = a.cstrs(exts)
 	ph := newIn[uintptr](&a)
 	if err := check("vkCreateDevice", call(in.fn.createDevice, p.handle, addr(ci), 0, addr(ph))); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l := &logical{in: in, phys: p, handle: *ph}
 	fns, err := loadDeviceFns(in.fn.getDeviceProcAddr, l.handle)
@@ -187,13 +207,14 @@ func (in *instance) createDevice(p *physical) (*logical, error) {
 		if d := procAddr(in.fn.getDeviceProcAddr, l.handle, "vkDestroyDevice"); d != 0 {
 			call(d, l.handle, 0)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	l.fn = fns
+	l.sub = newSuballocator(defaultBlockSize, l.allocMemory, l.freeMemory)
 	pq := newIn[uintptr](&a)
 	call(fns.GetDeviceQueue, l.handle, uintptr(p.family), 0, addr(pq))
 	l.queue = *pq
-	return l, nil
+	return l, unsafe.Pointer(f2), nil
 }
 
 // destroy waits for the device and destroys it.
@@ -201,7 +222,13 @@ func (l *logical) destroy() {
 	if l.handle == 0 {
 		return
 	}
+	if l.borrowed {
+		l.sub.destroy()
+		l.handle = 0
+		return
+	}
 	call(l.fn.DeviceWaitIdle, l.handle)
+	l.sub.destroy()
 	call(l.fn.DestroyDevice, l.handle, 0)
 	l.handle = 0
 }
@@ -226,4 +253,28 @@ func (p *physical) memoryType(bits, want, prefer uint32) (uint32, error) {
 		return 0, fmt.Errorf("vulkan: no memory type with flags %#x among %#b", want, bits)
 	}
 	return uint32(best), nil
+}
+
+// memoryTypeAvoiding picks a memory type allowed by bits with all of want
+// in a heap other than heap.
+func (p *physical) memoryTypeAvoiding(bits, want, heap uint32) (uint32, bool) {
+	for i := 0; i < int(p.mem.memoryTypeCount); i++ {
+		t := p.mem.memoryTypes[i]
+		if bits&(1<<i) != 0 && t.propertyFlags&want == want && t.heapIndex != heap {
+			return uint32(i), true
+		}
+	}
+	return 0, false
+}
+
+// memoryTypeWithout picks a memory type allowed by bits with all of want
+// and none of avoid.
+func (p *physical) memoryTypeWithout(bits, want, avoid uint32) (uint32, bool) {
+	for i := 0; i < int(p.mem.memoryTypeCount); i++ {
+		f := p.mem.memoryTypes[i].propertyFlags
+		if bits&(1<<i) != 0 && f&want == want && f&avoid == 0 {
+			return uint32(i), true
+		}
+	}
+	return 0, false
 }

@@ -38,9 +38,14 @@ type device struct {
 	tsPeriod float64
 	tsMask   uint64
 
-	buffers map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
-	pipes   []*pipeline
-	stats   struct{ submits, dispatches, setAllocs, setHits int }
+	graphs    map[*graph]struct{} // recorded graphs not released
+	graphFree []*frame            // released graphs' frames, for new graphs
+	buffers   map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
+	pipes     []*pipeline
+	stats     struct{ submits, dispatches, setAllocs, setHits int }
+
+	bufferBarrierMode bool     // KC_VULKAN_BARRIER=buffer (hazard.go)
+	scratch           *scratch // C memory for the hot paths (mem.go)
 
 	cachePath   string // pipeline-cache file ("" when off)
 	cacheLoaded int    // bytes of cache data loaded at open
@@ -55,12 +60,22 @@ func openDevice(in *instance, p *physical, index int) (*device, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newDeviceOn(l, p, index)
+}
+
+// newDeviceOn sets up kc's device on a logical device (kc's own, or a
+// host's: FromHost): command pool, pipeline cache, function tables.
+func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 	d := &device{
 		l:        l,
 		info:     p.info(index),
 		uniAlign: max(p.props.limits.minUniformBufferOffsetAlignment, 16),
 		tsPeriod: float64(p.props.limits.timestampPeriod),
 		buffers:  map[uintptr]*buffer{},
+		graphs:   map[*graph]struct{}{},
+
+		bufferBarrierMode: os.Getenv(envBarrier) == "buffer",
+		scratch:           newScratch(),
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
 		d.tsMask = 1<<bits - 1
@@ -116,6 +131,9 @@ type buffer struct {
 	raw  *rawBuffer
 	size int64
 	refs []setRef // cached descriptor sets that bind it
+	// mapped: host-visible (NewMappedBuffer); device writes to it need a
+	// barrier to the host before the frame's fence.
+	mapped bool
 }
 
 // Size implements backend.BufferImpl.
@@ -155,7 +173,7 @@ func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
 		d.l.freeRawBuffer(raw)
 		return nil, err
 	}
-	d.barrier(f)
+	d.transferBarrier(f, access{raw.handle, 0, uint64(size), true})
 	call(d.l.fn.CmdFillBuffer, f.cmd, raw.handle, 0, uintptr(size), 0)
 	f.commands++
 	b := &buffer{d: d, raw: raw, size: size}
@@ -205,7 +223,10 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 	if err != nil {
 		return err
 	}
-	// Large writes go in pieces, so staging memory stays bounded.
+	// Large writes go in pieces, each submitted as soon as it is staged:
+	// the device copies piece k while the host stages piece k+1, and the
+	// frames in flight (at most maxInflight, recycled with their staging
+	// memory) form a bounded staging ring.
 	for len(data) > 0 {
 		piece := data[:min(len(data), maxStagingPiece)]
 		src, soff, err := d.stage(f, piece)
@@ -214,17 +235,25 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 		}
 		d.copyCmd(f, src.handle, soff, b.raw.handle, uint64(off), uint64(len(piece)))
 		data, off = data[len(piece):], off+int64(len(piece))
+		if len(data) > 0 {
+			if err := d.flushUploads(); err != nil {
+				return err
+			}
+			if f, err = d.uploadFrame(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
 // copyCmd records a barrier and a buffer copy.
 func (d *device) copyCmd(f *frame, src uintptr, soff uint64, dst uintptr, doff, size uint64) {
-	var a arena
-	defer a.free()
-	r := newIn[vkBufferCopy](&a)
+	a := d.scratch
+	defer a.reset()
+	r := newIn[vkBufferCopy](a)
 	*r = vkBufferCopy{srcOffset: soff, dstOffset: doff, size: size}
-	d.barrier(f)
+	d.transferBarrier(f, access{src, soff, size, false}, access{dst, doff, size, true})
 	call(d.l.fn.CmdCopyBuffer, f.cmd, src, dst, 1, addr(r))
 	f.commands++
 }
@@ -267,7 +296,13 @@ func (d *device) Close() error {
 		return nil
 	}
 	err := d.flushUploads()
-	if d.l.handle != 0 {
+	if d.l.borrowed { // the host's device: wait for kc's work only
+		for _, f := range d.inflight {
+			if werr := d.waitFrame(context.Background(), f); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	} else if d.l.handle != 0 {
 		call(d.l.fn.DeviceWaitIdle, d.l.handle)
 	}
 	d.saveCache()
@@ -298,6 +333,14 @@ func (d *device) destroy() {
 	for _, f := range d.frames {
 		d.destroyFrame(f)
 	}
+	for g := range d.graphs {
+		d.destroyFrame(g.f)
+	}
+	d.graphs = nil
+	for _, f := range d.graphFree {
+		d.destroyFrame(f)
+	}
+	d.graphFree = nil
 	d.frames, d.free = nil, nil
 	for _, p := range d.setPools {
 		call(l.fn.DestroyDescriptorPool, l.handle, p, 0)
@@ -312,6 +355,10 @@ func (d *device) destroy() {
 	if d.cmdFns != nil {
 		freeCmdFns(d.cmdFns)
 		d.cmdFns = nil
+	}
+	if d.scratch != nil {
+		d.scratch.destroy()
+		d.scratch = nil
 	}
 	l.destroy()
 }

@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,14 @@ type encoder struct {
 	lastSet  uintptr
 	ts       int
 	done     bool
+	acc      []access // scratch for Dispatch
+	lastOff  uint64   // dynamic offset the bound set was bound with
+
+	// The last params block written, for reuse by an identical one.
+	lastParams []byte
+	lastUni    *rawBuffer
+	lastUOff   uint64
+	graph      *graph // recording a graph (graph.go), or nil
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
@@ -64,10 +73,21 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	var uni *rawBuffer
 	var uoff uint64
 	if p.params > 0 {
-		var err error
-		if uni, uoff, err = d.params(f, params); err != nil {
-			return err
+		if e.graph == nil && e.lastUni != nil && bytes.Equal(params, e.lastParams) {
+			// The previous dispatch's params block serves again (a graph
+			// gives every dispatch its own, for SetParams).
+			uni, uoff = e.lastUni, e.lastUOff
+		} else {
+			var err error
+			if uni, uoff, err = d.params(f, params); err != nil {
+				return err
+			}
+			e.lastParams = append(e.lastParams[:0], params...)
+			e.lastUni, e.lastUOff = uni, uoff
 		}
+	}
+	if e.graph != nil {
+		e.graph.params = append(e.graph.params, paramLoc{uni, uoff, len(params)})
 	}
 	set, err := e.descriptorSet(p, uni, bufs)
 	if err != nil {
@@ -78,16 +98,25 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 		pipe = p.handle
 		e.lastPipe = p
 	}
+	// The set stays bound across dispatches; rebind it when it, the
+	// pipeline or the params' dynamic offset changes.
 	bindSet := set
-	if set == e.lastSet && p.params == 0 && pipe == 0 {
+	if set == e.lastSet && pipe == 0 && uoff == e.lastOff {
 		bindSet = 0
 	}
-	e.lastSet = set
-	barrier := barrierFull
-	if f.lastComp {
-		barrier = barrierCompute
+	e.lastSet, e.lastOff = set, uoff
+	acc := e.acc[:0]
+	for i, r := range bufs {
+		b := r.Buf.(*buffer)
+		acc = append(acc, access{b.raw.handle, uint64(r.Off), uint64(r.Size), !p.readOnly[i]})
+		f.hostRead = f.hostRead || (b.mapped && !p.readOnly[i])
 	}
-	f.lastComp = true
+	e.acc = acc
+	barrier := f.haz.barrierFor(acc, true)
+	if barrier == barrierCompute && f.haz.collect {
+		d.bufferBarriers(f, f.haz.pend)
+		barrier = barrierNone
+	}
 	recordDispatch(d.cmdFns, f.cmd, barrier, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
 	f.commands++
 	d.stats.dispatches++
@@ -101,6 +130,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 	d := e.d
 	var k setKey
 	cacheable := len(bufs) <= maxCachedBufs
+	g := e.graph
 	var rawArr [maxCachedBufs]*buffer
 	raws := rawArr[:0]
 	if !cacheable {
@@ -121,13 +151,31 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 			k.uniform = uni.handle
 		}
 		k.n = len(bufs)
-		if s, ok := p.sets[k]; ok {
+		if g != nil {
+			// A graph's sets are its own (the device cache may free a set
+			// while the graph still binds it), shared within the graph.
+			if s, ok := g.sets[graphSetKey{p, k}]; ok {
+				d.stats.setHits++
+				return s, nil
+			}
+		} else if s, ok := p.sets[k]; ok {
 			d.stats.setHits++
 			return s.set, nil
 		}
 	}
 	var set, pool uintptr
 	var err error
+	if g != nil {
+		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+		if err != nil {
+			return 0, err
+		}
+		d.writeSet(set, p, uni, raws, bufs)
+		if cacheable {
+			g.sets[graphSetKey{p, k}] = set
+		}
+		return set, nil
+	}
 	if cacheable {
 		n := len(d.setPools)
 		set, pool, err = d.allocSet(&d.setPools, &n, p.setLayout, true)
@@ -154,14 +202,14 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 
 // writeSet fills a descriptor set.
 func (d *device) writeSet(set uintptr, p *pipeline, uni *rawBuffer, raws []*buffer, bufs []backend.Range) {
-	var a arena
-	defer a.free()
+	a := d.scratch
+	defer a.reset()
 	n := len(bufs)
 	if uni != nil {
 		n++
 	}
-	writes := sliceIn[vkWriteDescriptorSet](&a, n)
-	infos := sliceIn[vkDescriptorBufferInfo](&a, n)
+	writes := sliceIn[vkWriteDescriptorSet](a, n)
+	infos := sliceIn[vkDescriptorBufferInfo](a, n)
 	i := 0
 	if uni != nil {
 		infos[0] = vkDescriptorBufferInfo{buffer: uni.handle, offset: 0, rng: uint64(p.params)}
@@ -187,6 +235,7 @@ func (e *encoder) Copy(src backend.BufferImpl, srcOff int64, dst backend.BufferI
 		return errors.New("vulkan: Copy with a released or foreign buffer")
 	}
 	e.d.copyCmd(e.f, s.raw.handle, uint64(srcOff), t.raw.handle, uint64(dstOff), uint64(size))
+	e.f.hostRead = e.f.hostRead || t.mapped
 	return nil
 }
 
@@ -236,7 +285,11 @@ func (e *encoder) Discard() {
 	}
 }
 
-// Submit implements backend.EncoderImpl.
+// Submit implements backend.EncoderImpl. Reads go through host-visible
+// readback memory in groups of at most readGroup bytes: the first group in
+// the encoder's own command buffer, the others each in a command buffer of
+// its own submitted right behind it (up to readAhead in flight), so the
+// device copies group k+1 while the host copies group k out.
 func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.Result, error) {
 	if err := e.usable(); err != nil {
 		e.Discard()
@@ -249,13 +302,14 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 		e.Discard()
 		return &backend.Result{}, nil
 	}
-	offs, err := e.recordReads(reads)
-	if err != nil {
-		e.done = false
-		e.Discard()
-		return nil, err
+	groups, err := planReads(reads)
+	if err == nil && len(groups) > 0 {
+		err = d.recordGroup(f, groups[0])
 	}
-	if err := d.flushUploads(); err != nil {
+	if err == nil {
+		err = d.flushUploads()
+	}
+	if err != nil {
 		e.done = false
 		e.Discard()
 		return nil, err
@@ -266,70 +320,134 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 	if len(reads) == 0 && e.ts == 0 {
 		return &backend.Result{}, nil
 	}
-	if err := d.waitFrame(ctx, f); err != nil {
-		return nil, err
-	}
 	res := &backend.Result{}
-	if len(reads) > 0 {
-		if err := d.l.invalidate(f.readback); err != nil {
-			return nil, err
-		}
-		mem := f.readback.bytes()
-		for i, r := range reads {
-			res.Reads = append(res.Reads, append([]byte(nil), mem[offs[i]:offs[i]+uint64(r.Size)]...))
+	for _, r := range reads {
+		if int64(len(r.Dst)) == r.Size {
+			res.Reads = append(res.Reads, r.Dst)
+		} else {
+			res.Reads = append(res.Reads, make([]byte, r.Size))
 		}
 	}
-	if e.ts > 0 {
-		ts, err := d.timestamps(f, e.ts)
-		if err != nil {
+	f.hold = true
+	queue := []*frame{f}
+	defer func() { // on an early return: let reclaim have them
+		for _, q := range queue {
+			q.hold = false
+		}
+	}()
+	next := 1
+	for i := 0; i < max(1, len(groups)); i++ {
+		for next < len(groups) && len(queue) < readAhead {
+			g, err := d.newRecording()
+			if err == nil {
+				if err = d.recordGroup(g, groups[next]); err == nil {
+					err = d.submit(g)
+				} else {
+					call(d.l.fn.EndCommandBuffer, g.cmd)
+					d.free = append(d.free, g)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			g.hold = true
+			queue = append(queue, g)
+			next++
+		}
+		g := queue[0]
+		if err := d.waitFrame(ctx, g); err != nil {
 			return nil, err
 		}
-		res.Timestamps = ts
+		if len(groups) > 0 {
+			if err := d.l.invalidate(g.readback); err != nil {
+				return nil, err
+			}
+			mem := g.readback.bytes()
+			for _, p := range groups[i] {
+				parallelCopy(res.Reads[p.read][p.dstOff:p.dstOff+p.size], mem[p.rbOff:p.rbOff+p.size])
+			}
+		}
+		if i == 0 && e.ts > 0 {
+			ts, err := d.timestamps(f, e.ts)
+			if err != nil {
+				return nil, err
+			}
+			res.Timestamps = ts
+		}
+		g.hold = false
+		queue = queue[1:]
 	}
 	return res, d.reclaim(false)
 }
 
-// recordReads records copies of every read range into the frame's readback
-// buffer and returns each range's offset there.
-func (e *encoder) recordReads(reads []backend.Range) ([]uint64, error) {
-	if len(reads) == 0 {
-		return nil, nil
-	}
-	d, f := e.d, e.f
-	offs := make([]uint64, len(reads))
-	var total uint64
-	for i, r := range reads {
-		offs[i] = total
-		total = alignUp(total+uint64(r.Size), 16)
-	}
-	if f.readback == nil || f.readback.size < total {
-		d.l.freeRawBuffer(f.readback)
-		f.readback = nil
-		rb, err := d.l.newRawBuffer(max(total, 1<<20), bufUsageTransferDst, memReadback)
-		if err != nil {
-			return nil, err
-		}
-		f.readback = rb
-	}
+const (
+	readGroup = 16 << 20 // bytes of reads per command buffer
+	readAhead = 4        // read command buffers in flight
+)
+
+// readPiece is the part of a read range copied by one group.
+type readPiece struct {
+	read          int // index among the reads
+	buf           uintptr
+	srcOff, size  uint64
+	dstOff, rbOff uint64 // offsets in the result and in the readback memory
+}
+
+// planReads splits the reads into groups of at most readGroup bytes.
+func planReads(reads []backend.Range) ([][]readPiece, error) {
+	var groups [][]readPiece
+	var cur []readPiece
+	var used uint64
 	for i, r := range reads {
 		b, ok := r.Buf.(*buffer)
 		if !ok || b.raw == nil {
 			return nil, errors.New("vulkan: read of a released or foreign buffer")
 		}
-		d.copyCmd(f, b.raw.handle, uint64(r.Off), f.readback.handle, offs[i], uint64(r.Size))
+		for done := uint64(0); done < uint64(r.Size); {
+			if used >= readGroup {
+				groups, cur, used = append(groups, cur), nil, 0
+			}
+			n := min(uint64(r.Size)-done, readGroup-used)
+			cur = append(cur, readPiece{read: i, buf: b.raw.handle, srcOff: uint64(r.Off) + done, size: n, dstOff: done, rbOff: used})
+			used = alignUp(used+n, 16)
+			done += n
+		}
 	}
-	// Make the transfer writes visible to the host.
-	d.hostBarrier(f)
-	return offs, nil
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups, nil
 }
 
-// hostBarrier records a transfer-write to host-read barrier.
+// recordGroup records the copies of one read group into f's readback
+// memory and the barrier that makes them visible to the host.
+func (d *device) recordGroup(f *frame, group []readPiece) error {
+	last := group[len(group)-1]
+	total := last.rbOff + last.size
+	if f.readback == nil || f.readback.size < total {
+		d.l.freeRawBuffer(f.readback)
+		f.readback = nil
+		rb, err := d.l.newRawBuffer(max(total, 1<<20), bufUsageTransferDst, memReadback)
+		if err != nil {
+			return err
+		}
+		f.readback = rb
+	}
+	for _, p := range group {
+		d.copyCmd(f, p.buf, p.srcOff, f.readback.handle, p.rbOff, p.size)
+	}
+	d.hostBarrier(f)
+	return nil
+}
+
+// hostBarrier records a barrier making transfer and shader writes visible
+// to host reads (after the fence wait).
 func (d *device) hostBarrier(f *frame) {
 	var a arena
 	defer a.free()
 	mb := newIn[vkMemoryBarrier](&a)
-	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessHostRead}
-	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
+	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite | accessShaderWrite, dstAccessMask: accessHostRead}
+	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer|pipelineStageComputeShader, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
 }
 
 // timestamps reads n timestamps of a completed frame, in nanoseconds.

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"time"
 
 	"github.com/kcgo/kc/backend"
 )
@@ -34,8 +36,11 @@ type frame struct {
 	pools []uintptr // descriptor pools for sets not worth caching
 	poolN int       // pools in use
 
-	commands int  // commands recorded since begin
-	lastComp bool // the last command recorded was a dispatch
+	commands int     // commands recorded since begin
+	owner    *graph  // the graph whose command buffer this is, or nil
+	hostRead bool    // a command wrote a mapped buffer the host may read
+	hold     bool    // completed work whose memory is still being read: not recycled yet
+	haz      hazards // what needs a barrier before the next command (hazard.go)
 }
 
 const (
@@ -48,7 +53,7 @@ const (
 	maxCachedBufs = 8
 	// maxStagingPiece bounds one staged copy; a frame keeps at most
 	// keepStaging bytes of staging and readback memory once recycled.
-	maxStagingPiece = 64 << 20
+	maxStagingPiece = 16 << 20
 	keepStaging     = 64 << 20
 	// maxSetsPerPipeline bounds a pipeline's descriptor-set cache; when
 	// full it is emptied (the sets freed once the work using them is done).
@@ -88,7 +93,10 @@ func (d *device) newRecording() (*frame, error) {
 		return nil, err
 	}
 	f.serial = 0
-	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands, f.lastComp = 0, 0, 0, 0, 0, 0, false
+	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
+	f.haz.reset()
+	f.haz.collect = d.bufferBarrierMode
+	f.hostRead = false
 	if f.poolN > 0 {
 		for _, p := range f.pools[:f.poolN] {
 			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
@@ -146,11 +154,12 @@ func (d *device) destroyFrame(f *frame) {
 	}
 }
 
-// barrier records a full compute/transfer barrier before the next
-// (transfer) command.
-func (d *device) barrier(f *frame) {
-	recordBarrier(d.cmdFns, f.cmd)
-	f.lastComp = false
+// transferBarrier records the barrier a transfer command with the given
+// accesses needs, if any.
+func (d *device) transferBarrier(f *frame, acc ...access) {
+	if f.haz.barrierFor(acc, false) != barrierNone {
+		recordBarrier(d.cmdFns, f.cmd)
+	}
 }
 
 // params copies a dispatch's params block into the frame's ring and returns
@@ -183,7 +192,7 @@ func (d *device) stage(f *frame, data []byte) (*rawBuffer, uint64, error) {
 	n := uint64(len(data))
 	for {
 		if f.stageIdx == len(f.staging) {
-			b, err := d.l.newRawBuffer(max(stagingChunk, alignUp(n, 1<<20)), bufUsageTransferSrc, memUpload)
+			b, err := d.l.newRawBuffer(max(stagingChunk, alignUp(n, 1<<20)), bufUsageTransferSrc, memStaging)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -192,7 +201,7 @@ func (d *device) stage(f *frame, data []byte) (*rawBuffer, uint64, error) {
 		b := f.staging[f.stageIdx]
 		off := alignUp(f.stageOff, 16)
 		if off+n <= b.size {
-			copy(b.bytes()[off:off+n], data)
+			parallelCopy(b.bytes()[off:off+n], data)
 			f.stageOff = off + n
 			return b, off, nil
 		}
@@ -218,10 +227,22 @@ func (d *device) submit(f *frame) error {
 	if d.upl == f {
 		d.upl = nil
 	}
+	if f.hostRead {
+		d.hostBarrier(f)
+	}
 	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
 		d.free = append(d.free, f)
 		return err
 	}
+	if err := d.queueSubmit(f); err != nil {
+		d.free = append(d.free, f)
+		return err
+	}
+	return nil
+}
+
+// queueSubmit submits a recorded frame's command buffer with its fence.
+func (d *device) queueSubmit(f *frame) error {
 	var a arena
 	defer a.free()
 	pc := newIn[uintptr](&a)
@@ -230,8 +251,11 @@ func (d *device) submit(f *frame) error {
 	si.sType = stSubmitInfo
 	si.commandBufferCount = 1
 	si.pCommandBuffers = addr(pc)
+	if lk := d.l.queueLock; lk != nil {
+		lk.Lock()
+		defer lk.Unlock()
+	}
 	if err := d.lost("vkQueueSubmit", call(d.l.fn.QueueSubmit, d.l.queue, 1, addr(si), f.fence)); err != nil {
-		d.free = append(d.free, f)
 		return err
 	}
 	d.serial++
@@ -251,8 +275,34 @@ func (d *device) lost(name string, r int32) error {
 	return err
 }
 
+// fenceSpin is how long waitFrame polls a fence before blocking in
+// vkWaitForFences. A blocking wait on the H200 costs about 40 µs of wake-up
+// latency (a one-dispatch submit and wait took 46 µs there on 2026-12-01),
+// more than most of the waits kc does; polling, as CUDA's default
+// synchronisation does, returns within a poll's time of the signal. Not on
+// a CPU device (lavapipe), whose own threads need the core a poll would
+// take.
+const fenceSpin = 2 * time.Millisecond
+
 // waitFrame blocks until f's fence signals or ctx is done.
 func (d *device) waitFrame(ctx context.Context, f *frame) error {
+	if start := time.Now(); d.info.Type != backend.TypeCPU {
+		for i := 0; ; i++ {
+			switch r := call(d.l.fn.GetFenceStatus, d.l.handle, f.fence); r {
+			case 0:
+				return nil
+			case 1: // VK_NOT_READY
+			default:
+				return d.lost("vkGetFenceStatus", r)
+			}
+			if i%64 == 63 {
+				if time.Since(start) > fenceSpin || ctx.Err() != nil {
+					break
+				}
+				runtime.Gosched()
+			}
+		}
+	}
 	var a arena
 	defer a.free()
 	pf := newIn[uintptr](&a)
@@ -283,6 +333,9 @@ func (d *device) reclaim(all bool) error {
 	i := 0
 	for ; i < len(d.inflight); i++ {
 		f := d.inflight[i]
+		if f.hold {
+			break
+		}
 		if all {
 			if err = d.waitFrame(context.Background(), f); err != nil {
 				break
@@ -312,6 +365,10 @@ func (d *device) recycle(f *frame) {
 	*pf = f.fence
 	call(d.l.fn.ResetFences, d.l.handle, 1, addr(pf))
 	d.done = max(d.done, f.serial)
+	if f.owner != nil { // a graph's: it stays the graph's
+		f.owner.pending = false
+		return
+	}
 	d.trimFrame(f)
 	d.free = append(d.free, f)
 }

@@ -166,3 +166,17 @@ func bytesF32(b []byte) []float32 {
 	}
 	return out
 }
+
+// saxpyGLSL is y = a*x + y, the hand-written kernel of the driver's own
+// tests (hazards, mapped buffers); the contract suite uses kc's corpus.
+const saxpyGLSL = `#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) uniform Params { float a; uint n; } p;
+layout(set = 0, binding = 1) readonly buffer X { float x[]; };
+layout(set = 0, binding = 2) buffer Y { float y[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i >= p.n) return;
+	y[i] = p.a * x[i] + y[i];
+}
+`

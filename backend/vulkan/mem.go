@@ -54,14 +54,62 @@ func (a *arena) bytes(b []byte) uintptr {
 	return uintptr(p)
 }
 
+// allocator hands out zeroed C memory: an arena, or a scratch block.
+type allocator interface {
+	alloc(n uintptr) unsafe.Pointer
+}
+
+// scratch is one block of C memory, allocated once per device, that the
+// hot recording paths (descriptor sets, copy commands) take their Vulkan
+// structures from: a few bump allocations instead of a cgo calloc and free
+// each (about a dozen cgo crossings per dispatch that binds a new set).
+// Package backend serialises calls into a device, and no user of the
+// scratch calls another, so one block serves; reset after each use.
+type scratch struct {
+	block      unsafe.Pointer
+	size, used uintptr
+	over       arena // what does not fit
+}
+
+const scratchSize = 64 << 10
+
+func newScratch() *scratch { return &scratch{block: cAlloc(scratchSize), size: scratchSize} }
+
+// alloc returns n zeroed bytes, 8-aligned.
+func (s *scratch) alloc(n uintptr) unsafe.Pointer {
+	n = (n + 7) &^ 7
+	if n == 0 {
+		n = 8
+	}
+	if s.used+n > s.size {
+		return s.over.alloc(n)
+	}
+	p := unsafe.Add(s.block, s.used)
+	s.used += n
+	clear(unsafe.Slice((*byte)(p), n))
+	return p
+}
+
+// reset gives everything back.
+func (s *scratch) reset() {
+	s.used = 0
+	s.over.free()
+}
+
+func (s *scratch) destroy() {
+	s.reset()
+	cFree(s.block)
+	s.block = nil
+}
+
 // newIn allocates a zeroed T in a's C memory.
-func newIn[T any](a *arena) *T {
+func newIn[T any](a allocator) *T {
 	var z T
 	return (*T)(a.alloc(unsafe.Sizeof(z)))
 }
 
 // sliceIn allocates n zeroed Ts in a's C memory.
-func sliceIn[T any](a *arena, n int) []T {
+func sliceIn[T any](a allocator, n int) []T {
 	if n == 0 {
 		return nil
 	}

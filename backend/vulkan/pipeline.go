@@ -23,6 +23,7 @@ type pipeline struct {
 	params    int // bytes of the params block (0: no binding 0)
 	nbufs     int
 	bindings  []uint32 // binding number of each storage buffer, in order
+	readOnly  []bool   // each storage buffer is bound read-only
 	sets      map[setKey]cachedSet
 }
 
@@ -64,6 +65,7 @@ func (d *device) NewPipeline(ctx context.Context, a *backend.Artifact) (backend.
 	p := &pipeline{d: d, params: a.Layout.Params, nbufs: len(a.Layout.Buffers), sets: map[setKey]cachedSet{}}
 	for _, b := range a.Layout.Buffers {
 		p.bindings = append(p.bindings, uint32(b.Binding))
+		p.readOnly = append(p.readOnly, b.ReadOnly)
 	}
 	if err := p.createLayouts(a.Layout); err != nil {
 		p.destroy()
@@ -312,15 +314,15 @@ func (d *device) newPool(freeable bool) (uintptr, error) {
 // allocSet allocates a set of layout from pools, trying each and adding a
 // new pool when all are full. It returns the set and its pool.
 func (d *device) allocSet(pools *[]uintptr, inUse *int, layout uintptr, freeable bool) (uintptr, uintptr, error) {
-	var a arena
-	defer a.free()
-	pl := newIn[uintptr](&a)
+	a := d.scratch
+	defer a.reset()
+	pl := newIn[uintptr](a)
 	*pl = layout
-	ai := newIn[vkDescriptorSetAllocateInfo](&a)
+	ai := newIn[vkDescriptorSetAllocateInfo](a)
 	ai.sType = stDescriptorSetAllocateInfo
 	ai.descriptorSetCount = 1
 	ai.pSetLayouts = addr(pl)
-	ps := newIn[uintptr](&a)
+	ps := newIn[uintptr](a)
 	// Try the pool in use, then the next existing one, then a new one.
 	fresh := false
 	for {

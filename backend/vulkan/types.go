@@ -47,6 +47,8 @@ const (
 	stCooperativeMatrixPropertiesNV        = 1000249001
 	stPhysicalCooperativeMatrixPropsNV     = 1000249002
 	stCooperativeMatrixFeaturesKHR         = 1000506000
+	st16BitStorageFeatures                 = 1000083000
+	stFloat16Int8Features                  = 1000082000
 	stCooperativeMatrixPropertiesKHR       = 1000506001
 	stPhysicalCooperativeMatrixPropsKHR    = 1000506002
 	stPhysicalDeviceShaderBfloat16Features = 1000141000
@@ -649,6 +651,22 @@ type vkMemoryBarrier struct {
 	pNext         uintptr
 	srcAccessMask uint32
 	dstAccessMask uint32
+}
+
+const (
+	stBufferMemoryBarrier = 44
+	queueFamilyIgnored    = ^uint32(0)
+)
+
+type vkBufferMemoryBarrier struct {
+	sType               uint32
+	pNext               uintptr
+	srcAccessMask       uint32
+	dstAccessMask       uint32
+	srcQueueFamilyIndex uint32
+	dstQueueFamilyIndex uint32
+	buffer              uintptr
+	offset, size        uint64
 }
 
 type vkBufferCopy struct {

@@ -31,6 +31,7 @@ type device struct {
 	bgByBuf  map[*wgpu.Buffer][]bgKey
 	pipes    []*pipeline
 	released bool
+	borrowed bool // the host's device (FromDevice): not released by Close
 }
 
 // arena is one params uniform buffer and the bytes the open encoder put in it.
@@ -158,7 +159,9 @@ func (d *device) Close() error {
 		d.queries.Release()
 	}
 	d.queue.Release()
-	d.dev.Release()
+	if !d.borrowed {
+		d.dev.Release()
+	}
 	d.state.free()
 	return nil
 }

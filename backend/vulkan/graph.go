@@ -1,0 +1,200 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// graph is a command buffer recorded once and resubmitted by every replay
+// (backend.GraphImpl). It owns its frame: the command buffer and fence,
+// the params memory its dispatches read (rewritten in place by replays
+// that change params) and the descriptor sets it binds. It is not recorded
+// with ONE_TIME_SUBMIT; it is never in flight twice (a replay waits for
+// the previous one), so SIMULTANEOUS_USE is not needed either.
+type graph struct {
+	d        *device
+	f        *frame
+	params   []paramLoc // per dispatch, in recording order
+	sets     map[graphSetKey]uintptr
+	pending  bool // submitted and not yet seen complete
+	released bool
+}
+
+// paramLoc is where a dispatch's params block lives in the graph's memory.
+type paramLoc struct {
+	b   *rawBuffer // nil when the pipeline has no params
+	off uint64
+	n   int
+}
+
+type graphSetKey struct {
+	p *pipeline
+	k setKey
+}
+
+// graphRecorder records a graph through an encoder in graph mode
+// (backend.GraphEncoderImpl).
+type graphRecorder struct{ e *encoder }
+
+// NewGraph implements backend.GraphDevice.
+func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	f, err := d.graphFrame()
+	if err != nil {
+		return nil, err
+	}
+	g := &graph{d: d, f: f, sets: map[graphSetKey]uintptr{}}
+	f.owner = g
+	var a arena
+	defer a.free()
+	bi := newIn[vkCommandBufferBeginInfo](&a)
+	bi.sType = stCommandBufferBeginInfo
+	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
+		d.putGraphFrame(f)
+		return nil, err
+	}
+	f.haz.reset()
+	f.haz.collect = d.bufferBarrierMode
+	d.graphs[g] = struct{}{}
+	return &graphRecorder{e: &encoder{d: d, f: f, graph: g}}, nil
+}
+
+// Dispatch implements backend.GraphEncoderImpl.
+func (r *graphRecorder) Dispatch(p backend.PipelineImpl, params []byte, bufs []backend.Range, groups [3]uint32) error {
+	return r.e.Dispatch(p, params, bufs, groups)
+}
+
+// Copy implements backend.GraphEncoderImpl.
+func (r *graphRecorder) Copy(src backend.BufferImpl, srcOff int64, dst backend.BufferImpl, dstOff int64, size int64) error {
+	return r.e.Copy(src, srcOff, dst, dstOff, size)
+}
+
+// Finish implements backend.GraphEncoderImpl.
+func (r *graphRecorder) Finish() (backend.GraphImpl, error) {
+	e := r.e
+	if err := e.usable(); err != nil {
+		r.Discard()
+		return nil, err
+	}
+	e.done = true
+	g := e.graph
+	if g.f.hostRead {
+		g.d.hostBarrier(g.f)
+	}
+	if err := check("vkEndCommandBuffer", call(g.d.l.fn.EndCommandBuffer, g.f.cmd)); err != nil {
+		g.Release()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Discard implements backend.GraphEncoderImpl.
+func (r *graphRecorder) Discard() {
+	if r.e.done {
+		return
+	}
+	r.e.done = true
+	g := r.e.graph
+	call(g.d.l.fn.EndCommandBuffer, g.f.cmd)
+	g.Release()
+}
+
+// Replay implements backend.GraphImpl.
+func (g *graph) Replay(ctx context.Context, updates []backend.ParamUpdate) error {
+	d := g.d
+	if g.released {
+		return errors.New("vulkan: replay of a released graph")
+	}
+	if err := d.usable(); err != nil {
+		return err
+	}
+	for _, u := range updates {
+		if u.Dispatch < 0 || u.Dispatch >= len(g.params) || len(u.Params) != g.params[u.Dispatch].n || g.params[u.Dispatch].b == nil {
+			return fmt.Errorf("vulkan: graph params update for dispatch %d (%d bytes) does not match the recording", u.Dispatch, len(u.Params))
+		}
+	}
+	// The params memory and the command buffer are the graph's own: the
+	// previous replay must be done with them.
+	for g.pending && len(d.inflight) > 0 {
+		if err := d.waitFrame(ctx, d.inflight[0]); err != nil {
+			return err
+		}
+		if err := d.reclaim(false); err != nil {
+			return err
+		}
+	}
+	for _, u := range updates {
+		loc := g.params[u.Dispatch]
+		copy(loc.b.bytes()[loc.off:loc.off+uint64(loc.n)], u.Params)
+	}
+	if err := d.flushUploads(); err != nil {
+		return err
+	}
+	if err := d.queueSubmit(g.f); err != nil {
+		return err
+	}
+	g.pending = true
+	return nil
+}
+
+// Release implements backend.GraphImpl: the frame goes once the last
+// replay has completed.
+func (g *graph) Release() {
+	if g.released {
+		return
+	}
+	g.released = true
+	d := g.d
+	delete(d.graphs, g)
+	if d.closed {
+		return
+	}
+	if g.pending {
+		d.deferFree(func() { d.putGraphFrame(g.f) })
+	} else {
+		d.putGraphFrame(g.f)
+	}
+}
+
+// maxGraphFrames bounds the released graph frames kept for new graphs.
+const maxGraphFrames = 4
+
+// graphFrame returns a frame for a new graph: a released graph's (its
+// params memory, descriptor pools, command buffer and fence reused; the
+// fixed cost of a recording is then a few pool resets) or a new one.
+func (d *device) graphFrame() (*frame, error) {
+	if n := len(d.graphFree); n > 0 {
+		f := d.graphFree[n-1]
+		d.graphFree = d.graphFree[:n-1]
+		for _, p := range f.pools[:f.poolN] {
+			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
+		}
+		f.poolN, f.uniIdx, f.uniOff, f.commands, f.serial = 0, 0, 0, 0, 0
+		f.hostRead = false
+		return f, nil
+	}
+	f, err := d.newFrame()
+	if err != nil {
+		return nil, err
+	}
+	d.frames = d.frames[:len(d.frames)-1] // the graph's, not the free list's
+	return f, nil
+}
+
+// putGraphFrame keeps a released graph's frame for the next graph (its
+// work has completed), or destroys it.
+func (d *device) putGraphFrame(f *frame) {
+	f.owner = nil
+	if d.closed || len(d.graphFree) >= maxGraphFrames {
+		d.destroyFrame(f)
+		return
+	}
+	d.graphFree = append(d.graphFree, f)
+}

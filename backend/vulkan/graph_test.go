@@ -1,0 +1,364 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// addkRef applies y = y*3 + k for each k in order (the addk kernel).
+func addkRef(y []uint32, ks ...uint32) {
+	for i := range y {
+		for _, k := range ks {
+			y[i] = y[i]*3 + k
+		}
+	}
+}
+
+func checkU32(t *testing.T, what string, got []byte, want []uint32) {
+	t.Helper()
+	g := bytesU32(got)
+	if len(g) != len(want) {
+		t.Fatalf("%s: %d words, want %d", what, len(g), len(want))
+	}
+	for i := range want {
+		if g[i] != want[i] {
+			t.Fatalf("%s: word %d = %#x, want %#x", what, i, g[i], want[i])
+		}
+	}
+}
+
+// TestGraphReplay records a dependent chain once and replays it with new
+// params (some dispatches changed each time) and a rebound buffer,
+// checking every replay against the CPU and that a replay is one submit.
+func TestGraphReplay(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 100 + r.IntN(900)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = r.Uint32()
+	}
+	yb, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 50
+	ks := make([]uint32, steps)
+	ops := make([]backend.Op, steps)
+	for j := range ops {
+		ks[j] = r.Uint32()
+		ops[j] = &backend.DispatchOp{Pipeline: p, Args: backend.Args{Params: []uint32{ks[j], uint32(n)}, Buffers: []backend.View{yb.View()}}, Groups: backend.Groups(uint32((n + 63) / 64))}
+	}
+	g, err := d.Record(ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	// Changing the ops after Record must not change the graph.
+	ops[0].(*backend.DispatchOp).Args.Params[0] ^= 1
+	for rep := 0; rep < 4; rep++ {
+		if rep > 0 {
+			for c := 0; c < 5; c++ {
+				j := r.IntN(steps)
+				ks[j] = r.Uint32()
+				if err := g.SetParams(j, ks[j], uint32(n)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		before := d.Stats()
+		if err := g.Replay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if st := d.Stats().Since(before); st.Submits != 1 || st.Replays != 1 || st.Dispatches != steps {
+			t.Errorf("replay %d: %v, want one submit of %d dispatches", rep, st, steps)
+		}
+		got, err := d.Read(ctx, yb.View())
+		if err != nil {
+			t.Fatal(err)
+		}
+		addkRef(y, ks...)
+		checkU32(t, "replay", got, y)
+	}
+	// Rebind the middle dispatch to another buffer: it alone runs there.
+	z := make([]uint32, n)
+	for i := range z {
+		z[i] = r.Uint32()
+	}
+	zb, err := d.Upload(u32bytes(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetBuffers(steps/2, zb.View()); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.ReadMany(ctx, yb.View(), zb.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addkRef(y, ks[:steps/2]...)
+	addkRef(y, ks[steps/2+1:]...)
+	addkRef(z, ks[steps/2])
+	checkU32(t, "y after rebinding", got[0], y)
+	checkU32(t, "z after rebinding", got[1], z)
+}
+
+// TestGraphOrdering replays a graph inside a scope between two dispatches
+// and twice back to back without a wait: program order must hold.
+func TestGraphOrdering(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 64 + r.IntN(500)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = r.Uint32()
+	}
+	yb, _ := d.Upload(u32bytes(y))
+	args := func(k uint32) backend.Args {
+		return backend.Args{Params: []uint32{k, uint32(n)}, Buffers: []backend.View{yb.View()}}
+	}
+	grid := backend.Groups(uint32((n + 63) / 64))
+	k1, k2, k3 := r.Uint32(), r.Uint32(), r.Uint32()
+	g, err := d.Record(&backend.DispatchOp{Pipeline: p, Args: args(k2), Groups: grid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	s := d.Begin()
+	d.Dispatch(p, args(k1), grid)
+	if err := g.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d.Dispatch(p, args(k3), grid)
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ { // back to back: each waits for the last
+		if err := g.Replay(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A host write after a replay lands after it.
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = r.Uint32()
+	}
+	if err := g.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := yb.Write(0, u32bytes(w)); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, yb.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addkRef(w, k2)
+	checkU32(t, "after write and replay", got, w)
+	_ = y
+}
+
+// TestGraphErrors: bad records, bad updates and replays that bind a
+// released buffer are errors, and the device keeps working.
+func TestGraphErrors(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 256
+	yb, _ := d.AllocZeroed(4 * n)
+	small, _ := d.AllocZeroed(4*n + 2)
+	other, _ := d.AllocZeroed(4 * n)
+	op := &backend.DispatchOp{Pipeline: p, Args: backend.Args{Params: []uint32{1, n}, Buffers: []backend.View{yb.View()}}, Groups: backend.Groups(n / 64)}
+	cp := &backend.CopyOp{Dst: other.View(), Src: yb.View()}
+	var be *backend.BindError
+	if _, err := d.Record(&backend.DispatchOp{Pipeline: p, Args: backend.Args{Params: []uint32{1}, Buffers: op.Args.Buffers}, Groups: op.Groups}); !errors.As(err, &be) {
+		t.Errorf("record with a missing param: %v, want a BindError", err)
+	}
+	g, err := d.Record(op, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetParams(0, 1); !errors.As(err, &be) {
+		t.Errorf("SetParams with one param: %v", err)
+	}
+	if err := g.SetParams(1, 1, 2); err == nil {
+		t.Error("SetParams on a copy op succeeded")
+	}
+	if err := g.SetParams(2, 1, 2); err == nil {
+		t.Error("SetParams on op 2 of 2 succeeded")
+	}
+	if err := g.SetBuffers(0, small.View()); !errors.As(err, &be) {
+		t.Errorf("SetBuffers with a size not a multiple of the stride: %v", err)
+	}
+	if err := g.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other.Release()
+	if err := g.Replay(ctx); !errors.As(err, &be) {
+		t.Errorf("replay with a released copy destination: %v, want a BindError", err)
+	}
+	g.Release()
+	if err := g.Replay(ctx); err == nil {
+		t.Error("replay of a released graph succeeded")
+	}
+	// The device still works.
+	g2, err := d.Record(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g2.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	yb.Release()
+	if err := g2.Replay(ctx); !errors.As(err, &be) {
+		t.Errorf("replay with a released buffer: %v, want a BindError", err)
+	}
+	z, _ := d.AllocZeroed(4 * n)
+	if err := g2.SetBuffers(0, z.View()); err != nil {
+		t.Fatal(err)
+	}
+	if err := g2.Replay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, z.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]uint32, n)
+	addkRef(want, 1)
+	checkU32(t, "rebound after a release", got, want)
+	g2.Release()
+	g2.Release()
+}
+
+// TestRepeatedParams records runs of dispatches with identical params
+// (which share one params block and one descriptor-set bind) mixed with
+// changes of params and of buffer, in one scope, and checks the result.
+func TestRepeatedParams(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	ys := make([][]uint32, 2)
+	bufs := make([]*backend.Buffer, 2)
+	for i := range ys {
+		ys[i] = make([]uint32, n)
+		for j := range ys[i] {
+			ys[i][j] = r.Uint32()
+		}
+		bufs[i], _ = d.Upload(u32bytes(ys[i]))
+	}
+	s := d.Begin()
+	for step := 0; step < 200; step++ {
+		k := uint32(r.IntN(3)) // few distinct values: long runs of equal params
+		b := 0
+		if r.IntN(4) == 0 {
+			b = 1
+		}
+		if err := d.Dispatch(p, backend.Args{Params: []uint32{k, n}, Buffers: []backend.View{bufs[b].View()}}, backend.Groups((n+63)/64)); err != nil {
+			t.Fatal(err)
+		}
+		addkRef(ys[b], k)
+	}
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.ReadMany(ctx, bufs[0].View(), bufs[1].View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkU32(t, "buffer 0", got[0], ys[0])
+	checkU32(t, "buffer 1", got[1], ys[1])
+}
+
+// TestGraphCopiesAndMapped replays a graph of a dispatch, a copy of its
+// output into a mapped host buffer and an independent dispatch on another
+// buffer; after each replay and Wait the host reads the mapped bytes.
+func TestGraphCopiesAndMapped(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 512
+	y, z := make([]uint32, n), make([]uint32, n)
+	for i := range y {
+		y[i], z[i] = r.Uint32(), r.Uint32()
+	}
+	yb, _ := d.Upload(u32bytes(y))
+	zb, _ := d.Upload(u32bytes(z))
+	host, err := d.AllocMapped(4*n, backend.MapHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, k2 := r.Uint32(), r.Uint32()
+	args := func(k uint32, b *backend.Buffer) backend.Args {
+		return backend.Args{Params: []uint32{k, n}, Buffers: []backend.View{b.View()}}
+	}
+	g, err := d.Record(
+		&backend.DispatchOp{Pipeline: p, Args: args(k1, yb), Groups: backend.Groups(n / 64)},
+		&backend.CopyOp{Dst: host.View(), Src: yb.View()},
+		&backend.DispatchOp{Pipeline: p, Args: args(k2, zb), Groups: backend.Groups(n / 64)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	for rep := 0; rep < 3; rep++ {
+		for i := range host.Mapped() {
+			host.Mapped()[i] = 0xee // poison
+		}
+		if rep == 2 {
+			k1 = r.Uint32()
+			if err := g.SetParams(0, k1, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Replay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		addkRef(y, k1)
+		addkRef(z, k2)
+		checkU32(t, "mapped copy of y", host.Mapped(), y)
+	}
+	got, err := d.Read(ctx, zb.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkU32(t, "z", got, z)
+}
