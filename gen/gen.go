@@ -310,7 +310,12 @@ func renderReflection(b *bytes.Buffer, r ir.KernelReflection) {
 		for _, f := range p.Fields {
 			fmt.Fprintf(b, "%s,\n", elem(f))
 		}
-		b.WriteString("}},\n")
+		b.WriteString("}")
+		if p.NumWorkgroups != nil {
+			// the hidden num_workgroups field the backend fills
+			fmt.Fprintf(b, ", NumWorkgroups: new(%d)", *p.NumWorkgroups)
+		}
+		b.WriteString("},\n")
 	}
 	b.WriteString("Buffers: []ir.BufferReflection{\n")
 	for _, x := range r.Buffers {

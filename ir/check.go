@@ -178,7 +178,7 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups:
+		case FeatureF16, FeatureSubgroups, FeatureDot4Packed:
 			c.enabled |= e.Feature
 		case FeatureCoopMat:
 			c.errorf(e.Pos, "enable %s: cooperative matrices are not supported yet", e.Feature.Name())

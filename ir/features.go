@@ -5,7 +5,7 @@ package ir
 // (Kernel.Features) and where each is first used (Kernel.FeatPos).
 
 // featureOrder is the order in which RequireFeatures reports missing features.
-var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat}
+var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed}
 
 // useFeature records that the current kernel uses f at pos (what names the
 // use in messages) and reports it, once per kernel or constant, when not

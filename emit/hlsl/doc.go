@@ -43,6 +43,16 @@
 //     __hlsl_dx_compiler to pick the right formula for each compiler.
 //   - Subgroup operations on f16 run in f32 (glslang promotes them anyway;
 //     dxc is told to do the same so that both give the same bits).
+//   - Intrinsics HLSL lacks become helper functions with WGSL's
+//     definitions: the 4x8 snorm/unorm and 2x16 float packing (the latter
+//     on f32tof16/f16tof32), extractBits/insertBits (clamped offset and
+//     count), select with a bool-vector condition (HLSL 2021 refuses ?: on
+//     vectors); length and distance of scalars are abs. dot4I8Packed and
+//     dot4U8Packed are dot4add_i8packed/dot4add_u8packed (shader model 6.4:
+//     dxc with cs_6_4; glslang refuses, emit.Entry.Restricted).
+//   - atomicCompareExchangeWeak is InterlockedCompareExchange into a
+//     temporary and a kc_compare_exchange_result_* struct (HLSL's exchange
+//     is strong: exchanged is original == cmp).
 //   - Atomic intrinsics become Interlocked* statements hoisted in front of
 //     the statement that uses their value; HLSL has no pointers to pass an
 //     atomic location to a function.
@@ -51,12 +61,12 @@
 //   - && and || are not short-circuiting in glslang's HLSL (nor in HLSL
 //     before 2021); when the right operand indexes memory or runs an atomic
 //     operation it is evaluated under an if, as ir specifies.
-//   - num_workgroups has no HLSL system value. Under dxc -spirv it is the
-//     SPIR-V builtin NumWorkgroups declared with [[vk::ext_builtin_input]];
-//     a kernel that reads it is wrapped in #if defined(__spirv__) (with an
-//     #error in the #else branch when it is the only kernel), and the
-//     drivers refuse it for glslang and DXIL with an *ir.UnsupportedError
-//     before running a tool (emit.Entry.Restricted).
+//   - num_workgroups has no HLSL system value. As DXC and Tint do, kc
+//     passes it in the params constant buffer: a hidden uint3 after the
+//     scalar parameters at the next 16-byte boundary
+//     (ir.NumWorkgroupsOffset), which the host writes at every dispatch
+//     (ir.ParamsReflection.NumWorkgroups). It works under glslang, dxc -spirv
+//     and DXIL alike.
 //
 // # Issue 12's constructs
 //

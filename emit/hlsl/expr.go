@@ -130,7 +130,7 @@ func (f *fn) builtinValue(x *ir.BuiltinValue) hx {
 	case ir.SubgroupInvocationID:
 		return primary("WaveGetLaneIndex()")
 	case ir.NumWorkgroups:
-		return primary("kc_num_workgroups")
+		return primary(f.numWG) // the hidden params field (kernel.go)
 	}
 	for _, b := range builtinParams {
 		if b.kind == x.Kind {

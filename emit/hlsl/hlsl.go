@@ -26,9 +26,13 @@ type Options struct {
 	NoLineDirectives bool
 }
 
-// Profile is the dxc target profile an entry needs: cs_6_2 with f16
-// (16-bit types), cs_6_0 otherwise.
+// Profile is the dxc target profile an entry needs: cs_6_4 for the packed
+// 4x8-bit dot products (HLSL's dot4add_*), cs_6_2 with f16 (16-bit types),
+// cs_6_0 otherwise.
 func Profile(e *emit.Entry) string {
+	if e.Reflection.FeatureSet()&ir.FeatureDot4Packed != 0 {
+		return "cs_6_4"
+	}
 	if usesF16(e) {
 		return "cs_6_2"
 	}

@@ -42,7 +42,10 @@ func (f *fn) stmt(s ir.Stmt) {
 	f.pos = s.Position()
 	switch s := s.(type) {
 	case *ir.Comment:
-		f.out(s.Pos, comment(s.Text))
+		// a /* */ comment may span lines: one // line each
+		for _, l := range strings.Split(s.Text, "\n") {
+			f.out(s.Pos, comment(l))
+		}
 	case *ir.Block:
 		f.out(s.Pos, "{")
 		f.block(s)

@@ -149,6 +149,10 @@ func (e *emitter) structDefs() ([]string, error) {
 
 // field emits x.name.
 func (f *fn) field(x *ir.Field) hx {
+	if _, isResult := x.X.Type().(ir.CompareExchangeResult); isResult {
+		// the kc_compare_exchange_result_* struct (atomic.go)
+		return primary(f.ex(x.X).at(precPrimary) + "." + x.Name)
+	}
 	st, ok := x.X.Type().(*ir.Struct)
 	if !ok || x.Index < 0 || x.Index >= len(st.Fields) {
 		f.fail(fmt.Errorf("%s: hlsl: field %s of a non-struct value", x.Pos, x.Name))

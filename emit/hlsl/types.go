@@ -42,6 +42,8 @@ func typeName(t ir.Type) string {
 		return typeName(t.Elem) + "[" + strconv.Itoa(t.Len) + "]"
 	case *ir.Struct:
 		return structName(t)
+	case ir.CompareExchangeResult:
+		return "kc_compare_exchange_result_" + scalarName(t.Elem) // declared by atomic.go
 	}
 	return "invalid"
 }

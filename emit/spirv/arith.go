@@ -45,6 +45,11 @@ func (f *fn) expr(e ir.Expr) uint32 {
 			}
 		}
 		return f.swizzleValue(f.expr(e.X), e.X.Type().(ir.Vector), e.Comps)
+	case *ir.Field:
+		if _, isResult := e.X.Type().(ir.CompareExchangeResult); isResult {
+			// the result struct: old_value is member 0, exchanged member 1
+			return f.extract(f.tid(e.Ty), f.expr(e.X), uint32(e.Index))
+		}
 	case *ir.Len:
 		return f.length(e)
 	case nil:
@@ -328,6 +333,8 @@ func cheap(e ir.Expr) bool {
 	case *ir.Bitcast:
 		return cheap(e.X)
 	case *ir.Swizzle:
+		return cheap(e.X)
+	case *ir.Field:
 		return cheap(e.X)
 	case *ir.Construct:
 		for _, a := range e.Args {

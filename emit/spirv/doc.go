@@ -89,11 +89,24 @@
 //   - Math uses GLSL.std.450 (Exp, Exp2, Log, Log2, Sqrt, InverseSqrt, Sin,
 //     Cos, Tan, Tanh, Floor, Ceil, RoundEven, Trunc, Fract, Pow, Fma, FMix,
 //     FAbs/SAbs, FMin/SMin/UMin, FMax/..., FClamp/..., FSign/SSign, FindILsb,
-//     FindSMsb/FindUMsb); OpBitCount, OpBitReverse; OpDot for floats, and for
-//     integers the sum of componentwise products (wrapping).
+//     FindSMsb/FindUMsb, Asin, Acos, Atan, Atan2, Sinh, Cosh, Step,
+//     SmoothStep, Length, Distance, Normalize, Cross, Reflect, the
+//     Pack/Unpack Snorm4x8, Unorm4x8 and Half2x16); OpBitCount,
+//     OpBitReverse; OpDot for floats, and for integers the sum of
+//     componentwise products (wrapping). f16 Sinh and Cosh are evaluated in
+//     f32 (lavapipe, Mesa 22.3, segfaults on them in f16).
+//   - Vector comparisons yield bool vectors; all/any are OpAll/OpAny.
+//   - extractBits/insertBits are OpBitField{U,S}Extract/OpBitFieldInsert
+//     with offset and count clamped first (SPIR-V leaves offset + count >
+//     32 undefined; WGSL and kc clamp).
+//   - dot4I8Packed/dot4U8Packed are OpSDot/OpUDot with
+//     PackedVectorFormat4x8Bit (SPV_KHR_integer_dot_product).
 //   - Atomics: OpAtomic* with Device scope on buffers and Workgroup scope on
 //     shared memory, all Relaxed (semantics None), as WGSL's atomics are;
 //     ordering with other memory comes from the barriers.
+//     atomicCompareExchangeWeak is OpAtomicCompareExchange (strong) and an
+//     OpCompositeConstruct of struct { T old_value; bool exchanged } with
+//     exchanged = old == cmp.
 //   - workgroupBarrier is OpControlBarrier Workgroup Workgroup
 //     AcquireRelease|WorkgroupMemory; storageBarrier is OpControlBarrier
 //     Workgroup Workgroup AcquireRelease|UniformMemory (WGSL's meaning).

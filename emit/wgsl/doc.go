@@ -54,6 +54,12 @@
 //   - Subgroup operations in non-uniform control flow are allowed in kc:
 //     modules using subgroups turn WGSL's subgroup_uniformity diagnostic
 //     off.
+//   - extractBits/insertBits go through kc_extractBits_*/kc_insertBits_*
+//     helpers that clamp offset and count as WGSL defines: naga v0.19 (the
+//     wgpu driver's) passes them to SPIR-V unclamped. smoothstep with
+//     constant lo >= hi hides lo from constant evaluation.
+//   - A let bound to atomicCompareExchangeWeak's result has no type
+//     written (__atomic_compare_exchange_result<T> cannot be spelled).
 //
 // Integer to float conversion of values that are not exactly representable
 // may round either way in WGSL, as + - * / may; kc requires round to

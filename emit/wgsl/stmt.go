@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"strings"
+
 	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
@@ -48,7 +50,10 @@ func (f *fn) stmts(list []ir.Stmt) {
 func (f *fn) stmt(s ir.Stmt) {
 	switch s := s.(type) {
 	case *ir.Comment:
-		f.line(s.Pos, "//", s.Text)
+		// a /* */ comment may span lines: one // line each
+		for _, l := range strings.Split(s.Text, "\n") {
+			f.line(s.Pos, "//", l)
+		}
 	case *ir.Block:
 		f.line(s.Pos, "{")
 		f.block(s)
@@ -134,7 +139,11 @@ func (f *fn) decl(d *ir.Decl) string {
 	if d.Mut {
 		kw = "var "
 	}
-	s := kw + name + ": " + f.e.typeName(t)
+	s := kw + name
+	if _, isResult := t.(ir.CompareExchangeResult); !isResult {
+		// (WGSL's __atomic_compare_exchange_result<T> cannot be spelled)
+		s += ": " + f.e.typeName(t)
+	}
 	if d.Init != nil {
 		s += " = " + f.expr(d.Init).s
 	}

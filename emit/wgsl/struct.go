@@ -202,6 +202,10 @@ func (f *fn) constArray(x *ir.Ident, c *ir.Const) wx {
 
 // field spells x.name.
 func (f *fn) field(x *ir.Field) wx {
+	if _, isResult := x.X.Type().(ir.CompareExchangeResult); isResult {
+		// WGSL's __atomic_compare_exchange_result has the same field names
+		return prim(f.expr(x.X).at() + "." + x.Name)
+	}
 	s, ok := x.X.Type().(*ir.Struct)
 	names := f.e.fieldNames[s]
 	if !ok || x.Index < 0 || x.Index >= len(names) {

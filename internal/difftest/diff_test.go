@@ -58,7 +58,8 @@ type path struct {
 	// subgroups: whether the path can run subgroup operations at all (the
 	// device must also report them). naga in this wgpu predates them.
 	subgroups bool
-	// noNumWorkgroups: the path cannot express num_workgroups.
+	// noNumWorkgroups: the path cannot express num_workgroups (none
+	// today: HLSL reads it from a hidden params field).
 	noNumWorkgroups bool
 	// f16: whether the path can run f16 at all (the device must also
 	// report it).
@@ -78,7 +79,7 @@ var paths = []path{
 			return nil, err
 		}
 		return hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-	}, true, true, true},
+	}, true, false, true},
 }
 
 // config is the generator configuration a path runs on device info.

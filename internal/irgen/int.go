@@ -138,8 +138,19 @@ func (g *gen) intExpr(t ir.Scalar, d int, allowConst bool) ir.Expr {
 	case n < 16:
 		return g.floatToInt(t, d)
 	case n < 21:
+		switch g.r.IntN(8) {
+		case 0:
+			return g.bitFieldCall(t, d)
+		case 1:
+			if t == ir.U32 {
+				return g.packRoundTrip(d)
+			}
+		}
 		return g.intCall(t, d)
 	case n < 23:
+		if g.r.IntN(4) == 0 {
+			return g.selectVec(t, d)
+		}
 		return ir.CallOf(ir.Select, g.boolExpr(d-1, false), g.intExpr(t, d-1, false), g.intExpr(t, d-1, true))
 	case n < 24:
 		return ir.Conv(t, g.boolExpr(d-1, false))
@@ -244,6 +255,9 @@ func (g *gen) boolExpr(d int, allowConst bool) ir.Expr {
 		y, _ := g.detFloat(d-1, true)
 		return ir.Bin(cmpOps[g.r.IntN(len(cmpOps))], x, y)
 	case 6:
+		if g.r.IntN(2) == 0 {
+			return g.vecBool(d)
+		}
 		return ir.Not(g.boolExpr(d-1, false))
 	case 7:
 		return ir.Bin(ir.OpNe, g.boolExpr(d-1, false), g.boolExpr(d-1, true))

@@ -5,8 +5,12 @@
 //
 // A generated kernel has nested control flow (if/else, counted, while and
 // infinite loops with break and continue, returns), i32/u32 arithmetic,
-// bit operations and bit intrinsics, conversions and bitcasts, small
-// integer vectors, f32 arithmetic and math intrinsics, local arrays,
+// bit operations and bit intrinsics (extractBits and insertBits with
+// offsets and counts that need clamping), the f16 packing round trip,
+// conversions and bitcasts, small integer vectors, vector comparisons
+// reduced by all and any and select with a bool-vector condition, f32
+// arithmetic and math intrinsics (trigonometric, hyperbolic, smoothstep,
+// length, cross, reflect, step among them), local arrays,
 // workgroup memory written then read across barriers, atomics on
 // commutative slots and, with Config.Subgroups, subgroup operations. Its
 // fixed signature is
@@ -33,13 +37,14 @@
 //     top level and read only after the second;
 //   - atomics are statements whose results are dropped, and each slot of
 //     acc and acci sees one commutative operation (add/sub, max, min, or,
-//     and, xor), so the final values do not depend on the order;
+//     and, xor), so the final values do not depend on the order; max and
+//     min are sometimes compare-exchange loops (atomicCompareExchangeWeak);
 //   - subgroup operations and barriers appear only at the top level, before
 //     any return (all invocations active; the workgroup size is a multiple
 //     of 8, a subgroup size no larger than 8 divides it);
 //   - floats are split into two classes. Deterministic floats (loads,
 //     parameters, small integers converted, negation, abs, min, max, clamp,
-//     floor, ceil, trunc, round, sign, select and scaling by powers of two:
+//     floor, ceil, trunc, round, sign, step, select and scaling by powers of two:
 //     operations that never round) have one result on every target even
 //     under contraction and reassociation: they alone feed comparisons, float-to-integer
 //     conversions (in range, or scaled out of range to test saturation,
@@ -69,8 +74,8 @@ type Config struct {
 	F16 bool
 	// NoSaturate keeps float-to-integer conversions inside the integer range.
 	NoSaturate bool
-	// NoNumWorkgroups leaves out the num_workgroups builtin (HLSL through
-	// glslang has no such system value).
+	// NoNumWorkgroups leaves out the num_workgroups builtin, for a path
+	// that cannot express it.
 	NoNumWorkgroups bool
 	// Stmts is the statement budget (0: 28).
 	Stmts int

@@ -338,7 +338,42 @@ func (g *gen) atomic() {
 	if s < 2 && g.r.IntN(2) == 0 { // slots 0 and 1 share add/sub: a dynamic index
 		idx = g.mask(g.intExpr(ir.U32, 1, false), 1)
 	}
+	if (f == ir.AtomicMax || f == ir.AtomicMin) && g.r.IntN(3) == 0 {
+		g.casLoop(buf, t, s, f == ir.AtomicMax)
+		return
+	}
 	g.emit(&ir.ExprStmt{Call: ir.CallOf(f, ir.At(ir.Ref(buf), idx), g.intExpr(t, g.cfg.Depth-1, false))})
+}
+
+// casLoop is atomicMax (or atomicMin) of slot s written as a
+// compare-exchange loop, whose final value is as order-independent:
+//
+//	{
+//		let v = e
+//		for {
+//			let m = atomicLoad(buf[s])
+//			if v <= m { break }           // v >= m for min
+//			let r = atomicCompareExchangeWeak(buf[s], m, v)
+//			if r.exchanged { break }
+//		}
+//	}
+func (g *gen) casLoop(buf string, t ir.Scalar, s int, isMax bool) {
+	v, m, r := g.name("casv"), g.name("casm"), g.name("casr")
+	loc := func() ir.Expr { return ir.At(ir.Ref(buf), ir.Int(int64(s))) }
+	done := ir.OpLe
+	if !isMax {
+		done = ir.OpGe
+	}
+	brk := func(c ir.Expr) ir.Stmt { return &ir.If{Cond: c, Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{}}}} }
+	g.emit(&ir.Block{Stmts: []ir.Stmt{
+		&ir.Decl{Name: v, Init: g.intExpr(t, g.cfg.Depth-1, false)},
+		&ir.For{Body: &ir.Block{Stmts: []ir.Stmt{
+			&ir.Decl{Name: m, Init: ir.CallOf(ir.AtomicLoad, loc())},
+			brk(ir.Bin(done, ir.Ref(v), ir.Ref(m))),
+			&ir.Decl{Name: r, Init: ir.CallOf(ir.AtomicCompareExchangeWeak, loc(), ir.Ref(m), ir.Ref(v))},
+			brk(ir.Sel(ir.Ref(r), ir.FieldExchanged)),
+		}}},
+	}})
 }
 
 func (g *gen) ifStmt() {

@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(c.src))
 	}
 	f.Add([]byte(posSrc))
+	f.Add([]byte(commentsSrc))
 	f.Fuzz(checkParse)
 }
 

@@ -458,10 +458,10 @@ void precise_mix(uint3 kc_global_id : SV_DispatchThreadID) {
 [[vk::binding(1, 0)]] RWStructuredBuffer<Particle> particles_ps : register(u1);
 [[vk::binding(2, 0)]] RWStructuredBuffer<float> particles_e : register(u2);
 
-// step is precise on a struct: the struct local is precise.
+// advance is precise on a struct: the struct local is precise.
 // precise: every float local and temporary is precise (no contraction)
 #line 231 "lang.kc"
-Particle particles_step(Particle p, float g, float dt) {
+Particle particles_advance(Particle p, float g, float dt) {
 	precise Particle q = p;
 	q.vel.y = q.vel.y - g * dt;
 	q.pos = q.pos + q.vel * dt;
@@ -483,7 +483,7 @@ void particles(uint3 kc_global_id : SV_DispatchThreadID) {
 	if (i >= particles_n) {
 		return;
 	}
-	Particle p = particles_step(particles_ps[i], particles_g, particles_dt);
+	Particle p = particles_advance(particles_ps[i], particles_g, particles_dt);
 	particles_ps[i] = p;
 	particles_e[i] = particles_energy(particles_ps[i]);
 	particles_ps[i].mass += 1.0f;
