@@ -319,6 +319,9 @@ func (e *speval) invoke(name string, inv invocation) (err error) {
 			}
 		case opVariable:
 			ptrs[w[1]] = ptr{root: e.zero(e.types[w[0]].elem)}
+			if len(w) > 3 { // an initializer
+				*ptrs[w[1]].root = *get(w[3]).clone()
+			}
 		case opLoad:
 			vtype[w[1]] = w[0]
 			vals[w[1]] = pointer(w[2]).deref().clone()

@@ -141,6 +141,8 @@ func (b *builder) typeID(t ir.Type, layout bool) uint32 {
 				b.annots.inst(opDecorate, id, decArrayStride, stride)
 			}
 		})
+	case *ir.Struct:
+		return b.structType(t, layout)
 	case ir.CoopMat:
 		fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
 	}
