@@ -156,6 +156,57 @@ var execCases = map[string]func(r *rand.Rand) execCase{
 			},
 		}
 	},
+	// The kernels of testdata/lang.kc.
+	"lang": func(r *rand.Rand) execCase {
+		groups := 1 + r.IntN(3)
+		n := 64 * groups
+		x := make([]uint32, n+9)
+		for i := range x {
+			x[i] = r.Uint32() >> uint(r.IntN(32))
+		}
+		f := make([]float32, n)
+		for i := range f {
+			f[i] = randF(r, 4)
+		}
+		return execCase{
+			params: map[string]ir.Value{"n": ir.IntVal(int64(n))},
+			bufs: map[string][]byte{"x": interp.Encode(x), "f": interp.Encode(f), "out": interp.Poison(16 * n),
+				"blur": interp.Poison(4 * n), "aux": interp.Poison(16 * n)},
+			groups: [3]int{groups, 1, 1},
+			tol: func(_ string, i int, want float64) float64 {
+				abs := 0.0
+				for k, tp := range []float64{0.0625, 0.25, 0.375, 0.25, 0.0625} {
+					abs += tp * math.Abs(float64(f[min(max(i+k-2, 0), n-1)]))
+				}
+				return interp.SumBound(ir.F32, abs, 5) + 5*interp.ULP(ir.F32, abs)
+			},
+		}
+	},
+	"particles": func(r *rand.Rand) execCase {
+		n := 64 + r.IntN(200)
+		raw := interp.Poison(32 * n)
+		for i := 0; i < n; i++ {
+			for _, w := range []int{0, 1, 2, 4, 5, 6, 7} {
+				binary.LittleEndian.PutUint32(raw[32*i+4*w:], math.Float32bits(randF(r, 2)))
+			}
+		}
+		return execCase{
+			params: map[string]ir.Value{"n": ir.IntVal(int64(n)), "g": ir.FloatVal(float64(float32(9.81))), "dt": ir.FloatVal(float64(float32(0.01 + 0.1*r.Float64())))},
+			bufs:   map[string][]byte{"ps": raw, "e": interp.Poison(4 * n)},
+			groups: [3]int{ceilDiv(n, 64), 1, 1},
+			tol: func(buf string, i int, want float64) float64 {
+				if buf == "ps" {
+					return 0 // step is precise; mass + 1 is one rounding
+				}
+				// 0.5 * m * dot(v, v): dot sums 3 products (reassociated,
+				// contracted); |v| <= 2 + g*dt, |m| <= 2.
+				return interp.SumBound(ir.F32, 2*3*9, 3) + 4*interp.ULP(ir.F32, want)
+			},
+		}
+	},
+	"order": func(r *rand.Rand) execCase {
+		return execCase{bufs: map[string][]byte{"y": interp.Poison(4 * 8)}, groups: [3]int{1, 1, 1}}
+	},
 }
 
 func TestExecNextOnVulkan(t *testing.T) {
@@ -168,6 +219,7 @@ func TestExecNextOnVulkan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	paths = append(paths, filepath.Join("testdata", "lang.kc"))
 	d := openVulkan(t)
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s", seed, d.Info().Name)
@@ -234,6 +286,10 @@ func runNext(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, c exec
 		t.Run("spirv"+v.String(), func(t *testing.T) {
 			a, err := spirv.Emit(m, spirv.Options{Kernel: k.Name, Version: v})
 			if err != nil {
+				t.Fatal(err)
+			}
+			kctest.Tool(t, "spirv-val")
+			if err := spirv.ValidateArtifact(ctx, a); err != nil {
 				t.Fatal(err)
 			}
 			p, err := d.Load(ctx, a)
