@@ -2,22 +2,35 @@ package spirv
 
 import (
 	"encoding/binary"
-	"github.com/kcgo/kc/emit"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/kcgo/kc/emit"
+	"github.com/kcgo/kc/internal/kctest"
 
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 )
 
-// TestDifferential runs every corpus kernel that the test evaluator can
-// carry (no shared memory, atomics, subgroups or f16) on fresh random
+// TestDifferential runs every corpus kernel (and those of testdata/lang*.kc)
+// that the test evaluator can carry (no shared memory, atomics, subgroups or f16) on fresh random
 // inputs, once as emitted SPIR-V and once in the reference interpreter,
 // and compares every output buffer bit for bit (NaNs compare equal).
 func TestDifferential(t *testing.T) {
 	ran := 0
-	for _, c := range corpus(t) {
+	cases := corpus(t)
+	for _, f := range []string{"lang.kc", "lang_f16.kc"} {
+		p := filepath.Join("testdata", f)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, kctest.Case{Name: f, Path: p, Src: src})
+	}
+	for _, c := range cases {
 		m := c.Module(t)
 		mod, err := Emit(m, Options{})
 		if err != nil {
