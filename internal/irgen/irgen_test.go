@@ -21,7 +21,7 @@ func TestGenerate(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		seed := base + uint64(i)
-		for _, cfg := range []irgen.Config{{}, {Subgroups: true}, {F16: true, Subgroups: true}} {
+		for _, cfg := range []irgen.Config{{}, {Subgroups: true}, {F16: true, Subgroups: true}, {Lang: true}, {Lang: true, F16: true, Subgroups: true}} {
 			k, err := irgen.Generate(seed, cfg)
 			if err != nil {
 				t.Fatalf("seed %d %+v: %v\n%s", seed, cfg, err, ir.Print(k.Module))
