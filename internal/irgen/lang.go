@@ -342,7 +342,10 @@ func (g *gen) langLeaf(t ir.Scalar) ir.Expr {
 				fis = append(fis, f)
 			}
 		}
-		if len(fis) > 0 {
+		// No calls in the arguments of calls (or in indices of the other
+		// leaves here): lavapipe inlines every call, and nested calls
+		// multiply the code it compiles.
+		if len(fis) > 0 && g.langDepth == 1 {
 			f := fis[g.r.IntN(len(fis))]
 			pf, _ := g.detFloat(1, true)
 			args := []ir.Expr{g.intExpr(ir.U32, 1, true), g.intExpr(ir.I32, 1, true), pf, ir.Ref("in_i"), ir.Ref("in_f"), ir.Ref("sh")}
