@@ -90,7 +90,9 @@
 //     ir.ElemStride; and a plain one for values and Function/Workgroup
 //     variables (Vulkan forbids explicit layout there from SPIR-V 1.4).
 //     Loads and stores convert member by member (OpCompositeExtract and
-//     OpCompositeConstruct, in both versions). x.f is an OpAccessChain
+//     OpCompositeConstruct), in 1.6 too: OpCopyLogical, which 1.4 added for
+//     this, passes spirv-val but lavapipe (Mesa with LLVM 15.0.6) fails
+//     vkCreateComputePipelines (VK_ERROR_UNKNOWN) on it for a struct. x.f is an OpAccessChain
 //     member index in memory and OpCompositeExtract on a value; a literal
 //     is OpCompositeConstruct with OpConstantNull for fields left out.
 //   - switch: OpSelectionMerge and OpSwitch (32-bit literals; the default
