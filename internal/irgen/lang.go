@@ -15,11 +15,14 @@ import (
 //		                                 // earlier helpers)
 //	fn fsN(s S, k u32) S                // struct in, struct out
 //	fn fpN(o read_write []u32, i u32, v u32)   // writes o[i], a call statement
+//	fn fbN(sh shared [W]u32, v u32) u32  // publishes v in sh between two
+//	                                     // barriers, returns a neighbour's
 //
 // and the kernel gains in_s read []S (InSLen elements) and out_s
 // read_write []S (one element per invocation, written only by its owner).
 // Helpers are called inside expressions and as statements anywhere, so
-// from uniform and from divergent control flow; switch statements (several
+// from uniform and from divergent control flow (fbN, which holds barriers,
+// only as a top-level let before any return); switch statements (several
 // values per case, default or none, break) appear in the kernel body;
 // struct locals are read, assigned field by field, passed through fsN and
 // stored to out_s; the constant arrays are indexed at run time. The value
@@ -59,6 +62,7 @@ func (g *gen) langModule() {
 	}
 	g.structFunc()
 	g.putFunc()
+	g.barrierFunc()
 	for n := 1 + g.r.IntN(3); n > 0; n-- {
 		g.intFunc()
 	}
@@ -193,6 +197,32 @@ func (g *gen) putFunc() {
 	}
 	g.funcs = append(g.funcs, f)
 	g.fns = append(g.fns, langFn{name: name, kind: 'p'})
+}
+
+// barrierFunc generates fbN: a shared phase (see sharedPhase) inside a
+// helper, which therefore may be called only from uniform flow.
+func (g *gen) barrierFunc() {
+	name := g.name("fb")
+	li := ir.Builtin(ir.LocalIndex)
+	f := &ir.Func{Name: name, Result: ir.U32, Body: &ir.Block{}, Params: []*ir.Param{
+		{Name: "sh", Kind: ir.SharedParam, Type: ir.ArrayOf(ir.U32, g.wg)},
+		{Name: "v", Kind: ir.ValueParam, Type: ir.U32},
+	}}
+	f.Body.Stmts = []ir.Stmt{
+		&ir.Barrier{Kind: ir.WorkgroupBarrier},
+		&ir.Assign{LHS: ir.At(ir.Ref("sh"), li), RHS: ir.Ref("v")},
+		&ir.Barrier{Kind: ir.WorkgroupBarrier},
+		&ir.Return{Value: ir.At(ir.Ref("sh"), g.mask(ir.Add(li, ir.Int(int64(1+g.r.IntN(g.wg-1)))), g.wg-1))},
+	}
+	g.funcs = append(g.funcs, f)
+	g.fns = append(g.fns, langFn{name: name, kind: 'b', result: ir.U32})
+}
+
+// barrierCall binds the result of fbN, at the top level before any return.
+func (g *gen) barrierCall() {
+	n := g.name("tv")
+	g.emit(&ir.Decl{Name: n, Type: ir.U32, Init: ir.CallFn(g.fnOf('b').name, ir.Ref("sh"), g.intExpr(ir.U32, g.cfg.Depth, true))})
+	g.declare(local{name: n, t: ir.U32})
 }
 
 // langStmt generates a switch, a struct statement or a call statement.

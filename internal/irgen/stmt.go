@@ -134,6 +134,10 @@ func (g *gen) kernel() *ir.Kernel {
 		if !g.tail && g.r.IntN(g.cfg.Stmts) < 4 {
 			g.tail = true
 		}
+		if g.cfg.Lang && !g.returned && g.r.IntN(20) == 0 {
+			g.barrierCall()
+			continue
+		}
 		if !g.returned {
 			switch n := g.r.IntN(20); {
 			case n < 2:
