@@ -4,12 +4,9 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kcgo/kc/emit"
-	"github.com/kcgo/kc/internal/kctest"
 
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -21,16 +18,7 @@ import (
 // and compares every output buffer bit for bit (NaNs compare equal).
 func TestDifferential(t *testing.T) {
 	ran := 0
-	cases := corpus(t)
-	for _, f := range []string{"lang.kc", "lang_f16.kc"} {
-		p := filepath.Join("testdata", f)
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, kctest.Case{Name: f, Path: p, Src: src})
-	}
-	for _, c := range cases {
+	for _, c := range append(corpus(t), langCases(t)...) {
 		m := c.Module(t)
 		mod, err := Emit(m, Options{})
 		if err != nil {
