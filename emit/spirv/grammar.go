@@ -35,6 +35,7 @@ const (
 	kGroupOp
 	kPackedFormat // PackedVectorFormat of OpSDot/OpUDot
 	kPairIDID     // (id, id) pairs of OpPhi
+	kPairLitID    // (32-bit literal, id) pairs of OpSwitch
 )
 
 // quant is an operand's multiplicity.
@@ -82,7 +83,7 @@ func (info *opEntry) prepare() {
 	}
 	for j, o := range info.operands {
 		switch o.kind {
-		case kStr, kDecoration, kExecMode:
+		case kStr, kDecoration, kExecMode, kPairLitID:
 			return
 		}
 		last := j == len(info.operands)-1
@@ -162,7 +163,9 @@ var grammar = map[op]opInfo{
 	opConstantComposite:             {"OpConstantComposite", ops(kResultType, kResult, variadic(kID))},
 	opConstantNull:                  {"OpConstantNull", ops(kResultType, kResult)},
 	opFunction:                      {"OpFunction", ops(kResultType, kResult, kFunctionControl, kID)},
+	opFunctionParameter:             {"OpFunctionParameter", ops(kResultType, kResult)},
 	opFunctionEnd:                   {"OpFunctionEnd", shapeNone},
+	opFunctionCall:                  {"OpFunctionCall", ops(kResultType, kResult, kID, variadic(kID))},
 	opVariable:                      {"OpVariable", ops(kResultType, kResult, kStorage, optional(kID))},
 	opLoad:                          {"OpLoad", ops(kResultType, kResult, kID, optional(kMemoryAccess))},
 	opStore:                         {"OpStore", ops(kID, kID, optional(kMemoryAccess))},
@@ -254,7 +257,9 @@ var grammar = map[op]opInfo{
 	opLabel:                         {"OpLabel", ops(kResult)},
 	opBranch:                        {"OpBranch", ops(kID)},
 	opBranchConditional:             {"OpBranchConditional", ops(kID, kID, kID, variadic(kLit))},
+	opSwitch:                        {"OpSwitch", ops(kID, kID, variadic(kPairLitID))},
 	opReturn:                        {"OpReturn", shapeNone},
+	opReturnValue:                   {"OpReturnValue", ops(kID)},
 	opUnreachable:                   {"OpUnreachable", shapeNone},
 	opGroupNonUniformElect:          {"OpGroupNonUniformElect", ops(kResultType, kResult, kID)},
 	opGroupNonUniformAll:            {"OpGroupNonUniformAll", ops(kResultType, kResult, kID, kID)},
@@ -301,7 +306,7 @@ var enumNames = map[operandKind]map[uint32]string{
 	kDecoration: {
 		2: "Block", 3: "BufferBlock", 6: "ArrayStride", 11: "BuiltIn", 19: "Restrict",
 		23: "Coherent", 24: "NonWritable", 25: "NonReadable", 33: "Binding",
-		34: "DescriptorSet", 35: "Offset",
+		34: "DescriptorSet", 35: "Offset", 42: "NoContraction",
 	},
 	kBuiltIn: {
 		24: "NumWorkgroups", 25: "WorkgroupSize", 26: "WorkgroupId", 27: "LocalInvocationId",

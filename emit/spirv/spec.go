@@ -44,7 +44,9 @@ const (
 	opConstantComposite             op = 44
 	opConstantNull                  op = 46
 	opFunction                      op = 54
+	opFunctionParameter             op = 55
 	opFunctionEnd                   op = 56
+	opFunctionCall                  op = 57
 	opVariable                      op = 59
 	opLoad                          op = 61
 	opStore                         op = 62
@@ -136,7 +138,9 @@ const (
 	opLabel                         op = 248
 	opBranch                        op = 249
 	opBranchConditional             op = 250
+	opSwitch                        op = 251
 	opReturn                        op = 253
+	opReturnValue                   op = 254
 	opUnreachable                   op = 255
 	opNoLine                        op = 317
 	opGroupNonUniformElect          op = 333
@@ -199,6 +203,7 @@ const (
 	decBinding       = 33
 	decDescriptorSet = 34
 	decOffset        = 35
+	decNoContraction = 42
 )
 
 // BuiltIn values.

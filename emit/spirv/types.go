@@ -148,6 +148,8 @@ func (b *builder) typeID(t ir.Type, layout bool) uint32 {
 		return b.intern(tkey{kind: tkCASResult, a: elem}, func(id uint32) {
 			b.globals.inst(opTypeStruct, id, elem, bt)
 		})
+	case *ir.Struct:
+		return b.structType(t, layout)
 	case ir.CoopMat:
 		fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
 	}

@@ -24,6 +24,9 @@
 //
 // with X·Y = W in 8..64, launched over a 1-D grid; invocation
 // workgroup_id.x·W + local_index owns Slots elements of the outputs.
+// Config.Lang adds issue 12's constructs: a struct S with the buffers
+// in_s and out_s, constant arrays TBL and TBL2, helper functions, switch
+// (lang.go).
 //
 // # What the generator guarantees
 //
@@ -81,6 +84,11 @@ type Config struct {
 	Stmts int
 	// Depth is the expression depth (0: 3).
 	Depth int
+	// Lang adds issue 12's constructs (lang.go): helper functions called
+	// from uniform and divergent flow, a struct in buffers (in_s, out_s)
+	// and in locals, switch, constant arrays. Only for paths whose emitter
+	// lowers them (SPIR-V today; WGSL and HLSL after their lowering).
+	Lang bool
 }
 
 // Slots is the number of out_i and out_f elements each invocation owns:
@@ -127,8 +135,16 @@ func Generate(seed uint64, cfg Config) (*Kernel, error) {
 	}
 	g.tol = make([]float64, Slots)
 	g.htol = make([]float64, Slots)
+	if cfg.Lang {
+		g.langModule()
+	}
 	k := g.kernel()
 	m := &ir.Module{File: "gen.kc", Kernels: []*ir.Kernel{k}, Consts: g.consts()}
+	if cfg.Lang {
+		m.Structs = []*ir.Struct{g.st}
+		m.Funcs = g.funcs
+		m.Consts = append(m.Consts, g.langConsts()...)
+	}
 	if cfg.F16 {
 		m.Enables = append(m.Enables, &ir.Enable{Feature: ir.FeatureF16})
 	}
@@ -165,6 +181,11 @@ func (k *Kernel) Inputs() (map[string]ir.Value, map[string][]byte) {
 	if k.Config.F16 {
 		bufs["in_h"] = halves(InLen, r)
 		bufs["out_h"] = halves(n, r)
+	}
+	if k.Config.Lang {
+		sw := ir.ElemStride(k.Module.Structs[0]) / 4
+		bufs["in_s"] = words(InSLen*sw, func() uint32 { return specialU32(r) })
+		bufs["out_s"] = words(k.Workgroup*k.Groups*sw, r.Uint32)
 	}
 	return params, bufs
 }

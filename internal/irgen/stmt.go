@@ -36,6 +36,15 @@ type gen struct {
 	tail     bool // returns are allowed
 	shB      fbound
 	sgUsed   bool
+
+	// Config.Lang (lang.go).
+	st        *ir.Struct
+	tbl       [8]int64
+	tbl2      [8]int64
+	funcs     []*ir.Func
+	fns       []langFn
+	inFn      bool // generating a helper's body: only its parameters are in scope
+	langDepth int  // nesting of langLeaf
 }
 
 func (g *gen) name(prefix string) string {
@@ -105,6 +114,11 @@ func (g *gen) kernel() *ir.Kernel {
 			&ir.Param{Name: "in_h", Kind: ir.BufferParam, Type: ir.F16, Access: ir.Read},
 			&ir.Param{Name: "out_h", Kind: ir.BufferParam, Type: ir.F16, Access: ir.ReadWrite})
 	}
+	if g.cfg.Lang {
+		k.Params = append(k.Params,
+			&ir.Param{Name: "in_s", Kind: ir.BufferParam, Type: g.st, Access: ir.Read},
+			&ir.Param{Name: "out_s", Kind: ir.BufferParam, Type: g.st, Access: ir.ReadWrite})
+	}
 	k.Shared = []*ir.Shared{
 		{Name: "sh", Type: ir.ArrayOf(ir.U32, g.wg)},
 		{Name: "shf", Type: ir.ArrayOf(ir.F32, g.wg)},
@@ -119,6 +133,10 @@ func (g *gen) kernel() *ir.Kernel {
 	for g.budget > 0 {
 		if !g.tail && g.r.IntN(g.cfg.Stmts) < 4 {
 			g.tail = true
+		}
+		if g.cfg.Lang && !g.returned && g.r.IntN(20) == 0 {
+			g.barrierCall()
+			continue
 		}
 		if !g.returned {
 			switch n := g.r.IntN(20); {
@@ -146,6 +164,9 @@ func (g *gen) kernel() *ir.Kernel {
 // computed but never stored are compared too.
 func (g *gen) flush() {
 	ls := g.scopes[0]
+	if g.cfg.Lang {
+		g.flushStruct(ls)
+	}
 	for i := 0; i < 8 && len(ls) > 0; i++ {
 		l := ls[g.r.IntN(len(ls))]
 		s := g.r.IntN(Slots)
@@ -172,6 +193,10 @@ func (g *gen) flush() {
 
 // stmt generates one statement at the current position.
 func (g *gen) stmt() {
+	if g.cfg.Lang && !g.inFn && g.r.IntN(100) < 20 {
+		g.langStmt()
+		return
+	}
 	switch n := g.r.IntN(100); {
 	case n < 12:
 		g.letInt()
