@@ -48,7 +48,7 @@ func randF32(r *rand.Rand, n int, lo, hi float32) []float32 {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// nextRuns gives each kernel of testdata/kernels-next its arguments (the
+// nextRuns gives each of issue12Kernels its arguments (the
 // grid lines of their header comments).
 var nextRuns = map[string]func(r *rand.Rand, k *ir.Kernel) nextRun{
 	"blur_const": func(r *rand.Rand, k *ir.Kernel) nextRun {
@@ -152,7 +152,7 @@ func particles(r *rand.Rand, k *ir.Kernel, n int) []byte {
 	return b
 }
 
-// TestExecNext runs issue 12's kernels (testdata/kernels-next) through HLSL ->
+// TestExecNext runs issue 12's corpus kernels (issue12Kernels) through HLSL ->
 // glslang -> SPIR-V on the Vulkan device (lavapipe here) with fresh random
 // inputs and poisoned outputs, and compares every read_write buffer with
 // the reference interpreter.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,42 +13,18 @@ import (
 	"github.com/kcgo/kc/ir"
 )
 
-// nextCases returns the kernels of testdata/kernels-next (issue 12's
-// constructs), which wait there until every target lowers them; this
-// package's golden and execution tests cover them meanwhile. Once the
-// kernels move to testdata/kernels, kctest.Cases covers them and this is
-// empty.
-func nextCases(t testing.TB) []kctest.Case {
-	paths, err := filepath.Glob(filepath.Join(kctest.Root(t), "testdata", "kernels-next", "*.kc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(paths)
-	var out []kctest.Case
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, kctest.Case{Name: strings.TrimSuffix(filepath.Base(p), ".kc"), Path: p, Src: src, Defines: map[string]string{}})
-	}
-	return out
-}
-
-// issue12Kernels are the kernels of issue 12 (testdata/kernels-next now,
-// testdata/kernels later).
+// issue12Kernels are the corpus kernels written for issue 12's constructs.
 var issue12Kernels = []string{"blur_const", "boids_struct", "helpers", "precise_diff", "switch_ops"}
 
-// issue12Case finds one of issue12Kernels in testdata/kernels-next or
-// testdata/kernels.
+// issue12Case finds one of issue12Kernels in testdata/kernels.
 func issue12Case(t testing.TB, name string) kctest.Case {
 	t.Helper()
-	for _, c := range append(nextCases(t), kctest.Cases(t)...) {
+	for _, c := range kctest.Cases(t) {
 		if c.Name == name {
 			return c
 		}
 	}
-	t.Fatalf("kernel %s is in neither testdata/kernels-next nor testdata/kernels", name)
+	t.Fatalf("kernel %s is not in testdata/kernels", name)
 	return kctest.Case{}
 }
 
@@ -60,13 +35,11 @@ var (
 	Issue12Kernels = issue12Kernels
 )
 
-// TestGolden emits every test kernel that wants "hlsl" (and those of
-// testdata/kernels-next), compares it with
+// TestGolden emits every test kernel that wants "hlsl", compares it with
 // testdata/golden/NAME.hlsl, compiles every entry point with glslang and
 // validates the SPIR-V with spirv-val (vulkan1.1).
 func TestGolden(t *testing.T) {
-	cases := append(kctest.Cases(t), nextCases(t)...)
-	for _, c := range cases {
+	for _, c := range kctest.Cases(t) {
 		if !c.Wants("hlsl") {
 			continue
 		}
@@ -104,7 +77,7 @@ func TestGolden(t *testing.T) {
 // TestGoldenNoOrphans fails for a golden .hlsl file without its test kernel.
 func TestGoldenNoOrphans(t *testing.T) {
 	want := map[string]bool{}
-	for _, c := range append(kctest.Cases(t), nextCases(t)...) {
+	for _, c := range kctest.Cases(t) {
 		if c.Wants("hlsl") {
 			want[c.Name] = true
 		}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -20,9 +19,7 @@ import (
 	"github.com/kcgo/kc/ir"
 )
 
-// corpus returns the test kernels that want the spirv target, and the
-// kernels of testdata/kernels-next (issue 12's constructs, which SPIR-V
-// lowers before every target does; the lead moves them into the corpus).
+// corpus returns the test kernels that want the spirv target.
 func corpus(t *testing.T) []kctest.Case {
 	var out []kctest.Case
 	for _, c := range kctest.Cases(t) {
@@ -30,7 +27,7 @@ func corpus(t *testing.T) []kctest.Case {
 			out = append(out, c)
 		}
 	}
-	return append(out, nextCases(t)...)
+	return out
 }
 
 // langCases reads this package's testdata/lang*.kc: further uses of issue
@@ -44,25 +41,6 @@ func langCases(t *testing.T) []kctest.Case {
 			t.Fatal(err)
 		}
 		out = append(out, kctest.Case{Name: strings.TrimSuffix(f, ".kc"), Path: p, Src: src})
-	}
-	return out
-}
-
-// nextCases reads testdata/kernels-next/*.kc (no directives there).
-func nextCases(t *testing.T) []kctest.Case {
-	paths, err := filepath.Glob(filepath.Join(kctest.Root(t), "testdata", "kernels-next", "*.kc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(paths)
-	var out []kctest.Case
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := strings.TrimSuffix(filepath.Base(p), ".kc")
-		out = append(out, kctest.Case{Name: name, Path: p, Src: src, Defines: map[string]string{}})
 	}
 	return out
 }

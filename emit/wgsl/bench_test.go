@@ -11,7 +11,7 @@ import (
 // BenchmarkCompile measures the whole .kc to WGSL path per test kernel:
 // parse, specialise, check and emit.
 func BenchmarkCompile(b *testing.B) {
-	for _, c := range append(kctest.Cases(b), kctest.NextCases(b)...) {
+	for _, c := range kctest.Cases(b) {
 		if !c.Wants("wgsl") {
 			continue
 		}
@@ -33,7 +33,7 @@ func BenchmarkCompile(b *testing.B) {
 
 // BenchmarkEmit measures Emit alone on checked modules.
 func BenchmarkEmit(b *testing.B) {
-	for _, c := range append(kctest.Cases(b), kctest.NextCases(b)...) {
+	for _, c := range kctest.Cases(b) {
 		if !c.Wants("wgsl") {
 			continue
 		}

@@ -274,7 +274,7 @@ func TestUnitTint(t *testing.T) {
 // TestDeterminism emits every corpus module twice in a row and from eight
 // goroutines at once: the bytes and line maps must be identical.
 func TestDeterminism(t *testing.T) {
-	for _, c := range allCases(t) {
+	for _, c := range kctest.Cases(t) {
 		if !c.Wants("wgsl") {
 			continue
 		}

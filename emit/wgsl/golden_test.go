@@ -10,11 +10,10 @@ import (
 	"github.com/kcgo/kc/internal/kctest"
 )
 
-// TestGolden emits every test kernel that wants WGSL (testdata/kernels and
-// testdata/kernels-next) and compares the text with
+// TestGolden emits every test kernel that wants WGSL and compares the text with
 // testdata/golden/NAME.wgsl (go test -update rewrites them).
 func TestGolden(t *testing.T) {
-	for _, c := range allCases(t) {
+	for _, c := range kctest.Cases(t) {
 		if !c.Wants("wgsl") {
 			continue
 		}
@@ -35,7 +34,7 @@ func TestGolden(t *testing.T) {
 // that wants WGSL.
 func TestNoOrphanGoldens(t *testing.T) {
 	want := map[string]bool{}
-	for _, c := range allCases(t) {
+	for _, c := range kctest.Cases(t) {
 		if c.Wants("wgsl") {
 			want[c.Name+".wgsl"] = true
 		}
@@ -46,13 +45,7 @@ func TestNoOrphanGoldens(t *testing.T) {
 	}
 	for _, p := range paths {
 		if !want[filepath.Base(p)] {
-			t.Errorf("orphan golden %s: no testdata/kernels or kernels-next case wants wgsl (delete it or add the kernel)", p)
+			t.Errorf("orphan golden %s: no testdata/kernels case wants wgsl (delete it or add the kernel)", p)
 		}
 	}
-}
-
-// allCases is the corpus and the kernels of testdata/kernels-next, which
-// this emitter lowers although the others may not yet.
-func allCases(t *testing.T) []kctest.Case {
-	return append(kctest.Cases(t), kctest.NextCases(t)...)
 }

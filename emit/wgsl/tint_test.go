@@ -84,8 +84,8 @@ type emitted struct {
 
 func (e emitted) String() string { return e.kc }
 
-// TestTint validates the WGSL of every test kernel (testdata/kernels and
-// kernels-next), and of testdata/edge.kc,
+// TestTint validates the WGSL of every test kernel (testdata/kernels), and
+// of testdata/edge.kc,
 // with Tint (Dawn's WGSL front end) and naga in one run of check.mjs. A
 // rejection is reported with the .kc position of the offending line.
 func TestTint(t *testing.T) {
@@ -108,7 +108,7 @@ func TestTint(t *testing.T) {
 		files[p] = emitted{a: a, kc: m.File, subg: subg}
 		paths = append(paths, p)
 	}
-	for _, c := range allCases(t) {
+	for _, c := range kctest.Cases(t) {
 		if c.Wants("wgsl") {
 			add(c.Name, c.Module(t))
 		}

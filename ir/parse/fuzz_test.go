@@ -89,11 +89,10 @@ func TestMutations(t *testing.T) {
 	}
 }
 
-// corpusPaths lists the test kernels, those of testdata/kernels-next
-// (issue 12's constructs) included.
+// corpusPaths lists the test kernels.
 func corpusPaths() []string {
 	var out []string
-	for _, dir := range []string{"kernels", "kernels-next"} {
+	for _, dir := range []string{"kernels"} {
 		paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*.kc"))
 		out = append(out, paths...)
 	}
