@@ -13,7 +13,6 @@ import (
 // inputs against Go code that performs the same float32 operations in the
 // same order.
 
-
 // TestPreciseReproducer: issue 12's x*x - y*y + c with x = y = 1 and
 // c = 1e-8 is 1e-8 when each operation is rounded as written (a fused
 // x*x + (-(y*y) + c) would give 0 or 1e-8 depending on the grouping; the
