@@ -193,18 +193,19 @@ func (f *fn) returnStmt(s *ir.Return) {
 	f.line(s.Pos, "return ", f.expr(s.Value).s, ";")
 }
 
-// effects reports whether evaluating x may write memory or otherwise
-// depend on its order: an atomic (ir.HasEffects) or a call of a helper
-// function, which may write buffers and shared variables, anywhere in x.
+// effects reports whether x must keep its place in kc's left-to-right
+// order against the other operands: it has effects (ir.HasEffects: an
+// atomic, or a call of a helper that writes memory, runs an atomic or a
+// barrier), or it calls any helper, since a helper that only reads a
+// buffer must still read before another operand's call writes it.
 func effects(x ir.Expr) bool {
+	if ir.HasEffects(x) {
+		return true
+	}
 	found := false
 	ir.Inspect(x, func(n ir.Node) bool {
-		switch n := n.(type) {
-		case *ir.FnCall:
-			found = true
-		case *ir.Call:
-			found = found || n.Func.IsAtomic()
-		}
+		_, call := n.(*ir.FnCall)
+		found = found || call
 		return !found
 	})
 	return found
