@@ -9,18 +9,30 @@ package ir
 // backend writes it for every dispatch); WGSL and SPIR-V read their
 // builtin and leave it undeclared.
 
-// ReadsNumWorkgroups reports whether k's body reads num_workgroups.
+// ReadsNumWorkgroups reports whether k reads num_workgroups, in its body
+// or in a helper function it calls.
 func ReadsNumWorkgroups(k *Kernel) bool {
-	found := false
 	if k == nil || k.Body == nil {
 		return false
 	}
-	Inspect(k.Body, func(n Node) bool {
-		if b, ok := n.(*BuiltinValue); ok && b.Kind == NumWorkgroups {
-			found = true
-		}
-		return !found
-	})
+	found := false
+	seen := map[*Func]bool{}
+	var visit func(n Node)
+	visit = func(n Node) {
+		Inspect(n, func(n Node) bool {
+			switch n := n.(type) {
+			case *BuiltinValue:
+				found = found || n.Kind == NumWorkgroups
+			case *FnCall:
+				if f := n.Fn; f != nil && f.Body != nil && !seen[f] {
+					seen[f] = true
+					visit(f.Body)
+				}
+			}
+			return !found
+		})
+	}
+	visit(k.Body)
 	return found
 }
 

@@ -42,7 +42,7 @@ func (f *fn) functions(prefix string) {
 func (f *fn) function(inst *ir.Instance) {
 	fu := inst.Func
 	g := &fn{e: f.e, k: f.k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{},
-		builtins: f.builtins, plan: f.plan, inst: inst, instNames: f.instNames, precise: fu.Precise,
+		builtins: f.builtins, plan: f.plan, inst: inst, instNames: f.instNames, precise: fu.Precise, numWG: f.numWG,
 		local: f.e.global.Scope()}
 	var params []string
 	for _, p := range fu.Params {

@@ -72,7 +72,7 @@ type path struct {
 var paths = []path{
 	{"wgsl-wgpu", "wgpu", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
 		return wgsl.Emit(m, wgsl.Options{Kernel: kernel})
-	}, false, false, false, false},
+	}, false, false, false, true},
 	{"spirv-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
 		return spirv.Emit(m, spirv.Options{Kernel: kernel})
 	}, true, false, true, true},
@@ -82,7 +82,7 @@ var paths = []path{
 			return nil, err
 		}
 		return hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-	}, true, false, true, false},
+	}, true, false, true, true},
 }
 
 // config is the generator configuration a path runs on device info.
