@@ -79,11 +79,20 @@ type checker struct {
 
 	at Pos // position of the node being checked, for errors about nodes without one
 
-	// per kernel
-	k         *Kernel
-	scope     *scope
-	loopDepth int
-	featErr   Features // features already reported missing in this kernel
+	structOK   map[*Struct]bool    // declared structs without errors
+	badFunc    map[*Func]bool      // functions with errors in their signature or body
+	calls      map[Node][]callEdge // calls out of each function and kernel body
+	fieldOf    map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
+	recursive  bool                // a recursion was reported
+	ownDiverge map[*Barrier]bool   // barriers of functions that diverge inside the function itself
+
+	// per kernel or function body
+	k           *Kernel
+	fn          *Func
+	scope       *scope
+	loopDepth   int
+	switchDepth int
+	featErr     Features // features already reported missing in this kernel
 }
 
 const (
@@ -101,6 +110,10 @@ func newChecker(m *Module) *checker {
 		vals:   make(map[Expr]Value, 64),
 		konst:  make(map[Expr]bool, 64),
 		badObj: map[Object]bool{},
+
+		badFunc: map[*Func]bool{},
+		calls:   map[Node][]callEdge{},
+		fieldOf: map[*Swizzle]*Field{},
 
 		untypedAs: make(map[Expr]Scalar, 64),
 	}
@@ -129,9 +142,30 @@ func (l ErrorList) dedupSorted() ErrorList {
 func (c *checker) module() {
 	c.enables()
 	c.declareConsts()
+	c.declareFuncs()
+	c.declareStructs()
+	c.structFields()
 	for _, k := range c.m.Consts {
 		if k != nil {
 			c.constDecl(k)
+		}
+	}
+	c.funcSigs()
+	for _, f := range c.m.Funcs {
+		if f != nil {
+			c.funcBody(f)
+		}
+	}
+	c.recursion()
+	if !c.recursive {
+		// First the barriers that diverge inside their own function
+		// (reported there once), then everything else.
+		for _, collect := range []bool{true, false} {
+			for _, f := range c.m.Funcs {
+				if f != nil && !c.badFunc[f] {
+					c.funcUniformity(f, collect)
+				}
+			}
 		}
 	}
 	c.kernels()
@@ -144,7 +178,7 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups:
+		case FeatureF16, FeatureSubgroups, FeatureDot4Packed:
 			c.enabled |= e.Feature
 		case FeatureCoopMat:
 			c.errorf(e.Pos, "enable %s: cooperative matrices are not supported yet", e.Feature.Name())
@@ -189,7 +223,7 @@ func (c *checker) kernel(k *Kernel) {
 	k.Size = [3]int{}
 	k.Features = 0
 	k.FeatPos = nil
-	c.k, c.featErr, c.loopDepth = k, 0, 0
+	c.k, c.featErr, c.loopDepth, c.switchDepth = k, 0, 0, 0
 	defer func() { c.k = nil }()
 	nerr := len(c.errs)
 	c.checkName(k.Pos, k.Name, "kernel")
@@ -201,9 +235,11 @@ func (c *checker) kernel(k *Kernel) {
 		c.errorf(k.Pos, "kernel %s has no body", k.Name)
 	} else {
 		c.stmts(k.Body.Stmts, k.Body.Pos) // the body shares the parameters' scope, as in Go
+		c.rewriteFields(k.Body)
 	}
 	c.scope = nil
-	if len(c.errs) == nerr {
+	c.inheritFeatures(k)
+	if len(c.errs) == nerr && !c.recursive && !c.calleeErrors(k) {
 		c.uniformity(k)
 	}
 }

@@ -54,6 +54,8 @@ func (c *checker) notAssignable(e Expr, top bool) string {
 			return "only a single vector component can be assigned"
 		}
 		return c.notAssignable(e.X, false)
+	case *Field:
+		return c.notAssignable(e.X, false)
 	case *BuiltinValue:
 		return fmt.Sprintf("%s is a builtin value", e.Kind)
 	}
@@ -69,6 +71,7 @@ func identNotAssignable(e *Ident, top bool) string {
 	case *Shared:
 	case *Param:
 		switch {
+		case o.Kind == SharedParam:
 		case o.Kind != BufferParam:
 			return fmt.Sprintf("%s is a parameter", e.Name)
 		case top:
@@ -78,6 +81,8 @@ func identNotAssignable(e *Ident, top bool) string {
 		}
 	case *Const:
 		return fmt.Sprintf("%s is a constant", e.Name)
+	case *Func:
+		return fmt.Sprintf("%s is a function", e.Name)
 	default:
 		return "not a variable"
 	}

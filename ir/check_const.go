@@ -16,12 +16,16 @@ func (c *checker) constDecl(k *Const) {
 	}
 	c.consts[k] = constInProgress
 	defer func() { c.consts[k] = constDone }()
-	savedScope, savedK, savedAt, savedFeat := c.scope, c.k, c.at, c.featErr
-	c.scope, c.k, c.at, c.featErr = c.top, nil, k.Pos, 0
-	defer func() { c.scope, c.k, c.at, c.featErr = savedScope, savedK, savedAt, savedFeat }()
+	savedScope, savedK, savedFn, savedAt, savedFeat := c.scope, c.k, c.fn, c.at, c.featErr
+	c.scope, c.k, c.fn, c.at, c.featErr = c.top, nil, nil, k.Pos, 0
+	defer func() { c.scope, c.k, c.fn, c.at, c.featErr = savedScope, savedK, savedFn, savedAt, savedFeat }()
 	k.Val, k.Ty = Value{}, nil
 	if k.Value == nil || isNil(k.Value) {
 		c.errorf(k.Pos, "constant %s has no value", k.Name)
+		return
+	}
+	if lit, ok := k.Value.(*ArrayLit); ok {
+		c.constArray(k, lit)
 		return
 	}
 	if k.Type != nil && !c.constType(k) {

@@ -86,6 +86,14 @@ func (c *checker) exprSwitch(e Expr) Type {
 		return c.swizzle(e)
 	case *Len:
 		return c.length(e)
+	case *FnCall:
+		return c.fnCall(e)
+	case *Field:
+		return c.field(e)
+	case *StructLit:
+		return c.structLit(e)
+	case *ArrayLit:
+		return c.arrayLit(e)
 	}
 	c.errorf(c.at, "unknown expression %T", e)
 	return Invalid
@@ -207,6 +215,9 @@ func (c *checker) ident(e *Ident) Type {
 		e.Ty = o.Ty
 	case *Const:
 		return c.constIdent(e, o)
+	case *Func:
+		c.errorf(c.at, "%s (function) used as a value: call it, as in %s(...)", e.Name, e.Name)
+		return Invalid
 	}
 	if bad(e.Ty) {
 		e.Ty = nil
@@ -219,6 +230,10 @@ func (c *checker) ident(e *Ident) Type {
 // until their context gives them a type.
 func (c *checker) constIdent(e *Ident, k *Const) Type {
 	c.constDecl(k)
+	if a, ok := k.Ty.(*Array); ok && c.consts[k] == constDone && k.Elems != nil {
+		e.Ty = a // a constant array: a value, not a constant expression
+		return a
+	}
 	if c.consts[k] != constDone || k.Val.Kind == 0 {
 		return Invalid
 	}
@@ -310,6 +325,13 @@ func (c *checker) swizzle(e *Swizzle) Type {
 	if bad(t) {
 		return Invalid
 	}
+	_, isStruct := t.(*Struct)
+	if _, isResult := t.(CompareExchangeResult); isStruct || isResult {
+		// a field, parsed (or built) as a swizzle: Check makes it a Field
+		f := &Field{Pos: e.Pos, X: e.X, Name: e.Comps}
+		c.fieldOf[e] = f
+		return c.fieldOfType(f, t)
+	}
 	v, ok := t.(Vector)
 	if !ok {
 		c.errorf(c.at, "invalid operation: %s has no components (.%s)", c.describe(e.X, t), e.Comps)
@@ -329,6 +351,21 @@ func (c *checker) swizzle(e *Swizzle) Type {
 		e.Ty = v.Elem
 	} else {
 		e.Ty = Vec(v.Elem, len(e.Comps))
+	}
+	return e.Ty
+}
+
+// resultField types r.old_value and r.exchanged of an
+// atomicCompareExchangeWeak result r.
+func (c *checker) resultField(e *Field, r CompareExchangeResult) Type {
+	switch e.Name {
+	case FieldOldValue:
+		e.Index, e.Ty = 0, r.Elem
+	case FieldExchanged:
+		e.Index, e.Ty = 1, Bool
+	default:
+		c.errorf(c.at, "%s has no field %s (it has old_value and exchanged)", c.describe(e.X, r), e.Name)
+		return Invalid
 	}
 	return e.Ty
 }

@@ -53,6 +53,7 @@ var reserved = map[string]bool{
 	"vec2": true, "vec3": true, "vec4": true,
 	"bool": true, "i32": true, "u32": true, "f32": true, "f16": true,
 	"workgroupBarrier": true, "storageBarrier": true,
+	"struct": true, "fn": true, "switch": true, "case": true, "default": true, "precise": true,
 }
 
 func init() {

@@ -15,7 +15,7 @@ const testHeader = "kernel k(n u32, f f32, x read []f32, y read_write []f32, iv 
 // moduleSrc turns a case into a .kc file: a full module as written, or
 // statements wrapped in the test kernel.
 func moduleSrc(body string) string {
-	for _, p := range []string{"kernel", "const", "enable"} {
+	for _, p := range []string{"kernel", "const", "enable", "struct", "fn", "precise"} {
 		if strings.HasPrefix(body, p+" ") {
 			return body + "\n"
 		}

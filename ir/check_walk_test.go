@@ -28,10 +28,21 @@ func annotationProblems(m *ir.Module) []string {
 		w.block(k.Body)
 	}
 	for _, c := range m.Consts {
-		if c.Val.Kind == 0 {
+		if a, ok := c.Ty.(*ir.Array); ok {
+			if len(c.Elems) == 0 || a.Len <= 0 {
+				w.add("const %s: Elems not set", c.Name)
+			}
+		} else if c.Val.Kind == 0 {
 			w.add("const %s: Val not set", c.Name)
 		}
 		w.expr(c.Value)
+	}
+	for _, f := range m.Funcs {
+		for _, p := range f.Params {
+			w.typ(p.Type)
+		}
+		w.typ(f.Result)
+		w.block(f.Body)
 	}
 	return w.probs
 }
@@ -104,6 +115,28 @@ func (w *walker) stmt(s ir.Stmt) {
 		for _, a := range s.Call.Args {
 			w.expr(a)
 		}
+	case *ir.CallStmt:
+		if s.Call.Fn == nil {
+			w.add("call of %s: Fn not set", s.Call.Name)
+		}
+		for _, a := range s.Call.Args {
+			w.expr(a)
+		}
+	case *ir.Return:
+		if s.Value != nil {
+			w.expr(s.Value)
+		}
+	case *ir.Switch:
+		w.expr(s.Tag)
+		for _, c := range s.Cases {
+			if len(c.Vals) != len(c.Values) {
+				w.add("case at %s: Vals not set", c.Pos)
+			}
+			for _, v := range c.Values {
+				w.expr(v)
+			}
+			w.block(c.Body)
+		}
 	}
 }
 
@@ -141,8 +174,36 @@ func (w *walker) expr(e ir.Expr) {
 		w.expr(e.X)
 		w.expr(e.Index)
 	case *ir.Swizzle:
+		if _, ok := e.X.Type().(ir.Vector); !ok {
+			w.add("%s: swizzle of %v", ir.ExprString(e), e.X.Type())
+		}
 		w.expr(e.X)
 	case *ir.Len:
 		w.expr(e.Buf)
+	case *ir.FnCall:
+		if e.Fn == nil {
+			w.add("call of %s: Fn not set", e.Name)
+		}
+		for _, a := range e.Args {
+			w.expr(a)
+		}
+	case *ir.Field:
+		if r, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+			if e.Index != 0 && e.Index != 1 || e.Name != []string{ir.FieldOldValue, ir.FieldExchanged}[e.Index] || (e.Index == 0) != (e.Ty == r.Elem) {
+				w.add("%s: Index or Ty not set", ir.ExprString(e))
+			}
+		} else if s, ok := e.X.Type().(*ir.Struct); !ok || s.Fields[e.Index].Name != e.Name {
+			w.add("%s: Index not set", ir.ExprString(e))
+		}
+		w.expr(e.X)
+	case *ir.StructLit:
+		for _, v := range e.Vals {
+			w.expr(v)
+		}
+	case *ir.ArrayLit:
+		w.typ(e.Array)
+		for _, v := range e.Elems {
+			w.expr(v)
+		}
 	}
 }

@@ -5,9 +5,12 @@
 //
 // # Structure
 //
-// A Module holds `enable` directives, compile-time constants (Const) and
+// A Module holds `enable` directives, compile-time constants (Const, scalar
+// or constant arrays), struct types (Struct), helper functions (Func) and
 // kernels. A Kernel has parameters, a workgroup size, workgroup-shared
-// variables and a Block of statements. The tree is made of pointers to
+// variables and a Block of statements; a Func has parameters (values,
+// buffers, shared variables), an optional result type and a Block. Either
+// may be marked Precise. The tree is made of pointers to
 // concrete node types behind two sealed interfaces, Stmt and Expr, as go/ast
 // does. Every node carries the Pos it was parsed from (zero when built from
 // Go).
@@ -15,10 +18,38 @@
 // # Types
 //
 // bool, i32, u32, f32, f16 (Scalar); vec2..vec4 of those (Vector); fixed
-// arrays [N]T (*Array); atomic<i32|u32> (Atomic); and cooperative matrices
-// (CoopMat, reserved). Scalar, Vector, Atomic and CoopMat are comparable
-// values, so equal types are == ; use Identical when an *Array may be
-// involved.
+// arrays [N]T (*Array); struct types (*Struct, identical only to
+// themselves); atomic<i32|u32> (Atomic); the result of
+// atomicCompareExchangeWeak (CompareExchangeResult: fields old_value and
+// exchanged, read through a Field, bound only by let); and cooperative
+// matrices (CoopMat, reserved). Scalar, Vector, Atomic,
+// CompareExchangeResult and CoopMat are comparable values, so equal types
+// are == ; use Identical when an *Array may be involved.
+// Memory layout (buffers, shared variables, struct fields) follows WGSL's
+// storage rules: SizeOf, AlignOf, FieldOffsets, ElemStride (struct.go).
+//
+// # Functions, structs, switch (issue 12)
+//
+// Nodes, and what each emitter is to lower them to (docs/lowering-12.md):
+//   - Func: a helper function. Its Params are Kind ValueParam (passed by
+//     value, immutable), BufferParam or SharedParam (resource parameters:
+//     a call names one of the caller's buffers or shared variables).
+//     Emitters specialise functions per kernel with Instances: each
+//     Instance binds the resource parameters to the kernel's globals, so
+//     the target function takes only the value parameters. No recursion.
+//   - FnCall (expression) and CallStmt (statement): calls; Fn is the callee.
+//   - Return.Value: the result of a function (nil in kernels).
+//   - Struct, StructField; Field (x.name, Index set by Check); StructLit
+//     (keyed; Values() gives one expression per field, nil = zero).
+//   - ArrayLit ([N]T{...}, exactly N elements); a Const whose Value is an
+//     ArrayLit is a constant array (Ty the *Array, Elems its flattened
+//     values); an Ident of it is an array value (indexable at run time).
+//   - Switch and Case: i32/u32 tag, constant distinct values (Case.Vals),
+//     at most one Default, no fallthrough, break leaves the switch.
+//   - Kernel.Precise, Func.Precise: no contraction or reassociation of
+//     float arithmetic in that body (SPIR-V NoContraction, HLSL precise).
+//
+// Emitters that do not lower a construct yet report it with FindConstruct.
 //
 // # Resources and bindings
 //
@@ -29,15 +60,16 @@
 //
 // # Semantics
 //
-// Expressions are pure, except calls of atomic intrinsics, and evaluate
-// operands left to right. Integer arithmetic wraps (two's complement);
+// Expressions are pure, except calls of atomic intrinsics and of helper
+// functions, and evaluate operands and arguments left to right. Integer arithmetic wraps (two's complement);
 // shift amounts are taken modulo 32; integer division by zero yields the
 // dividend (x / 0 == x) and remainder by zero yields 0; i32 MIN / -1 yields
 // MIN and MIN % -1 yields 0 (all as in WGSL). Float arithmetic is IEEE 754
 // binary32 (f16: binary16, rounded to nearest even). Float to integer
 // conversion truncates toward zero and saturates. Statements run in order;
 // control flow is structured: if/else, for (counted, while-style or
-// infinite) with break and continue, and return, which ends the invocation.
+// infinite) with break and continue, switch, and return, which ends the
+// invocation (in a kernel) or the call (in a function).
 // workgroupBarrier and storageBarrier must be reached by every invocation of
 // a workgroup together, so they may only appear in uniform control flow. An
 // out-of-bounds buffer or array access is an error of the program: targets
@@ -52,20 +84,24 @@
 //     buffer Ident it is the element type, for Index on a buffer, the
 //     element);
 //   - every Ident's Obj points to its *Param, *Shared, *Const or *Decl, and
-//     every Decl's Ty is set;
+//     every Decl's Ty is set; every FnCall's Fn is set, and the call graph
+//     has no cycle; a .name on a struct is a *Field (never a *Swizzle);
+//   - every Case's Vals holds its values; every Func with a Result ends in
+//     a terminating statement; buffer element types hold no bool, however
+//     deeply nested in structs;
 //   - Array.Len and Kernel.Size are evaluated; Const.Val holds each
 //     constant's value (an Ident whose Obj is a *Const is to be emitted as
 //     that value, converted to the Ident's Ty);
 //   - operand types follow the rules of the op table in ops.go: binary
 //     arithmetic on one type or a vector with a scalar of its component type,
-//     comparisons on scalars only, shifts with a u32 amount, logical ops on
-//     bool;
+//     comparisons on two scalars (bool) or two vectors (a bool vector) of
+//     one type, shifts with a u32 amount, logical ops on bool;
 //   - assignments target a var local, a read_write buffer element, a shared
 //     variable or a component or element of one of those;
-//   - barriers appear only in uniform control flow; break and continue only
-//     inside a for;
-//   - Kernel.Features lists the optional features used, each enabled by an
-//     `enable` directive.
+//   - barriers appear only in uniform control flow, through calls too;
+//     break only inside a for or switch, continue only inside a for;
+//   - Kernel.Features lists the optional features used, by the kernel or a
+//     function it calls, each enabled by an `enable` directive.
 //
 // Targets that cannot express a feature report an *UnsupportedError naming
 // the feature and the target (see RequireFeatures).

@@ -5,12 +5,21 @@ package ir
 // (Kernel.Features) and where each is first used (Kernel.FeatPos).
 
 // featureOrder is the order in which RequireFeatures reports missing features.
-var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat}
+var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed}
 
 // useFeature records that the current kernel uses f at pos (what names the
 // use in messages) and reports it, once per kernel or constant, when not
 // enabled.
 func (c *checker) useFeature(f Feature, pos Pos, what string) {
+	if fn := c.fn; fn != nil {
+		if fn.FeatPos == nil {
+			fn.FeatPos = map[Feature]Pos{}
+		}
+		if prev, ok := fn.FeatPos[f]; fn.Features&f == 0 || (ok && posBefore(pos, prev)) {
+			fn.FeatPos[f] = pos
+		}
+		fn.Features |= f
+	}
 	if k := c.k; k != nil {
 		if k.FeatPos == nil {
 			k.FeatPos = map[Feature]Pos{}

@@ -74,22 +74,17 @@ func HasParamsBlock(k *Kernel) bool {
 }
 
 // ElemStride is the byte stride of t as a storage-buffer element or array
-// element (std430): scalars their size, vec2 8, vec3 and vec4 16 (f32) or
-// 8 (f16, vec3 and vec4), atomics 4, arrays Len*stride(elem).
+// element: roundUp(AlignOf(t), SizeOf(t)) (WGSL's rules; see struct.go).
+// Scalars their size, vec2 8, vec3 and vec4 16 (f32) or 8 (f16), atomics
+// 4, arrays Len*stride(elem), structs their size. bool is 0 (it has no
+// host-shareable layout).
 func ElemStride(t Type) int {
-	switch t := t.(type) {
-	case Scalar:
-		return t.Size()
-	case Atomic:
-		return 4
-	case Vector:
-		n := t.N
-		if n == 3 {
-			n = 4
-		}
-		return n * t.Elem.Size()
-	case *Array:
-		return t.Len * ElemStride(t.Elem)
+	if t == Type(Bool) {
+		return 0
+	}
+	switch t.(type) {
+	case Scalar, Atomic, Vector, *Array, *Struct:
+		return alignUp(SizeOf(t), AlignOf(t))
 	}
 	return 0
 }

@@ -5,12 +5,15 @@ type Node interface {
 	Position() Pos
 }
 
-// Module is one .kc file: enable directives, compile-time constants and kernels.
+// Module is one .kc file: enable directives, compile-time constants,
+// struct types, helper functions and kernels.
 type Module struct {
 	File    string
 	Doc     []string // comment lines above the first enable directive, without //
 	Enables []*Enable
 	Consts  []*Const
+	Structs []*Struct
+	Funcs   []*Func
 	Kernels []*Kernel
 
 	// Checked is set by Check when the module passed without errors; the
@@ -32,9 +35,17 @@ type Const struct {
 	Name  string
 	Type  Type // as written; nil for an untyped constant
 	Value Expr
+	// Comment is a comment after the declaration on its line, as written
+	// (with its // or /* */); kc fmt keeps it there.
+	Comment string
 
-	Val Value // set by Check: the evaluated value
+	Val Value // set by Check: the evaluated value (scalar constants)
 	Ty  Type  // set by Check: Type, or nil when the constant is untyped
+
+	// Elems is set by Check for a constant array (`const W = [3]f32{...}`,
+	// Ty the *Array): the values of its scalar elements, flattened in
+	// element order (row-major for nested arrays), each of Ty's scalar type.
+	Elems []Value
 }
 
 // Kernel is one compute entry point.
@@ -42,6 +53,7 @@ type Kernel struct {
 	Doc       []string // comment lines above the kernel, without //
 	Pos       Pos
 	Name      string
+	Precise   bool // `precise kernel`: no contraction or reassociation of float operations in the body
 	Params    []*Param
 	Workgroup []Expr // one to three constant expressions, as written
 	Shared    []*Shared
@@ -59,6 +71,8 @@ type ParamKind uint8
 const (
 	ScalarParam ParamKind = iota + 1 // packed into the params uniform block (binding 0)
 	BufferParam                      // a storage buffer []Type (bindings 1.., in order)
+	ValueParam                       // a function's value parameter (any value type)
+	SharedParam                      // a function's workgroup-variable parameter: `tile shared [64]f32`
 )
 
 // Param is a kernel parameter. For a scalar parameter Type is its type; for
@@ -69,6 +83,11 @@ type Param struct {
 	Kind   ParamKind
 	Type   Type
 	Access Access // buffers only
+	// Comments written in the parameter list, kept by kc fmt, as written
+	// (with their // or /* */): Doc on the lines above the parameter,
+	// Comment after it on its line.
+	Doc     []string
+	Comment string
 }
 
 // Shared is a workgroup-shared variable: `shared tile [16][17]f32`.
@@ -78,7 +97,8 @@ type Shared struct {
 	Type Type
 }
 
-// Object is what an identifier can refer to: *Param, *Shared, *Const or *Decl.
+// Object is what an identifier can refer to: *Param, *Shared, *Const or
+// *Decl (and, for the callee of a FnCall, *Func).
 type Object interface {
 	Node
 	ObjName() string

@@ -40,8 +40,9 @@ func TypeString(t Type) string {
 }
 
 type printer struct {
-	buf    bytes.Buffer
-	indent int
+	buf      bytes.Buffer
+	indent   int
+	canTrail bool // the last line may take a trailing comment
 }
 
 func (p *printer) line(parts ...string) {
@@ -52,6 +53,27 @@ func (p *printer) line(parts ...string) {
 		p.buf.WriteString(s)
 	}
 	p.buf.WriteByte('\n')
+	p.canTrail = true
+}
+
+// trail appends a comment to the line printed last, or prints it on a line
+// of its own when that line is not the one it followed in the source.
+func (p *printer) trail(text string) {
+	b := p.buf.Bytes()
+	if !p.canTrail || len(b) == 0 || b[len(b)-1] != '\n' {
+		p.line(text)
+		return
+	}
+	p.buf.Truncate(len(b) - 1)
+	p.buf.WriteString(" " + text + "\n")
+}
+
+// commentText spells a comment statement.
+func commentText(c *Comment) string {
+	if c.Block {
+		return "/*" + c.Text + "*/"
+	}
+	return "//" + c.Text
 }
 
 func (p *printer) docs(lines []string) {
@@ -65,6 +87,7 @@ func (p *printer) module(m *Module) {
 	blank := func() {
 		if sep {
 			p.buf.WriteByte('\n')
+			p.canTrail = false
 		}
 		sep = true
 	}
@@ -87,7 +110,18 @@ func (p *printer) module(m *Module) {
 			} else {
 				p.line("const ", c.Name, " = ", ExprString(c.Value))
 			}
+			if c.Comment != "" {
+				p.trail(c.Comment)
+			}
 		}
+	}
+	for _, s := range m.Structs {
+		blank()
+		p.structDecl(s)
+	}
+	for _, f := range m.Funcs {
+		blank()
+		p.funcDecl(f)
 	}
 	for _, k := range m.Kernels {
 		blank()
@@ -97,26 +131,50 @@ func (p *printer) module(m *Module) {
 
 func (p *printer) kernel(k *Kernel) {
 	p.docs(k.Doc)
-	var params []string
-	for _, prm := range k.Params {
-		if prm.Kind == BufferParam {
-			params = append(params, prm.Name+" "+prm.Access.String()+" []"+TypeString(prm.Type))
-		} else {
-			params = append(params, prm.Name+" "+TypeString(prm.Type))
-		}
-	}
+	params := paramList(k.Params)
 	var wg []string
 	for _, e := range k.Workgroup {
 		wg = append(wg, ExprString(e))
 	}
-	p.line("kernel ", k.Name, "(", strings.Join(params, ", "), ") workgroup(", strings.Join(wg, ", "), ") {")
+	tail := ") workgroup(" + strings.Join(wg, ", ") + ") {"
+	if hasParamComments(k) {
+		// one parameter a line, with its comments (as gofmt lays out a
+		// parameter list that holds comments)
+		p.line(preciseText(k.Precise), "kernel ", k.Name, "(")
+		p.indent++
+		for i, prm := range k.Params {
+			for _, d := range prm.Doc {
+				p.line(d)
+			}
+			p.line(params[i], ",")
+			if prm.Comment != "" {
+				p.trail(prm.Comment)
+			}
+		}
+		p.indent--
+		p.line(tail)
+	} else {
+		p.line(preciseText(k.Precise), "kernel ", k.Name, "(", strings.Join(params, ", "), tail)
+	}
+	var body []Stmt
+	if k.Body != nil {
+		body = k.Body.Stmts
+	}
+	if len(body) > 0 {
+		if c, ok := body[0].(*Comment); ok && c.Trailing {
+			// the comment after the "{", before the shared lines
+			p.trail(commentText(c))
+			body = body[1:]
+		}
+	}
 	p.indent++
 	for _, s := range k.Shared {
 		p.line("shared ", s.Name, " ", TypeString(s.Type))
 	}
-	if k.Body != nil {
-		p.stmts(k.Body.Stmts)
+	if len(k.Shared) > 0 {
+		p.canTrail = false // what follows did not trail a shared line
 	}
+	p.stmts(body)
 	p.indent--
 	p.line("}")
 }
@@ -130,7 +188,11 @@ func (p *printer) stmts(list []Stmt) {
 func (p *printer) stmt(s Stmt) {
 	switch s := s.(type) {
 	case *Comment:
-		p.line("//", s.Text)
+		if s.Trailing {
+			p.trail(commentText(s))
+		} else {
+			p.line(commentText(s))
+		}
 	case *Block:
 		p.line("{")
 		p.indent++
@@ -150,7 +212,15 @@ func (p *printer) stmt(s Stmt) {
 	case *Continue:
 		p.line("continue")
 	case *Return:
-		p.line("return")
+		if s.Value != nil {
+			p.line("return ", ExprString(s.Value))
+		} else {
+			p.line("return")
+		}
+	case *Switch:
+		p.switchStmt(s)
+	case *CallStmt:
+		p.line(ExprString(s.Call))
 	case *Barrier:
 		p.line(s.Kind.String(), "()")
 	case *ExprStmt:
@@ -241,7 +311,7 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 	switch e := e.(type) {
 	case *Binary:
 		ep := e.Op.Precedence()
-		paren := ep < prec || (right && ep == prec)
+		paren := e.Paren || ep < prec || (right && ep == prec)
 		if paren {
 			p.buf.WriteByte('(')
 		}
@@ -305,6 +375,24 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 			p.buf.WriteString(e.Buf.Name)
 		}
 		p.buf.WriteByte(')')
+	case *FnCall:
+		p.call(e.Name, e.Args)
+	case *Field:
+		p.postfixOperand(e.X)
+		p.buf.WriteByte('.')
+		p.buf.WriteString(e.Name)
+	case *StructLit:
+		p.structLit(e)
+	case *ArrayLit:
+		p.buf.WriteString(TypeString(e.Array))
+		p.buf.WriteByte('{')
+		for i, a := range e.Elems {
+			if i > 0 {
+				p.buf.WriteString(", ")
+			}
+			p.expr(a, 0)
+		}
+		p.buf.WriteByte('}')
 	default:
 		p.buf.WriteString("/* unknown expression */")
 	}
@@ -379,4 +467,13 @@ func LitText(v Value) string {
 		return s
 	}
 	return "?"
+}
+
+func hasParamComments(k *Kernel) bool {
+	for _, p := range k.Params {
+		if len(p.Doc) > 0 || p.Comment != "" {
+			return true
+		}
+	}
+	return false
 }

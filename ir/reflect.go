@@ -7,6 +7,27 @@ package ir
 type Reflection struct {
 	File    string             `json:"file"`
 	Kernels []KernelReflection `json:"kernels"`
+	Structs []StructReflection `json:"structs,omitempty"`
+}
+
+// StructReflection is the memory layout of a struct type, as buffer
+// elements and shared variables hold it (WGSL's storage layout rules; see
+// SizeOf). A host writes Size bytes per element, each field at Offset.
+type StructReflection struct {
+	Name   string                  `json:"name"`
+	Size   int                     `json:"size"`
+	Align  int                     `json:"align"`
+	Fields []StructFieldReflection `json:"fields"`
+	Pos    string                  `json:"pos"`
+}
+
+// StructFieldReflection is one field of a struct.
+type StructFieldReflection struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Offset int    `json:"offset"`
+	Size   int    `json:"size"`
+	Align  int    `json:"align"`
 }
 
 // KernelReflection describes one kernel.
@@ -26,6 +47,11 @@ type ParamsReflection struct {
 	Binding int               `json:"binding"`
 	Size    int               `json:"size"`
 	Fields  []FieldReflection `json:"fields"`
+	// NumWorkgroups is the byte offset of the hidden vec3<u32> holding the
+	// dispatch's workgroup counts, which the host fills at every dispatch
+	// (NumWorkgroupsOffset); absent when the kernel does not read
+	// num_workgroups.
+	NumWorkgroups *int `json:"num_workgroups,omitempty"`
 }
 
 // FieldReflection is one scalar parameter inside the params block.
@@ -63,7 +89,22 @@ func Reflect(m *Module) *Reflection {
 	for _, k := range m.Kernels {
 		r.Kernels = append(r.Kernels, ReflectKernel(k))
 	}
+	for _, s := range m.Structs {
+		r.Structs = append(r.Structs, ReflectStruct(s))
+	}
 	return r
+}
+
+// ReflectStruct describes the layout of s.
+func ReflectStruct(s *Struct) StructReflection {
+	sr := StructReflection{Name: s.Name, Size: SizeOf(s), Align: AlignOf(s), Fields: []StructFieldReflection{}, Pos: s.Pos.String()}
+	for i, off := range FieldOffsets(s) {
+		f := s.Fields[i]
+		sr.Fields = append(sr.Fields, StructFieldReflection{
+			Name: f.Name, Type: TypeString(f.Type), Offset: off, Size: SizeOf(f.Type), Align: AlignOf(f.Type),
+		})
+	}
+	return sr
 }
 
 // ParamsSize is the byte size of the params uniform block (a multiple of
@@ -129,13 +170,17 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		Features:  []string{},
 		Buffers:   []BufferReflection{},
 	}
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed} {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}
 	}
-	if fields, size := ParamsLayout(k); size > 0 {
+	fields, _ := ParamsLayout(k)
+	if size := ParamsSize(k); size > 0 {
 		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size, Fields: make([]FieldReflection, 0, len(fields))}
+		if off := NumWorkgroupsOffset(k); off >= 0 {
+			pr.NumWorkgroups = &off
+		}
 		for _, f := range fields {
 			pr.Fields = append(pr.Fields, FieldReflection{
 				Name: f.Param.Name, Type: TypeString(f.Param.Type),

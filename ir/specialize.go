@@ -30,6 +30,10 @@ func Specialize(m *Module, defs map[string]string) error {
 			errs = append(errs, Errorf(Pos{}, "no constant %s to define (-D %s=%s)", name, name, defs[name]))
 			continue
 		}
+		if _, isArray := k.Value.(*ArrayLit); isArray {
+			errs = append(errs, Errorf(k.Pos, "-D %s=%s: %s is a constant array; -D defines scalar constants", name, defs[name], name))
+			continue
+		}
 		v, ok := parseDefine(defs[name])
 		if !ok {
 			errs = append(errs, Errorf(Pos{}, "-D %s=%s: invalid value %q (want an integer, a float, true or false)", name, defs[name], defs[name]))

@@ -59,8 +59,13 @@ type Break struct{ Pos Pos }
 // Continue starts the next iteration of the innermost for.
 type Continue struct{ Pos Pos }
 
-// Return ends the invocation.
-type Return struct{ Pos Pos }
+// Return ends the invocation (in a kernel) or the function call (in a
+// function), with Value as the function's result (nil in a kernel and in a
+// function without a result).
+type Return struct {
+	Pos   Pos
+	Value Expr
+}
 
 // Barrier is workgroupBarrier() or storageBarrier(): every invocation of the
 // workgroup must reach it in uniform control flow.
@@ -79,7 +84,13 @@ type ExprStmt struct {
 // preserves it. It has no effect; emitters may copy or drop it.
 type Comment struct {
 	Pos  Pos
-	Text string // without the leading //
+	Text string // without the leading // (or the /* and */ of a Block comment)
+	// Trailing: the comment ended a line that had code before it; Print
+	// appends it to the line before (the previous statement, or the line
+	// opening the block).
+	Trailing bool
+	// Block: a /* */ comment, printed as /*Text*/ (Text may span lines).
+	Block bool
 }
 
 func (*Comment) isStmt()         {}

@@ -6,7 +6,7 @@ import (
 )
 
 // Type is the type of a value, a buffer element or a variable. The concrete
-// types are Scalar, Vector, *Array, Atomic and CoopMat. Scalar, Vector, Atomic
+// types are Scalar, Vector, *Array, *Struct, Atomic and CoopMat. Scalar, Vector, Atomic
 // and CoopMat are comparable values, so == decides their identity; use
 // Identical for any two Types (it also handles *Array).
 type Type interface {
@@ -106,6 +106,25 @@ type Atomic struct{ Elem Scalar }
 func (a Atomic) String() string { return "atomic<" + a.Elem.String() + ">" }
 func (Atomic) isType()          {}
 
+// CompareExchangeResult is the result of atomicCompareExchangeWeak on an
+// atomic<Elem>: a built-in pair, like WGSL's
+// __atomic_compare_exchange_result<T>, with fields old_value (Elem, the
+// value before the operation) and exchanged (bool). It cannot be written
+// in .kc: a let takes it from the call, and its fields are read as
+// r.old_value and r.exchanged (a Field, Index 0 and 1).
+type CompareExchangeResult struct{ Elem Scalar }
+
+func (r CompareExchangeResult) String() string {
+	return "atomic_compare_exchange_result<" + r.Elem.String() + ">"
+}
+func (CompareExchangeResult) isType() {}
+
+// Result fields of CompareExchangeResult, as Field.Name spells them.
+const (
+	FieldOldValue  = "old_value"
+	FieldExchanged = "exchanged"
+)
+
 // MatrixUse says which operand of a cooperative multiply-add a matrix is.
 type MatrixUse uint8
 
@@ -188,6 +207,13 @@ func HostShareable(t Type) bool {
 		return true
 	case *Array:
 		return HostShareable(t.Elem)
+	case *Struct:
+		for _, f := range t.Fields {
+			if !HostShareable(f.Type) {
+				return false
+			}
+		}
+		return len(t.Fields) > 0
 	}
 	return false
 }
@@ -199,6 +225,13 @@ func UsesF16(t Type) bool {
 		return UsesF16(t.Elem)
 	case CoopMat:
 		return t.Elem == F16
+	case *Struct:
+		for _, f := range t.Fields {
+			if f != nil && UsesF16(f.Type) {
+				return true
+			}
+		}
+		return false
 	case nil:
 		return false
 	}

@@ -29,10 +29,21 @@ type uniformity struct {
 	c       *checker
 	vars    map[*Decl]string // non-uniform locals: the root cause of each
 	loops   map[*For]*cause  // loops containing a non-uniform jump
-	loopStk []*For
-	ret     *cause // a return in non-uniform control flow seen so far (this walk)
+	loopStk []*For           // enclosing loops; nil for an enclosing switch
+	ret     *cause           // a return in non-uniform control flow seen so far (this walk)
 	changed bool
 	report  bool
+
+	// Calls: a function body is analysed at each call, with the uniformity
+	// of its value arguments (params) and the caller's control flow (entry).
+	cf      *cause            // control flow of the statement being analysed
+	params  map[*Param]string // value parameters: the root of each non-uniform argument
+	entry   *cause            // the control flow the function was called in
+	blame   *FnCall           // the outermost call whose control flow entry is
+	retVal  string            // why the function's result may be non-uniform
+	depth   int               // nesting of calls being analysed
+	fn      bool              // analysing a function on its own (funcUniformity)
+	collect bool              // only collect ownDiverge, report nothing
 }
 
 // cause says why control flow is non-uniform: "the condition at 3:5
@@ -57,15 +68,38 @@ func (c *checker) uniformity(k *Kernel) {
 		return
 	}
 	u := &uniformity{c: c, vars: map[*Decl]string{}, loops: map[*For]*cause{}}
+	u.run(k.Body.Stmts, nil, false)
+	u.run(k.Body.Stmts, nil, true)
+}
+
+// funcUniformity checks the barriers of a function on its own (uniform
+// arguments, called in uniform control flow): a barrier after divergence
+// inside the function is reported at the barrier even if no kernel calls it.
+func (c *checker) funcUniformity(f *Func, collect bool) {
+	if f.Body == nil {
+		return
+	}
+	u := &uniformity{c: c, vars: map[*Decl]string{}, loops: map[*For]*cause{}, fn: true, collect: collect}
+	u.run(f.Body.Stmts, nil, false)
+	u.run(f.Body.Stmts, nil, true)
+}
+
+// run iterates the analysis of body to a fixed point, or (report) makes
+// the final pass that reports.
+func (u *uniformity) run(body []Stmt, cf *cause, report bool) {
+	u.report = report
+	if report {
+		u.ret, u.retVal = nil, ""
+		u.block(body, cf)
+		return
+	}
 	for i := 0; i < 1000; i++ {
-		u.changed, u.ret = false, nil
-		u.block(k.Body.Stmts, nil)
+		u.changed, u.ret, u.retVal = false, nil, ""
+		u.block(body, cf)
 		if !u.changed {
 			break
 		}
 	}
-	u.report, u.ret = true, nil
-	u.block(k.Body.Stmts, nil)
 }
 
 // block walks a statement list entered with control flow cf (nil: uniform)
@@ -81,6 +115,7 @@ func (u *uniformity) block(list []Stmt, cf *cause) *cause {
 }
 
 func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
+	u.cf = cf
 	switch s := s.(type) {
 	case *Block:
 		return u.block(s.Stmts, cf)
@@ -97,13 +132,117 @@ func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
 	case *Continue:
 		u.jump("the continue", s.Pos, cf)
 	case *Return:
-		u.jump("the return", s.Pos, cf)
+		u.returnStmt(s, cf)
 	case *Barrier:
-		if cf != nil && u.report {
-			u.c.errorf(s.Pos, "%s must be called in uniform control flow: %s", s.Kind, cf)
-		}
+		u.barrier(s, cf)
+	case *Switch:
+		u.switchStmt(s, cf)
+	case *CallStmt:
+		u.expr(s.Call)
 	}
 	return cf
+}
+
+// barrier reports a barrier in non-uniform control flow: at the call when
+// the non-uniformity comes from the caller (naming both places), at the
+// barrier otherwise.
+func (u *uniformity) barrier(s *Barrier, cf *cause) {
+	if cf == nil || !u.report || u.collect && u.depth > 0 {
+		return
+	}
+	if u.blame == nil && u.depth == 0 && u.fn {
+		// Analysing a function on its own: this barrier diverges whatever
+		// the call; report it once here, not again at every call.
+		if u.c.ownDiverge == nil {
+			u.c.ownDiverge = map[*Barrier]bool{}
+		}
+		u.c.ownDiverge[s] = true
+		if u.collect {
+			return
+		}
+	}
+	if u.blame != nil && cf != u.entry && u.c.ownDiverge[s] {
+		return
+	}
+	if cf == u.entry && u.blame != nil {
+		u.c.errorf(u.blame.Pos, "call of %s reaches %s%s, which must be called in uniform control flow: %s",
+			u.blame.Name, s.Kind, atText(s.Pos), cf)
+		return
+	}
+	in := ""
+	if u.blame != nil {
+		in = fmt.Sprintf(" (in %s, called%s)", u.blame.Name, atText(u.blame.Pos))
+	}
+	u.c.errorf(s.Pos, "%s must be called in uniform control flow: %s%s", s.Kind, cf, in)
+}
+
+func (u *uniformity) returnStmt(s *Return, cf *cause) {
+	if s.Value != nil && u.retVal == "" {
+		if r := u.expr(s.Value); r != "" {
+			u.retVal = r
+		} else if cf != nil && cf != u.entry {
+			u.retVal = cf.root
+		}
+	}
+	u.jump("the return", s.Pos, cf)
+}
+
+// switchStmt: a non-uniform tag makes every case non-uniform; a break in a
+// case leaves only the switch, which reconverges after it.
+func (u *uniformity) switchStmt(s *Switch, cf *cause) {
+	inner := cf
+	if inner == nil {
+		if r := u.expr(s.Tag); r != "" {
+			inner = &cause{what: "the switch tag", pos: leftmost(s.Tag, s.Pos), root: r}
+		}
+	} else {
+		u.expr(s.Tag)
+	}
+	u.loopStk = append(u.loopStk, nil)
+	for _, k := range s.Cases {
+		if k != nil && k.Body != nil {
+			u.block(k.Body.Stmts, inner)
+		}
+	}
+	u.loopStk = u.loopStk[:len(u.loopStk)-1]
+}
+
+// fnCall analyses the callee's body for this call: its barriers, and
+// whether its result is uniform.
+func (u *uniformity) fnCall(e *FnCall) string {
+	f := e.Fn
+	cf := u.cf
+	var roots map[*Param]string
+	first := ""
+	for i, a := range e.Args {
+		if f == nil || i >= len(f.Params) || f.Params[i].IsResource() {
+			continue
+		}
+		if r := u.expr(a); r != "" {
+			if roots == nil {
+				roots = map[*Param]string{}
+			}
+			roots[f.Params[i]] = r
+			if first == "" {
+				first = r
+			}
+		}
+	}
+	u.cf = cf
+	if f == nil || f.Body == nil || u.depth > 64 {
+		return first
+	}
+	sub := &uniformity{c: u.c, vars: map[*Decl]string{}, loops: map[*For]*cause{}, params: roots, entry: cf, depth: u.depth + 1}
+	sub.blame, sub.collect = e, u.collect
+	if cf != nil && cf == u.entry && u.blame != nil {
+		sub.blame = u.blame
+	}
+	sub.run(f.Body.Stmts, cf, false)
+	if u.report {
+		sub.run(f.Body.Stmts, cf, true)
+	}
+	u.cf = cf
+	return sub.retVal
 }
 
 func (u *uniformity) decl(d *Decl, cf *cause) {
@@ -159,6 +298,8 @@ func rootLocal(e Expr) *Decl {
 			e = x.X
 		case *Swizzle:
 			e = x.X
+		case *Field:
+			e = x.X
 		case *Ident:
 			d, _ := x.Obj.(*Decl)
 			return d
@@ -178,6 +319,8 @@ func (u *uniformity) lhsIndices(e Expr) string {
 			}
 			e = x.X
 		case *Swizzle:
+			e = x.X
+		case *Field:
 			e = x.X
 		default:
 			return ""
@@ -214,13 +357,26 @@ func (u *uniformity) forStmt(s *For, cf *cause) {
 		}
 	}
 	u.loopStk = append(u.loopStk, s)
+	u.cf = inner
 	if s.Body != nil {
 		inner = orCause(u.block(s.Body.Stmts, inner), inner)
 	}
 	u.loopStk = u.loopStk[:len(u.loopStk)-1]
 	if s.Post != nil {
+		u.cf = inner
 		u.assign(s.Post, inner)
 	}
+}
+
+// innermost is the loop a break or continue affects: a break in a switch
+// (a nil entry) affects only the switch, which reconverges after it.
+func innermost(stk []*For, isBreak bool) []*For {
+	for i := len(stk) - 1; i >= 0; i-- {
+		if stk[i] != nil || isBreak {
+			return stk[i : i+1]
+		}
+	}
+	return nil
 }
 
 func orCause(a, b *cause) *cause {
@@ -238,11 +394,11 @@ func (u *uniformity) jump(what string, pos Pos, cf *cause) {
 	isReturn := what == "the return"
 	c := &cause{what: what, pos: pos, root: cf.root}
 	loops := u.loopStk
-	if !isReturn && len(loops) > 0 {
-		loops = loops[len(loops)-1:]
+	if !isReturn {
+		loops = innermost(loops, what == "the break")
 	}
 	for _, l := range loops {
-		if u.loops[l] == nil {
+		if l != nil && u.loops[l] == nil {
 			u.loops[l] = c
 			u.changed = true
 		}
@@ -287,6 +443,14 @@ func (u *uniformity) expr(e Expr) string {
 		return u.first(e.X, e.Y)
 	case *Call:
 		return u.call(e)
+	case *FnCall:
+		return u.fnCall(e)
+	case *Field:
+		return u.expr(e.X)
+	case *StructLit:
+		return u.first(e.Vals...)
+	case *ArrayLit:
+		return u.first(e.Elems...)
 	case *Convert:
 		return u.expr(e.X)
 	case *Construct:
@@ -318,8 +482,13 @@ func (u *uniformity) ident(e *Ident) string {
 	case *Shared:
 		return "a load from shared variable " + o.Name
 	case *Param:
-		if o.Kind == BufferParam && o.Access == ReadWrite {
+		switch {
+		case o.Kind == BufferParam && o.Access == ReadWrite:
 			return "a load from read_write buffer " + o.Name
+		case o.Kind == SharedParam:
+			return "a load from shared variable " + o.Name
+		case o.Kind == ValueParam:
+			return u.params[o]
 		}
 	}
 	return ""

@@ -26,6 +26,9 @@ func children(n Node, out []Node) []Node {
 		for _, c := range n.Consts {
 			out = append(out, c)
 		}
+		for _, f := range n.Funcs {
+			out = append(out, f)
+		}
 		for _, k := range n.Kernels {
 			out = append(out, k)
 		}
@@ -34,6 +37,13 @@ func children(n Node, out []Node) []Node {
 		return append(out, n.Value)
 	case *Kernel:
 		return kernelChildren(n, out)
+	case *Func:
+		for _, p := range n.Params {
+			out = append(out, p)
+		}
+		return append(out, n.Body)
+	case *Case:
+		return append(exprList(n.Values, out), n.Body)
 	default:
 		if s, ok := n.(Stmt); ok {
 			return stmtChildren(s, out)
@@ -75,6 +85,16 @@ func stmtChildren(s Stmt, out []Node) []Node {
 		return append(out, s.Init, s.Cond, s.Post, s.Body)
 	case *ExprStmt:
 		return append(out, s.Call)
+	case *CallStmt:
+		return append(out, s.Call)
+	case *Return:
+		return append(out, s.Value)
+	case *Switch:
+		out = append(out, s.Tag)
+		for _, c := range s.Cases {
+			out = append(out, c)
+		}
+		return out
 	}
 	return out
 }
@@ -99,6 +119,14 @@ func exprChildren(e Expr, out []Node) []Node {
 		return append(out, e.X)
 	case *Len:
 		return append(out, e.Buf)
+	case *FnCall:
+		return exprList(e.Args, out)
+	case *Field:
+		return append(out, e.X)
+	case *StructLit:
+		return exprList(e.Vals, out)
+	case *ArrayLit:
+		return exprList(e.Elems, out)
 	}
 	return out
 }
@@ -108,4 +136,100 @@ func exprList(list []Expr, out []Node) []Node {
 		out = append(out, a)
 	}
 	return out
+}
+
+// replaceExprs replaces every expression e under n (statements, operands,
+// arguments; not types) with f(e), children first. f returns e to keep it.
+func replaceExprs(n Node, f func(Expr) Expr) {
+	var ex func(e Expr) Expr
+	list := func(es []Expr) {
+		for i, e := range es {
+			es[i] = ex(e)
+		}
+	}
+	ex = func(e Expr) Expr {
+		if isNil(e) {
+			return e
+		}
+		switch e := e.(type) {
+		case *Unary:
+			e.X = ex(e.X)
+		case *Binary:
+			e.X, e.Y = ex(e.X), ex(e.Y)
+		case *Call:
+			list(e.Args)
+		case *FnCall:
+			list(e.Args)
+		case *Convert:
+			e.X = ex(e.X)
+		case *Construct:
+			list(e.Args)
+		case *Bitcast:
+			e.X = ex(e.X)
+		case *Index:
+			e.X, e.Index = ex(e.X), ex(e.Index)
+		case *Swizzle:
+			e.X = ex(e.X)
+		case *Field:
+			e.X = ex(e.X)
+		case *StructLit:
+			list(e.Vals)
+		case *ArrayLit:
+			list(e.Elems)
+		}
+		return f(e)
+	}
+	var st func(s Stmt)
+	st = func(s Stmt) {
+		if isNil(s) {
+			return
+		}
+		switch s := s.(type) {
+		case *Block:
+			for _, t := range s.Stmts {
+				st(t)
+			}
+		case *Decl:
+			s.Init = ex(s.Init)
+		case *Assign:
+			s.LHS, s.RHS = ex(s.LHS), ex(s.RHS)
+		case *If:
+			s.Cond = ex(s.Cond)
+			st(s.Then)
+			st(s.Else)
+		case *For:
+			if s.Init != nil {
+				st(s.Init)
+			}
+			s.Cond = ex(s.Cond)
+			if s.Post != nil {
+				st(s.Post)
+			}
+			st(s.Body)
+		case *Return:
+			s.Value = ex(s.Value)
+		case *Switch:
+			s.Tag = ex(s.Tag)
+			for _, k := range s.Cases {
+				if k != nil {
+					list(k.Values)
+					st(k.Body)
+				}
+			}
+		case *ExprStmt:
+			if c, ok := ex(s.Call).(*Call); ok {
+				s.Call = c
+			}
+		case *CallStmt:
+			if c, ok := ex(s.Call).(*FnCall); ok {
+				s.Call = c
+			}
+		}
+	}
+	switch n := n.(type) {
+	case Stmt:
+		st(n)
+	case Expr:
+		ex(n)
+	}
 }

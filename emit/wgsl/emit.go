@@ -117,6 +117,14 @@ type emitter struct {
 	// helper functions, in first-use order
 	helpers     []string
 	helperNames map[string]bool
+
+	// issue 12's constructs, filled by declareTypes and declareFuncs
+	structs     []*ir.Struct // used, held structs first, else in declaration order
+	structNames map[*ir.Struct]string
+	fieldNames  map[*ir.Struct][]string
+	consts      []*ir.Const // constant arrays used, in declaration order
+	constNames  map[*ir.Const]string
+	funcs       map[*ir.Kernel]*kernelFuncs
 }
 
 // resources are the module-scope names of one kernel.
@@ -136,6 +144,10 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 		global:      emit.NewNamer(words),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
+		structNames: map[*ir.Struct]string{},
+		fieldNames:  map[*ir.Struct][]string{},
+		constNames:  map[*ir.Const]string{},
+		funcs:       map[*ir.Kernel]*kernelFuncs{},
 	}
 }
 
@@ -178,6 +190,9 @@ func (e *emitter) module() {
 		e.w.line(ir.Pos{}, "diagnostic(off, subgroup_uniformity);")
 	}
 	e.declareNames()
+	e.declareFuncs()
+	e.structDecls()
+	e.constDecls()
 	for _, k := range e.kernels {
 		e.kernelDecls(k)
 	}

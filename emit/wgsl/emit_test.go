@@ -23,16 +23,16 @@ var unitSources = map[string]string{
 	out[2] = select(atomicAdd(h[1], 1) == 0, c[1], atomicLoad(h[1]))
 }
 `,
-	"names": `kernel switch(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
+	"names": `kernel while(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
 	shared module [4]f32
-	let fn = global_id.x
+	let continuing = global_id.x
 	let a = 1
-	if fn < loop {
+	if continuing < loop {
 		let a = 2.0
-		module[fn] = a + kc_x[fn]
+		module[continuing] = a + kc_x[continuing]
 	}
 	workgroupBarrier()
-	array[fn] = module[fn] + f32(a)
+	array[continuing] = module[continuing] + f32(a)
 }
 `,
 	"select": `kernel sel(n u32, x read []f32, y read_write []f32) workgroup(64) {
@@ -152,15 +152,15 @@ func TestReservedNames(t *testing.T) {
 		"@group(0) @binding(1) var<storage, read_write> array_: array<f32>;",
 		"@group(0) @binding(2) var<storage, read> xkc_x: array<f32>;",
 		"var<workgroup> module_: array<f32, 4>;",
-		"fn switch_(@builtin(global_invocation_id) global_id: vec3<u32>) {",
-		"let fn_: u32 = global_id.x;",
+		"fn while_(@builtin(global_invocation_id) global_id: vec3<u32>) {",
+		"let continuing_: u32 = global_id.x;",
 		"let a: i32 = 1i;",
-		"if fn_ < params.loop_ {",
+		"if continuing_ < params.loop_ {",
 		"let a_1: f32 = 2.0f;",
-		"module_[fn_] = a_1 + xkc_x[fn_];",
-		"array_[fn_] = module_[fn_] + f32(a);",
+		"module_[continuing_] = a_1 + xkc_x[continuing_];",
+		"array_[continuing_] = module_[continuing_] + f32(a);",
 	)
-	if got := a.Entries; len(got) != 1 || got[0].Kernel != "switch" || got[0].Name != "switch_" || got[0].Reflection.Name != "switch" {
+	if got := a.Entries; len(got) != 1 || got[0].Kernel != "while" || got[0].Name != "while_" || got[0].Reflection.Name != "while" {
 		t.Errorf("Entries = %+v", got)
 	}
 }

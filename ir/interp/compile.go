@@ -24,6 +24,12 @@ type compiler struct {
 	races  map[ir.Object]*raceMem // shared variables and buffers, with Options.Races
 	loops  []*loopState
 	zeros  []int // a zero offset per lane
+
+	// The function being compiled (see lang.go); all nil in the kernel body.
+	params map[*ir.Param]*local    // value parameters
+	res    map[*ir.Param]ir.Object // resource parameters -> the kernel's buffer or *Shared
+	frame  *frame                  // where a return stores the result
+	calls  []*ir.FnCall            // calls being compiled, outermost first
 }
 
 // local is the storage of a local variable: a value column for scalars and
@@ -93,6 +99,8 @@ func memStride(t ir.Type) int {
 		}
 	case *ir.Array:
 		return t.Len * memStride(t.Elem)
+	case *ir.Struct:
+		return ir.SizeOf(t)
 	case ir.CoopMat:
 		return 0
 	}
@@ -111,6 +119,9 @@ func compSize(s ir.Scalar) int {
 func width(t ir.Type) int {
 	if n := ir.Width(t); n > 0 {
 		return n
+	}
+	if _, ok := t.(ir.CompareExchangeResult); ok {
+		return 2 // old_value, exchanged
 	}
 	return 1
 }
@@ -171,17 +182,25 @@ func (c *compiler) expr(e ir.Expr) exprFn {
 	case *ir.Bitcast:
 		return c.bitcast(e)
 	case *ir.Index:
-		if c.addressable(e.X) {
+		if c.addressable(e.X) || isAggregate(e.X.Type()) {
 			return c.load(c.ref(e))
 		}
 		return c.indexValue(e)
+	case *ir.Field:
+		if _, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+			// old_value and exchanged: components 0 and 1 of the value
+			return c.swizzle(&ir.Swizzle{Pos: e.Pos, X: e.X, Comps: e.Name, Ty: e.Ty})
+		}
+		return c.load(c.ref(e))
+	case *ir.FnCall:
+		return c.fnCallValue(e)
 	case *ir.Swizzle:
 		if len(e.Comps) == 1 && c.addressable(e.X) {
 			return c.load(c.ref(e))
 		}
 		return c.swizzle(e)
 	case *ir.Len:
-		p, ok := e.Buf.Obj.(*ir.Param)
+		p, ok := c.resolve(e.Buf.Obj).(*ir.Param)
 		if !ok || p.Kind != ir.BufferParam {
 			c.errorf(e.Pos, "len of %s, which is not a buffer", e.Buf.Name)
 		}
@@ -192,17 +211,20 @@ func (c *compiler) expr(e ir.Expr) exprFn {
 }
 
 func (c *compiler) ident(e *ir.Ident) exprFn {
-	switch o := e.Obj.(type) {
+	switch o := c.resolve(e.Obj).(type) {
 	case *ir.Param:
 		if o.Kind == ir.ScalarParam {
 			return c.constant(1, c.m.params[o])
+		}
+		if o.Kind == ir.ValueParam {
+			return c.load(c.ref(e))
 		}
 		c.errorf(e.Pos, "buffer %s used as a value", e.Name)
 	case *ir.Const:
 		s := ir.ElemScalar(e.Ty)
 		return c.constant(width(e.Ty), constBits(o.Val, s))
 	case *ir.Decl, *ir.Shared:
-		if ir.Width(e.Ty) == 0 {
+		if _, isResult := e.Ty.(ir.CompareExchangeResult); ir.Width(e.Ty) == 0 && !isResult {
 			c.errorf(e.Pos, "%s of type %s used as a value (only scalars and vectors are values)", e.Name, e.Ty)
 		}
 		return c.load(c.ref(e))

@@ -25,13 +25,18 @@ type ref struct {
 func (c *compiler) addressable(e ir.Expr) bool {
 	switch e := e.(type) {
 	case *ir.Ident:
-		switch o := e.Obj.(type) {
+		switch o := c.resolve(e.Obj).(type) {
 		case *ir.Decl, *ir.Shared:
 			return true
 		case *ir.Param:
-			return o.Kind == ir.BufferParam
+			return o.Kind == ir.BufferParam || o.Kind == ir.ValueParam
 		}
 	case *ir.Index:
+		return c.addressable(e.X)
+	case *ir.Field:
+		if _, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+			return false // a value, never in memory
+		}
 		return c.addressable(e.X)
 	case *ir.Swizzle:
 		return len(e.Comps) == 1 && c.addressable(e.X)
@@ -48,7 +53,7 @@ func (c *compiler) declare(d *ir.Decl) *local {
 		c.errorf(d.Pos, "local %s has no type (module not checked?)", d.Name)
 	}
 	l := &local{}
-	if ir.Width(d.Ty) > 0 {
+	if _, isResult := d.Ty.(ir.CompareExchangeResult); ir.Width(d.Ty) > 0 || isResult {
 		l.col = c.m.newCol()
 	} else {
 		l.size = memStride(d.Ty)
@@ -69,7 +74,21 @@ func (c *compiler) declare(d *ir.Decl) *local {
 func (c *compiler) ref(e ir.Expr) ref {
 	switch e := e.(type) {
 	case *ir.Ident:
-		switch o := e.Obj.(type) {
+		switch o := c.resolve(e.Obj).(type) {
+		case *ir.Param:
+			if o.Kind == ir.ValueParam {
+				l := c.params[o]
+				if l == nil {
+					c.errorf(e.Pos, "parameter %s outside its function", e.Name)
+				}
+				return localRef(l, o.Type, e.Name)
+			}
+		case *ir.Const:
+			if isAggregate(e.Ty) {
+				return c.tempRef(e)
+			}
+		}
+		switch o := c.resolve(e.Obj).(type) {
 		case *ir.Decl:
 			l := c.locals[o]
 			if l == nil {
@@ -91,6 +110,10 @@ func (c *compiler) ref(e ir.Expr) ref {
 		}
 	case *ir.Index:
 		return c.indexRef(e)
+	case *ir.Field:
+		return c.fieldRef(e)
+	case *ir.StructLit, *ir.ArrayLit, *ir.FnCall:
+		return c.tempRef(e)
 	case *ir.Swizzle:
 		idx := swizzleIndexes(e.Comps)
 		r := c.ref(e.X)

@@ -8,6 +8,7 @@ import (
 // through continue and break.
 type loopState struct {
 	cont, brk []int32
+	isSwitch  bool // a switch: only break applies to it
 }
 
 // block compiles a statement list; each statement executed charges one
@@ -60,15 +61,15 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 			return nil
 		}
 	case *ir.Continue:
-		if len(c.loops) == 0 {
-			c.errorf(s.Pos, "continue outside a for")
-		}
-		ls := c.loops[len(c.loops)-1]
+		ls := c.innermostLoop(s.Pos)
 		return func(act []int32) []int32 {
 			ls.cont = append(ls.cont, act...)
 			return nil
 		}
 	case *ir.Return:
+		if c.frame != nil {
+			return c.returnStmt(s)
+		}
 		m := c.m
 		return func(act []int32) []int32 {
 			for _, l := range act {
@@ -87,6 +88,14 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 		}
 	case *ir.Comment:
 		return func(act []int32) []int32 { return act }
+	case *ir.Switch:
+		return c.switchStmt(s)
+	case *ir.CallStmt:
+		run, _ := c.fnCall(s.Call)
+		return func(act []int32) []int32 {
+			run(act)
+			return act
+		}
 	}
 	c.errorf(s.Position(), "unsupported statement")
 	return nil
@@ -128,7 +137,7 @@ func (c *compiler) decl(d *ir.Decl) stmtFn {
 	if l.col == nil {
 		if d.Init != nil {
 			dst := ref{ty: d.Ty, mem: l.mem, at: func([]int32) []int { return l.base }, name: d.Name}
-			return c.copyArray(d.Pos, dst, d.Init)
+			return c.copyAggregate(d.Pos, dst, d.Init)
 		}
 		mem, size := l.mem, l.size
 		return func(act []int32) []int32 {
@@ -164,8 +173,8 @@ func (c *compiler) decl(d *ir.Decl) stmtFn {
 // a compound assignment loads the place once.
 func (c *compiler) assign(a *ir.Assign) stmtFn {
 	r := c.ref(a.LHS)
-	if _, ok := r.ty.(*ir.Array); ok && a.Op == ir.OpNone && r.mem != nil {
-		return c.copyArray(a.Pos, r, a.RHS)
+	if isAggregate(r.ty) && a.Op == ir.OpNone && r.mem != nil {
+		return c.copyAggregate(a.Pos, r, a.RHS)
 	}
 	if ir.Width(r.ty) == 0 && ir.ElemScalar(r.ty) == ir.Invalid {
 		c.errorf(a.Pos, "assignment of a whole %s is not supported", r.ty)
@@ -345,38 +354,5 @@ func (c *compiler) forStmt(s *ir.For) stmtFn {
 			}
 		}
 		return out
-	}
-}
-
-// copyArray stores the array value of src (a variable, shared array or an
-// element of one: arrays are always in memory) into dst: every active
-// invocation reads its whole source before any writes.
-func (c *compiler) copyArray(pos ir.Pos, dst ref, src ir.Expr) stmtFn {
-	if !c.addressable(src) {
-		c.errorf(pos, "array value %s is not a variable", ir.ExprString(src))
-	}
-	sr := c.ref(src)
-	size := memStride(dst.ty)
-	if sr.mem == nil || memStride(sr.ty) != size {
-		c.errorf(pos, "cannot copy %s to %s", sr.ty, dst.ty)
-	}
-	m := c.m
-	tmp := make([]byte, size*m.n)
-	return func(act []int32) []int32 {
-		d := dst.at(act)
-		so := sr.at(act)
-		for _, l := range act {
-			if sr.race != nil {
-				sr.race.read(m, pos, l, so[l], size)
-			}
-			copy(tmp[int(l)*size:], sr.mem[so[l]:so[l]+size])
-		}
-		for _, l := range act {
-			if dst.race != nil {
-				dst.race.write(m, pos, l, d[l], size)
-			}
-			copy(dst.mem[d[l]:d[l]+size], tmp[int(l)*size:int(l+1)*size])
-		}
-		return act
 	}
 }

@@ -155,3 +155,28 @@ func TestMathCorrectlyRounded(t *testing.T) {
 		}
 	}
 }
+
+// TestContraction: the device result of issue 12's reproducer (0, from
+// (x*x + c) - y*y: reassociated and rounded) is outside the exact
+// tolerance of precise code; one ulp per contracted pair passes only
+// outside precise code.
+func TestContraction(t *testing.T) {
+	want := float64(float32(float32(1*1)-float32(1*1)) + float32(1e-8)) // as written: 1e-8
+	fused := 0.0                                                        // what lavapipe's paths give: see semantics.md §9
+	if Contraction(true).Within(ir.F32, 1, want, fused) {
+		t.Error("precise tolerance accepts the contracted result")
+	}
+	if !Contraction(true).Within(ir.F32, 1, want, want) {
+		t.Error("precise tolerance rejects the exact result")
+	}
+	// One ulp per pair: a contracted a*b+c that differs by one ulp passes.
+	x := 1.0 + 0x1p-12
+	exact := float64(float32(float32(x*x) - 1))
+	next := exact + ULP(ir.F32, exact)
+	if !Contraction(false).Within(ir.F32, x, exact, next) {
+		t.Error("non-precise tolerance rejects one ulp")
+	}
+	if Contraction(true).Within(ir.F32, x, exact, next) {
+		t.Error("precise tolerance accepts one ulp")
+	}
+}

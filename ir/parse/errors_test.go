@@ -25,7 +25,7 @@ var syntaxErrors = []struct {
 	{"extra brace", "kernel k() workgroup(1) {\n}\n}\n", `e.kc:3:1: unexpected "}" (expected "kernel", "const" or "enable")`},
 	{"bad token", "kernel k() workgroup(1) {\n\tlet x = 1 @ 2\n}\n", `e.kc:2:12: invalid character '@' in source`},
 	{"string", "kernel k() workgroup(1) {\n\ty[0] = \"s\"\n}\n", `e.kc:2:9: unexpected ": .kc has no strings or characters`},
-	{"undefined function", "kernel k() workgroup(1) {\n\tx = foo(1)\n}\n", `e.kc:2:6: undefined function foo`},
+	{"call without closing paren", "kernel k() workgroup(1) {\n\tx = foo(1\n}\n", `e.kc:3:1: unexpected "}" (expected "," or ")" in the arguments of foo)`},
 	{"unclosed paren", "kernel k() workgroup(1) {\n\tlet x = (1 + 2\n}\n", `e.kc:3:1: unexpected "}" (expected ")")`},
 	{"missing operand", "kernel k() workgroup(1) {\n\tlet x = 1 +\n}\n", `e.kc:3:1: unexpected "}" (expected an expression)`},
 	{"missing index", "kernel k() workgroup(1) {\n\tlet x = y[\n}\n", `e.kc:3:1: unexpected "}" (expected an index expression)`},
@@ -40,7 +40,7 @@ var syntaxErrors = []struct {
 	{"buffer access", "kernel k(x []f32) workgroup(1) {\n}\n", `e.kc:1:12: buffer x needs an access mode: x read []T or x read_write []T`},
 	{"int overflow", "kernel k() workgroup(1) {\n\tlet x = 99999999999999999999\n}\n", `e.kc:2:10: integer constant 99999999999999999999 overflows`},
 	{"leading zero", "kernel k() workgroup(1) {\n\tlet x = 012\n}\n", `e.kc:2:10: invalid integer literal 012: leading zeros are not allowed`},
-	{"bad swizzle", "kernel k() workgroup(1) {\n\tlet x = 1.5.foo\n}\n", `e.kc:2:14: invalid vector components .foo (use one to four of x, y, z, w)`},
+	{"bad selector", "kernel k() workgroup(1) {\n\tlet x = 1.5.(\n}\n", `e.kc:2:14: unexpected "(" (expected a field name or vector components such as .x or .xyz after ".")`},
 	{"vector type without element", "kernel k() workgroup(1) {\n\tlet x vec4 = 1\n}\n", `e.kc:2:8: vec4 needs an element type, as in vec4<f32>`},
 	{"vector constructor without element", "kernel k() workgroup(1) {\n\tlet x = vec4(1.0)\n}\n", `e.kc:2:14: unexpected "(" (expected "<" after vec4: vectors are written vec4<f32>(...))`},
 	{"let without name", "kernel k() workgroup(1) {\n\tlet = 1\n}\n", `e.kc:2:2: unexpected keyword let (expected a statement or "}")`},
@@ -61,10 +61,10 @@ var syntaxErrors = []struct {
 	{"unary chain", "kernel k() workgroup(1) {\n\tlet x = " + strings.Repeat("- ", 300) + "x\n}\n", `e.kc:2:410: too many unary operators in a row (more than 200)`},
 	{"missing brace before the next kernel", "kernel a() workgroup(1) {\n\tlet x = 1\n\nkernel b() workgroup(1) {\n}\n",
 		`e.kc:4:1: unexpected keyword kernel (expected a statement or "}")`},
-	{"one error per declaration", "kernel a() workgroup(1) {\n\tlet x = (1\n}\n\nconst C = 1 +\n\nkernel b() workgroup(1) {\n\tx = foo(1)\n}\n\nkernel c() workgroup(1) {\n\tif x {\n",
+	{"one error per declaration", "kernel a() workgroup(1) {\n\tlet x = (1\n}\n\nconst C = 1 +\n\nkernel b() workgroup(1) {\n\tx = foo(1\n}\n\nkernel c() workgroup(1) {\n\tif x {\n",
 		"e.kc:3:1: unexpected \"}\" (expected \")\")\n" +
 			"e.kc:7:1: unexpected keyword kernel (expected an expression)\n" +
-			"e.kc:8:6: undefined function foo\n" +
+			"e.kc:9:1: unexpected \"}\" (expected \",\" or \")\" in the arguments of foo)\n" +
 			"e.kc:13:1: unexpected end of file (expected a statement or \"}\")"},
 	{"access on a scalar", "kernel k(a read f32) workgroup(1) {\n}\n", `e.kc:1:17: read applies to buffers: a read []f32`},
 	{"slice outside parameters", "kernel k() workgroup(1) {\n\tvar a []f32\n}\n", `e.kc:2:8: []f32: only buffer parameters have a slice type; arrays need a length, as in [4]f32`},
@@ -72,6 +72,8 @@ var syntaxErrors = []struct {
 	{"let without value", "kernel k() workgroup(1) {\n\tlet x =\n}\n", `e.kc:2:8: missing expression after let x =`},
 	{"assignment without value", "kernel k() workgroup(1) {\n\tx +=;\n\ty := }\n", "e.kc:2:4: missing expression after +=\ne.kc:3:4: missing expression after :="},
 	{"const without value", "const C =\nkernel k() workgroup(1) {\n}\n", `e.kc:1:9: missing expression after const C =`},
+	{"byte-order mark after the start", "kernel k() workgroup(1) {\n\t\uFEFF\n}\n", `e.kc:2:2: invalid character U+FEFF '\ufeff' in source (names are ASCII)`},
+	{"byte-order mark keeps first-line columns", "\uFEFFkernel k() workgroup(1) {\n\tlet x = 1 @ 2\n}\n", `e.kc:2:12: invalid character '@' in source`},
 	{"two declarations on a line", "const A = 1 const B = 2\nkernel k() workgroup(1) {\n}\n", `e.kc:1:13: missing newline or ";" before this declaration`},
 	{"brace inside a comment", "kernel k() workgroup(1) {//}", `e.kc:1:29: unexpected end of file (expected a statement or "}")`},
 	{"several errors", "kernel k(x []f32) workgroup(1) {\n\tvar v\n\tif true {\n\t\tshared s [4]f32\n\t}\n}\n",

@@ -26,12 +26,12 @@ func (b *exprBox) node() *exprBox { return b }
 
 // parseExprNode is participle's hook for exprNode: Go's expression syntax by
 // precedence climbing (ir.BinaryOp.Precedence).
-func parseExprNode(lex *lexer.PeekingLexer) (exprNode, error) {
+func parseExprNode(lex *lexer.PeekingLexer, structs map[string]*ir.Struct) (exprNode, error) {
 	t := lex.Peek()
 	if !startsExpr(t) {
 		return nil, participle.NextMatch
 	}
-	p := &exprParser{lex: lex}
+	p := &exprParser{lex: lex, structs: structs}
 	if t.Type == tokIdent && (t.Value == "workgroupBarrier" || t.Value == "storageBarrier") {
 		return p.barrier()
 	}
@@ -53,7 +53,7 @@ func startsExpr(t *lexer.Token) bool {
 		}
 	case tokPunct:
 		switch t.Value {
-		case "(", "-", "!", "^":
+		case "(", "-", "!", "^", "[":
 			return true
 		}
 	}
@@ -61,8 +61,9 @@ func startsExpr(t *lexer.Token) bool {
 }
 
 type exprParser struct {
-	lex   *lexer.PeekingLexer
-	depth int // unary operators being parsed (brackets are bounded by the lexer)
+	lex     *lexer.PeekingLexer
+	depth   int                   // unary operators being parsed (brackets are bounded by the lexer)
+	structs map[string]*ir.Struct // struct names: Name{ starts a literal
 }
 
 // maxUnary bounds chains of unary operators such as - - - x.
@@ -128,6 +129,28 @@ func (p *exprParser) binary(minPrec int) (ir.Expr, error) {
 			return nil, err
 		}
 		x = &ir.Binary{Pos: irPos(t.Pos), Op: op, X: x, Y: y}
+		neededParens(x.(*ir.Binary))
+	}
+}
+
+// neededParens clears the Paren mark of b's operands where precedence
+// requires the parentheses (ir.Print writes those anyway), so that Paren
+// marks only the author's optional ones and parse(print(m)) equals m.
+func neededParens(b *ir.Binary) {
+	p := b.Op.Precedence()
+	if x, ok := b.X.(*ir.Binary); ok && x.Op.Precedence() < p {
+		x.Paren = false
+	}
+	if y, ok := b.Y.(*ir.Binary); ok && y.Op.Precedence() <= p {
+		y.Paren = false
+	}
+}
+
+// clearParen clears the Paren mark of a binary operand of a unary or
+// postfix operator, which always needs its parentheses.
+func clearParen(x ir.Expr) {
+	if b, ok := x.(*ir.Binary); ok {
+		b.Paren = false
 	}
 }
 
@@ -179,6 +202,7 @@ func (p *exprParser) unary() (ir.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	clearParen(x)
 	return &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}, nil
 }
 
@@ -256,16 +280,22 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 			if err := p.expect("]", `"]"`); err != nil {
 				return nil, err
 			}
+			clearParen(x)
 			x = &ir.Index{Pos: irPos(t.Pos), X: x, Index: i}
 		case t.Type == tokPunct && t.Value == ".":
 			p.lex.Next()
 			c := *p.lex.Peek()
 			if c.Type != tokIdent {
-				return nil, unexpected(&c, "vector components such as .x or .xyz after \".\"")
+				return nil, unexpected(&c, "a field name or vector components such as .x or .xyz after \".\"")
 			}
 			p.lex.Next()
+			clearParen(x)
+			// A name that is no swizzle is a field: of a struct, or
+			// old_value/exchanged of an atomicCompareExchangeWeak result
+			// (Check reports a name that is no field).
 			if !validSwizzle(c.Value) {
-				return nil, participle.Errorf(c.Pos, "invalid vector components .%s (use one to four of x, y, z, w)", c.Value)
+				x = &ir.Field{Pos: irPos(t.Pos), X: x, Name: c.Value}
+				continue
 			}
 			x = &ir.Swizzle{Pos: irPos(t.Pos), X: x, Comps: c.Value}
 		default:
@@ -317,7 +347,15 @@ func (p *exprParser) primary() (ir.Expr, error) {
 			if err := p.expect(")", `")"`); err != nil {
 				return nil, err
 			}
+			if b, ok := x.(*ir.Binary); ok {
+				// kept by kc fmt unless precedence needs them anyway
+				// (cleared by the operator that takes b as an operand)
+				b.Paren = true
+			}
 			return x, nil
+		}
+		if t.Value == "[" {
+			return p.arrayLit()
 		}
 	case tokIdent:
 		return p.name()
@@ -336,6 +374,12 @@ func (p *exprParser) name() (ir.Expr, error) {
 	}
 	if name == "bitcast" {
 		return p.bitcast(t)
+	}
+	if s := p.structs[name]; s != nil {
+		if !p.is("{") {
+			return nil, unexpected(p.lex.Peek(), `"{": `+name+" is a struct type, its values are written "+name+"{field: value, ...}")
+		}
+		return p.structLit(t, s)
 	}
 	if !p.is("(") {
 		if b, ok := ir.BuiltinByName(name); ok {
@@ -373,7 +417,8 @@ func (p *exprParser) name() (ir.Expr, error) {
 	if f, ok := ir.IntrinsicByName(name); ok {
 		return &ir.Call{Pos: pos, Func: f, Args: args}, nil
 	}
-	return nil, participle.Errorf(t.Pos, "undefined function %s", name)
+	// A helper function; Check resolves the name.
+	return &ir.FnCall{Pos: pos, Name: name, Args: args}, nil
 }
 
 func vecWidth(name string) int {

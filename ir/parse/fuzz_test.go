@@ -15,18 +15,19 @@ import (
 // FuzzParse: the parser never panics; anything it accepts prints to text
 // that parses back to the same module, and printing is idempotent.
 func FuzzParse(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "*.kc"))
-	for _, p := range paths {
+	for _, p := range corpusPaths() {
 		src, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(src)
 	}
+	f.Add([]byte(langSrc))
 	for _, c := range syntaxErrors {
 		f.Add([]byte(c.src))
 	}
 	f.Add([]byte(posSrc))
+	f.Add([]byte(commentsSrc))
 	f.Fuzz(checkParse)
 }
 
@@ -59,11 +60,13 @@ func TestMutations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: thousands of parses")
 	}
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "*.kc"))
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+	for _, p := range append(corpusPaths(), "") {
+		src := []byte(langSrc)
+		if p != "" {
+			var err error
+			if src, err = os.ReadFile(p); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for i := 0; i < len(src); i += 17 {
 			checkParse(t, src[:i])
@@ -84,4 +87,14 @@ func TestMutations(t *testing.T) {
 			checkParse(t, dup)
 		}
 	}
+}
+
+// corpusPaths lists the test kernels.
+func corpusPaths() []string {
+	var out []string
+	for _, dir := range []string{"kernels"} {
+		paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*.kc"))
+		out = append(out, paths...)
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package parse
 import (
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/kcgo/kc/ir"
 )
 
 // The grammar, one production per struct (participle). Newline tokens are
@@ -29,11 +31,51 @@ type topItemAST struct {
 }
 
 type topAST struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Enable  *enableAST `parser:"  @@"`
+	Const   *constAST  `parser:"| @@"`
+	Struct  *structAST `parser:"| @@"`
+	Precise bool       `parser:"| ( @'precise'?"`
+	Func    *funcAST   `parser:"    ( @@"`
+	Kernel  *kernelAST `parser:"    | @@ ) )"`
+}
+
+// structAST is `struct Name { field T ... }`, one field per line (or ";").
+type structAST struct {
 	Pos    lexer.Position
-	EndPos lexer.Position
-	Enable *enableAST `parser:"  @@"`
-	Const  *constAST  `parser:"| @@"`
-	Kernel *kernelAST `parser:"| @@"`
+	Name   string      `parser:"'struct' @Ident '{' ';'?"`
+	Fields []*fieldAST `parser:"( @@ ';'? )* '}'"`
+}
+
+type fieldAST struct {
+	Pos  lexer.Position
+	Name string   `parser:"@Ident"`
+	Type *typeAST `parser:"@@"`
+}
+
+// funcAST is `fn name(params) T { ... }` after an optional precise.
+type funcAST struct {
+	Pos    lexer.Position
+	Name   string      `parser:"'fn' @Ident"`
+	Params []*paramAST `parser:"'(' ( @@ ( ',' @@ )* ','? )? ')'"`
+	Result *typeAST    `parser:"@@?"`
+	Body   *blockAST   `parser:"@@"`
+}
+
+// switchAST is a switch statement after its "switch".
+type switchAST struct {
+	Tag   exprNode   `parser:"@@? '{' ';'?"`
+	Cases []*caseAST `parser:"@@* '}'"`
+}
+
+// caseAST is one clause: "case v, w:" or "default:" and its statements.
+type caseAST struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Default bool       `parser:"( @'default'"`
+	Values  []exprNode `parser:"| 'case' @@ ( ',' @@ )* ) ':' ';'?"`
+	Items   []*itemAST `parser:"@@*"`
 }
 
 type enableAST struct {
@@ -62,7 +104,7 @@ type kernelAST struct {
 type paramAST struct {
 	Pos    lexer.Position
 	Name   string   `parser:"@Ident"`
-	Access string   `parser:"@( 'read' | 'read_write' )?"`
+	Access string   `parser:"@( 'read' | 'read_write' | 'shared' )?"`
 	Type   *typeAST `parser:"@@"`
 }
 
@@ -97,9 +139,11 @@ type itemAST struct {
 	If       *ifAST     `parser:"| 'if' @@"`
 	Simple   *simpleAST `parser:"| @@"`
 	Shared   *sharedAST `parser:"| 'shared' @@"`
+	Switch   *switchAST `parser:"| 'switch' @@"`
 	Break    bool       `parser:"| @'break'"`
 	Continue bool       `parser:"| @'continue'"`
 	Return   bool       `parser:"| @'return'"`
+	RetVal   exprNode   `parser:"  @@?"`
 	Block    *blockAST  `parser:"| @@ )"`
 	Semi     struct{}   `parser:"';'?"`
 }
@@ -167,8 +211,9 @@ type eqAST struct {
 // match" and reports a later, less helpful token; every error of the
 // expression parser is a real syntax error, so the first one is kept here.
 type parser struct {
-	p   *participle.Parser[fileAST]
-	err error
+	p       *participle.Parser[fileAST]
+	err     error
+	structs map[string]*ir.Struct // the file's struct names (struct literals)
 }
 
 func newParser() *parser {
@@ -177,7 +222,7 @@ func newParser() *parser {
 		participle.Lexer(definition{}),
 		participle.Elide("Comment"),
 		participle.ParseTypeWith(func(lex *lexer.PeekingLexer) (exprNode, error) {
-			n, err := parseExprNode(lex)
+			n, err := parseExprNode(lex, ps.structs)
 			if err != nil && err != participle.NextMatch && ps.err == nil {
 				ps.err = err
 			}
@@ -203,7 +248,7 @@ func getParser() *parser {
 }
 
 func putParser(ps *parser) {
-	ps.err = nil
+	ps.err, ps.structs = nil, nil
 	select {
 	case parsers <- ps:
 	default:

@@ -65,6 +65,18 @@ func keyword(b []byte) (string, bool) {
 		return "inf", true
 	case "nan":
 		return "nan", true
+	case "struct":
+		return "struct", true
+	case "fn":
+		return "fn", true
+	case "switch":
+		return "switch", true
+	case "case":
+		return "case", true
+	case "default":
+		return "default", true
+	case "precise":
+		return "precise", true
 	}
 	return "", false
 }
@@ -75,7 +87,7 @@ var puncts = []string{
 	"&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=",
 	"%=", "&=", "|=", "^=", "++", "--", ":=",
 	"+", "-", "*", "/", "%", "&", "|", "^", "!", "<", ">", "=", "(", ")",
-	"[", "]", "{", "}", ",", ";", ".",
+	"[", "]", "{", "}", ",", ";", ".", ":",
 }
 
 // punctsByByte lists puncts by their first byte, longest first.
@@ -282,6 +294,7 @@ func (s *scanner) lineComment() {
 
 func (s *scanner) blockComment() *lexError {
 	pos := s.pos()
+	start := s.off
 	s.advance(2)
 	multiline := false
 	for {
@@ -291,11 +304,12 @@ func (s *scanner) blockComment() *lexError {
 		c := s.src[s.off]
 		switch {
 		case c == '*' && s.peek(1) == '/':
-			s.advance(2)
 			if multiline {
 				// A comment spanning lines acts like a newline.
 				s.semi(pos)
 			}
+			s.emit(tokComment, string(s.src[start:s.off+2]), pos)
+			s.advance(2)
 			return nil
 		case c == '\n':
 			multiline = true

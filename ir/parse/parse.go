@@ -6,13 +6,17 @@
 // expressions are parsed by precedence climbing (expr.go) plugged into
 // participle. Every node gets the position of its first token, except a
 // binary expression (its operator), an index (its "[") and a swizzle (its
-// "."). // comments are kept: above a const or kernel they become its Doc,
-// inside a block they become ir.Comment statements; /* */ comments are
-// dropped. Syntax errors come back as an ir.ErrorList; semantic checks are
-// ir.Check's.
+// "."). Comments are kept where ir.Print can put them back (see
+// docs/language.md §1): above a const or kernel they become its Doc, inside
+// a block ir.Comment statements (Trailing when they followed code on their
+// line, Block for /* */), in a parameter list the parameter's Doc or
+// Comment, after a const on its line the const's Comment; those inside an
+// expression are dropped. Syntax errors come back as an ir.ErrorList;
+// semantic checks are ir.Check's.
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -23,6 +27,9 @@ import (
 // File parses one .kc source. filename is used in positions and messages.
 // Errors are an ir.ErrorList of file:line:col: message entries.
 func File(filename string, src []byte) (*ir.Module, error) {
+	// A UTF-8 byte-order mark at the start is ignored, as Go does; columns
+	// on the first line count from after it, as an editor shows them.
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if err := checkEncoding(filename, src); err != nil {
 		return nil, ir.ErrorList{err}
 	}
@@ -48,7 +55,9 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	// error in one kernel does not hide those in the next.
 	var errs ir.ErrorList
 	ast := &fileAST{}
+	structs := structNames(toks)
 	ps := getParser()
+	ps.structs = structs
 	for _, seg := range splitTopLevel(toks) {
 		f, err := parseSegment(ps, seg)
 		if err != nil {
@@ -59,7 +68,7 @@ func File(filename string, src []byte) (*ir.Module, error) {
 	}
 	putParser(ps)
 	m := &ir.Module{File: filename}
-	c := &converter{comments: comments, errs: errs, toks: toks}
+	c := &converter{comments: comments, errs: errs, toks: toks, structs: structs}
 	c.file(ast, m)
 	if len(c.errs) == 0 && len(m.Kernels) == 0 {
 		c.errs = append(c.errs, ir.Errorf(irPos(toks[len(toks)-1].Pos), "no kernel in file"))
@@ -107,6 +116,34 @@ func parseSegment(ps *parser, seg segment) (*fileAST, error) {
 	return f, err
 }
 
+// topKeyword reports whether a keyword starts a top-level declaration.
+func topKeyword(kw string) bool {
+	switch kw {
+	case "kernel", "const", "enable", "struct", "fn", "precise":
+		return true
+	}
+	return false
+}
+
+// structNames finds every `struct Name` in the token list, so that the
+// expression parser knows `Name{` as a struct literal wherever the struct is
+// declared, and makes the one *ir.Struct each name stands for.
+func structNames(toks []lexer.Token) map[string]*ir.Struct {
+	var out map[string]*ir.Struct
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i].Type != tokKeyword || toks[i].Value != "struct" || toks[i+1].Type != tokIdent {
+			continue
+		}
+		if out == nil {
+			out = map[string]*ir.Struct{}
+		}
+		if out[toks[i+1].Value] == nil {
+			out[toks[i+1].Value] = &ir.Struct{Name: toks[i+1].Value}
+		}
+	}
+	return out
+}
+
 // segment is a run of tokens and the EOF token that ends it.
 type segment struct {
 	toks []lexer.Token
@@ -123,7 +160,7 @@ func splitTopLevel(toks []lexer.Token) []segment {
 	start := 0
 	for i := 1; i < len(toks); i++ {
 		t := toks[i]
-		if t.Type != tokKeyword || t.Pos.Column != 1 || (t.Value != "kernel" && t.Value != "const" && t.Value != "enable") {
+		if t.Type != tokKeyword || t.Pos.Column != 1 || !topKeyword(t.Value) {
 			continue
 		}
 		segs = append(segs, segment{toks[start:i:i], lexer.Token{Type: lexer.EOF, Value: t.Value, Pos: t.Pos}})
