@@ -100,7 +100,11 @@ type AdapterInfo struct {
 	Timestamps   bool           // GPU timestamps between commands
 	TimestampNs  float64        // nanoseconds per timestamp tick (the period)
 	CoopMat      []CoopMatShape // cooperative-matrix shapes; empty when none
-	Extensions   []string       `json:",omitempty"` // notable extensions (Vulkan: cooperative matrix, subgroup size control, ...)
+	// IntegerDot: the packed 4x8-bit integer dot products (dot4I8Packed,
+	// dot4U8Packed) are usable from the accepted targets (Vulkan's
+	// shaderIntegerDotProduct)
+	IntegerDot bool
+	Extensions []string `json:",omitempty"` // notable extensions (Vulkan: cooperative matrix, subgroup size control, ...)
 }
 
 func (a AdapterInfo) String() string {
@@ -253,7 +257,8 @@ func Open(ctx context.Context, sel string) (*Device, error) {
 func Supports(a AdapterInfo, need ir.Features) bool {
 	return (need&ir.FeatureF16 == 0 || a.F16) &&
 		(need&ir.FeatureSubgroups == 0 || a.Subgroups) &&
-		(need&ir.FeatureCoopMat == 0 || len(a.CoopMat) > 0)
+		(need&ir.FeatureCoopMat == 0 || len(a.CoopMat) > 0) &&
+		(need&ir.FeatureDot4Packed == 0 || a.IntegerDot)
 }
 
 // OpenFor is Open for kernels that need features: with no selector (sel
@@ -285,7 +290,7 @@ func OpenFor(ctx context.Context, sel string, need ir.Features) (*Device, error)
 
 func featureNames(f ir.Features) string {
 	var names []string
-	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat} {
+	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed} {
 		if f&x != 0 {
 			names = append(names, x.Name())
 		}

@@ -26,6 +26,9 @@ type key [sha256.Size]byte
 func keyOf(a *emit.Artifact, e *emit.Entry) key {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", a.Target, e.Name, e.Reflection.ParamsSize())
+	if e.Reflection.Params != nil && e.Reflection.Params.NumWorkgroups != nil {
+		fmt.Fprintf(h, "num_workgroups@%d\x00", *e.Reflection.Params.NumWorkgroups)
+	}
 	for _, b := range e.Reflection.Buffers {
 		fmt.Fprintf(h, "%d,%t,%d;", b.Binding, b.ReadOnly(), b.Stride)
 	}

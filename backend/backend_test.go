@@ -16,8 +16,9 @@ import (
 // generic parts (policy, scopes, pooling, ordering, stats) are tested
 // without a GPU. The GPU-backed suite is in backend/wgpu and backend/vulkan.
 type fake struct {
-	log  []string
-	bufs int
+	log    []string
+	bufs   int
+	params []byte // the params block of the last dispatch
 }
 
 type fakeBuf struct {
@@ -36,6 +37,7 @@ func (fakePipe) Release() {}
 type fakeEnc struct{ f *fake }
 
 func (e *fakeEnc) Dispatch(p PipelineImpl, params []byte, bufs []Range, g [3]uint32) error {
+	e.f.params = append(e.f.params[:0], params...)
 	ids := make([]string, len(bufs))
 	for i, r := range bufs {
 		ids[i] = fmt.Sprintf("b%d", r.Buf.(*fakeBuf).id)
@@ -60,7 +62,8 @@ func (e *fakeEnc) Discard() { e.f.log = append(e.f.log, "discard") }
 
 func (f *fake) Info() AdapterInfo {
 	return AdapterInfo{Driver: "fake", Name: "fake", Targets: []Target{WGSL},
-		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535}}
+		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535,
+			MaxInvocationsPerWorkgroup: 256, MaxWorkgroupSize: [3]int{256, 256, 64}}}
 }
 func (f *fake) NewBuffer(size int64) (BufferImpl, error) {
 	f.bufs++
@@ -298,6 +301,24 @@ func TestLoadRefusals(t *testing.T) {
 	if p, err := d.Load(ctx, one); err != nil || p.Name() != "j" {
 		t.Errorf("Only(j): %v, %v", p, err)
 	}
+	// The fake device allows 256 invocations and 256x256x64.
+	wg := func(name string, size [3]int, code string) *emit.Artifact {
+		a := fakeArtifact(WGSL, ir.KernelReflection{Name: name, Workgroup: size})
+		a.Entries[0].Kernel, a.Code = name, []byte(code)
+		return a
+	}
+	_, err = d.Load(ctx, wg("big", [3]int{32, 32, 1}, "x"))
+	var unsup *ir.UnsupportedError
+	if want := `kernel big's workgroup size 32x32x1 = 1024 invocations (the device's MaxInvocationsPerWorkgroup is 256) is not supported by target fake wgsl on fake`; !errors.As(err, &unsup) || err.Error() != want {
+		t.Errorf("workgroup over the device limit: %v\nwant %s", err, want)
+	}
+	_, err = d.Load(ctx, wg("deep", [3]int{1, 1, 128}, "x"))
+	if want := `kernel deep's workgroup size z = 128 (the device's MaxWorkgroupSize[2] is 64) is not supported by target fake wgsl on fake`; !errors.As(err, &unsup) || err.Error() != want {
+		t.Errorf("workgroup z over the device limit: %v\nwant %s", err, want)
+	}
+	if _, err = d.Load(ctx, wg("ok", [3]int{16, 16, 1}, "y")); err != nil {
+		t.Errorf("workgroup at the device limit: %v", err)
+	}
 }
 
 func TestTypedHelpers(t *testing.T) {
@@ -317,5 +338,43 @@ func TestSupports(t *testing.T) {
 	}
 	if Supports(a, ir.FeatureCoopMat) || !Supports(AdapterInfo{CoopMat: []CoopMatShape{{}}}, ir.FeatureCoopMat) {
 		t.Fatal("Supports coopmat")
+	}
+}
+
+// TestHiddenNumWorkgroups: a kernel that reads num_workgroups has a hidden
+// uint3 at the end of its params block (ir.NumWorkgroupsOffset) that
+// Dispatch fills with the group counts.
+func TestHiddenNumWorkgroups(t *testing.T) {
+	f := &fake{}
+	d := newDevice(f, f.Info())
+	r := ir.KernelReflection{Name: "k", Workgroup: [3]int{64, 1, 1}, Params: &ir.ParamsReflection{Size: 32,
+		Fields: []ir.FieldReflection{{Name: "a", Offset: 0, Size: 4}, {Name: "n", Offset: 4, Size: 4}}, NumWorkgroups: new(16)}}
+	a := fakeArtifact(WGSL, r)
+	a.Code = []byte("g")
+	p, err := d.Load(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Dispatch(p, Args{Params: []uint32{7, 9}}, Groups(3, 4, 5)); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{7, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0}
+	if string(f.params) != string(want) {
+		t.Errorf("params block % x\nwant % x", f.params, want)
+	}
+	// A replayed graph writes the field too, after SetParams as well.
+	g, err := d.Record(&DispatchOp{p, Args{Params: []uint32{1, 2}}, Groups(6, 1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetParams(0, 5, 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want = []byte{5, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}
+	if string(f.params) != string(want) {
+		t.Errorf("replayed params block % x\nwant % x", f.params, want)
 	}
 }

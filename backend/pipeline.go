@@ -97,14 +97,51 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 		{ir.FeatureF16, d.info.F16},
 		{ir.FeatureSubgroups, d.info.Subgroups},
 		{ir.FeatureCoopMat, len(d.info.CoopMat) > 0},
+		{ir.FeatureDot4Packed, d.info.IntegerDot},
 	}
 	for _, h := range have {
 		if feats&h.f != 0 && !h.ok {
 			return &ir.UnsupportedError{Target: target + " on " + d.info.Name, Feature: h.f.Name()}
 		}
 	}
+	if err := d.fitsWorkgroup(a.Target, e); err != nil {
+		return err
+	}
 	if max := d.info.Limits.MaxStorageBuffersPerStage; max > 0 && len(e.Reflection.Buffers) > max {
 		return fmt.Errorf("backend: load %s: %d storage buffers exceed the device's %d", e.Kernel, len(e.Reflection.Buffers), max)
+	}
+	return nil
+}
+
+// limitNames spells the workgroup limits as each driver's API names them.
+var limitNames = map[string][2]string{
+	"vulkan": {"maxComputeWorkGroupInvocations", "maxComputeWorkGroupSize"},
+	"wgpu":   {"maxComputeInvocationsPerWorkgroup", "maxComputeWorkgroupSize"},
+}
+
+// fitsWorkgroup checks the artifact's workgroup size against the device's
+// limits. The language allows up to 1024 invocations (ir's limit); a device
+// may allow fewer (WebGPU's default is 256, Vulkan guarantees 128), and a
+// pipeline over the limit would fail inside the driver or, on wgpu, abort
+// the process at submit. A zero limit is unknown and not checked.
+func (d *Device) fitsWorkgroup(t Target, e *emit.Entry) error {
+	w, lim := e.Reflection.Workgroup, d.info.Limits
+	names, ok := limitNames[d.info.Driver]
+	if !ok {
+		names = [2]string{"MaxInvocationsPerWorkgroup", "MaxWorkgroupSize"}
+	}
+	// An *ir.UnsupportedError, as for a missing feature: the kernel is
+	// valid, this device cannot run it.
+	target := d.info.Driver + " " + string(t) + " on " + d.info.Name
+	if total := w[0] * w[1] * w[2]; lim.MaxInvocationsPerWorkgroup > 0 && total > lim.MaxInvocationsPerWorkgroup {
+		return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's workgroup size %dx%dx%d = %d invocations (the device's %s is %d)",
+			e.Kernel, w[0], w[1], w[2], total, names[0], lim.MaxInvocationsPerWorkgroup)}
+	}
+	for i, n := range w {
+		if max := lim.MaxWorkgroupSize[i]; max > 0 && n > max {
+			return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's workgroup size %c = %d (the device's %s[%d] is %d)",
+				e.Kernel, "xyz"[i], n, names[1], i, max)}
+		}
 	}
 	return nil
 }

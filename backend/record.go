@@ -131,7 +131,7 @@ func (d *Device) Dispatch(p *Pipeline, args Args, groups [3]uint32) error {
 }
 
 func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error {
-	params, ranges := d.packArgs(p, args)
+	params, ranges := d.packArgs(p, args, groups)
 	e, err := d.encoder()
 	if err != nil {
 		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))
@@ -152,13 +152,20 @@ func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error 
 
 // packArgs returns the params block and the driver ranges of a dispatch,
 // in scratch space reused by the next call.
-func (d *Device) packArgs(p *Pipeline, args Args) ([]byte, []Range) {
+func (d *Device) packArgs(p *Pipeline, args Args, groups [3]uint32) ([]byte, []Range) {
 	params := d.params[:0]
 	for _, w := range args.Params {
 		params = binary.LittleEndian.AppendUint32(params, w)
 	}
 	for len(params) < p.layout.ParamsSize() {
 		params = append(params, 0)
+	}
+	if pr := p.layout.Params; pr != nil && pr.NumWorkgroups != nil {
+		// the hidden num_workgroups field (ir.NumWorkgroupsOffset)
+		at := *pr.NumWorkgroups
+		for i, n := range groups {
+			binary.LittleEndian.PutUint32(params[at+4*i:], n)
+		}
 	}
 	d.params = params
 	ranges := d.ranges[:0]

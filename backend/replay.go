@@ -142,7 +142,7 @@ func (g *Graph) recordLocked() error {
 		if op.p == nil {
 			err = ge.Copy(op.src.Buf.impl, op.src.Off, op.dst.Buf.impl, op.dst.Off, roundUp(op.src.Size, 4))
 		} else if op.groups[0] != 0 && op.groups[1] != 0 && op.groups[2] != 0 {
-			params, ranges := d.packArgs(op.p, op.args)
+			params, ranges := d.packArgs(op.p, op.args, op.groups)
 			err = ge.Dispatch(op.p.impl, params, ranges, op.groups)
 		}
 		if err != nil {
@@ -192,7 +192,7 @@ func (g *Graph) SetParams(i int, params ...uint32) error {
 	}
 	op.args.Params = append(op.args.Params[:0], params...)
 	if g.impl != nil && !g.dirty {
-		pb, _ := d.packArgs(op.p, op.args)
+		pb, _ := d.packArgs(op.p, op.args, op.groups)
 		g.updates = append(g.updates, ParamUpdate{Dispatch: op.dispatch, Params: slices.Clone(pb)})
 	}
 	return nil

@@ -58,8 +58,9 @@ type Entry struct {
 	// params block, workgroup size, features.
 	Reflection ir.KernelReflection
 	// Restricted, when set, names something the code uses that only some
-	// of the target's downstream compilers accept (HLSL's num_workgroups:
-	// only dxc's SPIR-V back end); RestrictedPos is where the kernel uses it.
+	// of the target's downstream compilers accept (HLSL's dot4add_*, for
+	// dot4I8Packed/dot4U8Packed: shader model 6.4, which dxc has and
+	// glslang lacks); RestrictedPos is where the kernel uses it.
 	Restricted    string
 	RestrictedPos ir.Pos
 }

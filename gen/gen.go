@@ -1,8 +1,10 @@
 // Package gen writes the Go file behind `kc gen`: every kernel of a set of
 // .kc files compiled for every target and embedded, with a typed launcher
-// per kernel (see package precompiled). The output is gofmt'd, starts with
-// the standard "Code generated ... DO NOT EDIT." line and depends only on
-// its inputs: no version, no timestamp, byte-identical on every run.
+// per kernel (see package precompiled), and a Go struct of the same layout
+// for every struct a kernel's buffer holds (structs.go). The output is
+// gofmt'd, starts with the standard "Code generated ... DO NOT EDIT." line
+// and depends only on its inputs: no version, no timestamp, byte-identical
+// on every run.
 package gen
 
 import (
@@ -44,14 +46,16 @@ func Generate(inputs []Input, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("gen: package name %q is not a Go identifier", opts.Package)
 	}
 	var kernels []kernelOut
+	var structs []structOut
 	var errs ir.ErrorList
 	for _, in := range inputs {
-		ks, err := compileFile(in, opts.Defines)
+		ks, ss, err := compileFile(in, opts.Defines)
 		if err != nil {
 			errs = appendErr(errs, err)
 			continue
 		}
 		kernels = append(kernels, ks...)
+		structs = append(structs, ss...)
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -59,7 +63,11 @@ func Generate(inputs []Input, opts Options) ([]byte, error) {
 	if err := checkNames(kernels); err != nil {
 		return nil, err
 	}
-	src := render(opts.Package, inputs, kernels)
+	structs, err := mergeStructs(kernels, structs)
+	if err != nil {
+		return nil, err
+	}
+	src := render(opts.Package, inputs, kernels, structs)
 	out, err := format.Source(src)
 	if err != nil {
 		return nil, fmt.Errorf("gen: generated code does not format (a kc bug): %v", err)
@@ -87,10 +95,10 @@ type kernelOut struct {
 	wgsl, spirv, hlsl *emit.Artifact
 }
 
-func compileFile(in Input, defs map[string]string) ([]kernelOut, error) {
+func compileFile(in Input, defs map[string]string) ([]kernelOut, []structOut, error) {
 	m, err := parse.File(in.Path, in.Src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	used := map[string]string{}
 	for _, c := range m.Consts {
@@ -100,22 +108,23 @@ func compileFile(in Input, defs map[string]string) ([]kernelOut, error) {
 	}
 	if len(used) > 0 {
 		if err := ir.Specialize(m, used); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := ir.Check(m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []kernelOut
 	for _, k := range m.Kernels {
 		ko, err := compileKernel(m, k, specString(used))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ko.file = in.Path
 		out = append(out, ko)
 	}
-	return out, nil
+	ss, err := bufferStructs(m, in.Path)
+	return out, ss, err
 }
 
 func specString(defs map[string]string) string {
@@ -220,7 +229,7 @@ func paramWord(p *ir.Param) string {
 	return n
 }
 
-func render(pkg string, inputs []Input, ks []kernelOut) []byte {
+func render(pkg string, inputs []Input, ks []kernelOut, ss []structOut) []byte {
 	var b bytes.Buffer
 	var files []string
 	for _, in := range inputs {
@@ -233,6 +242,7 @@ func render(pkg string, inputs []Input, ks []kernelOut) []byte {
 	}
 	b.WriteString("\n\"github.com/kcgo/kc/backend\"\n\"github.com/kcgo/kc/ir\"\n")
 	b.WriteString("\"github.com/kcgo/kc/precompiled\"\n)\n")
+	renderStructs(&b, ss)
 	for _, k := range ks {
 		renderKernel(&b, k)
 	}
@@ -300,7 +310,12 @@ func renderReflection(b *bytes.Buffer, r ir.KernelReflection) {
 		for _, f := range p.Fields {
 			fmt.Fprintf(b, "%s,\n", elem(f))
 		}
-		b.WriteString("}},\n")
+		b.WriteString("}")
+		if p.NumWorkgroups != nil {
+			// the hidden num_workgroups field the backend fills
+			fmt.Fprintf(b, ", NumWorkgroups: new(%d)", *p.NumWorkgroups)
+		}
+		b.WriteString("},\n")
 	}
 	b.WriteString("Buffers: []ir.BufferReflection{\n")
 	for _, x := range r.Buffers {

@@ -5,8 +5,9 @@ import "fmt"
 // Operators: arithmetic (+ - * / %) on one numeric type or a vector with a
 // scalar of its component type; bitwise (& | ^) on one integer type;
 // shifts with a u32 amount of the operand's width; comparisons on two
-// scalars of one type (== and != also on bool) yielding bool; && and || on
-// bool; unary - on i32 and floats, ! on bool, ^ on integers.
+// scalars or vectors of one type (== and != also on bool) yielding bool or a
+// vector of bool; && and || on bool; unary - on i32 and floats, ! on bool
+// (and bool vectors), ^ on integers.
 
 func (c *checker) unary(e *Unary) Type {
 	e.Ty = nil
@@ -222,16 +223,18 @@ func (c *checker) comparison(op BinaryOp, x Expr, xt Type, y Expr, yt Type) Type
 		c.errorf(c.at, "invalid operation: %s %s %s (mismatched types %s and %s)", c.text(x), op, c.text(y), typeText(xt), typeText(yt))
 		return Invalid
 	}
-	s, ok := xt.(Scalar)
+	s, n := ElemScalar(xt), Width(xt)
 	switch {
-	case !ok:
+	case n == 0:
 		c.errorf(c.at, "invalid operation: %s %s %s (comparison of %s values; compare components)", c.text(x), op, c.text(y), typeText(xt))
 		return Invalid
 	case s == Bool && op != OpEq && op != OpNe:
 		c.errorf(c.at, "invalid operation: operator %s not defined on %s", op, c.describe(x, xt))
 		return Invalid
 	}
-	return Bool
+	// Vectors compare componentwise into a vector of bool (reduce it with
+	// all or any).
+	return WithElem(xt, Bool)
 }
 
 func (c *checker) logical(op BinaryOp, x Expr, xt Type, y Expr, yt Type) Type {

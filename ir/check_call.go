@@ -70,13 +70,43 @@ func (c *checker) callSig(e *Call, info IntrinsicInfo) Type {
 		return c.dot(e, info)
 	case SigSelect:
 		return c.selectCall(e, info)
-	case SigAtomicLoad, SigAtomicStore, SigAtomicRMW:
+	case SigAtomicLoad, SigAtomicStore, SigAtomicRMW, SigAtomicCAS:
 		return c.atomicCall(e, info)
 	case SigSubgroupLane:
 		return c.subgroupLane(e, info)
 	case SigSubgroupBallot, SigSubgroupVote:
 		return c.subgroupBool(e, info)
 	case SigSubgroupElect:
+		return Bool
+	case SigFloatScalarOut, SigFloatVec, SigCross:
+		return c.geometry(e, info)
+	case SigPack, SigUnpack:
+		return c.packCall(e, info)
+	case SigExtractBits, SigInsertBits:
+		return c.bitField(e, info)
+	case SigDot4Packed:
+		ts, ok := c.argTypes(e.Args)
+		if !ok {
+			return Invalid
+		}
+		for i, a := range e.Args {
+			if !c.assignTo(a, ts[i], U32, "argument to "+info.Name) {
+				return Invalid
+			}
+		}
+		if e.Func == Dot4I8Packed {
+			return I32
+		}
+		return U32
+	case SigBoolReduce:
+		t := c.value(e.Args[0])
+		if bad(t) {
+			return Invalid
+		}
+		if ElemScalar(t) != Bool || Width(t) == 0 {
+			c.errorf(posOf(e.Args[0], c.at), "invalid argument: %s requires a bool vector or bool, not %s", info.Name, c.describe(e.Args[0], t))
+			return Invalid
+		}
 		return Bool
 	}
 	c.errorf(c.at, "intrinsic %s has an unknown signature class", info.Name)
@@ -187,14 +217,84 @@ func (c *checker) dot(e *Call, info IntrinsicInfo) Type {
 	return v.Elem
 }
 
-// select(cond bool, a T, b T) T: a where cond is true.
+// geometry types length and distance (T float) scalar, normalize and
+// reflect (T float vector) T, and cross (vec3, vec3) vec3.
+func (c *checker) geometry(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	t := c.unify(info.Name, e.Args, ts, true)
+	if bad(t) {
+		return Invalid
+	}
+	v, isVec := t.(Vector)
+	switch {
+	case !isFloatType(t):
+		c.errorf(c.at, "invalid argument: %s requires a float %s, not %s", info.Name, map[bool]string{true: "vector", false: "scalar or vector"}[info.Sig != SigFloatScalarOut], typeText(t))
+		return Invalid
+	case info.Sig == SigFloatVec && !isVec:
+		c.errorf(c.at, "invalid argument: %s requires a float vector, not %s", info.Name, typeText(t))
+		return Invalid
+	case info.Sig == SigCross && (!isVec || v.N != 3):
+		c.errorf(c.at, "invalid argument: cross requires vec3 of a float type, not %s", typeText(t))
+		return Invalid
+	case info.Sig == SigFloatScalarOut:
+		return ElemScalar(t)
+	}
+	return t
+}
+
+// packCall types the packing intrinsics: (vecN<f32>) u32 and (u32) vecN<f32>.
+func (c *checker) packCall(e *Call, info IntrinsicInfo) Type {
+	n := e.Func.PackWidth()
+	from, to := Type(Vec(F32, n)), Type(U32)
+	if info.Sig == SigUnpack {
+		from, to = to, from
+	}
+	t := c.value(e.Args[0])
+	if bad(t) || !c.assignTo(e.Args[0], t, from, "argument to "+info.Name) {
+		return Invalid
+	}
+	return to
+}
+
+// bitField types extractBits(e T, offset u32, count u32) T and
+// insertBits(e T, newbits T, offset u32, count u32) T, T i32/u32.
+func (c *checker) bitField(e *Call, info IntrinsicInfo) Type {
+	ts, ok := c.argTypes(e.Args)
+	if !ok {
+		return Invalid
+	}
+	nv := 1
+	if info.Sig == SigInsertBits {
+		nv = 2
+	}
+	t := c.unify(info.Name, e.Args[:nv], ts[:nv], false)
+	if bad(t) {
+		return Invalid
+	}
+	if !isIntType(t) {
+		c.errorf(c.at, "invalid argument: %s requires an i32 or u32 scalar or vector, not %s", info.Name, typeText(t))
+		return Invalid
+	}
+	for i := nv; i < len(e.Args); i++ {
+		if !c.assignTo(e.Args[i], ts[i], U32, "argument to "+info.Name) {
+			return Invalid
+		}
+	}
+	return t
+}
+
+// select(cond bool, a T, b T) T: a where cond is true; a vecN<bool> cond
+// selects componentwise.
 func (c *checker) selectCall(e *Call, info IntrinsicInfo) Type {
 	ts, ok := c.argTypes(e.Args)
 	if !ok {
 		return Invalid
 	}
-	if ts[0] != Type(Bool) {
-		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s must be bool", c.describe(e.Args[0], ts[0]))
+	if ElemScalar(ts[0]) != Bool || Width(ts[0]) == 0 {
+		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s must be bool or a bool vector", c.describe(e.Args[0], ts[0]))
 		return Invalid
 	}
 	t := c.unify(info.Name, e.Args[1:], ts[1:], false)
@@ -203,6 +303,11 @@ func (c *checker) selectCall(e *Call, info IntrinsicInfo) Type {
 	}
 	if Width(t) == 0 {
 		c.errorf(c.at, "invalid argument: select requires scalar or vector values, not %s", typeText(t))
+		return Invalid
+	}
+	// A bool vector selects componentwise between vectors of its width.
+	if _, vecCond := ts[0].(Vector); vecCond && Width(ts[0]) != Width(t) {
+		c.errorf(posOf(e.Args[0], c.at), "invalid argument: select condition %s has %d components, the values %s %d", c.describe(e.Args[0], ts[0]), Width(ts[0]), typeText(t), Width(t))
 		return Invalid
 	}
 	return t
@@ -254,22 +359,26 @@ func (c *checker) subgroupBool(e *Call, info IntrinsicInfo) Type {
 	return Bool
 }
 
-// atomicCall types atomicLoad(a), atomicStore(a, v) and the
-// read-modify-write atomics (a, v) T, a an atomic<T> location.
+// atomicCall types atomicLoad(a), atomicStore(a, v), the
+// read-modify-write atomics (a, v) T and atomicCompareExchangeWeak(a, cmp,
+// v) CompareExchangeResult{T}, a an atomic<T> location.
 func (c *checker) atomicCall(e *Call, info IntrinsicInfo) Type {
 	at := c.expr(e.Args[0])
 	elem, ok := c.atomicLocation(e.Args[0], at, info.Name)
-	if info.Sig != SigAtomicLoad {
-		vt := c.value(e.Args[1])
-		if !ok || bad(vt) || !c.assignTo(e.Args[1], vt, elem, "argument to "+info.Name) {
+	for _, a := range e.Args[1:] {
+		vt := c.value(a)
+		if !ok || bad(vt) || !c.assignTo(a, vt, elem, "argument to "+info.Name) {
 			return Invalid
 		}
 	}
 	if !ok {
 		return Invalid
 	}
-	if info.Sig == SigAtomicStore {
+	switch info.Sig {
+	case SigAtomicStore:
 		return noValue
+	case SigAtomicCAS:
+		return CompareExchangeResult{Elem: elem}
 	}
 	return elem
 }

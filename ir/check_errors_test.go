@@ -111,8 +111,22 @@ let b = vec2<u32>(n) << vec2<u32>(1, 2)`, []string{
 let b = true == false`, []string{
 		"2:15: invalid operation: operator < not defined on true (constant of type bool)",
 	}},
-	{"comparison vectors", `let a = vec2<f32>(1.0) == vec2<f32>(1.0)`, []string{
-		"2:25: invalid operation: vec2<f32>(1.0) == vec2<f32>(1.0) (comparison of vec2<f32> values; compare components)",
+	{"comparison vectors", `let a = vec2<f32>(1.0) == vec2<f32>(1.0)
+let b = vec2<f32>(f) < f
+let c = vec2<u32>(n) < vec3<u32>(n)
+let d = a < a
+let e = all(a) && any(a == !a) && all(true)
+let g = all(n)
+let hh = any(vec2<u32>(n))
+let i = select(a, vec3<f32>(f), vec3<f32>(1.0))
+let j = select(a, vec2<f32>(f), vec2<f32>(1.0)).x + select(a.x, 1.0, f)
+var k vec4<bool> = vec4<f32>(f) >= vec4<f32>(0.5)`, []string{
+		"3:23: invalid operation: vec2<f32>(f) < f (mismatched types vec2<f32> and f32)",
+		"4:23: invalid operation: vec2<u32>(n) < vec3<u32>(n) (mismatched types vec2<u32> and vec3<u32>)",
+		"5:12: invalid operation: operator < not defined on a (variable of type vec2<bool>)",
+		"7:14: invalid argument: all requires a bool vector or bool, not n (variable of type u32)",
+		"8:15: invalid argument: any requires a bool vector or bool, not vec2<u32>(n) (value of type vec2<u32>)",
+		"9:17: invalid argument: select condition a (variable of type vec2<bool>) has 2 components, the values vec3<f32> 3",
 	}},
 	{"logical needs bool", `let a = n && true`, []string{
 		"2:10: invalid operation: operator && not defined on n (variable of type u32)",
@@ -156,7 +170,7 @@ let c = max(1, 2.5)`, []string{}},
 	{"select", `let a = select(f > 0.0, 1.0, 2.0)
 let b = select(1, 2, 3)
 let c = select(true, n, f)`, []string{
-		"3:17: invalid argument: select condition 1 (untyped int constant) must be bool",
+		"3:17: invalid argument: select condition 1 (untyped int constant) must be bool or a bool vector",
 		"4:26: cannot use f (variable of type f32) as u32 value in argument to select",
 	}},
 	{"mix scalar third", `let a = mix(vec2<f32>(1.0), vec2<f32>(2.0), 0.5)
@@ -350,19 +364,89 @@ for n {
 		"2:5: non-boolean condition in if statement",
 		"4:6: non-boolean condition in for statement",
 	}},
-	{"workgroup limits", `kernel k() workgroup(512) {
+	{"workgroup limits", `kernel k() workgroup(2048) {
 }`, []string{
-		"1:22: workgroup size x = 512 exceeds 256 (WebGPU's default maxComputeWorkgroupSizeX)",
+		"1:22: workgroup size x = 2048 exceeds 1024 (the language's limit)",
 	}},
-	{"workgroup y z limits", `kernel k() workgroup(1, 300, 65) {
+	{"workgroup y z limits", `kernel k() workgroup(1, 1100, 65) {
 }`, []string{
-		"1:25: workgroup size y = 300 exceeds 256 (WebGPU's default maxComputeWorkgroupSizeY)",
-		"1:30: workgroup size z = 65 exceeds 64 (WebGPU's default maxComputeWorkgroupSizeZ)",
+		"1:25: workgroup size y = 1100 exceeds 1024 (the language's limit)",
+		"1:31: workgroup size z = 65 exceeds 64 (the language's limit)",
 	}},
-	{"workgroup product", `kernel k() workgroup(16, 32) {
+	{"workgroup product", `kernel k() workgroup(32, 64) {
 }`, []string{
-		"1:1: workgroup size 16x32x1 = 512 invocations exceeds 256 (WebGPU's default maxComputeInvocationsPerWorkgroup)",
+		"1:1: workgroup size 32x64x1 = 2048 invocations exceeds 1024 (the language's limit)",
 	}},
+	{"workgroup of 1024 (CUDA's 32x32 block)", `kernel k() workgroup(32, 32) {
+}`, []string{}},
+	{"geometry intrinsics misused", `let v = vec4<f32>(f)
+let a = length(n)
+let b = cross(v.xy, v.xy)
+let c = normalize(f)
+let d = distance(v, v.xyz)
+let e = reflect(v, 1)
+let g = step(1, n)
+let ok = length(v) + distance(f, 1.0) + cross(v.xyz, v.zyx).x + reflect(v, v).w + smoothstep(0.0, 1.0, f) + atan2(f, 1.0)`, []string{
+		"3:10: invalid argument: length requires a float scalar or vector, not u32",
+		"4:10: invalid argument: cross requires vec3 of a float type, not vec2<f32>",
+		"5:10: invalid argument: normalize requires a float vector, not f32",
+		"6:23: cannot use v.xyz (value of type vec3<f32>) as vec4<f32> value in argument to distance",
+		"7:21: cannot use 1 (untyped int constant) as vec4<f32> value",
+		"8:10: invalid argument: step requires a float scalar or vector, not u32",
+	}},
+	{"packing intrinsics misused", `let v = vec4<f32>(f)
+let a = pack4x8snorm(v.xyz)
+let b = pack2x16float(v)
+let c = unpack4x8unorm(f)
+let d = pack4x8unorm(vec4<i32>(1))
+let ok = pack4x8snorm(v) + pack4x8unorm(v) + pack2x16float(v.xy) + bitcast<u32>(unpack4x8snorm(n).x + unpack2x16float(1).y)`, []string{
+		"3:24: cannot use v.xyz (value of type vec3<f32>) as vec4<f32> value in argument to pack4x8snorm",
+		"4:24: cannot use v (variable of type vec4<f32>) as vec2<f32> value in argument to pack2x16float",
+		"5:25: cannot use f (variable of type f32) as u32 value in argument to unpack4x8unorm",
+		"6:23: cannot use vec4<i32>(1) (value of type vec4<i32>) as vec4<f32> value in argument to pack4x8unorm",
+	}},
+	{"bit-field intrinsics misused", `let a = extractBits(f, 1, 2)
+let b = extractBits(n, -1, 2)
+let c = insertBits(n, 1.5, 0, 4)
+let d = insertBits(n, iv[0], 0, 4)
+let e = extractBits(n, 1, f)
+let ok = extractBits(n, 1, 2) + bitcast<u32>(insertBits(iv[0], -1, 3, 40)) + extractBits(vec2<u32>(n), n, n).y`, []string{
+		"2:10: invalid argument: extractBits requires an i32 or u32 scalar or vector, not f32",
+		"3:25: constant -1 overflows u32",
+		"4:24: constant 1.5 truncated to u32",
+		"5:26: cannot use iv[0] (value of type i32) as u32 value in argument to insertBits",
+		"6:28: cannot use f (variable of type f32) as u32 value in argument to extractBits",
+	}},
+	{"compare-exchange misused", `let r = atomicCompareExchangeWeak(h[0], 1, 2)
+let a = r.old_value + u32(r.exchanged)
+let b = r.x
+var c = atomicCompareExchangeWeak(h[0], 1, 2)
+let d = atomicCompareExchangeWeak(iv[0], 1, 2)
+let e = atomicCompareExchangeWeak(h[0], f, 2)
+let g = atomicCompareExchangeWeak(h[0], 1)
+y[0] = r
+let k = r.old_value.x`, []string{
+		"4:11: r (variable of type atomic_compare_exchange_result<u32>) has no field x (it has old_value and exchanged)",
+		"5:2: var c cannot hold the result of atomicCompareExchangeWeak: bind it with let",
+		"6:38: invalid argument: atomicCompareExchangeWeak requires an atomic location, not iv[0] (value of type i32)",
+		"7:42: cannot use f (variable of type f32) as u32 value in argument to atomicCompareExchangeWeak",
+		"8:10: not enough arguments in call to atomicCompareExchangeWeak (have 2, want 3)",
+		"9:9: cannot use r (variable of type atomic_compare_exchange_result<u32>) as f32 value in assignment",
+		"10:21: invalid operation: r.old_value (value of type u32) has no components (.x)",
+	}},
+	{"packed dot products misused", `let a = dot4I8Packed(n, f)
+let b = dot4U8Packed(vec2<u32>(n), n)
+let c = dot4I8Packed(n)
+let ok = dot4I8Packed(n, 0x01020304) + bitcast<i32>(dot4U8Packed(n, n))`, []string{
+		"2:10: dot4I8Packed used without `enable packed_4x8_integer_dot_product`",
+		"2:26: cannot use f (variable of type f32) as u32 value in argument to dot4I8Packed",
+		"3:23: cannot use vec2<u32>(n) (value of type vec2<u32>) as u32 value in argument to dot4U8Packed",
+		"4:10: not enough arguments in call to dot4I8Packed (have 1, want 2)",
+	}},
+	{"packed dot products enabled", `enable packed_4x8_integer_dot_product
+kernel k(n u32, y read_write []i32) workgroup(1) {
+	y[0] = dot4I8Packed(n, n) + bitcast<i32>(dot4U8Packed(n, 0x01010101))
+}`, []string{}},
 	{"workgroup zero", `kernel k() workgroup(0) {
 }`, []string{
 		"1:22: workgroup size x = 0 must be at least 1",

@@ -333,7 +333,9 @@ func (c *checker) swizzle(e *Swizzle) Type {
 	if bad(t) {
 		return Invalid
 	}
-	if _, ok := t.(*Struct); ok {
+	_, isStruct := t.(*Struct)
+	if _, isResult := t.(CompareExchangeResult); isStruct || isResult {
+		// a field, parsed (or built) as a swizzle: Check makes it a Field
 		f := &Field{Pos: e.Pos, X: e.X, Name: e.Comps}
 		c.fieldOf[e] = f
 		return c.fieldOfType(f, t)
@@ -357,6 +359,21 @@ func (c *checker) swizzle(e *Swizzle) Type {
 		e.Ty = v.Elem
 	} else {
 		e.Ty = Vec(v.Elem, len(e.Comps))
+	}
+	return e.Ty
+}
+
+// resultField types r.old_value and r.exchanged of an
+// atomicCompareExchangeWeak result r.
+func (c *checker) resultField(e *Field, r CompareExchangeResult) Type {
+	switch e.Name {
+	case FieldOldValue:
+		e.Index, e.Ty = 0, r.Elem
+	case FieldExchanged:
+		e.Index, e.Ty = 1, Bool
+	default:
+		c.errorf(c.at, "%s has no field %s (it has old_value and exchanged)", c.describe(e.X, r), e.Name)
+		return Invalid
 	}
 	return e.Ty
 }

@@ -33,14 +33,6 @@ func FuzzCheck(f *testing.F) {
 	for _, c := range coopCases {
 		f.Add([]byte(coopModuleSrc(c.body)))
 	}
-	next, _ := filepath.Glob(filepath.Join("..", "testdata", "kernels-next", "*.kc"))
-	for _, p := range next {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := parse.File("f.kc", src)
 		if err != nil {

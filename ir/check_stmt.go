@@ -102,6 +102,10 @@ func (c *checker) decl(d *Decl) {
 			t = c.toDefault(d.Init, it)
 		default:
 			t = it
+			if _, isResult := t.(CompareExchangeResult); isResult && d.Mut {
+				c.errorf(c.at, "var %s cannot hold the result of atomicCompareExchangeWeak: bind it with let", d.Name)
+				t = Invalid
+			}
 		}
 	case !d.Mut:
 		c.errorf(c.at, "let %s has no value", d.Name)
@@ -198,12 +202,12 @@ func (c *checker) forPost(s *For) {
 	saved := c.at
 	defer func() { c.at = saved }()
 	c.at = c.orPos(s.Post.Pos)
-	id, ok := s.Post.LHS.(*Ident)
-	switch {
-	case s.Init == nil:
-		c.errorf(c.at, "for post statement without a loop variable (write for i := first; cond; post)")
-	case !ok || id == nil || id.Name != s.Init.Name:
-		c.errorf(c.at, "for post statement must assign the loop variable %s", s.Init.Name)
+	// Without an init statement (for ; cond; post) the post statement may
+	// assign any assignable place; with one, it must update that variable.
+	if s.Init != nil {
+		if id, ok := s.Post.LHS.(*Ident); !ok || id == nil || id.Name != s.Init.Name {
+			c.errorf(c.at, "for post statement must assign the loop variable %s", s.Init.Name)
+		}
 	}
 	c.assign(s.Post)
 }

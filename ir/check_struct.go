@@ -152,6 +152,9 @@ func (c *checker) fieldOfType(e *Field, t Type) Type {
 	if bad(t) {
 		return Invalid
 	}
+	if r, isResult := t.(CompareExchangeResult); isResult {
+		return c.resultField(e, r)
+	}
 	s, ok := t.(*Struct)
 	if !ok {
 		c.errorf(c.at, "%s.%s undefined (type %s has no field %s)", c.text(e.X), e.Name, typeText(t), e.Name)

@@ -1,5 +1,7 @@
 package ir
 
+import "fmt"
+
 // Types as written (parameters, shared variables, locals, constants,
 // conversion targets): their structure, array lengths, and where each kind
 // of type may be used.
@@ -169,16 +171,50 @@ func (c *checker) bufferParamDecl(p *Param) bool {
 	return false
 }
 
-// Limits: WebGPU's defaults for the workgroup size; lavapipe's 32 KiB for
-// shared memory (WebGPU's default maxComputeWorkgroupStorageSize is 16 KiB,
-// so a portable kernel should stay below that).
+// Limits. The workgroup size is bounded by the language, not by a device:
+// 1024 invocations, x and y up to 1024, z up to 64 (CUDA's block and HLSL's
+// numthreads limits; Vulkan devices commonly allow as much). Whether a
+// device runs a size is checked where the kernel is loaded (backend), and
+// WebGPU's default limits (256 invocations, 256x256x64) are a warning of
+// `kc check` (WebGPULimitWarnings). Shared memory: lavapipe's 32 KiB
+// (WebGPU's default maxComputeWorkgroupStorageSize is 16 KiB, so a portable
+// kernel should stay below that).
 const (
-	maxInvocations  = 256
+	maxInvocations  = 1024
 	maxSharedBytes  = 32768
 	webgpuSharedMin = 16384
 )
 
-var maxWorkgroupDim = [3]int64{256, 256, 64}
+var maxWorkgroupDim = [3]int64{1024, 1024, 64}
+
+// WebGPU's default limits of the workgroup size
+// (maxComputeInvocationsPerWorkgroup, maxComputeWorkgroupSizeX/Y/Z).
+const webgpuInvocations = 256
+
+var webgpuWorkgroupDim = [3]int{256, 256, 64}
+
+// WebGPULimitWarnings describes each checked kernel of m whose workgroup
+// size exceeds WebGPU's default limits: a WGSL device that grants only the
+// defaults refuses to load it. Each entry reads file:line:col: message.
+func WebGPULimitWarnings(m *Module) []string {
+	var out []string
+	for _, k := range m.Kernels {
+		s := k.Size
+		if total := s[0] * s[1] * s[2]; total > webgpuInvocations {
+			out = append(out, fmt.Sprintf("%s: warning: kernel %s: workgroup size %dx%dx%d = %d invocations exceeds %d, WebGPU's default maxComputeInvocationsPerWorkgroup (WGSL devices that grant only the defaults refuse it)",
+				k.Pos, k.Name, s[0], s[1], s[2], total, webgpuInvocations))
+			continue
+		}
+		for i, n := range s {
+			if n > webgpuWorkgroupDim[i] {
+				dim := "xyz"[i : i+1]
+				out = append(out, fmt.Sprintf("%s: warning: kernel %s: workgroup size %s = %d exceeds %d, WebGPU's default maxComputeWorkgroupSize%s",
+					k.Pos, k.Name, dim, n, webgpuWorkgroupDim[i], upper(dim)))
+			}
+		}
+	}
+	return out
+}
 
 // workgroupSize evaluates k.Workgroup into k.Size and checks the limits.
 func (c *checker) workgroupSize(k *Kernel) {
@@ -201,7 +237,7 @@ func (c *checker) workgroupSize(k *Kernel) {
 			c.errorf(p, "workgroup size %s = %d must be at least 1", dim, v)
 			ok = false
 		case v > maxWorkgroupDim[i]:
-			c.errorf(p, "workgroup size %s = %d exceeds %d (WebGPU's default maxComputeWorkgroupSize%s)", dim, v, maxWorkgroupDim[i], upper(dim))
+			c.errorf(p, "workgroup size %s = %d exceeds %d (the language's limit)", dim, v, maxWorkgroupDim[i])
 			ok = false
 		default:
 			size[i] = int(v)
@@ -211,7 +247,7 @@ func (c *checker) workgroupSize(k *Kernel) {
 		return
 	}
 	if total := size[0] * size[1] * size[2]; total > maxInvocations {
-		c.errorf(k.Pos, "workgroup size %dx%dx%d = %d invocations exceeds %d (WebGPU's default maxComputeInvocationsPerWorkgroup)",
+		c.errorf(k.Pos, "workgroup size %dx%dx%d = %d invocations exceeds %d (the language's limit)",
 			size[0], size[1], size[2], total, maxInvocations)
 		return
 	}

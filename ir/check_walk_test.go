@@ -188,7 +188,11 @@ func (w *walker) expr(e ir.Expr) {
 			w.expr(a)
 		}
 	case *ir.Field:
-		if s, ok := e.X.Type().(*ir.Struct); !ok || s.Fields[e.Index].Name != e.Name {
+		if r, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+			if e.Index != 0 && e.Index != 1 || e.Name != []string{ir.FieldOldValue, ir.FieldExchanged}[e.Index] || (e.Index == 0) != (e.Ty == r.Elem) {
+				w.add("%s: Index or Ty not set", ir.ExprString(e))
+			}
+		} else if s, ok := e.X.Type().(*ir.Struct); !ok || s.Fields[e.Index].Name != e.Name {
 			w.add("%s: Index not set", ir.ExprString(e))
 		}
 		w.expr(e.X)

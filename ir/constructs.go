@@ -70,8 +70,12 @@ func FindConstruct(k *Kernel, target string, missing Constructs) error {
 				report(ConstructSwitch, n.Pos)
 			case *ArrayLit:
 				report(ConstructArrayLits, n.Pos)
-			case *StructLit, *Field:
-				report(ConstructStructs, n.Position())
+			case *StructLit:
+				report(ConstructStructs, n.Pos)
+			case *Field:
+				if _, isResult := n.X.Type().(CompareExchangeResult); !isResult {
+					report(ConstructStructs, n.Pos)
+				}
 			case *Decl:
 				if usesStruct(n.Ty) {
 					report(ConstructStructs, n.Pos)

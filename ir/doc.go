@@ -20,10 +20,13 @@
 // bool, i32, u32, f32, f16, bf16, i8, u8 (Scalar; bf16, i8 and u8 are
 // storage only: bf16 converts to and from f32, i8 and u8 to and from i32
 // and u32, and they have no arithmetic); vec2..vec4 of those but the
-// storage types (Vector); fixed arrays [N]T (*Array); struct types (*Struct,
-// identical only to themselves); atomic<i32|u32> (Atomic); and cooperative
-// matrices (CoopMat). Scalar, Vector, Atomic and CoopMat are comparable values, so
-// equal types are == ; use Identical when an *Array may be involved.
+// storage types (Vector); fixed arrays [N]T (*Array); struct types
+// (*Struct, identical only to themselves); atomic<i32|u32> (Atomic); the
+// result of atomicCompareExchangeWeak (CompareExchangeResult: fields
+// old_value and exchanged, read through a Field, bound only by let); and
+// cooperative matrices (CoopMat). Scalar, Vector, Atomic,
+// CompareExchangeResult and CoopMat are comparable values, so equal types
+// are == ; use Identical when an *Array may be involved.
 // Memory layout (buffers, shared variables, struct fields) follows WGSL's
 // storage rules: SizeOf, AlignOf, FieldOffsets, ElemStride (struct.go).
 //
@@ -112,8 +115,8 @@
 //     that value, converted to the Ident's Ty);
 //   - operand types follow the rules of the op table in ops.go: binary
 //     arithmetic on one type or a vector with a scalar of its component type,
-//     comparisons on scalars only, shifts with a u32 amount, logical ops on
-//     bool;
+//     comparisons on two scalars (bool) or two vectors (a bool vector) of
+//     one type, shifts with a u32 amount, logical ops on bool;
 //   - assignments target a var local, a read_write buffer element, a shared
 //     variable or a component or element of one of those;
 //   - barriers and cooperative-matrix operations appear only in uniform

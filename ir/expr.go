@@ -71,6 +71,11 @@ type Binary struct {
 	Op   BinaryOp
 	X, Y Expr
 	Ty   Type
+	// Paren records parentheses the author wrote around the expression
+	// that precedence does not need (`a + (b >> 8)`); Print keeps them, as
+	// gofmt does. The parser sets it; it has no meaning to the checker or
+	// the emitters.
+	Paren bool
 }
 
 // Call applies an intrinsic from the op table.

@@ -90,28 +90,115 @@ func constBinary(x *Binary) (Value, bool) {
 
 // HasEffects reports whether evaluating x touches memory in a way whose
 // order matters: it calls an atomic (atomicLoad included, since it observes
-// the others). Such an expression must be evaluated exactly once, in kc's
-// left-to-right order (docs/semantics.md § 5).
-func HasEffects(x Expr) bool {
+// the others), or a helper function with effects (FuncHasEffects). Such an
+// expression must be evaluated exactly once, in kc's left-to-right order
+// (docs/semantics.md § 5).
+func HasEffects(x Expr) bool { return hasEffects(x, nil) }
+
+// FuncHasEffects reports whether a call of f has effects whatever its
+// arguments: its body, or a function it calls, writes a buffer or shared
+// variable (through a resource parameter), runs an atomic operation or a
+// barrier.
+func FuncHasEffects(f *Func) bool { return funcEffects(f, map[*Func]bool{}) }
+
+// hasEffects is HasEffects with the answers for functions met so far (nil
+// until a call is met: the checker forbids recursion, but one function may
+// be called from many places).
+func hasEffects(x Expr, memo map[*Func]bool) bool {
+	anyOf := func(xs []Expr) bool {
+		for _, a := range xs {
+			if a != nil && hasEffects(a, memo) {
+				return true
+			}
+		}
+		return false
+	}
 	switch x := x.(type) {
+	case *Field:
+		return hasEffects(x.X, memo)
+	case *StructLit:
+		return anyOf(x.Vals)
+	case *ArrayLit:
+		return anyOf(x.Elems)
+	case *FnCall:
+		if anyOf(x.Args) {
+			return true
+		}
+		if memo == nil {
+			memo = map[*Func]bool{}
+		}
+		return funcEffects(x.Fn, memo)
 	case *Unary:
-		return HasEffects(x.X)
+		return hasEffects(x.X, memo)
 	case *Binary:
-		return HasEffects(x.X) || HasEffects(x.Y)
+		return hasEffects(x.X, memo) || hasEffects(x.Y, memo)
 	case *Convert:
-		return HasEffects(x.X)
+		return hasEffects(x.X, memo)
 	case *Bitcast:
-		return HasEffects(x.X)
+		return hasEffects(x.X, memo)
 	case *Swizzle:
-		return HasEffects(x.X)
+		return hasEffects(x.X, memo)
 	case *Index:
-		return HasEffects(x.X) || HasEffects(x.Index)
+		return hasEffects(x.X, memo) || hasEffects(x.Index, memo)
 	case *Construct:
-		return AnyEffects(x.Args)
+		return anyOf(x.Args)
 	case *Call:
-		return x.Func.IsAtomic() || AnyEffects(x.Args)
+		return x.Func.IsAtomic() || anyOf(x.Args)
 	}
 	return false
+}
+
+// funcEffects is FuncHasEffects with memo.
+func funcEffects(f *Func, memo map[*Func]bool) bool {
+	if f == nil || f.Body == nil {
+		return false
+	}
+	if v, ok := memo[f]; ok {
+		return v
+	}
+	memo[f] = false // no recursion: the checker forbids it
+	found := false
+	Inspect(f.Body, func(n Node) bool {
+		switch n := n.(type) {
+		case *Barrier:
+			found = true
+		case *Assign:
+			found = found || writesResource(n.LHS)
+		case *Call:
+			found = found || n.Func.IsAtomic()
+		case *FnCall:
+			found = found || funcEffects(n.Fn, memo)
+		}
+		return !found
+	})
+	memo[f] = found
+	return found
+}
+
+// writesResource reports whether an assignment target lies in a buffer or
+// a shared variable (reached through a resource parameter or the kernel's
+// own shared variable).
+func writesResource(x Expr) bool {
+	for {
+		switch v := x.(type) {
+		case *Index:
+			x = v.X
+		case *Field:
+			x = v.X
+		case *Swizzle:
+			x = v.X
+		case *Ident:
+			switch o := v.Obj.(type) {
+			case *Param:
+				return o.Kind == BufferParam || o.Kind == SharedParam
+			case *Shared:
+				return true
+			}
+			return false
+		default:
+			return false
+		}
+	}
 }
 
 // AnyEffects reports whether any of xs has effects (HasEffects).

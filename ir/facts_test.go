@@ -73,3 +73,65 @@ func TestHasEffects(t *testing.T) {
 		}
 	}
 }
+
+// TestHasEffectsCalls: a call of a helper function has effects when the
+// function, or one it calls, writes a buffer or shared variable, runs an
+// atomic or a barrier; a function that only reads or computes has none,
+// unless an argument has.
+func TestHasEffectsCalls(t *testing.T) {
+	xs := rhsOf(t, `fn pure(v u32) u32 {
+	var t = v * 3
+	t += 1
+	return t
+}
+
+fn reads(x read []u32, i u32) u32 {
+	return x[i]
+}
+
+fn writes(o read_write []u32, i u32) u32 {
+	o[i] = 7
+	return i
+}
+
+fn counts(h read_write []atomic<u32>) u32 {
+	return atomicLoad(h[0])
+}
+
+fn waits(s shared [4]u32) u32 {
+	workgroupBarrier()
+	return s[0]
+}
+
+fn fills(s shared [4]u32) u32 {
+	s[1] = 2
+	return 0
+}
+
+fn outer(o read_write []u32) u32 {
+	return pure(1) + writes(o, 0)
+}
+
+kernel k(h read_write []atomic<u32>, x read []u32, out read_write []u32) workgroup(1) {
+	shared s [4]u32
+	out[0] = pure(x[0])
+	out[1] = reads(x, 1)
+	out[2] = writes(out, 2)
+	out[3] = counts(h)
+	out[4] = waits(s)
+	out[5] = fills(s)
+	out[6] = outer(out)
+	out[7] = pure(atomicAdd(h[0], 1))
+	out[8] = pure(reads(x, 0)) + pure(1)
+}
+`)
+	want := []bool{false, false, true, true, true, true, true, true, false}
+	if len(xs) != len(want) {
+		t.Fatalf("%d rows, want %d", len(xs), len(want))
+	}
+	for i, x := range xs {
+		if got := ir.HasEffects(x); got != want[i] {
+			t.Errorf("row %d (%s): %v, want %v", i, ir.ExprString(x), got, want[i])
+		}
+	}
+}

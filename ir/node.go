@@ -35,6 +35,9 @@ type Const struct {
 	Name  string
 	Type  Type // as written; nil for an untyped constant
 	Value Expr
+	// Comment is a comment after the declaration on its line, as written
+	// (with its // or /* */); kc fmt keeps it there.
+	Comment string
 
 	Val Value // set by Check: the evaluated value (scalar constants)
 	Ty  Type  // set by Check: Type, or nil when the constant is untyped
@@ -80,6 +83,11 @@ type Param struct {
 	Kind   ParamKind
 	Type   Type
 	Access Access // buffers only
+	// Comments written in the parameter list, kept by kc fmt, as written
+	// (with their // or /* */): Doc on the lines above the parameter,
+	// Comment after it on its line.
+	Doc     []string
+	Comment string
 }
 
 // Shared is a workgroup-shared variable: `shared tile [16][17]f32`.

@@ -174,8 +174,12 @@ const (
 	FeatureF16       Feature = 1 << iota // f16 arithmetic and storage ("enable f16")
 	FeatureSubgroups                     // subgroup builtins and operations ("enable subgroups")
 	FeatureCoopMat                       // cooperative matrices ("enable cooperative_matrix")
-	FeatureBF16                          // bf16 storage and conversions ("enable bf16")
-	FeatureInt8                          // i8/u8 storage and conversions ("enable int8")
+	// dot4I8Packed and dot4U8Packed ("enable packed_4x8_integer_dot_product",
+	// WGSL's name for the language feature): SPIR-V's
+	// SPV_KHR_integer_dot_product, HLSL's shader model 6.4
+	FeatureDot4Packed
+	FeatureBF16 // bf16 storage and conversions ("enable bf16")
+	FeatureInt8 // i8/u8 storage and conversions ("enable int8")
 )
 
 // Features is a set of Feature bits.
@@ -190,6 +194,8 @@ func (f Feature) Name() string {
 		return "subgroups"
 	case FeatureCoopMat:
 		return "cooperative_matrix"
+	case FeatureDot4Packed:
+		return "packed_4x8_integer_dot_product"
 	case FeatureBF16:
 		return "bf16"
 	case FeatureInt8:
@@ -200,7 +206,7 @@ func (f Feature) Name() string {
 
 // FeatureByName maps an `enable` name to its Feature.
 func FeatureByName(name string) (Feature, bool) {
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16, FeatureInt8} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8} {
 		if f.Name() == name {
 			return f, true
 		}
@@ -277,6 +283,39 @@ const (
 	SubgroupAll            // (bool) bool
 	SubgroupAny            // (bool) bool
 	SubgroupElect          // () bool
+	// more float math, componentwise on f32/f16 scalars and vectors
+	Asin
+	Acos
+	Atan
+	Atan2 // atan2(y, x)
+	Sinh
+	Cosh
+	Step       // step(edge, x): 1 where x >= edge, else 0
+	Smoothstep // smoothstep(lo, hi, x)
+	// geometry on float vectors (length and distance also on scalars)
+	Length        // (T) scalar
+	Distance      // (T, T) scalar
+	Normalize     // (vecN) vecN
+	Cross         // (vec3, vec3) vec3
+	ReflectVector // reflect(e, n) (ir.Reflect is the binding reflection) = e - 2*dot(n, e)*n
+	// packing: float vectors to and from the bits of a u32
+	Pack4x8Snorm    // (vec4<f32>) u32
+	Pack4x8Unorm    // (vec4<f32>) u32
+	Pack2x16Float   // (vec2<f32>) u32
+	Unpack4x8Snorm  // (u32) vec4<f32>
+	Unpack4x8Unorm  // (u32) vec4<f32>
+	Unpack2x16Float // (u32) vec2<f32>
+	// bit fields, componentwise on i32/u32
+	ExtractBits // (e T, offset u32, count u32) T
+	InsertBits  // (e T, newbits T, offset u32, count u32) T
+	// reductions of bool vectors
+	All // (vecN<bool> or bool) bool: every component true
+	Any // (vecN<bool> or bool) bool: some component true
+	// atomicCompareExchangeWeak(a, cmp, v): CompareExchangeResult
+	AtomicCompareExchangeWeak
+	// dot products of four packed 8-bit integers in a u32 each
+	Dot4I8Packed // (u32, u32) i32: signed bytes
+	Dot4U8Packed // (u32, u32) u32: unsigned bytes
 	numIntrinsics
 )
 
@@ -294,7 +333,7 @@ const (
 	SigNumeric3                      // (T, T, T) T
 	SigSigned1                       // (T) T; float or i32
 	SigInt1                          // (T) T; i32/u32 scalar/vector
-	SigSelect                        // (bool, T, T) T
+	SigSelect                        // (bool, T, T) T or (vecN<bool>, vecN<T>, vecN<T>) vecN<T>
 	SigAtomicLoad                    // (atomic<T>) T
 	SigAtomicStore                   // (atomic<T>, T) no value
 	SigAtomicRMW                     // (atomic<T>, T) T (old value)
@@ -305,6 +344,16 @@ const (
 	SigSubgroupBallot                // (bool) vec4<u32>
 	SigSubgroupVote                  // (bool) bool
 	SigSubgroupElect                 // () bool
+	SigFloatScalarOut                // (T) or (T, T) ElemScalar(T); T float scalar/vector (length, distance)
+	SigFloatVec                      // (T) or (T, T) T; T a float vector (normalize, reflect)
+	SigCross                         // (vec3<T>, vec3<T>) vec3<T>; T float
+	SigPack                          // (vecN<f32>) u32, N from PackWidth
+	SigUnpack                        // (u32) vecN<f32>
+	SigExtractBits                   // (T, u32, u32) T; T i32/u32 scalar/vector
+	SigInsertBits                    // (T, T, u32, u32) T
+	SigBoolReduce                    // (vecN<bool> or bool) bool
+	SigAtomicCAS                     // (atomic<T>, T, T) CompareExchangeResult{T}
+	SigDot4Packed                    // (u32, u32) i32 or u32
 )
 
 // IntrinsicInfo is one row of the op table.
@@ -356,6 +405,33 @@ var intrinsics = [numIntrinsics]IntrinsicInfo{
 	SubgroupAll:            {"subgroupAll", 1, SigSubgroupVote, FeatureSubgroups},
 	SubgroupAny:            {"subgroupAny", 1, SigSubgroupVote, FeatureSubgroups},
 	SubgroupElect:          {"subgroupElect", 0, SigSubgroupElect, FeatureSubgroups},
+	Asin:                   {"asin", 1, SigFloat1, 0}, Acos: {"acos", 1, SigFloat1, 0},
+	Atan: {"atan", 1, SigFloat1, 0}, Atan2: {"atan2", 2, SigFloat2, 0},
+	Sinh: {"sinh", 1, SigFloat1, 0}, Cosh: {"cosh", 1, SigFloat1, 0},
+	Step: {"step", 2, SigFloat2, 0}, Smoothstep: {"smoothstep", 3, SigFloat3, 0},
+	Length: {"length", 1, SigFloatScalarOut, 0}, Distance: {"distance", 2, SigFloatScalarOut, 0},
+	Normalize: {"normalize", 1, SigFloatVec, 0}, Cross: {"cross", 2, SigCross, 0},
+	ReflectVector: {"reflect", 2, SigFloatVec, 0},
+	Pack4x8Snorm:  {"pack4x8snorm", 1, SigPack, 0}, Pack4x8Unorm: {"pack4x8unorm", 1, SigPack, 0},
+	Pack2x16Float: {"pack2x16float", 1, SigPack, 0}, Unpack4x8Snorm: {"unpack4x8snorm", 1, SigUnpack, 0},
+	Unpack4x8Unorm: {"unpack4x8unorm", 1, SigUnpack, 0}, Unpack2x16Float: {"unpack2x16float", 1, SigUnpack, 0},
+	ExtractBits: {"extractBits", 3, SigExtractBits, 0}, InsertBits: {"insertBits", 4, SigInsertBits, 0},
+	All: {"all", 1, SigBoolReduce, 0}, Any: {"any", 1, SigBoolReduce, 0},
+	AtomicCompareExchangeWeak: {"atomicCompareExchangeWeak", 3, SigAtomicCAS, 0},
+	Dot4I8Packed:              {"dot4I8Packed", 2, SigDot4Packed, FeatureDot4Packed},
+	Dot4U8Packed:              {"dot4U8Packed", 2, SigDot4Packed, FeatureDot4Packed},
+}
+
+// PackWidth is the number of f32 components a packing intrinsic packs into
+// or unpacks from a u32 (0 for other intrinsics).
+func (f Intrinsic) PackWidth() int {
+	switch f {
+	case Pack4x8Snorm, Pack4x8Unorm, Unpack4x8Snorm, Unpack4x8Unorm:
+		return 4
+	case Pack2x16Float, Unpack2x16Float:
+		return 2
+	}
+	return 0
 }
 
 // Info returns the op-table row of f.
@@ -364,7 +440,9 @@ func (f Intrinsic) Info() IntrinsicInfo { return intrinsics[f] }
 func (f Intrinsic) String() string { return intrinsics[f].Name }
 
 // IsAtomic reports whether f operates on an atomic location.
-func (f Intrinsic) IsAtomic() bool { return f >= AtomicLoad && f <= AtomicExchange }
+func (f Intrinsic) IsAtomic() bool {
+	return f >= AtomicLoad && f <= AtomicExchange || f == AtomicCompareExchangeWeak
+}
 
 // IsSubgroup reports whether f is a subgroup operation.
 func (f Intrinsic) IsSubgroup() bool { return f >= SubgroupAdd && f <= SubgroupElect }

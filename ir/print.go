@@ -40,8 +40,9 @@ func TypeString(t Type) string {
 }
 
 type printer struct {
-	buf    bytes.Buffer
-	indent int
+	buf      bytes.Buffer
+	indent   int
+	canTrail bool // the last line may take a trailing comment
 }
 
 func (p *printer) line(parts ...string) {
@@ -52,6 +53,27 @@ func (p *printer) line(parts ...string) {
 		p.buf.WriteString(s)
 	}
 	p.buf.WriteByte('\n')
+	p.canTrail = true
+}
+
+// trail appends a comment to the line printed last, or prints it on a line
+// of its own when that line is not the one it followed in the source.
+func (p *printer) trail(text string) {
+	b := p.buf.Bytes()
+	if !p.canTrail || len(b) == 0 || b[len(b)-1] != '\n' {
+		p.line(text)
+		return
+	}
+	p.buf.Truncate(len(b) - 1)
+	p.buf.WriteString(" " + text + "\n")
+}
+
+// commentText spells a comment statement.
+func commentText(c *Comment) string {
+	if c.Block {
+		return "/*" + c.Text + "*/"
+	}
+	return "//" + c.Text
 }
 
 func (p *printer) docs(lines []string) {
@@ -65,6 +87,7 @@ func (p *printer) module(m *Module) {
 	blank := func() {
 		if sep {
 			p.buf.WriteByte('\n')
+			p.canTrail = false
 		}
 		sep = true
 	}
@@ -87,6 +110,9 @@ func (p *printer) module(m *Module) {
 			} else {
 				p.line("const ", c.Name, " = ", ExprString(c.Value))
 			}
+			if c.Comment != "" {
+				p.trail(c.Comment)
+			}
 		}
 	}
 	for _, s := range m.Structs {
@@ -105,19 +131,50 @@ func (p *printer) module(m *Module) {
 
 func (p *printer) kernel(k *Kernel) {
 	p.docs(k.Doc)
-	params := paramsText(k.Params)
+	params := paramList(k.Params)
 	var wg []string
 	for _, e := range k.Workgroup {
 		wg = append(wg, ExprString(e))
 	}
-	p.line(preciseText(k.Precise), "kernel ", k.Name, "(", params, ") workgroup(", strings.Join(wg, ", "), ") {")
+	tail := ") workgroup(" + strings.Join(wg, ", ") + ") {"
+	if hasParamComments(k) {
+		// one parameter a line, with its comments (as gofmt lays out a
+		// parameter list that holds comments)
+		p.line(preciseText(k.Precise), "kernel ", k.Name, "(")
+		p.indent++
+		for i, prm := range k.Params {
+			for _, d := range prm.Doc {
+				p.line(d)
+			}
+			p.line(params[i], ",")
+			if prm.Comment != "" {
+				p.trail(prm.Comment)
+			}
+		}
+		p.indent--
+		p.line(tail)
+	} else {
+		p.line(preciseText(k.Precise), "kernel ", k.Name, "(", strings.Join(params, ", "), tail)
+	}
+	var body []Stmt
+	if k.Body != nil {
+		body = k.Body.Stmts
+	}
+	if len(body) > 0 {
+		if c, ok := body[0].(*Comment); ok && c.Trailing {
+			// the comment after the "{", before the shared lines
+			p.trail(commentText(c))
+			body = body[1:]
+		}
+	}
 	p.indent++
 	for _, s := range k.Shared {
 		p.line("shared ", s.Name, " ", TypeString(s.Type))
 	}
-	if k.Body != nil {
-		p.stmts(k.Body.Stmts)
+	if len(k.Shared) > 0 {
+		p.canTrail = false // what follows did not trail a shared line
 	}
+	p.stmts(body)
 	p.indent--
 	p.line("}")
 }
@@ -131,7 +188,11 @@ func (p *printer) stmts(list []Stmt) {
 func (p *printer) stmt(s Stmt) {
 	switch s := s.(type) {
 	case *Comment:
-		p.line("//", s.Text)
+		if s.Trailing {
+			p.trail(commentText(s))
+		} else {
+			p.line(commentText(s))
+		}
 	case *Block:
 		p.line("{")
 		p.indent++
@@ -252,7 +313,7 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 	switch e := e.(type) {
 	case *Binary:
 		ep := e.Op.Precedence()
-		paren := ep < prec || (right && ep == prec)
+		paren := e.Paren || ep < prec || (right && ep == prec)
 		if paren {
 			p.buf.WriteByte('(')
 		}
@@ -410,4 +471,13 @@ func LitText(v Value) string {
 		return s
 	}
 	return "?"
+}
+
+func hasParamComments(k *Kernel) bool {
+	for _, p := range k.Params {
+		if len(p.Doc) > 0 || p.Comment != "" {
+			return true
+		}
+	}
+	return false
 }

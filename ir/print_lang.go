@@ -12,7 +12,10 @@ func preciseText(precise bool) string {
 }
 
 // paramsText is a kernel's or function's parameter list, without parentheses.
-func paramsText(params []*Param) string {
+func paramsText(params []*Param) string { return strings.Join(paramList(params), ", ") }
+
+// paramList spells each parameter as a declaration does.
+func paramList(params []*Param) []string {
 	var out []string
 	for _, prm := range params {
 		switch prm.Kind {
@@ -24,7 +27,7 @@ func paramsText(params []*Param) string {
 			out = append(out, prm.Name+" "+TypeString(prm.Type))
 		}
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 func (p *printer) structDecl(s *Struct) {

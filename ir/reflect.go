@@ -47,6 +47,11 @@ type ParamsReflection struct {
 	Binding int               `json:"binding"`
 	Size    int               `json:"size"`
 	Fields  []FieldReflection `json:"fields"`
+	// NumWorkgroups is the byte offset of the hidden vec3<u32> holding the
+	// dispatch's workgroup counts, which the host fills at every dispatch
+	// (NumWorkgroupsOffset); absent when the kernel does not read
+	// num_workgroups.
+	NumWorkgroups *int `json:"num_workgroups,omitempty"`
 }
 
 // FieldReflection is one scalar parameter inside the params block.
@@ -165,13 +170,17 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		Features:  []string{},
 		Buffers:   []BufferReflection{},
 	}
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16, FeatureInt8} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8} {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}
 	}
-	if fields, size := ParamsLayout(k); size > 0 {
+	fields, _ := ParamsLayout(k)
+	if size := ParamsSize(k); size > 0 {
 		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size, Fields: make([]FieldReflection, 0, len(fields))}
+		if off := NumWorkgroupsOffset(k); off >= 0 {
+			pr.NumWorkgroups = &off
+		}
 		for _, f := range fields {
 			pr.Fields = append(pr.Fields, FieldReflection{
 				Name: f.Param.Name, Type: TypeString(f.Param.Type),

@@ -84,7 +84,13 @@ type ExprStmt struct {
 // preserves it. It has no effect; emitters may copy or drop it.
 type Comment struct {
 	Pos  Pos
-	Text string // without the leading //
+	Text string // without the leading // (or the /* and */ of a Block comment)
+	// Trailing: the comment ended a line that had code before it; Print
+	// appends it to the line before (the previous statement, or the line
+	// opening the block).
+	Trailing bool
+	// Block: a /* */ comment, printed as /*Text*/ (Text may span lines).
+	Block bool
 }
 
 func (*Comment) isStmt()         {}

@@ -41,9 +41,10 @@ func (s *Struct) FieldIndex(name string) int {
 	return -1
 }
 
-// Field is X.Name on a struct value or a struct in memory. (A .xyzw name
-// on a vector is a Swizzle; the parser cannot tell them apart, so Check
-// turns a Swizzle on a struct into a Field.)
+// Field is X.Name on a struct value or a struct in memory, or old_value
+// (Index 0) or exchanged (Index 1) of a CompareExchangeResult. (A .xyzw
+// name on a vector is a Swizzle; the parser cannot tell them apart, so
+// Check turns a Swizzle on a struct or a result into a Field.)
 type Field struct {
 	Pos   Pos // the "."
 	X     Expr

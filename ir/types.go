@@ -117,6 +117,25 @@ type Atomic struct{ Elem Scalar }
 func (a Atomic) String() string { return "atomic<" + a.Elem.String() + ">" }
 func (Atomic) isType()          {}
 
+// CompareExchangeResult is the result of atomicCompareExchangeWeak on an
+// atomic<Elem>: a built-in pair, like WGSL's
+// __atomic_compare_exchange_result<T>, with fields old_value (Elem, the
+// value before the operation) and exchanged (bool). It cannot be written
+// in .kc: a let takes it from the call, and its fields are read as
+// r.old_value and r.exchanged (a Field, Index 0 and 1).
+type CompareExchangeResult struct{ Elem Scalar }
+
+func (r CompareExchangeResult) String() string {
+	return "atomic_compare_exchange_result<" + r.Elem.String() + ">"
+}
+func (CompareExchangeResult) isType() {}
+
+// Result fields of CompareExchangeResult, as Field.Name spells them.
+const (
+	FieldOldValue  = "old_value"
+	FieldExchanged = "exchanged"
+)
+
 // MatrixUse says which operand of a cooperative multiply-add a matrix is.
 type MatrixUse uint8
 

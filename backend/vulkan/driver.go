@@ -96,6 +96,7 @@ func (p *physical) info(index int) backend.AdapterInfo {
 		},
 		F16:          p.hasV12 && p.v12.f[v12ShaderFloat16] != 0 && p.v11.storageBuffer16BitAccess != 0,
 		Subgroups:    p.subgroup.supportedStages&stageCompute != 0 && p.subgroup.supportedOperations&subgroupOpsNeeded == subgroupOpsNeeded,
+		IntegerDot:   p.hasV13 && p.v13.f[v13ShaderIntegerDotProduct] != 0,
 		SubgroupSize: int(p.subgroup.subgroupSize),
 		SubgroupMin:  int(p.sgsc.minSubgroupSize),
 		SubgroupMax:  int(p.sgsc.maxSubgroupSize),

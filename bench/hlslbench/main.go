@@ -128,7 +128,7 @@ func prepare(kc, glslang, spirvVal, dir, work string) ([]job, error) {
 			}
 			ent := a.Entries[0]
 			if ent.Restricted != "" {
-				continue // glslang cannot take it
+				continue // glslang cannot take it (shader model 6.4)
 			}
 			h := filepath.Join(work, base+"."+k.Name+".hlsl")
 			if err := os.WriteFile(h, a.Code, 0o644); err != nil {

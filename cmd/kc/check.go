@@ -1,5 +1,11 @@
 package main
 
+import (
+	"fmt"
+
+	"github.com/kcgo/kc/ir"
+)
+
 func init() {
 	register("check", "report errors in .kc files as file:line:col: message", runCheck)
 }
@@ -17,9 +23,16 @@ func runCheck(env *cliEnv, args []string) int {
 	}
 	status := exitOK
 	for _, path := range fs.Args() {
-		if _, err := loadModule(env, path, defs); err != nil {
+		m, err := loadModule(env, path, defs)
+		if err != nil {
 			printErr(env, err)
 			status = exitInput
+			continue
+		}
+		// Valid .kc that WebGPU's default limits refuse: a warning, not
+		// an error (Vulkan and D3D devices take it).
+		for _, w := range ir.WebGPULimitWarnings(m) {
+			fmt.Fprintln(env.stderr, w)
 		}
 	}
 	return status

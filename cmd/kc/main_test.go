@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,21 @@ func TestUsageExitCodes(t *testing.T) {
 		if !strings.Contains(stdout+stderr, tt.in) {
 			t.Errorf("kc %v: output lacks %q:\n%s%s", tt.args, tt.in, stdout, stderr)
 		}
+	}
+}
+
+// TestCheckWarnsWebGPULimits: a workgroup of 1024 is valid .kc (exit 0) but
+// `kc check` warns that WebGPU's default limits refuse it.
+func TestCheckWarnsWebGPULimits(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/big.kc"
+	src := "kernel big(y read_write []u32) workgroup(32, 32) {\n\ty[local_index] = 1\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := kc(t, "", "check", path)
+	want := path + ":1:1: warning: kernel big: workgroup size 32x32x1 = 1024 invocations exceeds 256, WebGPU's default maxComputeInvocationsPerWorkgroup (WGSL devices that grant only the defaults refuse it)\n"
+	if code != exitOK || stdout != "" || stderr != want {
+		t.Errorf("kc check: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 }

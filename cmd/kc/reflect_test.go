@@ -45,9 +45,13 @@ func checkReflection(t *testing.T, kr ir.KernelReflection, k *ir.Kernel) {
 	if kr.Name != k.Name || kr.Workgroup != k.Size {
 		t.Errorf("%s: name/workgroup %s %v, kernel %v", k.Name, kr.Name, kr.Workgroup, k.Size)
 	}
-	_, size := ir.ParamsLayout(k)
+	size := ir.ParamsSize(k) // the scalars and the hidden num_workgroups field
 	if (kr.Params == nil) != (size == 0) || kr.Params != nil && kr.Params.Size != size {
 		t.Errorf("%s: params block %+v, layout %d bytes", k.Name, kr.Params, size)
+	}
+	if off := ir.NumWorkgroupsOffset(k); kr.Params != nil && (kr.Params.NumWorkgroups == nil) != (off < 0) ||
+		kr.Params != nil && kr.Params.NumWorkgroups != nil && *kr.Params.NumWorkgroups != off {
+		t.Errorf("%s: num_workgroups field %v, layout's offset %d", k.Name, kr.Params.NumWorkgroups, off)
 	}
 	bufs := ir.Buffers(k)
 	if len(kr.Buffers) != len(bufs) {

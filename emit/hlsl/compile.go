@@ -174,7 +174,7 @@ func CompileSPIRV(ctx context.Context, a *emit.Artifact, entry string, opts Comp
 		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + opts.env()}, args...)...)
 	case Glslang:
 		if ent.Restricted != "" {
-			return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "hlsl via glslang", Feature: ent.Restricted + " (HLSL has no such system value; dxc -spirv can read the SPIR-V builtin)"}
+			return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "hlsl via glslang", Feature: ent.Restricted + " (HLSL's dot4add_* needs shader model 6.4, which glslang lacks; dxc has it)"}
 		}
 		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
 			return nil, err
@@ -227,9 +227,6 @@ func CompileDXIL(ctx context.Context, a *emit.Artifact, entry string, opts Compi
 			where = "not found at " + opts.DXC
 		}
 		return nil, &ToolError{Tool: DXCTool, Err: fmt.Errorf("dxil needs dxc, which is not installed (%s; install the DirectX Shader Compiler or pass its path)", where)}
-	}
-	if ent.Restricted != "" {
-		return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "dxil", Feature: ent.Restricted + " (HLSL has no such system value)"}
 	}
 	dir, err := os.MkdirTemp("", "kc-hlsl-")
 	if err != nil {

@@ -113,10 +113,11 @@ int kc_f2i(float x) {
 // list of components.
 func (f *fn) construct(x *ir.Construct) hx {
 	to := x.To
+	hs := f.seq(x.Args, false)
 	if len(x.Args) == 1 {
 		a := x.Args[0]
 		at := a.Type()
-		h := f.ex(a)
+		h := hs[0]
 		if _, ok := at.(ir.Scalar); ok {
 			h = f.conv(h, at, to.Elem)
 			return hx{"(" + typeName(to) + ")" + h.at(precUnary), precUnary}
@@ -126,7 +127,7 @@ func (f *fn) construct(x *ir.Construct) hx {
 	parts := make([]string, len(x.Args))
 	for i, a := range x.Args {
 		at := a.Type()
-		parts[i] = f.conv(f.ex(a), at, ir.WithElem(at, to.Elem)).s
+		parts[i] = f.conv(hs[i], at, ir.WithElem(at, to.Elem)).s
 	}
 	return primary(typeName(to) + "(" + strings.Join(parts, ", ") + ")")
 }

@@ -43,6 +43,16 @@
 //     __hlsl_dx_compiler to pick the right formula for each compiler.
 //   - Subgroup operations on f16 run in f32 (glslang promotes them anyway;
 //     dxc is told to do the same so that both give the same bits).
+//   - Intrinsics HLSL lacks become helper functions with WGSL's
+//     definitions: the 4x8 snorm/unorm and 2x16 float packing (the latter
+//     on f32tof16/f16tof32), extractBits/insertBits (clamped offset and
+//     count), select with a bool-vector condition (HLSL 2021 refuses ?: on
+//     vectors); length and distance of scalars are abs. dot4I8Packed and
+//     dot4U8Packed are dot4add_i8packed/dot4add_u8packed (shader model 6.4:
+//     dxc with cs_6_4; glslang refuses, emit.Entry.Restricted).
+//   - atomicCompareExchangeWeak is InterlockedCompareExchange into a
+//     temporary and a kc_compare_exchange_result_* struct (HLSL's exchange
+//     is strong: exchanged is original == cmp).
 //   - Atomic intrinsics become Interlocked* statements hoisted in front of
 //     the statement that uses their value; HLSL has no pointers to pass an
 //     atomic location to a function.
@@ -51,12 +61,49 @@
 //   - && and || are not short-circuiting in glslang's HLSL (nor in HLSL
 //     before 2021); when the right operand indexes memory or runs an atomic
 //     operation it is evaluated under an if, as ir specifies.
-//   - num_workgroups has no HLSL system value. Under dxc -spirv it is the
-//     SPIR-V builtin NumWorkgroups declared with [[vk::ext_builtin_input]];
-//     a kernel that reads it is wrapped in #if defined(__spirv__) (with an
-//     #error in the #else branch when it is the only kernel), and the
-//     drivers refuse it for glslang and DXIL with an *ir.UnsupportedError
-//     before running a tool (emit.Entry.Restricted).
+//   - num_workgroups has no HLSL system value. As DXC and Tint do, kc
+//     passes it in the params constant buffer: a hidden uint3 after the
+//     scalar parameters at the next 16-byte boundary
+//     (ir.NumWorkgroupsOffset), which the host writes at every dispatch
+//     (ir.ParamsReflection.NumWorkgroups). It works under glslang, dxc -spirv
+//     and DXIL alike.
+//
+// # Issue 12's constructs
+//
+// Each is measured with glslang 12 and run on lavapipe (TestExecNext,
+// TestExecLang); the files that lower them say more.
+//   - Helper functions (func.go) are HLSL functions, one per ir.Instance
+//     of each kernel, emitted callee first before the entry point and
+//     taking only the value parameters: a buffer or shared parameter is the
+//     kernel's global inside the copy. Builtins that functions read are
+//     copied at entry into static globals (kc_fn_global_id, ...). An array
+//     result travels in a wrapper struct (kc_ret_N_T). glslang inlines
+//     every function into the entry point.
+//   - HLSL leaves the order of operands and arguments unspecified; kc
+//     evaluates left to right. A call with an effect (it writes memory,
+//     runs an atomic operation or a barrier) is evaluated into a
+//     temporary, and an operand that reads memory before an operand with an
+//     effect is hoisted first, so effects and reads keep kc's order.
+//   - Structs (struct.go) have WGSL's storage layout under every compiler:
+//     explicit padding members (kc_padN) fill each gap ir.FieldOffsets
+//     leaves and the tail up to ir.SizeOf. DXIL packs at 4 bytes and
+//     glslang uses relaxed std430 (a float3 may start at offset 4), so
+//     without them the offsets would differ; TestStructLayoutGlslang
+//     checks glslang's Offset and ArrayStride decorations against ir. An
+//     array of vec3 inside a struct (WGSL stride 16, DXIL 12) is refused.
+//     A struct literal is a temporary initialized with (S)0.
+//   - switch is HLSL's switch; every case body that can finish ends in
+//     break (kc has no fallthrough).
+//   - Constant arrays are static const globals; array literals are
+//     initializer lists (element assignments for aggregate elements).
+//   - precise (precise.go): glslang applies NoContraction to every float
+//     operation whose value flows into a precise variable (through
+//     conversions, intrinsics, constructors and member stores), and
+//     otherwise fuses a*b + c into an Fma itself. In a precise body every
+//     float local and temporary is precise, and a float value that leaves
+//     otherwise (stored to memory, returned, passed, compared, converted to
+//     an integer) goes through a precise temporary. issue 12's reproducer
+//     gives 1e-8 on lavapipe this way, 0 without precise.
 //
 // # Compilers
 //

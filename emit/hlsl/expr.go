@@ -62,11 +62,12 @@ func (f *fn) ex(x ir.Expr) hx {
 		if x.Op.IsLogical() {
 			return f.logical(x)
 		}
-		return f.binop(x.Op, f.ex(x.X), x.X.Type(), f.ex(x.Y), x.Y, x.Ty)
+		hs := f.seq([]ir.Expr{x.X, x.Y}, x.Op.IsComparison())
+		return f.binop(x.Op, hs[0], x.X.Type(), hs[1], x.Y, x.Ty)
 	case *ir.Call:
 		return f.call(x)
 	case *ir.Convert:
-		return f.convert(f.ex(x.X), x.X.Type(), x.To)
+		return f.convert(f.sink(x.X, f.ex(x.X)), x.X.Type(), x.To)
 	case *ir.Construct:
 		return f.construct(x)
 	case *ir.Bitcast:
@@ -74,9 +75,19 @@ func (f *fn) ex(x ir.Expr) hx {
 	case *ir.Index:
 		return f.index(x)
 	case *ir.Swizzle:
-		return primary(f.ex(x.X).at(precPrimary) + "." + x.Comps)
+		// precise does not reach through a swizzle of a computed
+		// vector in glslang: such a vector is a sink (precise.go).
+		return primary(f.sink(x.X, f.ex(x.X)).at(precPrimary) + "." + x.Comps)
 	case *ir.Len:
 		return f.length(x)
+	case *ir.Field:
+		return f.field(x)
+	case *ir.StructLit:
+		return f.structLit(x)
+	case *ir.ArrayLit:
+		return f.arrayLit(x)
+	case *ir.FnCall:
+		return f.fnCall(x)
 	case nil:
 		f.fail(fmt.Errorf("%s: hlsl: missing expression", f.pos))
 		return primary("0")
@@ -96,6 +107,9 @@ func litHX(s string) hx {
 func (f *fn) ident(x *ir.Ident) hx {
 	switch o := x.Obj.(type) {
 	case *ir.Const:
+		if o.Elems != nil {
+			return primary(f.constArray(o))
+		}
 		return litHX(literal(o.Val, x.Ty))
 	case nil:
 		f.fail(fmt.Errorf("%s: hlsl: identifier %s was not resolved by the checker", x.Pos, x.Name))
@@ -116,10 +130,13 @@ func (f *fn) builtinValue(x *ir.BuiltinValue) hx {
 	case ir.SubgroupInvocationID:
 		return primary("WaveGetLaneIndex()")
 	case ir.NumWorkgroups:
-		return primary("kc_num_workgroups")
+		return primary(f.numWG) // the hidden params field (kernel.go)
 	}
 	for _, b := range builtinParams {
 		if b.kind == x.Kind {
+			if f.inst != nil {
+				return primary(staticBuiltin(b.name))
+			}
 			return primary(b.name)
 		}
 	}
@@ -210,8 +227,8 @@ func (f *fn) logical(x *ir.Binary) hx {
 	return primary(t)
 }
 
-// touchesMemory reports whether evaluating e indexes anything or performs
-// an atomic operation.
+// touchesMemory reports whether evaluating e indexes anything, performs an
+// atomic operation or calls a helper function.
 func touchesMemory(e ir.Expr) bool {
 	found := false
 	walkExprs(&ir.ExprStmt{Call: &ir.Call{Args: []ir.Expr{e}}}, func(x ir.Expr) {
@@ -222,6 +239,8 @@ func touchesMemory(e ir.Expr) bool {
 			if x.Func.IsAtomic() {
 				found = true
 			}
+		case *ir.FnCall:
+			found = true // it may read memory, or loop
 		}
 	})
 	return found

@@ -26,9 +26,13 @@ type Options struct {
 	NoLineDirectives bool
 }
 
-// Profile is the dxc target profile an entry needs: cs_6_2 with f16
-// (16-bit types), cs_6_0 otherwise.
+// Profile is the dxc target profile an entry needs: cs_6_4 for the packed
+// 4x8-bit dot products (HLSL's dot4add_*), cs_6_2 with f16 (16-bit types),
+// cs_6_0 otherwise.
 func Profile(e *emit.Entry) string {
+	if e.Reflection.FeatureSet()&ir.FeatureDot4Packed != 0 {
+		return "cs_6_4"
+	}
 	if usesF16(e) {
 		return "cs_6_2"
 	}
@@ -66,9 +70,20 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 			a, err = nil, fmt.Errorf("hlsl: internal error: %v", r)
 		}
 	}()
-	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: emit.NewNamer(words)}
+	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: emit.NewNamer(words),
+		statics: map[string]string{}, constNames: map[*ir.Const]string{}, used: map[*ir.Struct]bool{}, effectMemo: map[*ir.Func]bool{}}
 	for _, w := range []string{"kc_params"} {
 		e.global.Reserve(w)
+	}
+	// Struct and constant-array names are global and used before the
+	// kernels' names are chosen: reserve them first.
+	for _, s := range m.Structs {
+		e.global.Reserve(structName(s))
+	}
+	for _, c := range m.Consts {
+		if c.Elems != nil {
+			e.constNames[c] = e.global.Name(c.Name)
+		}
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
@@ -77,12 +92,6 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureInt8)); err != nil {
 			return nil, err
 		}
-		// Issue 12's constructs are not lowered to HLSL yet (docs/lowering-12.md).
-		if err := ir.FindConstruct(k, "hlsl", ir.AllConstructs); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range kernels {
 		prefix := ""
 		if len(kernels) > 1 {
 			prefix = k.Name + "_"
@@ -93,7 +102,11 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 		}
 		entries = append(entries, ent)
 	}
-	code, lines := e.assemble()
+	defs, err := e.structDefs()
+	if err != nil {
+		return nil, err
+	}
+	code, lines := e.assemble(defs)
 	return &emit.Artifact{Target: emit.HLSL, Code: code, Lines: lines, File: m.File, Entries: entries}, nil
 }
 
@@ -112,6 +125,11 @@ type emitter struct {
 	global  *emit.Namer
 	body    []line
 	feats   ir.Features // union over emitted kernels
+
+	used       map[*ir.Struct]bool  // structs the emitted kernels use (struct.go)
+	statics    map[string]string    // key -> static global, emitted sorted by key
+	constNames map[*ir.Const]string // constant arrays' global names (array.go)
+	effectMemo map[*ir.Func]bool    // whether a function has effects (func.go)
 }
 
 // need records a helper function under key (emitted once, sorted by key).
@@ -123,7 +141,7 @@ func (e *emitter) need(key string, text func() string) {
 
 // assemble joins the header, structs, helpers and kernels, inserting #line
 // directives and recording each line's position.
-func (e *emitter) assemble() ([]byte, []emit.Span) {
+func (e *emitter) assemble(defs []string) ([]byte, []emit.Span) {
 	var buf bytes.Buffer
 	var lines []emit.Span
 	out := func(s string, pos ir.Pos) {
@@ -143,9 +161,21 @@ func (e *emitter) assemble() ([]byte, []emit.Span) {
 	if e.feats&ir.FeatureF16 != 0 {
 		out("// f16 (half) needs cs_6_2 -enable-16bit-types (dxc) or --hlsl-enable-16bit-types (glslang).", ir.Pos{})
 	}
+	for _, d := range defs {
+		out("", ir.Pos{})
+		for _, l := range strings.Split(d, "\n") {
+			out(l, ir.Pos{})
+		}
+	}
 	for _, name := range sortedKeys(e.structs) {
 		out("", ir.Pos{})
 		for _, l := range strings.Split(strings.TrimRight(e.structs[name], "\n"), "\n") {
+			out(l, ir.Pos{})
+		}
+	}
+	for _, key := range sortedKeys(e.statics) {
+		out("", ir.Pos{})
+		for _, l := range strings.Split(e.statics[key], "\n") {
 			out(l, ir.Pos{})
 		}
 	}

@@ -22,8 +22,18 @@ type fn struct {
 	tmp    int      // counter for kc_tN temporaries
 	err    error    // first error met
 
-	builtins  map[ir.BuiltinKind]bool
-	usesNumWG ir.Pos
+	builtins map[ir.BuiltinKind]bool
+	numWG    string // the hidden params field holding num_workgroups
+	sm64     string // the first shader-model-6.4 intrinsic called
+	pos64    ir.Pos
+
+	// Helper functions (func.go): the kernel's call plan, the instance
+	// being emitted (nil: the entry point) and the instances' HLSL names.
+	plan       *ir.CallPlan
+	inst       *ir.Instance
+	instNames  map[*ir.Instance]string
+	fnBuiltins map[ir.BuiltinKind]bool // builtins the functions read
+	precise    bool                    // the body is precise (precise.go)
 }
 
 // builtin semantics and parameter names of the entry function.
@@ -41,42 +51,65 @@ var builtinParams = []struct {
 
 // kernel emits k's resources and entry point.
 func (e *emitter) kernel(k *ir.Kernel, prefix string) (emit.Entry, error) {
-	f := &fn{e: e, k: k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{}, builtins: map[ir.BuiltinKind]bool{}}
+	f := &fn{e: e, k: k, names: map[ir.Object]string{}, lens: map[*ir.Param]string{}, builtins: map[ir.BuiltinKind]bool{},
+		plan: ir.Instances(k), instNames: map[*ir.Instance]string{}, fnBuiltins: map[ir.BuiltinKind]bool{}, precise: k.Precise}
 	e.feats |= k.Features
 	f.scan(k)
 	// The entry keeps the kernel's name unless HLSL reserves it.
 	ent := emit.NewEntry(k, e.global.Name(k.Name))
-	if f.usesNumWG.IsValid() || f.builtins[ir.NumWorkgroups] {
-		ent.Restricted = "num_workgroups"
-		ent.RestrictedPos = f.usesNumWG
-	}
 	f.resources(prefix)
+	f.functions(prefix)
 	f.local = e.global.Scope()
 	f.entry(ent.Name)
+	// dot4add_* needs shader model 6.4: dxc has it, glslang does not.
+	ent.Restricted, ent.RestrictedPos = f.sm64, f.pos64
 	return ent, f.err
 }
 
-// scan records the builtins the kernel reads.
+// scan records the builtins the kernel and its functions read, and the
+// structs they use.
 func (f *fn) scan(k *ir.Kernel) {
-	walkExprs(k.Body, func(x ir.Expr) {
+	for _, p := range k.Params {
+		f.e.useType(p.Type)
+	}
+	for _, s := range k.Shared {
+		f.e.useType(s.Type)
+	}
+	f.scanBody(k, k.Body, false)
+	for _, inst := range f.plan.Instances {
+		for _, p := range inst.Func.Params {
+			f.e.useType(p.Type)
+		}
+		f.e.useType(inst.Func.Result)
+		f.scanBody(k, inst.Func.Body, true)
+	}
+	if len(k.Shared) > 0 {
+		f.builtins[ir.LocalIndex] = true // shared memory is zeroed by local_index
+	}
+}
+
+// scanBody records what one body (the kernel's or a function's) uses.
+func (f *fn) scanBody(k *ir.Kernel, body *ir.Block, inFunc bool) {
+	ir.Inspect(body, func(n ir.Node) bool {
+		if d, ok := n.(*ir.Decl); ok {
+			f.e.useType(d.Ty)
+		}
+		return true
+	})
+	walkExprs(body, func(x ir.Expr) {
+		f.e.useType(x.Type())
 		if b, ok := x.(*ir.BuiltinValue); ok {
 			f.builtins[b.Kind] = true
-			if b.Kind == ir.NumWorkgroups && !f.usesNumWG.IsValid() {
-				f.usesNumWG = b.Pos
-				if !b.Pos.IsValid() {
-					f.usesNumWG = k.Pos
-				}
+			if inFunc {
+				f.fnBuiltins[b.Kind] = true
 			}
 		}
-		if l, ok := x.(*ir.Len); ok && l.Buf != nil {
+		if l, ok := x.(*ir.Len); ok && l.Buf != nil && !inFunc {
 			if p, ok := l.Buf.Obj.(*ir.Param); ok {
 				f.lens[p] = ""
 			}
 		}
 	})
-	if len(k.Shared) > 0 {
-		f.builtins[ir.LocalIndex] = true // shared memory is zeroed by local_index
-	}
 }
 
 // out appends a line of the entry body at the current indentation.
@@ -96,14 +129,6 @@ func (f *fn) fail(err error) {
 func (f *fn) resources(prefix string) {
 	k, e := f.k, f.e
 	e.body = append(e.body, line{})
-	if f.spirvOnly() {
-		// HLSL has no system value for the number of workgroups; dxc
-		// -spirv reads SPIR-V's builtin through vk::ext_builtin_input.
-		// Elsewhere the kernel is left out.
-		e.body = append(e.body,
-			line{text: "// " + k.Name + " reads num_workgroups, which only dxc -spirv can express (vk::ext_builtin_input)."},
-			line{text: "#if defined(__spirv__)"})
-	}
 	doc := "// kernel " + k.Name
 	e.body = append(e.body, line{text: doc, pos: k.Pos})
 	for _, d := range k.Doc {
@@ -113,16 +138,22 @@ func (f *fn) resources(prefix string) {
 		e.body = append(e.body, line{text: comment(d)})
 	}
 	fields, _ := ir.ParamsLayout(k)
-	if len(fields) > 0 {
+	nwg := ir.NumWorkgroupsOffset(k)
+	if len(fields) > 0 || nwg >= 0 {
 		cb := e.global.Name(prefix + "params")
 		if prefix == "" {
 			cb = "kc_params"
 		}
 		e.body = append(e.body, line{text: fmt.Sprintf("[[vk::binding(%d, 0)]] cbuffer %s : register(b%d) {", ir.ParamsBinding, cb, ir.ParamsBinding)})
+		off := 0
 		for _, fl := range fields {
 			name := e.global.Name(prefix + fl.Param.Name)
 			f.names[fl.Param] = name
 			e.body = append(e.body, line{text: fmt.Sprintf("\t%s; // offset %d", decl(fl.Param.Type, name), fl.Offset)})
+			off = fl.Offset + fl.Size
+		}
+		if nwg >= 0 {
+			f.numWG = f.hiddenNumWorkgroups(prefix, off, nwg)
 		}
 		e.body = append(e.body, line{text: "};"})
 	}
@@ -141,14 +172,27 @@ func (f *fn) resources(prefix string) {
 		f.names[s] = name
 		e.body = append(e.body, line{text: "groupshared " + decl(s.Type, name) + ";"})
 	}
-	if f.spirvOnly() {
-		e.body = append(e.body,
-			line{text: "[[vk::ext_builtin_input(24)]] static const uint3 kc_num_workgroups; // SPIR-V BuiltIn NumWorkgroups"})
-	}
 }
 
-// spirvOnly reports whether the kernel needs dxc's SPIR-V back end.
-func (f *fn) spirvOnly() bool { return f.builtins[ir.NumWorkgroups] }
+// hiddenNumWorkgroups declares the hidden num_workgroups field of the
+// params block at byte offset at (ir.NumWorkgroupsOffset), padding from
+// offset off: HLSL has no system value for it, so the host fills it at
+// every dispatch, as DXC and Tint do. (A uint3 after a scalar would pack
+// into the same 16-byte register; the padding keeps the offset the one
+// every target's layout agrees on.) It returns the field's name.
+func (f *fn) hiddenNumWorkgroups(prefix string, off, at int) string {
+	e := f.e
+	for i := 0; off < at; i, off = i+1, off+4 {
+		pad := e.global.Name(fmt.Sprintf("%skc_pad%d", prefix, i))
+		e.body = append(e.body, line{text: fmt.Sprintf("\tuint %s; // offset %d", pad, off)})
+	}
+	name := "kc_num_workgroups"
+	if prefix != "" {
+		name = e.global.Name(prefix + "num_workgroups")
+	}
+	e.body = append(e.body, line{text: fmt.Sprintf("\tuint3 %s; // offset %d: num_workgroups, written by the host at each dispatch", name, at)})
+	return name
+}
 
 // bufferElem spells the element type of a structured buffer, defining a
 // padded wrapper struct for vec3 and array elements so that the stride is
@@ -201,6 +245,9 @@ func (f *fn) entry(name string) {
 		}
 	}
 	f.out(ir.Pos{}, "")
+	if k.Precise {
+		f.out(ir.Pos{}, preciseNote)
+	}
 	f.out(ir.Pos{}, fmt.Sprintf("[numthreads(%d, %d, %d)]", k.Size[0], k.Size[1], k.Size[2]))
 	f.out(k.Pos, fmt.Sprintf("void %s(%s) {", name, strings.Join(params, ", ")))
 	f.indent++
@@ -210,18 +257,19 @@ func (f *fn) entry(name string) {
 	}
 	f.indent--
 	f.out(ir.Pos{}, "}")
-	if f.spirvOnly() {
-		if len(f.e.m.Kernels) == 1 || f.e.opts.Kernel != "" {
-			f.out(ir.Pos{}, "#else")
-			f.out(ir.Pos{}, `#error "kc: `+k.Name+` reads num_workgroups, which HLSL cannot express outside dxc -spirv"`)
-		}
-		f.out(ir.Pos{}, "#endif")
-	}
 }
 
-// prologue reads buffer lengths and zeroes shared memory.
+// prologue copies the builtins helper functions read, reads buffer
+// lengths and zeroes shared memory.
 func (f *fn) prologue() {
 	k := f.k
+	for _, b := range builtinParams {
+		if f.fnBuiltins[b.kind] {
+			s := staticBuiltin(b.name)
+			f.e.statics["1 builtin "+s] = "// " + b.name[3:] + " for helper functions\nstatic " + b.typ + " " + s + ";"
+			f.out(ir.Pos{}, s+" = "+b.name+";")
+		}
+	}
 	for _, p := range ir.Buffers(k) {
 		if _, ok := f.lens[p]; !ok {
 			continue

@@ -42,7 +42,10 @@ func (f *fn) stmt(s ir.Stmt) {
 	f.pos = s.Position()
 	switch s := s.(type) {
 	case *ir.Comment:
-		f.out(s.Pos, comment(s.Text))
+		// a /* */ comment may span lines: one // line each
+		for _, l := range strings.Split(s.Text, "\n") {
+			f.out(s.Pos, comment(l))
+		}
 	case *ir.Block:
 		f.out(s.Pos, "{")
 		f.block(s)
@@ -64,7 +67,11 @@ func (f *fn) stmt(s ir.Stmt) {
 	case *ir.Continue:
 		f.out(s.Pos, "continue;")
 	case *ir.Return:
-		f.out(s.Pos, "return;")
+		f.returnStmt(s)
+	case *ir.Switch:
+		f.switchStmt(s)
+	case *ir.CallStmt:
+		f.callStmt(s)
 	case *ir.Barrier:
 		if s.Kind == ir.StorageBarrier {
 			f.out(s.Pos, "DeviceMemoryBarrierWithGroupSync();")
@@ -92,32 +99,53 @@ func (f *fn) declStmt(d *ir.Decl) {
 	if t == nil {
 		t = d.Type
 	}
+	if lit, ok := d.Init.(*ir.ArrayLit); ok && listable(lit) {
+		f.arrayDecl(d, t, lit)
+		return
+	}
 	if d.Init != nil {
 		v := f.expr(d.Init)
 		f.flush()
 		name := f.local.Name(d.Name)
 		f.names[d] = name
-		f.out(d.Pos, decl(t, name)+" = "+v+";")
+		f.out(d.Pos, f.declPrefix(t)+decl(t, name)+" = "+v+";")
 		return
 	}
 	name := f.local.Name(d.Name)
 	f.names[d] = name
 	if _, ok := t.(*ir.Array); ok {
-		f.out(d.Pos, decl(t, name)+";")
+		f.out(d.Pos, f.declPrefix(t)+decl(t, name)+";")
 		f.zero(d.Pos, name, t, "", 1)
 		return
 	}
-	f.out(d.Pos, decl(t, name)+" = "+zeroValue(t)+";")
+	f.out(d.Pos, f.declPrefix(t)+decl(t, name)+" = "+zeroValue(t)+";")
 }
 
 // assign returns the text of an assignment (without the semicolon).
 func (f *fn) assign(a *ir.Assign) string {
-	lhs := f.ex(a.LHS)
+	var lhs hx
+	if f.hasEffects(a.RHS) {
+		// kc finds the target before evaluating the value (func.go).
+		lhs = f.lvalue(a.LHS)
+	} else {
+		lhs = f.ex(a.LHS)
+	}
 	rhs := f.ex(a.RHS)
+	lt := a.LHS.Type()
+	if f.precise && holdsFloat(lt) && !f.preciseTarget(a.LHS) {
+		// Not a precise variable: compute the value in one (precise.go).
+		v := rhs
+		if a.Op != ir.OpNone {
+			v = f.binop(a.Op, lhs, lt, rhs, a.RHS, lt)
+		}
+		if a.Op != ir.OpNone || floatArith(a.RHS) {
+			v = f.preciseTemp(lt, v)
+		}
+		return lhs.s + " = " + v.s
+	}
 	if a.Op == ir.OpNone {
 		return lhs.s + " = " + rhs.s
 	}
-	lt := a.LHS.Type()
 	if simpleCompound(a.Op, lt) {
 		if a.Op.IsShift() {
 			rhs = f.shiftAmount(a.RHS, rhs)
@@ -191,7 +219,7 @@ func (f *fn) forStmt(s *ir.For) {
 		if v == "" {
 			v = zeroValue(t)
 		}
-		init = decl(t, name) + " = " + v
+		init = f.declPrefix(t) + decl(t, name) + " = " + v
 		if len(f.pre) > 0 {
 			wrap = true
 			f.out(s.Pos, "{")
@@ -215,7 +243,7 @@ func (f *fn) forStmt(s *ir.For) {
 		post = f.assign(s.Post)
 		if len(f.pre) > 0 {
 			f.pre = f.pre[:0]
-			f.fail(unsupported(s.Post.Pos, "an atomic operation in a for statement's post statement"))
+			f.fail(unsupported(s.Post.Pos, "an atomic operation or a call with effects in a for statement's post statement"))
 		}
 	}
 	f.pos = s.Pos

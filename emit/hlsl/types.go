@@ -40,6 +40,10 @@ func typeName(t ir.Type) string {
 		return scalarName(t.Elem)
 	case *ir.Array:
 		return typeName(t.Elem) + "[" + strconv.Itoa(t.Len) + "]"
+	case *ir.Struct:
+		return structName(t)
+	case ir.CompareExchangeResult:
+		return "kc_compare_exchange_result_" + scalarName(t.Elem) // declared by atomic.go
 	}
 	return "invalid"
 }
@@ -70,8 +74,11 @@ func arrayShape(t ir.Type) (dims []int, elem ir.Type) {
 	}
 }
 
-// zeroValue spells the zero of a scalar, vector or atomic type.
+// zeroValue spells the zero of a scalar, vector, atomic or struct type.
 func zeroValue(t ir.Type) string {
+	if st, ok := t.(*ir.Struct); ok {
+		return "(" + structName(st) + ")0"
+	}
 	s := ir.ElemScalar(t)
 	z := scalarLit(ir.IntVal(0), s)
 	if v, ok := t.(ir.Vector); ok {

@@ -56,6 +56,17 @@ func (f *fn) expr(e ir.Expr) uint32 {
 		return f.swizzleValue(f.expr(e.X), e.X.Type().(ir.Vector), e.Comps)
 	case *ir.Len:
 		return f.length(e)
+	case *ir.FnCall:
+		return f.fnCall(e)
+	case *ir.Field:
+		if p, ok := f.placeOf(e); ok {
+			return f.load(p)
+		}
+		return f.fieldValue(e)
+	case *ir.StructLit:
+		return f.structLit(e)
+	case *ir.ArrayLit:
+		return f.arrayLit(e)
 	case nil:
 		fail(errorf("spirv: missing expression"))
 	}
@@ -74,6 +85,7 @@ func (f *fn) op1(o op, typ, a uint32) uint32 {
 	f.live("a value instruction")
 	r := f.builder.id()
 	f.body.inst(o, typ, r, a)
+	f.markPrecise(o, r)
 	return r
 }
 
@@ -81,6 +93,7 @@ func (f *fn) op2(o op, typ, a, b uint32) uint32 {
 	f.live("a value instruction")
 	r := f.builder.id()
 	f.body.inst(o, typ, r, a, b)
+	f.markPrecise(o, r)
 	return r
 }
 
@@ -88,6 +101,7 @@ func (f *fn) op3(o op, typ, a, b, c uint32) uint32 {
 	f.live("a value instruction")
 	r := f.builder.id()
 	f.body.inst(o, typ, r, a, b, c)
+	f.markPrecise(o, r)
 	return r
 }
 
@@ -337,6 +351,8 @@ func cheap(e ir.Expr) bool {
 	case *ir.Bitcast:
 		return cheap(e.X)
 	case *ir.Swizzle:
+		return cheap(e.X)
+	case *ir.Field:
 		return cheap(e.X)
 	case *ir.Construct:
 		for _, a := range e.Args {

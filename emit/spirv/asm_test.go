@@ -163,6 +163,13 @@ func (a *asm) operand(k operandKind, toks []string, resType uint32) ([]uint32, [
 		}
 		y, err := a.id(toks[1])
 		return []uint32{x, y}, toks[2:], err
+	case kPairLitID: // OpSwitch: a 32-bit literal (signed or not) and a label
+		v, err := strconv.ParseInt(tok, 0, 64)
+		if err != nil || len(toks) < 2 {
+			return nil, nil, fmt.Errorf("bad literal/label pair at %q", tok)
+		}
+		y, err := a.id(toks[1])
+		return []uint32{uint32(v), y}, toks[2:], err
 	case kStr:
 		s, err := strconv.Unquote(tok)
 		return appendString(nil, s), toks[1:], err

@@ -44,6 +44,13 @@ func (f *fn) atomic(e *ir.Call) uint32 {
 	case ir.AtomicStore:
 		f.body.inst(opAtomicStore, ptr, sc, sem, f.expr(e.Args[1]))
 		return 0
+	case ir.AtomicCompareExchangeWeak:
+		// SPIR-V's exchange is strong: exchanged is old == cmp.
+		cmp, v := f.expr(e.Args[1]), f.expr(e.Args[2])
+		r := f.builder.id()
+		f.body.inst(opAtomicCompareExchange, vt, r, ptr, sc, sem, sem, v, cmp)
+		ex := f.op2(opIEqual, f.tBool(), r, cmp)
+		return f.compose(f.tid(e.Ty), r, ex)
 	}
 	ops, ok := atomicOps[e.Func]
 	if !ok {

@@ -54,11 +54,15 @@ func (f *fn) stmt(s ir.Stmt) {
 		l.broken = true
 		f.jump(l.merge)
 	case *ir.Continue:
-		l := f.innermost(s.Pos, "continue")
+		l := f.innermostLoop(s.Pos)
 		l.contReached = true
 		f.jump(l.cont)
 	case *ir.Return:
-		f.ret()
+		f.returnStmt(s)
+	case *ir.Switch:
+		f.switchStmt(s)
+	case *ir.CallStmt:
+		f.fnCall(s.Call)
 	case *ir.Barrier:
 		f.barrier(s.Kind)
 	case *ir.ExprStmt:
@@ -70,11 +74,23 @@ func (f *fn) stmt(s ir.Stmt) {
 	}
 }
 
+// innermost is what a break leaves: the innermost for or switch.
 func (f *fn) innermost(pos ir.Pos, what string) *loop {
 	if len(f.loops) == 0 {
 		fail(ir.Errorf(pos, "spirv: %s outside a for", what))
 	}
 	return f.loops[len(f.loops)-1]
+}
+
+// innermostLoop is what a continue continues: the innermost for.
+func (f *fn) innermostLoop(pos ir.Pos) *loop {
+	for i := len(f.loops) - 1; i >= 0; i-- {
+		if !f.loops[i].isSwitch {
+			return f.loops[i]
+		}
+	}
+	fail(ir.Errorf(pos, "spirv: continue outside a for"))
+	return nil
 }
 
 // jump ends the current block with an unconditional branch to target.

@@ -282,7 +282,7 @@ func (f *fn) coopMake(e *ir.CoopMake) uint32 {
 // coopPointer returns a pointer to element off of a buffer or shared array.
 func (f *fn) coopPointer(id *ir.Ident, off ir.Expr) uint32 {
 	i := f.index(off)
-	switch o := id.Obj.(type) {
+	switch o := f.resource(id.Obj).(type) { // a function's resource parameter names the kernel's
 	case *ir.Param:
 		if o.Kind == ir.BufferParam {
 			return f.accessChain(f.tPtr(scStorageBuffer, f.typeID(o.Type, true)), f.buffers[o], f.constU32(0), i)

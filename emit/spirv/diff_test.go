@@ -2,33 +2,38 @@ package spirv
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/emit"
+	"github.com/kcgo/kc/internal/directive"
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 )
 
-// TestDifferential runs every corpus kernel that the test evaluator can
-// carry (no shared memory, atomics, subgroups or f16) as its //kc:run
-// directives say (fresh random inputs, poisoned outputs), once as emitted
-// SPIR-V and once in the reference interpreter, and compares every output
-// buffer bit for bit (NaNs compare equal).
+// TestDifferential runs every corpus kernel (and those of testdata/lang*.kc)
+// that the test evaluator can carry (no shared memory, atomics, subgroups,
+// f16 or struct buffers) as its //kc:run directives say (fresh random
+// inputs, poisoned outputs), once as emitted SPIR-V and once in the
+// reference interpreter, and compares every output buffer bit for bit
+// (NaNs compare equal).
 func TestDifferential(t *testing.T) {
 	ran := 0
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
-	for _, c := range corpus(t) {
+	for _, c := range append(corpus(t), withRuns(t, langCases(t))...) {
 		m := c.Module(t)
 		mod, err := Emit(m, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range m.Kernels {
-			if len(k.Shared) > 0 || k.Features != 0 {
+			if len(k.Shared) > 0 || k.Features != 0 || hasStructBuffer(k) {
 				continue
 			}
 			r := rand.New(rand.NewPCG(seed, uint64(len(c.Name))<<8|uint64(len(k.Name))))
@@ -153,4 +158,50 @@ func encodeElem(b []byte, v *val, t ir.Type) {
 	default:
 		binary.LittleEndian.PutUint32(b, v.s)
 	}
+}
+
+func hasStructBuffer(k *ir.Kernel) bool {
+	for _, b := range ir.Buffers(k) {
+		if _, ok := b.Type.(*ir.Struct); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// withRuns gives cases without //kc:run lines (testdata/lang*.kc) the
+// inputs this test used before the corpus had directives: 256 elements a
+// buffer, integer parameters in 1..256, small integers in read buffers, a
+// 1-D grid over 256 invocations.
+func withRuns(t *testing.T, cases []kctest.Case) []kctest.Case {
+	var out []kctest.Case
+	for _, c := range cases {
+		m := c.Module(t)
+		var b strings.Builder
+		for _, k := range m.Kernels {
+			fmt.Fprintf(&b, "//kc:run kernel=%s grid=%d", k.Name, (256+k.Size[0]-1)/k.Size[0])
+			for _, p := range k.Params {
+				switch {
+				case p.Kind == ir.ScalarParam && ir.ElemScalar(p.Type).IsFloat():
+					fmt.Fprintf(&b, " %s=-2..2", p.Name)
+				case p.Kind == ir.ScalarParam:
+					fmt.Fprintf(&b, " %s=1..256", p.Name)
+				case p.Kind == ir.BufferParam:
+					fmt.Fprintf(&b, " len(%s)=256", p.Name)
+					if s := ir.ElemScalar(p.Type); p.Access == ir.Read && (s == ir.I32 || s == ir.U32) {
+						fmt.Fprintf(&b, " fill(%s)=0..47", p.Name)
+					}
+				}
+			}
+			b.WriteString("\n")
+		}
+		c.Src = append(append([]byte(nil), c.Src...), b.String()...)
+		d, err := directive.Parse(c.Path, c.Src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Dirs = d
+		out = append(out, c)
+	}
+	return out
 }

@@ -28,10 +28,11 @@ func Disassemble(words []uint32) (string, error) {
 		return "", fmt.Errorf("spirv: not a SPIR-V module (bad magic number)")
 	}
 	d := &disasm{
-		names:   map[uint32]string{},
-		used:    map[string]bool{},
-		types:   map[uint32]typeDesc{},
-		opNames: map[uint32]string{},
+		names:    map[uint32]string{},
+		used:     map[string]bool{},
+		types:    map[uint32]typeDesc{},
+		opNames:  map[uint32]string{},
+		valTypes: map[uint32]uint32{},
 	}
 	if err := d.scan(words); err != nil {
 		return "", err
@@ -61,7 +62,9 @@ type disasm struct {
 	used    map[string]bool     // names taken
 	types   map[uint32]typeDesc // scalar types, for printing constants
 	opNames map[uint32]string   // OpName strings
-	glsl    uint32              // the GLSL.std.450 import
+	// valTypes is the result type of each value id (for OpSwitch literals).
+	valTypes map[uint32]uint32
+	glsl     uint32 // the GLSL.std.450 import
 }
 
 // scan collects OpName strings, scalar types and the GLSL import, then
@@ -95,6 +98,9 @@ func (d *disasm) scan(words []uint32) error {
 			d.types[fs[0].words[0]] = typeDesc{kind: o, width: fs[1].words[0]}
 		case opTypeBool:
 			d.types[fs[0].words[0]] = typeDesc{kind: o}
+		}
+		if len(fs) >= 2 && fs[0].kind == kResultType && fs[1].kind == kResult {
+			d.valTypes[fs[1].words[0]] = fs[0].words[0]
 		}
 		// Friendly names depend on operands' names: decide them in order.
 		ops := append([]uint32(nil), operands...)
@@ -284,6 +290,12 @@ func (d *disasm) inst(info opInfo, fs []field) {
 			rest = append(rest, "%"+d.name(f.words[0]))
 		case kPairIDID:
 			rest = append(rest, "%"+d.name(f.words[0]), "%"+d.name(f.words[1]))
+		case kPairLitID: // OpSwitch: the literal has the selector's signedness
+			lit := strconv.FormatUint(uint64(f.words[0]), 10)
+			if d.types[d.valTypes[fs[0].words[0]]].signed {
+				lit = strconv.FormatInt(int64(int32(f.words[0])), 10)
+			}
+			rest = append(rest, lit, "%"+d.name(f.words[1]))
 		case kLit:
 			rest = append(rest, strconv.FormatUint(uint64(f.words[0]), 10))
 		case kStr:

@@ -22,7 +22,8 @@
 // disassemble/assemble round trip (asm_test.go) and on hardware.
 // Emit refuses a module Check has not passed and reports an
 // *ir.UnsupportedError (target "spirv") for what a flavour cannot express
-// (bf16 matrices in NV). It never panics: an internal failure
+// (in NV: bf16 matrices, element-wise * of matrices, integer scaling);
+// every construct of issue 12 is lowered. It never panics: an internal failure
 // comes back as an error. Output is a pure function of the input: the same
 // bytes on every run, and Emit may run concurrently.
 //
@@ -76,6 +77,44 @@
 // right side only when needed (a selection and an OpPhi) when it indexes
 // memory or calls an intrinsic; otherwise both sides are evaluated.
 //
+// # Functions, structs, switch, constant arrays, precise (issue 12)
+//
+// docs/lowering-12.md is the design; here is what this emitter does.
+//
+//   - Helper functions: every instance of the kernel's call plan
+//     (ir.Instances) is one OpFunction whose OpFunctionParameters are the
+//     value parameters only (composites by value); a buffer or shared
+//     parameter names, inside the instance, the kernel's StorageBuffer or
+//     Workgroup variable it is bound to, so no pointer is ever passed and
+//     SPIR-V 1.3's limits on pointer parameters never arise. Calls are
+//     OpFunctionCall with the arguments evaluated left to right; return
+//     is OpReturnValue. Instances are named after ir's Instance.Name, with
+//     the kernel's name in front when the module has several kernels.
+//   - Structs: two OpTypeStructs per struct, one with Offset member
+//     decorations from ir.FieldOffsets (and ArrayStride on arrays inside)
+//     used only inside storage buffers, whose runtime array has ArrayStride
+//     ir.ElemStride; and a plain one for values and Function/Workgroup
+//     variables (Vulkan forbids explicit layout there from SPIR-V 1.4).
+//     Loads and stores convert member by member (OpCompositeExtract and
+//     OpCompositeConstruct), in 1.6 too: OpCopyLogical, which 1.4 added for
+//     this, passes spirv-val but lavapipe (Mesa with LLVM 15.0.6) fails
+//     vkCreateComputePipelines (VK_ERROR_UNKNOWN) on it for a struct. x.f is an OpAccessChain
+//     member index in memory and OpCompositeExtract on a value; a literal
+//     is OpCompositeConstruct with OpConstantNull for fields left out.
+//   - switch: OpSelectionMerge and OpSwitch (32-bit literals; the default
+//     target is the merge block when there is no default case); each case
+//     body ends in a branch to the merge block, as does break; continue
+//     inside a switch goes to the enclosing loop's continue target.
+//   - Constant arrays: OpConstantComposite (nested for nested arrays);
+//     indexing one goes through a Function variable initialised with it,
+//     one per function that indexes it. An array literal is an
+//     OpCompositeConstruct; indexing an array value at run time stores it
+//     in a Function variable first.
+//   - precise: in a precise kernel's or function's own body, every
+//     OpFAdd, OpFSub, OpFMul, OpFDiv, OpFRem, OpFNegate and OpDot result is
+//     decorated NoContraction. On lavapipe this is what makes issue 12's
+//     x*x - y*y + c give 1e-8 for x = y = 1, c = 1e-8 (0 without it).
+//
 // # Semantics (ir/doc.go), where SPIR-V differs
 //
 //   - Integer / and %: OpSDiv/OpUDiv/OpSRem/OpUMod are undefined for a zero
@@ -95,11 +134,24 @@
 //   - Math uses GLSL.std.450 (Exp, Exp2, Log, Log2, Sqrt, InverseSqrt, Sin,
 //     Cos, Tan, Tanh, Floor, Ceil, RoundEven, Trunc, Fract, Pow, Fma, FMix,
 //     FAbs/SAbs, FMin/SMin/UMin, FMax/..., FClamp/..., FSign/SSign, FindILsb,
-//     FindSMsb/FindUMsb); OpBitCount, OpBitReverse; OpDot for floats, and for
-//     integers the sum of componentwise products (wrapping).
+//     FindSMsb/FindUMsb, Asin, Acos, Atan, Atan2, Sinh, Cosh, Step,
+//     SmoothStep, Length, Distance, Normalize, Cross, Reflect, the
+//     Pack/Unpack Snorm4x8, Unorm4x8 and Half2x16); OpBitCount,
+//     OpBitReverse; OpDot for floats, and for integers the sum of
+//     componentwise products (wrapping). f16 Sinh and Cosh are evaluated in
+//     f32 (lavapipe, Mesa 22.3, segfaults on them in f16).
+//   - Vector comparisons yield bool vectors; all/any are OpAll/OpAny.
+//   - extractBits/insertBits are OpBitField{U,S}Extract/OpBitFieldInsert
+//     with offset and count clamped first (SPIR-V leaves offset + count >
+//     32 undefined; WGSL and kc clamp).
+//   - dot4I8Packed/dot4U8Packed are OpSDot/OpUDot with
+//     PackedVectorFormat4x8Bit (SPV_KHR_integer_dot_product).
 //   - Atomics: OpAtomic* with Device scope on buffers and Workgroup scope on
 //     shared memory, all Relaxed (semantics None), as WGSL's atomics are;
 //     ordering with other memory comes from the barriers.
+//     atomicCompareExchangeWeak is OpAtomicCompareExchange (strong) and an
+//     OpCompositeConstruct of struct { T old_value; bool exchanged } with
+//     exchanged = old == cmp.
 //   - workgroupBarrier is OpControlBarrier Workgroup Workgroup
 //     AcquireRelease|WorkgroupMemory; storageBarrier is OpControlBarrier
 //     Workgroup Workgroup AcquireRelease|UniformMemory (WGSL's meaning).

@@ -154,10 +154,6 @@ func Emit(m *ir.Module, opts Options) (mod *emit.Artifact, err error) {
 		return nil, err
 	}
 	for _, k := range kernels {
-		// Issue 12's constructs are not lowered to SPIR-V yet (docs/lowering-12.md).
-		if err := ir.FindConstruct(k, Target, ir.AllConstructs); err != nil {
-			return nil, err
-		}
 		b.kernel(k)
 	}
 	return b.finish()
@@ -189,9 +185,12 @@ type builder struct {
 	glslID     uint32 // OpExtInstImport "GLSL.std.450", 0 until needed
 	fileID     uint32 // OpString of the source file name, 0 until needed
 	types      map[tkey]uint32
-	named      idSet     // ids that carry an OpName or are constants/types
-	scalarIDs  [8]uint32 // type ids by ir.Scalar, 0 until made
-	lines      []lineRec // offsets into funcs
+	structs    map[structKey]uint32 // struct types, plain and laid out
+	sigs       map[string]uint32    // function types with parameters
+	composites map[string]uint32    // constant arrays
+	named      idSet                // ids that carry an OpName or are constants/types
+	scalarIDs  [8]uint32            // type ids by ir.Scalar, 0 until made
+	lines      []lineRec            // offsets into funcs
 	entryNames []emit.Entry
 }
 
@@ -203,6 +202,10 @@ func newBuilder(m *ir.Module, opts Options) *builder {
 		caps:  map[capability]bool{capShader: true},
 		exts:  map[string]bool{},
 		types: map[tkey]uint32{},
+
+		structs:    map[structKey]uint32{},
+		sigs:       map[string]uint32{},
+		composites: map[string]uint32{},
 	}
 	b.globals.w = make([]uint32, 0, 512)
 	b.annots.w = make([]uint32, 0, 256)

@@ -30,6 +30,21 @@ func corpus(t *testing.T) []kctest.Case {
 	return out
 }
 
+// langCases reads this package's testdata/lang*.kc: further uses of issue
+// 12's constructs, validated, round-tripped and run on the device.
+func langCases(t *testing.T) []kctest.Case {
+	var out []kctest.Case
+	for _, f := range []string{"lang.kc", "lang_f16.kc"} {
+		p := filepath.Join("testdata", f)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, kctest.Case{Name: strings.TrimSuffix(f, ".kc"), Path: p, Src: src})
+	}
+	return out
+}
+
 // TestGolden emits every corpus kernel and compares the disassembly with
 // testdata/golden/NAME.spvasm (go test -update rewrites them).
 func TestGolden(t *testing.T) {
@@ -80,7 +95,7 @@ func TestNoOrphanGoldens(t *testing.T) {
 // Vulkan 1.1 and as SPIR-V 1.6 for Vulkan 1.3, with and without debug info.
 func TestValidate(t *testing.T) {
 	kctest.Tool(t, "spirv-val")
-	for _, c := range corpus(t) {
+	for _, c := range append(corpus(t), langCases(t)...) {
 		t.Run(c.Name, func(t *testing.T) {
 			m := c.Module(t)
 			for _, opts := range allOptions(m) {
@@ -168,7 +183,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range corpus(t) {
+	for _, c := range append(corpus(t), langCases(t)...) {
 		m := c.Module(t)
 		for _, v := range []Version{V1_3, V1_6} {
 			mod, err := Emit(m, Options{Version: v, CoopMat: toolFlavor(m)})

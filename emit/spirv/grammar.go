@@ -33,7 +33,9 @@ const (
 	kMemoryAccess
 	kSourceLang
 	kGroupOp
-	kPairIDID // (id, id) pairs of OpPhi
+	kPackedFormat // PackedVectorFormat of OpSDot/OpUDot
+	kPairIDID     // (id, id) pairs of OpPhi
+	kPairLitID    // (32-bit literal, id) pairs of OpSwitch
 )
 
 // quant is an operand's multiplicity.
@@ -81,7 +83,7 @@ func (info *opEntry) prepare() {
 	}
 	for j, o := range info.operands {
 		switch o.kind {
-		case kStr, kDecoration, kExecMode:
+		case kStr, kDecoration, kExecMode, kPairLitID:
 			return
 		}
 		last := j == len(info.operands)-1
@@ -161,7 +163,9 @@ var grammar = map[op]opInfo{
 	opConstantComposite:             {"OpConstantComposite", ops(kResultType, kResult, variadic(kID))},
 	opConstantNull:                  {"OpConstantNull", ops(kResultType, kResult)},
 	opFunction:                      {"OpFunction", ops(kResultType, kResult, kFunctionControl, kID)},
+	opFunctionParameter:             {"OpFunctionParameter", ops(kResultType, kResult)},
 	opFunctionEnd:                   {"OpFunctionEnd", shapeNone},
+	opFunctionCall:                  {"OpFunctionCall", ops(kResultType, kResult, kID, variadic(kID))},
 	opVariable:                      {"OpVariable", ops(kResultType, kResult, kStorage, optional(kID))},
 	opLoad:                          {"OpLoad", ops(kResultType, kResult, kID, optional(kMemoryAccess))},
 	opStore:                         {"OpStore", ops(kID, kID, optional(kMemoryAccess))},
@@ -200,6 +204,8 @@ var grammar = map[op]opInfo{
 	opLogicalOr:                     {"OpLogicalOr", shapeBinary},
 	opLogicalAnd:                    {"OpLogicalAnd", shapeBinary},
 	opLogicalNot:                    {"OpLogicalNot", shapeUnary},
+	opAny:                           {"OpAny", shapeUnary},
+	opAll:                           {"OpAll", shapeUnary},
 	opSelect:                        {"OpSelect", shapeTernary},
 	opIEqual:                        {"OpIEqual", shapeBinary},
 	opINotEqual:                     {"OpINotEqual", shapeBinary},
@@ -226,10 +232,16 @@ var grammar = map[op]opInfo{
 	opNot:                           {"OpNot", shapeUnary},
 	opBitReverse:                    {"OpBitReverse", shapeUnary},
 	opBitCount:                      {"OpBitCount", shapeUnary},
+	opBitFieldInsert:                {"OpBitFieldInsert", ops(kResultType, kResult, kID, kID, kID, kID)},
+	opBitFieldSExtract:              {"OpBitFieldSExtract", shapeTernary},
+	opBitFieldUExtract:              {"OpBitFieldUExtract", shapeTernary},
 	opControlBarrier:                {"OpControlBarrier", ops(kID, kID, kID)},
 	opAtomicLoad:                    {"OpAtomicLoad", ops(kResultType, kResult, kID, kID, kID)},
 	opAtomicStore:                   {"OpAtomicStore", ops(kID, kID, kID, kID)},
 	opAtomicExchange:                {"OpAtomicExchange", shapeAtomic},
+	opAtomicCompareExchange:         {"OpAtomicCompareExchange", ops(kResultType, kResult, kID, kID, kID, kID, kID, kID)},
+	opSDot:                          {"OpSDot", ops(kResultType, kResult, kID, kID, kPackedFormat)},
+	opUDot:                          {"OpUDot", ops(kResultType, kResult, kID, kID, kPackedFormat)},
 	opAtomicIAdd:                    {"OpAtomicIAdd", shapeAtomic},
 	opAtomicISub:                    {"OpAtomicISub", shapeAtomic},
 	opAtomicSMin:                    {"OpAtomicSMin", shapeAtomic},
@@ -245,7 +257,9 @@ var grammar = map[op]opInfo{
 	opLabel:                         {"OpLabel", ops(kResult)},
 	opBranch:                        {"OpBranch", ops(kID)},
 	opBranchConditional:             {"OpBranchConditional", ops(kID, kID, kID, variadic(kLit))},
+	opSwitch:                        {"OpSwitch", ops(kID, kID, variadic(kPairLitID))},
 	opReturn:                        {"OpReturn", shapeNone},
+	opReturnValue:                   {"OpReturnValue", ops(kID)},
 	opUnreachable:                   {"OpUnreachable", shapeNone},
 	opGroupNonUniformElect:          {"OpGroupNonUniformElect", ops(kResultType, kResult, kID)},
 	opGroupNonUniformAll:            {"OpGroupNonUniformAll", ops(kResultType, kResult, kID, kID)},
@@ -279,6 +293,7 @@ var enumNames = map[operandKind]map[uint32]string{
 		63: "GroupNonUniformArithmetic", 64: "GroupNonUniformBallot",
 		65: "GroupNonUniformShuffle", 66: "GroupNonUniformShuffleRelative",
 		4433: "StorageBuffer16BitAccess", 4434: "UniformAndStorageBuffer16BitAccess",
+		6018: "DotProductInput4x8BitPacked", 6019: "DotProduct",
 	},
 	kAddressing:  {0: "Logical"},
 	kMemoryModel: {0: "Simple", 1: "GLSL450", 3: "Vulkan"},
@@ -291,7 +306,7 @@ var enumNames = map[operandKind]map[uint32]string{
 	kDecoration: {
 		2: "Block", 3: "BufferBlock", 6: "ArrayStride", 11: "BuiltIn", 19: "Restrict",
 		23: "Coherent", 24: "NonWritable", 25: "NonReadable", 33: "Binding",
-		34: "DescriptorSet", 35: "Offset",
+		34: "DescriptorSet", 35: "Offset", 42: "NoContraction",
 	},
 	kBuiltIn: {
 		24: "NumWorkgroups", 25: "WorkgroupSize", 26: "WorkgroupId", 27: "LocalInvocationId",
@@ -304,6 +319,7 @@ var enumNames = map[operandKind]map[uint32]string{
 	kMemoryAccess:     {0: "None"},
 	kSourceLang:       {0: "Unknown", 2: "GLSL", 5: "HLSL"},
 	kGroupOp:          {0: "Reduce", 1: "InclusiveScan", 2: "ExclusiveScan"},
+	kPackedFormat:     {0: "PackedVectorFormat4x8Bit"},
 }
 
 // glslNames names the GLSL.std.450 instructions the emitter uses.
@@ -314,6 +330,10 @@ var glslNames = map[uint32]string{
 	37: "FMin", 38: "UMin", 39: "SMin", 40: "FMax", 41: "UMax", 42: "SMax", 43: "FClamp",
 	44: "UClamp", 45: "SClamp", 46: "FMix", 50: "Fma", 73: "FindILsb", 74: "FindSMsb",
 	75: "FindUMsb", 79: "NMin", 80: "NMax", 81: "NClamp",
+	16: "Asin", 17: "Acos", 18: "Atan", 19: "Sinh", 20: "Cosh", 25: "Atan2", 48: "Step",
+	49: "SmoothStep", 54: "PackSnorm4x8", 55: "PackUnorm4x8", 58: "PackHalf2x16",
+	62: "UnpackHalf2x16", 63: "UnpackSnorm4x8", 64: "UnpackUnorm4x8", 66: "Length",
+	67: "Distance", 68: "Cross", 69: "Normalize", 71: "Reflect",
 }
 
 // decorationParams is the number and kind of the parameters of a decoration.

@@ -9,26 +9,39 @@ import (
 // storage buffers, shared memory, builtins), the entry point with its
 // execution mode, and the function that holds the body.
 
-// fn is the state of one kernel's function under construction.
+// fn is the state of one function under construction: the kernel's entry
+// function or one helper-function instance (docs/lowering-12.md).
 type fn struct {
 	*builder
-	k *ir.Kernel
+	*kvars
 
-	id       uint32 // the OpFunction result
+	id        uint32               // the OpFunction result
+	inst      *ir.Instance         // the helper-function instance, nil for the kernel body
+	precise   bool                 // decorate float arithmetic NoContraction
+	vals      map[*ir.Param]uint32 // value parameters' OpFunctionParameter ids
+	constVars map[*ir.Const]uint32 // Function variables holding constant arrays
+	locals    map[*ir.Decl]local
+	vars      section // OpVariable instructions of the entry block
+	body      section // everything after them
+	cur       uint32  // the current block's label, 0 when the code is unreachable
+	loops     []*loop
+	line      ir.Pos    // the last OpLine written in the current block
+	pending   []lineRec // positions by offset into body
+	lastLine  int       // offset in body of the last OpLine written, -1 for none
+}
+
+// kvars is what a kernel's functions share: its resource variables, the
+// builtins they use, the entry point's interface and the call plan.
+type kvars struct {
+	k        *ir.Kernel
 	params   uint32 // the params uniform variable, 0 when none
 	paramIdx map[*ir.Param]uint32
 	buffers  map[*ir.Param]uint32
 	shared   map[*ir.Shared]uint32
 	builtins map[ir.BuiltinKind]uint32
 	iface    []uint32 // entry-point interface variables, in creation order
-	locals   map[*ir.Decl]local
-	vars     section // OpVariable instructions of the entry block
-	body     section // everything after them
-	cur      uint32  // the current block's label, 0 when the code is unreachable
-	loops    []*loop
-	line     ir.Pos    // the last OpLine written in the current block
-	pending  []lineRec // positions by offset into body
-	lastLine int       // offset in body of the last OpLine written, -1 for none
+	plan     *ir.CallPlan
+	fnIDs    map[*ir.Instance]uint32 // each instance's OpFunction id
 }
 
 // local is a declared local: a value id for let, a Function pointer for var.
@@ -37,32 +50,54 @@ type local struct {
 	ptr bool
 }
 
-// loop is an enclosing for statement's branch targets.
+// loop is an enclosing for statement's branch targets, or an enclosing
+// switch's merge block (isSwitch; cont unused).
 type loop struct {
 	merge, cont uint32
+	isSwitch    bool
 	broken      bool // some break branches to merge
 	contReached bool // some block branches to cont
 }
 
 func (b *builder) kernel(k *ir.Kernel) {
-	f := &fn{
-		builder:  b,
+	kv := &kvars{
 		k:        k,
 		paramIdx: map[*ir.Param]uint32{},
 		buffers:  map[*ir.Param]uint32{},
 		shared:   map[*ir.Shared]uint32{},
 		builtins: map[ir.BuiltinKind]uint32{},
-		locals:   map[*ir.Decl]local{},
-		lastLine: -1,
+		plan:     ir.Instances(k),
+		fnIDs:    map[*ir.Instance]uint32{},
 	}
-	f.body.w = make([]uint32, 0, 2048)
+	f := b.newFn(kv, nil)
 	f.id = b.id()
 	f.name(f.id, k.Name)
 	f.declareParams()
 	f.declareBuffers()
 	f.declareShared()
+	f.instances()
 	f.function()
 	f.entryPoint()
+}
+
+// newFn starts the state of one function of kernel kv: the kernel body
+// (inst nil) or a helper-function instance.
+func (b *builder) newFn(kv *kvars, inst *ir.Instance) *fn {
+	f := &fn{
+		builder:   b,
+		kvars:     kv,
+		inst:      inst,
+		precise:   kv.k.Precise,
+		vals:      map[*ir.Param]uint32{},
+		constVars: map[*ir.Const]uint32{},
+		locals:    map[*ir.Decl]local{},
+		lastLine:  -1,
+	}
+	if inst != nil {
+		f.precise = inst.Func.Precise
+	}
+	f.body.w = make([]uint32, 0, 1024)
+	return f
 }
 
 // declareParams creates the params uniform block: a Block struct of the
@@ -203,6 +238,13 @@ func (f *fn) function() {
 	start := len(f.funcs.w)
 	f.funcs.inst(opFunction, void, f.id, functionControlNone, fnType)
 	f.funcs.inst(opLabel, entry)
+	f.finishBody(start, f.k.Pos)
+}
+
+// finishBody appends the entry block's variables and the body to the
+// module's functions, closes the function, and records the body's source
+// positions, the function's own at start.
+func (f *fn) finishBody(start int, pos ir.Pos) {
 	f.funcs.w = append(f.funcs.w, f.vars.w...)
 	base := len(f.funcs.w)
 	f.funcs.w = append(f.funcs.w, f.body.w...)
@@ -211,7 +253,7 @@ func (f *fn) function() {
 		f.pending[i].Off += base
 	}
 	if len(f.pending) > 0 {
-		f.lines = append(f.lines, lineRec{Off: start, Pos: f.k.Pos})
+		f.lines = append(f.lines, lineRec{Off: start, Pos: pos})
 	}
 	f.lines = append(f.lines, f.pending...)
 }

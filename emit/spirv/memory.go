@@ -56,7 +56,7 @@ func (f *fn) nameValue(v uint32, name string) {
 func (f *fn) placeOf(e ir.Expr) (p place, ok bool) {
 	switch e := e.(type) {
 	case *ir.Ident:
-		switch o := e.Obj.(type) {
+		switch o := f.resource(e.Obj).(type) {
 		case *ir.Decl:
 			l := f.locals[o]
 			if !l.ptr {
@@ -65,11 +65,23 @@ func (f *fn) placeOf(e ir.Expr) (p place, ok bool) {
 			return place{base: l.id, sc: scFunction, ty: o.Ty}, true
 		case *ir.Shared:
 			return place{base: f.shared[o], sc: scWorkgroup, ty: o.Type}, true
+		case *ir.Const:
+			if c := constArrayOf(o); c != nil {
+				return place{base: f.constVar(c), sc: scFunction, ty: c.Ty}, true
+			}
 		}
 		return place{}, false
+	case *ir.Field:
+		base, ok := f.placeOf(e.X)
+		if !ok {
+			return place{}, false
+		}
+		base.indices = append(base.indices, f.constU32(uint32(e.Index)))
+		base.ty = e.Ty
+		return base, true
 	case *ir.Index:
 		if id, isBuf := e.X.(*ir.Ident); isBuf {
-			if p, ok := id.Obj.(*ir.Param); ok && p.Kind == ir.BufferParam {
+			if p, ok := f.resource(id.Obj).(*ir.Param); ok && p.Kind == ir.BufferParam {
 				i := f.index(e.Index)
 				return place{base: f.buffers[p], indices: []uint32{f.constU32(0), i}, sc: scStorageBuffer, ty: p.Type, layout: true}, true
 			}
@@ -133,36 +145,17 @@ func (f *fn) pointer(p place) uint32 {
 
 func (f *fn) load(p place) uint32 {
 	r := f.loadPtr(f.typeID(p.ty, p.layout), f.pointer(p))
-	if p.layout {
-		if a, ok := p.ty.(*ir.Array); ok {
-			return f.relayout(r, a, true)
-		}
+	if p.layout && needsRelayout(p.ty) {
+		return f.relayout(r, p.ty, true)
 	}
 	return r
 }
 
 func (f *fn) store(p place, v uint32) {
-	if p.layout {
-		if a, ok := p.ty.(*ir.Array); ok {
-			v = f.relayout(v, a, false)
-		}
+	if p.layout && needsRelayout(p.ty) {
+		v = f.relayout(v, p.ty, false)
 	}
 	f.storePtr(f.pointer(p), v)
-}
-
-// relayout rebuilds an array value between its laid-out form (inside a
-// buffer, with ArrayStride) and its plain form, element by element.
-func (f *fn) relayout(v uint32, a *ir.Array, toPlain bool) uint32 {
-	srcLayout := toPlain // the source is laid out when converting to plain
-	parts := make([]uint32, a.Len)
-	elem, isArr := a.Elem.(*ir.Array)
-	for i := range parts {
-		parts[i] = f.extract(f.typeID(a.Elem, srcLayout), v, uint32(i))
-		if isArr {
-			parts[i] = f.relayout(parts[i], elem, toPlain)
-		}
-	}
-	return f.compose(f.typeID(a, !toPlain), parts...)
 }
 
 func (f *fn) assign(s *ir.Assign) {
@@ -185,8 +178,11 @@ func (f *fn) assign(s *ir.Assign) {
 
 // ident evaluates an identifier's value.
 func (f *fn) ident(e *ir.Ident) uint32 {
-	switch o := e.Obj.(type) {
+	switch o := f.resource(e.Obj).(type) {
 	case *ir.Const:
+		if c := constArrayOf(o); c != nil {
+			return f.constArray(c.Ty.(*ir.Array), c.Elems)
+		}
 		return f.constOf(e.Ty, o.Val)
 	case *ir.Decl:
 		l, ok := f.locals[o]
@@ -200,6 +196,9 @@ func (f *fn) ident(e *ir.Ident) uint32 {
 	case *ir.Shared:
 		return f.load(place{base: f.shared[o], sc: scWorkgroup, ty: o.Type})
 	case *ir.Param:
+		if v, ok := f.vals[o]; ok {
+			return v
+		}
 		if o.Kind == ir.ScalarParam {
 			idx, ok := f.paramIdx[o]
 			if !ok {
@@ -249,7 +248,7 @@ func constIndex(e ir.Expr) (uint32, bool) {
 
 // length is len(buf): OpArrayLength of the runtime array member.
 func (f *fn) length(e *ir.Len) uint32 {
-	p, ok := e.Buf.Obj.(*ir.Param)
+	p, ok := f.resource(e.Buf.Obj).(*ir.Param)
 	if !ok || p.Kind != ir.BufferParam {
 		fail(ir.Errorf(e.Pos, "spirv: len of %s, which is not a buffer", e.Buf.Name))
 	}

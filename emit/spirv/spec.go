@@ -44,7 +44,9 @@ const (
 	opConstantComposite             op = 44
 	opConstantNull                  op = 46
 	opFunction                      op = 54
+	opFunctionParameter             op = 55
 	opFunctionEnd                   op = 56
+	opFunctionCall                  op = 57
 	opVariable                      op = 59
 	opLoad                          op = 61
 	opStore                         op = 62
@@ -83,6 +85,8 @@ const (
 	opLogicalOr                     op = 166
 	opLogicalAnd                    op = 167
 	opLogicalNot                    op = 168
+	opAny                           op = 154
+	opAll                           op = 155
 	opSelect                        op = 169
 	opIEqual                        op = 170
 	opINotEqual                     op = 171
@@ -109,10 +113,16 @@ const (
 	opNot                           op = 200
 	opBitReverse                    op = 204
 	opBitCount                      op = 205
+	opBitFieldInsert                op = 201
+	opBitFieldSExtract              op = 202
+	opBitFieldUExtract              op = 203
 	opControlBarrier                op = 224
 	opAtomicLoad                    op = 227
 	opAtomicStore                   op = 228
 	opAtomicExchange                op = 229
+	opAtomicCompareExchange         op = 230
+	opSDot                          op = 4450 // OpSDotKHR (SPV_KHR_integer_dot_product)
+	opUDot                          op = 4451 // OpUDotKHR
 	opAtomicIAdd                    op = 234
 	opAtomicISub                    op = 235
 	opAtomicSMin                    op = 236
@@ -128,7 +138,9 @@ const (
 	opLabel                         op = 248
 	opBranch                        op = 249
 	opBranchConditional             op = 250
+	opSwitch                        op = 251
 	opReturn                        op = 253
+	opReturnValue                   op = 254
 	opUnreachable                   op = 255
 	opNoLine                        op = 317
 	opGroupNonUniformElect          op = 333
@@ -169,6 +181,8 @@ const (
 	capGroupNonUniformShuffle         capability = 65
 	capGroupNonUniformShuffleRelative capability = 66
 	capStorageBuffer16BitAccess       capability = 4433
+	capDotProductInput4x8BitPacked    capability = 6018
+	capDotProduct                     capability = 6019
 )
 
 // Storage classes.
@@ -189,6 +203,7 @@ const (
 	decBinding       = 33
 	decDescriptorSet = 34
 	decOffset        = 35
+	decNoContraction = 42
 )
 
 // BuiltIn values.
@@ -231,38 +246,57 @@ const (
 
 // GLSL.std.450 extended instructions.
 const (
-	glslRoundEven   = 2
-	glslTrunc       = 3
-	glslFAbs        = 4
-	glslSAbs        = 5
-	glslFSign       = 6
-	glslSSign       = 7
-	glslFloor       = 8
-	glslCeil        = 9
-	glslFract       = 10
-	glslSin         = 13
-	glslCos         = 14
-	glslTan         = 15
-	glslTanh        = 21
-	glslPow         = 26
-	glslExp         = 27
-	glslLog         = 28
-	glslExp2        = 29
-	glslLog2        = 30
-	glslSqrt        = 31
-	glslInverseSqrt = 32
-	glslFMin        = 37
-	glslUMin        = 38
-	glslSMin        = 39
-	glslFMax        = 40
-	glslUMax        = 41
-	glslSMax        = 42
-	glslFClamp      = 43
-	glslUClamp      = 44
-	glslSClamp      = 45
-	glslFMix        = 46
-	glslFma         = 50
-	glslFindILsb    = 73
-	glslFindSMsb    = 74
-	glslFindUMsb    = 75
+	glslRoundEven      = 2
+	glslTrunc          = 3
+	glslFAbs           = 4
+	glslSAbs           = 5
+	glslFSign          = 6
+	glslSSign          = 7
+	glslFloor          = 8
+	glslCeil           = 9
+	glslFract          = 10
+	glslSin            = 13
+	glslCos            = 14
+	glslTan            = 15
+	glslTanh           = 21
+	glslPow            = 26
+	glslExp            = 27
+	glslLog            = 28
+	glslExp2           = 29
+	glslLog2           = 30
+	glslSqrt           = 31
+	glslInverseSqrt    = 32
+	glslFMin           = 37
+	glslUMin           = 38
+	glslSMin           = 39
+	glslFMax           = 40
+	glslUMax           = 41
+	glslSMax           = 42
+	glslFClamp         = 43
+	glslUClamp         = 44
+	glslSClamp         = 45
+	glslFMix           = 46
+	glslFma            = 50
+	glslFindILsb       = 73
+	glslAsin           = 16
+	glslAcos           = 17
+	glslAtan           = 18
+	glslSinh           = 19
+	glslCosh           = 20
+	glslAtan2          = 25
+	glslStep           = 48
+	glslSmoothStep     = 49
+	glslPackSnorm4x8   = 54
+	glslPackUnorm4x8   = 55
+	glslPackHalf2x16   = 58
+	glslUnpackHalf2x16 = 62
+	glslUnpackSnorm4x8 = 63
+	glslUnpackUnorm4x8 = 64
+	glslLength         = 66
+	glslDistance       = 67
+	glslCross          = 68
+	glslNormalize      = 69
+	glslReflect        = 71
+	glslFindSMsb       = 74
+	glslFindUMsb       = 75
 )

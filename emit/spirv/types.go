@@ -29,6 +29,7 @@ const (
 	tkBlock // the Block struct wrapping a runtime array
 	tkPtr
 	tkFn
+	tkCASResult // the struct of an atomicCompareExchangeWeak result
 	ckScalar
 	ckTrue
 	ckFalse
@@ -145,6 +146,14 @@ func (b *builder) typeID(t ir.Type, layout bool) uint32 {
 				b.annots.inst(opDecorate, id, decArrayStride, stride)
 			}
 		})
+	case ir.CompareExchangeResult:
+		// struct { T old_value; bool exchanged }, only ever a value
+		elem, bt := b.scalarType(t.Elem), b.tBool()
+		return b.intern(tkey{kind: tkCASResult, a: elem}, func(id uint32) {
+			b.globals.inst(opTypeStruct, id, elem, bt)
+		})
+	case *ir.Struct:
+		return b.structType(t, layout)
 	case ir.CoopMat:
 		return b.coopType(t)
 	}

@@ -143,7 +143,7 @@ func (d *decoder) one(k operandKind) {
 			return
 		}
 		d.take(k, len(d.w)-d.i)
-	case kPairIDID:
+	case kPairIDID, kPairLitID:
 		d.take(k, 2)
 	case kDecoration, kExecMode:
 		d.take(k, 1)
@@ -235,6 +235,8 @@ func renumber(w []uint32, bound uint32) (uint32, error) {
 				r.mapID(&f.words[0])
 			case kPairIDID:
 				r.mapID(&f.words[0])
+				r.mapID(&f.words[1])
+			case kPairLitID:
 				r.mapID(&f.words[1])
 			}
 		}

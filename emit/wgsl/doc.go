@@ -42,7 +42,7 @@
 //     from a helper that bitcasts their bits at run time. The f32 maximum
 //     is spelled with 17 digits (its shortest text lies beyond it).
 //   - select(cond, a, b) is WGSL's select(b, a, cond), or, where two of its
-//     operands have effects (ir.HasEffects), a kc_select_* helper that
+//     operands have effects (atomics, helper calls), a kc_select_* helper that
 //     takes them in kc's order; unary minus on u32,
 //     which WGSL lacks, is written 0u - x; ^x is ~x.
 //   - Operator precedence: WGSL forbids mixing bitwise operators with
@@ -54,12 +54,43 @@
 //   - Subgroup operations in non-uniform control flow are allowed in kc:
 //     modules using subgroups turn WGSL's subgroup_uniformity diagnostic
 //     off.
+//   - extractBits/insertBits go through kc_extractBits_*/kc_insertBits_*
+//     helpers that clamp offset and count as WGSL defines: naga v0.19 (the
+//     wgpu driver's) passes them to SPIR-V unclamped. smoothstep with
+//     constant lo >= hi hides lo from constant evaluation.
+//   - A let bound to atomicCompareExchangeWeak's result has no type
+//     written (__atomic_compare_exchange_result<T> cannot be spelled).
 //
 // Integer to float conversion of values that are not exactly representable
 // may round either way in WGSL, as + - * / may; kc requires round to
 // nearest even of the implementations it runs WGSL on and tests it
 // (docs/semantics.md § 5.4) instead of guarding the conversion.
 //
-// Cooperative matrices and bf16 are not supported by this target yet: a
-// kernel using them gets an *ir.UnsupportedError naming the feature.
+// # Functions, structs, switch, constant arrays, precise (issue 12)
+//
+// As docs/lowering-12.md lays out: every kernel gets its own copy of each
+// helper function it calls (ir.Instances), a WGSL fn taking the value
+// parameters only, written callee-first before the entry point and
+// prefixed with the kernel name when the module emits several kernels; a
+// buffer or shared-variable parameter is, in the copy, the kernel's
+// module-scope variable. Builtin values read inside functions are
+// trailing parameters that callers pass on (var<private> copies would be
+// non-uniform to WGSL's uniformity analysis). A kc
+// struct is a WGSL struct (its storage layout, ir.FieldOffsets, is WGSL's);
+// a literal lists every field, T() for those left out. switch is WGSL's,
+// with an empty default added where kc has none. Four workarounds for
+// naga v0.19 (wgpu-native), which rejects a run-time index into an array
+// value: constant arrays are var<private> with their value as initializer
+// rather than const, array-holding lets are vars, an array-holding value
+// parameter is copied into a var, and a run-time index into an array that
+// is not in memory (a call result, a literal) goes through a kc_index_*
+// helper that copies it into a var. kc's evaluation order holds
+// through calls: a select whose operands include two with effects (an
+// atomic or a helper call) goes through its kc_select_* helper. WGSL has
+// no way to forbid contraction: a precise body is marked by a comment only,
+// and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
+// through wgpu, issue 12's reproducer gives 0, not 1e-8.
+//
+// Cooperative matrices, bf16, i8 and u8 are not supported by this target
+// yet: a kernel using them gets an *ir.UnsupportedError naming the feature.
 package wgsl

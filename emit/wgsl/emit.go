@@ -81,8 +81,7 @@ func supported(k *ir.Kernel) error {
 	if k.Features&ir.FeatureInt8 != 0 { // nor i8 and u8 (only packed in u32)
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureInt8], Target: Target, Feature: "i8/u8"}
 	}
-	// Issue 12's constructs are not lowered to WGSL yet (docs/lowering-12.md).
-	return ir.FindConstruct(k, Target, ir.AllConstructs)
+	return nil
 }
 
 // writer accumulates output lines and the .kc position of each.
@@ -124,6 +123,14 @@ type emitter struct {
 	// helper functions, in first-use order
 	helpers     []string
 	helperNames map[string]bool
+
+	// issue 12's constructs, filled by declareTypes and declareFuncs
+	structs     []*ir.Struct // used, held structs first, else in declaration order
+	structNames map[*ir.Struct]string
+	fieldNames  map[*ir.Struct][]string
+	consts      []*ir.Const // constant arrays used, in declaration order
+	constNames  map[*ir.Const]string
+	funcs       map[*ir.Kernel]*kernelFuncs
 }
 
 // resources are the module-scope names of one kernel.
@@ -143,6 +150,10 @@ func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
 		global:      emit.NewNamer(words),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
+		structNames: map[*ir.Struct]string{},
+		fieldNames:  map[*ir.Struct][]string{},
+		constNames:  map[*ir.Const]string{},
+		funcs:       map[*ir.Kernel]*kernelFuncs{},
 	}
 }
 
@@ -185,6 +196,9 @@ func (e *emitter) module() {
 		e.w.line(ir.Pos{}, "diagnostic(off, subgroup_uniformity);")
 	}
 	e.declareNames()
+	e.declareFuncs()
+	e.structDecls()
+	e.constDecls()
 	for _, k := range e.kernels {
 		e.kernelDecls(k)
 	}

@@ -122,6 +122,9 @@ func (f *fn) expr(x ir.Expr) wx {
 	case *ir.Bitcast:
 		return f.bitcast(x)
 	case *ir.Index:
+		if f.valueIndex(x) {
+			return f.indexHelper(x)
+		}
 		return prim(f.expr(x.X).at() + "[" + f.expr(x.Index).s + "]")
 	case *ir.Swizzle:
 		return prim(f.expr(x.X).at() + "." + x.Comps)
@@ -130,6 +133,14 @@ func (f *fn) expr(x ir.Expr) wx {
 			break
 		}
 		return prim("arrayLength(&" + f.ident(x.Buf).s + ")")
+	case *ir.FnCall:
+		return f.fnCall(x)
+	case *ir.Field:
+		return f.field(x)
+	case *ir.StructLit:
+		return f.structLit(x)
+	case *ir.ArrayLit:
+		return f.arrayLit(x)
 	}
 	f.e.fail(ir.Errorf(posOf(x), "wgsl: unexpected expression %T", x))
 	return prim("0")
@@ -140,8 +151,14 @@ func (f *fn) expr(x ir.Expr) wx {
 func (f *fn) ident(x *ir.Ident) wx {
 	switch o := x.Obj.(type) {
 	case *ir.Const:
+		if o.Elems != nil {
+			return f.constArray(x, o)
+		}
 		return f.lit(o.Val, x.Ty)
 	case *ir.Param:
+		if f.inst != nil {
+			return f.fnParam(x, o)
+		}
 		if o.Kind == ir.ScalarParam {
 			if name, ok := f.r.fields[o]; ok {
 				return prim(f.r.paramsVar + "." + name)
@@ -192,7 +209,7 @@ func (f *fn) binary(op ir.BinaryOp, x, y ir.Expr, t ir.Type) wx {
 			if op == ir.OpDiv {
 				return f.expr(x)
 			}
-			if ir.HasEffects(x) {
+			if effects(x) {
 				return wx{f.expr(x).at() + " & " + f.zero(t).at(), cBitAnd}
 			}
 			return f.zero(t)
@@ -324,6 +341,17 @@ func isConst(x ir.Expr) bool {
 		return isConst(x.X) && isConst(x.Index)
 	case *ir.Construct:
 		return allConst(x.Args)
+	case *ir.ArrayLit:
+		return allConst(x.Elems)
+	case *ir.StructLit:
+		for _, v := range x.Values() {
+			if v != nil && !isConst(v) {
+				return false
+			}
+		}
+		return true
+	case *ir.Field:
+		return isConst(x.X)
 	case *ir.Call:
 		return !x.Func.IsAtomic() && !x.Func.IsSubgroup() && allConst(x.Args)
 	}

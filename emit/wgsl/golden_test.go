@@ -10,8 +10,8 @@ import (
 	"github.com/kcgo/kc/internal/kctest"
 )
 
-// TestGolden emits every test kernel that wants WGSL and compares the text
-// with testdata/golden/NAME.wgsl (go test -update rewrites them).
+// TestGolden emits every test kernel that wants WGSL and compares the text with
+// testdata/golden/NAME.wgsl (go test -update rewrites them).
 func TestGolden(t *testing.T) {
 	for _, c := range kctest.Cases(t) {
 		if !c.Wants("wgsl") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -44,10 +45,22 @@ func TestOpTable(t *testing.T) {
 	files := map[string]*joined{}
 	const perFile = 24
 	var groups [][]int // case indices per file
-	for _, subg := range []bool{false, true} {
+	// Cases are joined with others that enable the same features (f16
+	// aside, which every file enables).
+	header := func(c kctest.OpCase) string {
+		h := c.Src[:strings.Index(c.Src, "kernel k(")]
+		return strings.Replace(h, "enable f16\n", "", 1)
+	}
+	var headers []string
+	for _, c := range cases {
+		if h := header(c); !slices.Contains(headers, h) {
+			headers = append(headers, h)
+		}
+	}
+	for _, h := range headers {
 		var g []int
 		for i, c := range cases {
-			if strings.Contains(c.Src, "enable subgroups") == subg {
+			if header(c) == h {
 				g = append(g, i)
 			}
 			if len(g) == perFile {
@@ -62,10 +75,7 @@ func TestOpTable(t *testing.T) {
 		subg := strings.Contains(cases[g[0]].Src, "enable subgroups")
 		j := &joined{subg: subg}
 		var src strings.Builder
-		src.WriteString("enable f16\n")
-		if subg {
-			src.WriteString("enable subgroups\n")
-		}
+		src.WriteString("enable f16\n" + header(cases[g[0]]))
 		line := strings.Count(src.String(), "\n") + 1
 		for _, i := range g {
 			c := cases[i]

@@ -1,13 +1,16 @@
 package wgsl
 
 import (
+	"strings"
+
 	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
 )
 
 // This file writes statements.
 
-// fn is the state of one entry point being written.
+// fn is the state of one entry point or helper-function instance being
+// written.
 type fn struct {
 	e        *emitter
 	k        *ir.Kernel
@@ -16,6 +19,9 @@ type fn struct {
 	locals   map[*ir.Decl]string
 	builtins map[ir.BuiltinKind]string
 	loops    int // depth of enclosing loops
+
+	inst   *ir.Instance         // the function instance written; nil in an entry point
+	params map[*ir.Param]string // value parameters of inst
 }
 
 func (f *fn) line(pos ir.Pos, parts ...string) { f.e.w.line(pos, parts...) }
@@ -44,7 +50,10 @@ func (f *fn) stmts(list []ir.Stmt) {
 func (f *fn) stmt(s ir.Stmt) {
 	switch s := s.(type) {
 	case *ir.Comment:
-		f.line(s.Pos, "//", s.Text)
+		// a /* */ comment may span lines: one // line each
+		for _, l := range strings.Split(s.Text, "\n") {
+			f.line(s.Pos, "//", l)
+		}
 	case *ir.Block:
 		f.line(s.Pos, "{")
 		f.block(s)
@@ -62,7 +71,11 @@ func (f *fn) stmt(s ir.Stmt) {
 	case *ir.Continue:
 		f.line(s.Pos, "continue;")
 	case *ir.Return:
-		f.line(s.Pos, "return;")
+		f.returnStmt(s)
+	case *ir.Switch:
+		f.switchStmt(s)
+	case *ir.CallStmt:
+		f.line(s.Pos, f.fnCall(s.Call).s, ";")
 	case *ir.Barrier:
 		f.line(s.Pos, s.Kind.String(), "();")
 	case *ir.ExprStmt:
@@ -85,6 +98,16 @@ func posOf(n ir.Node) ir.Pos {
 // so the second iteration would see the first one's value, where kc (and
 // WGSL) start every iteration from the initializer.
 func (f *fn) declStmt(d *ir.Decl) {
+	if !d.Mut && holdsArray(declType(d)) {
+		// naga v0.19 rejects a run-time index into an array value (a let,
+		// or a struct let holding an array): declare a var, which kc's
+		// checker has made sure is never assigned.
+		v := *d
+		v.Mut = true
+		f.declStmt(&v)
+		f.locals[d] = f.locals[&v]
+		return
+	}
 	if !d.Mut || f.loops == 0 || (d.Init != nil && !isConst(d.Init)) {
 		f.line(d.Pos, f.decl(d), ";")
 		return
@@ -116,7 +139,11 @@ func (f *fn) decl(d *ir.Decl) string {
 	if d.Mut {
 		kw = "var "
 	}
-	s := kw + name + ": " + f.e.typeName(t)
+	s := kw + name
+	if _, isResult := t.(ir.CompareExchangeResult); !isResult {
+		// (WGSL's __atomic_compare_exchange_result<T> cannot be spelled)
+		s += ": " + f.e.typeName(t)
+	}
 	if d.Init != nil {
 		s += " = " + f.expr(d.Init).s
 	}

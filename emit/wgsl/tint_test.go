@@ -84,7 +84,8 @@ type emitted struct {
 
 func (e emitted) String() string { return e.kc }
 
-// TestTint validates the WGSL of every test kernel, and of testdata/edge.kc,
+// TestTint validates the WGSL of every test kernel (testdata/kernels), and
+// of testdata/edge.kc,
 // with Tint (Dawn's WGSL front end) and naga in one run of check.mjs. A
 // rejection is reported with the .kc position of the offending line.
 func TestTint(t *testing.T) {

@@ -26,6 +26,10 @@ func (e *emitter) typeName(t ir.Type) string {
 		return "array<" + e.typeName(t.Elem) + ", " + strconv.Itoa(t.Len) + ">"
 	case ir.Atomic:
 		return "atomic<" + e.typeName(t.Elem) + ">"
+	case *ir.Struct:
+		if name, ok := e.structNames[t]; ok {
+			return name
+		}
 	case ir.CoopMat:
 		e.fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
 		return "coopmat"
@@ -69,6 +73,7 @@ func (e *emitter) declareNames() {
 		e.res[k] = r
 		e.entries = append(e.entries, emit.NewEntry(k, r.entry))
 	}
+	e.declareTypes()
 	for _, k := range e.kernels {
 		r := e.res[k]
 		prefix := ""
@@ -131,11 +136,15 @@ func (e *emitter) kernelDecls(k *ir.Kernel) {
 // kernel writes the entry point of k.
 func (e *emitter) kernel(k *ir.Kernel) {
 	r := e.res[k]
+	e.functions(k)
 	f := &fn{e: e, k: k, r: r, names: e.global.Scope(), locals: map[*ir.Decl]string{}, builtins: map[ir.BuiltinKind]string{}}
 	for _, d := range k.Doc {
 		if !strings.HasPrefix(d, "kc:") { // test-corpus directives stay in the .kc
 			e.w.line(k.Pos, "//", d)
 		}
+	}
+	if k.Precise {
+		e.w.line(k.Pos, preciseNote)
 	}
 	size := k.Size
 	for i := range size {
@@ -145,9 +154,10 @@ func (e *emitter) kernel(k *ir.Kernel) {
 	}
 	e.w.line(k.Pos, fmt.Sprintf("@compute @workgroup_size(%d, %d, %d)", size[0], size[1], size[2]))
 	used := builtinsUsed(k.Body)
+	inFuncs := &e.funcs[k].all
 	var params []string
 	for b := ir.GlobalID; b <= ir.SubgroupInvocationID; b++ {
-		if !used[b] {
+		if !used[b] && !inFuncs[b] {
 			continue
 		}
 		name := f.names.Name(b.String())

@@ -3,6 +3,7 @@ package backendtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -85,6 +86,20 @@ func Lacks(info backend.AdapterInfo, k *ir.Kernel) string {
 	}
 	if k.Features&ir.FeatureCoopMat != 0 && len(info.CoopMat) == 0 {
 		return "cooperative matrices"
+	}
+	if k.Features&ir.FeatureDot4Packed != 0 && !info.IntegerDot {
+		return "packed_4x8_integer_dot_product"
+	}
+	// A workgroup larger than the device allows (the language allows up
+	// to 1024 invocations; WebGPU's default limit is 256).
+	lim, s := info.Limits, k.Size
+	if n := s[0] * s[1] * s[2]; lim.MaxInvocationsPerWorkgroup > 0 && n > lim.MaxInvocationsPerWorkgroup {
+		return fmt.Sprintf("a workgroup of %d invocations (it allows %d)", n, lim.MaxInvocationsPerWorkgroup)
+	}
+	for i, n := range s {
+		if max := lim.MaxWorkgroupSize[i]; max > 0 && n > max {
+			return fmt.Sprintf("a workgroup %d wide in %c (it allows %d)", n, "xyz"[i], max)
+		}
 	}
 	return ""
 }

@@ -71,7 +71,7 @@ func check(t *testing.T, info backend.AdapterInfo, c kctest.Case, k *ir.Kernel, 
 		}
 		bits = func(i int) bool { return dv.Slots.Has(i) || bits0 != nil && bits0(i) }
 	}
-	msg := runspec.Compare(runspec.BaseScalar(b.Type), got, want, tol, bits, nil)
+	msg := runspec.CompareBuffer(b.Type, got, want, tol, bits)
 	if msg == "" {
 		for _, dv := range devs {
 			t.Logf("accepted on %s: %s", info.Name, dv.Why)

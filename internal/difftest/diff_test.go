@@ -58,27 +58,31 @@ type path struct {
 	// subgroups: whether the path can run subgroup operations at all (the
 	// device must also report them). naga in this wgpu predates them.
 	subgroups bool
-	// noNumWorkgroups: the path cannot express num_workgroups.
+	// noNumWorkgroups: the path cannot express num_workgroups (none
+	// today: HLSL reads it from a hidden params field).
 	noNumWorkgroups bool
 	// f16: whether the path can run f16 at all (the device must also
 	// report it).
 	f16 bool
+	// lang: whether the path lowers issue 12's constructs (irgen's
+	// Config.Lang: helper functions, structs, switch, constant arrays).
+	lang bool
 }
 
 var paths = []path{
 	{"wgsl-wgpu", "wgpu", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
 		return wgsl.Emit(m, wgsl.Options{Kernel: kernel})
-	}, false, false, false},
+	}, false, false, false, true},
 	{"spirv-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
 		return spirv.Emit(m, spirv.Options{Kernel: kernel})
-	}, true, false, true},
+	}, true, false, true, true},
 	{"hlsl-glslang-vulkan", "vulkan", func(ctx context.Context, m *ir.Module, kernel string) (*emit.Artifact, error) {
 		a, err := hlsl.Emit(m, hlsl.Options{Kernel: kernel})
 		if err != nil {
 			return nil, err
 		}
 		return hlsl.CompileSPIRV(ctx, a, kernel, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-	}, true, true, true},
+	}, true, false, true, true},
 }
 
 // config is the generator configuration a path runs on device info.
@@ -87,6 +91,7 @@ func (p path) config(info backend.AdapterInfo) irgen.Config {
 		Subgroups:       p.subgroups && info.Subgroups && info.SubgroupSize >= 1 && info.SubgroupSize <= 8,
 		NoNumWorkgroups: p.noNumWorkgroups,
 		F16:             p.f16 && info.F16,
+		Lang:            p.lang,
 		Stmts:           *stmtsFlag,
 		Depth:           *depthFlag,
 	}
@@ -225,7 +230,7 @@ func runSeedWant(d *backend.Device, p path, seed uint64, cfg irgen.Config, overr
 		return report("device: %v", err)
 	}
 	var diffs []string
-	for _, name := range []string{"out_i", "out_f", "out_h", "acc", "acci"} {
+	for _, name := range []string{"out_i", "out_f", "out_h", "acc", "acci", "out_s"} {
 		if _, ok := want[name]; !ok {
 			continue
 		}

@@ -8,7 +8,11 @@
 //   - wgsl-wgpu: emit/wgsl, loaded by wgpu (naga v0.19-era): no f16, no
 //     subgroups, so its kernels are generated without them;
 //   - spirv-vulkan: emit/spirv on the direct Vulkan driver: subgroups and
-//     f16 when the device reports them (lavapipe does, subgroup size 8);
+//     f16 when the device reports them (lavapipe does, subgroup size 8),
+//     and issue 12's constructs (irgen's Config.Lang: helper functions,
+//     a struct in buffers and locals, switch, constant arrays), which the
+//     other two paths do not lower yet: their kernels are generated
+//     without them;
 //   - hlsl-glslang-vulkan: emit/hlsl compiled by glslang to SPIR-V, on the
 //     Vulkan driver: as spirv-vulkan, without num_workgroups (HLSL has no
 //     such system value and glslang cannot reach the SPIR-V builtin).
@@ -17,7 +21,8 @@
 //
 // # What must agree
 //
-// Every read_write buffer: out_i, acc and acci bit for bit; out_f and
+// Every read_write buffer: out_i, acc, acci and out_s (Config.Lang; its
+// struct has no padding) bit for bit; out_f and
 // out_h element by element within the bound irgen derived for that output
 // slot (Kernel.FloatTol, Kernel.HalfTol). The bound is absolute and comes
 // from interval arithmetic over the generated expression: each value has a

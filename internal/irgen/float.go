@@ -111,6 +111,9 @@ func (g *gen) detOp(d int) (ir.Expr, fbound) {
 		y, by := g.detFloat(d-1, true)
 		return ir.CallOf(ir.Select, g.boolExpr(d-1, false), x, y), fbound{B: math.Max(bx, by)}
 	case 10:
+		if g.r.IntN(2) == 0 {
+			return g.stepOp(d)
+		}
 		return ir.CallOf(ir.Sign, x), fbound{B: 1}
 	case 9:
 		lo := -float64(g.r.IntN(8))
@@ -157,6 +160,9 @@ func (g *gen) floatLeaf() (ir.Expr, fbound) {
 // docs/semantics.md §9 with one ulp at the result's bound per rounding
 // (a contracted a*b+c rounds once fewer, within the same bound).
 func (g *gen) floatOp(d int) (ir.Expr, fbound) {
+	if g.r.IntN(6) == 0 {
+		return g.moreFloatOp(d)
+	}
 	x, fx := g.floatExpr(d-1, false)
 	switch g.r.IntN(20) {
 	case 16:

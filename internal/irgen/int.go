@@ -38,6 +38,9 @@ func toInt(t, from ir.Scalar, e ir.Expr) ir.Expr {
 // intLeaf is a non-constant integer of type t without sub-expressions
 // (except masked indices of depth 0).
 func (g *gen) intLeaf(t ir.Scalar) ir.Expr {
+	if g.cfg.Lang && g.langDepth < 2 && g.r.IntN(6) == 0 {
+		return g.langLeaf(t)
+	}
 	switch g.r.IntN(9) {
 	case 0:
 		if t == ir.I32 {
@@ -58,7 +61,11 @@ func (g *gen) intLeaf(t ir.Scalar) ir.Expr {
 			e = ir.Swz(e, string("xxyz"[g.r.IntN(4)]))
 		}
 		if g.r.IntN(8) == 0 {
-			e = ir.LenOf(ir.Ref([]string{"in_i", "out_f", "acc"}[g.r.IntN(3)]))
+			buf := []string{"in_i", "out_f", "acc"}[g.r.IntN(3)]
+			if g.inFn { // a helper sees only its parameters
+				buf = "in_i"
+			}
+			e = ir.LenOf(ir.Ref(buf))
 		}
 		return toInt(t, ir.U32, e)
 	case 2, 3:
@@ -68,6 +75,9 @@ func (g *gen) intLeaf(t ir.Scalar) ir.Expr {
 	case 5:
 		if as := g.locals(func(l local) bool { return l.array }); len(as) > 0 {
 			return toInt(t, ir.U32, ir.At(ir.Ref(g.pick(as).name), g.mask(g.intLeaf(ir.U32), 7)))
+		}
+		if g.inFn {
+			return toInt(t, ir.U32, ir.At(ir.Ref("in_i"), g.mask(ir.Builtin(ir.LocalIndex), InLen-1)))
 		}
 		return toInt(t, ir.U32, g.slot("out_i", g.r.IntN(Slots)))
 	}
@@ -138,8 +148,19 @@ func (g *gen) intExpr(t ir.Scalar, d int, allowConst bool) ir.Expr {
 	case n < 16:
 		return g.floatToInt(t, d)
 	case n < 21:
+		switch g.r.IntN(8) {
+		case 0:
+			return g.bitFieldCall(t, d)
+		case 1:
+			if t == ir.U32 {
+				return g.packRoundTrip(d)
+			}
+		}
 		return g.intCall(t, d)
 	case n < 23:
+		if g.r.IntN(4) == 0 {
+			return g.selectVec(t, d)
+		}
 		return ir.CallOf(ir.Select, g.boolExpr(d-1, false), g.intExpr(t, d-1, false), g.intExpr(t, d-1, true))
 	case n < 24:
 		return ir.Conv(t, g.boolExpr(d-1, false))
@@ -244,6 +265,9 @@ func (g *gen) boolExpr(d int, allowConst bool) ir.Expr {
 		y, _ := g.detFloat(d-1, true)
 		return ir.Bin(cmpOps[g.r.IntN(len(cmpOps))], x, y)
 	case 6:
+		if g.r.IntN(2) == 0 {
+			return g.vecBool(d)
+		}
 		return ir.Not(g.boolExpr(d-1, false))
 	case 7:
 		return ir.Bin(ir.OpNe, g.boolExpr(d-1, false), g.boolExpr(d-1, true))

@@ -5,8 +5,12 @@
 //
 // A generated kernel has nested control flow (if/else, counted, while and
 // infinite loops with break and continue, returns), i32/u32 arithmetic,
-// bit operations and bit intrinsics, conversions and bitcasts, small
-// integer vectors, f32 arithmetic and math intrinsics, local arrays,
+// bit operations and bit intrinsics (extractBits and insertBits with
+// offsets and counts that need clamping), the f16 packing round trip,
+// conversions and bitcasts, small integer vectors, vector comparisons
+// reduced by all and any and select with a bool-vector condition, f32
+// arithmetic and math intrinsics (trigonometric, hyperbolic, smoothstep,
+// length, cross, reflect, step among them), local arrays,
 // workgroup memory written then read across barriers, atomics on
 // commutative slots and, with Config.Subgroups, subgroup operations. Its
 // fixed signature is
@@ -20,6 +24,9 @@
 //
 // with X·Y = W in 8..64, launched over a 1-D grid; invocation
 // workgroup_id.x·W + local_index owns Slots elements of the outputs.
+// Config.Lang adds issue 12's constructs: a struct S with the buffers
+// in_s and out_s, constant arrays TBL and TBL2, helper functions, switch
+// (lang.go).
 //
 // # What the generator guarantees
 //
@@ -33,13 +40,14 @@
 //     top level and read only after the second;
 //   - atomics are statements whose results are dropped, and each slot of
 //     acc and acci sees one commutative operation (add/sub, max, min, or,
-//     and, xor), so the final values do not depend on the order;
+//     and, xor), so the final values do not depend on the order; max and
+//     min are sometimes compare-exchange loops (atomicCompareExchangeWeak);
 //   - subgroup operations and barriers appear only at the top level, before
 //     any return (all invocations active; the workgroup size is a multiple
 //     of 8, a subgroup size no larger than 8 divides it);
 //   - floats are split into two classes. Deterministic floats (loads,
 //     parameters, small integers converted, negation, abs, min, max, clamp,
-//     floor, ceil, trunc, round, sign, select and scaling by powers of two:
+//     floor, ceil, trunc, round, sign, step, select and scaling by powers of two:
 //     operations that never round) have one result on every target even
 //     under contraction and reassociation: they alone feed comparisons, float-to-integer
 //     conversions (in range, or scaled out of range to test saturation,
@@ -69,13 +77,18 @@ type Config struct {
 	F16 bool
 	// NoSaturate keeps float-to-integer conversions inside the integer range.
 	NoSaturate bool
-	// NoNumWorkgroups leaves out the num_workgroups builtin (HLSL through
-	// glslang has no such system value).
+	// NoNumWorkgroups leaves out the num_workgroups builtin, for a path
+	// that cannot express it.
 	NoNumWorkgroups bool
 	// Stmts is the statement budget (0: 28).
 	Stmts int
 	// Depth is the expression depth (0: 3).
 	Depth int
+	// Lang adds issue 12's constructs (lang.go): helper functions called
+	// from uniform and divergent flow, a struct in buffers (in_s, out_s)
+	// and in locals, switch, constant arrays. Only for paths whose emitter
+	// lowers them (SPIR-V today; WGSL and HLSL after their lowering).
+	Lang bool
 }
 
 // Slots is the number of out_i and out_f elements each invocation owns:
@@ -122,8 +135,16 @@ func Generate(seed uint64, cfg Config) (*Kernel, error) {
 	}
 	g.tol = make([]float64, Slots)
 	g.htol = make([]float64, Slots)
+	if cfg.Lang {
+		g.langModule()
+	}
 	k := g.kernel()
 	m := &ir.Module{File: "gen.kc", Kernels: []*ir.Kernel{k}, Consts: g.consts()}
+	if cfg.Lang {
+		m.Structs = []*ir.Struct{g.st}
+		m.Funcs = g.funcs
+		m.Consts = append(m.Consts, g.langConsts()...)
+	}
 	if cfg.F16 {
 		m.Enables = append(m.Enables, &ir.Enable{Feature: ir.FeatureF16})
 	}
@@ -160,6 +181,11 @@ func (k *Kernel) Inputs() (map[string]ir.Value, map[string][]byte) {
 	if k.Config.F16 {
 		bufs["in_h"] = halves(InLen, r)
 		bufs["out_h"] = halves(n, r)
+	}
+	if k.Config.Lang {
+		sw := ir.ElemStride(k.Module.Structs[0]) / 4
+		bufs["in_s"] = words(InSLen*sw, func() uint32 { return specialU32(r) })
+		bufs["out_s"] = words(k.Workgroup*k.Groups*sw, r.Uint32)
 	}
 	return params, bufs
 }

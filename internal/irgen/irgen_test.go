@@ -21,7 +21,7 @@ func TestGenerate(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		seed := base + uint64(i)
-		for _, cfg := range []irgen.Config{{}, {Subgroups: true}, {F16: true, Subgroups: true}} {
+		for _, cfg := range []irgen.Config{{}, {Subgroups: true}, {F16: true, Subgroups: true}, {Lang: true}, {Lang: true, F16: true, Subgroups: true}} {
 			k, err := irgen.Generate(seed, cfg)
 			if err != nil {
 				t.Fatalf("seed %d %+v: %v\n%s", seed, cfg, err, ir.Print(k.Module))
@@ -37,4 +37,36 @@ func TestGenerate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLangConstructs: with Config.Lang most kernels use each of issue 12's
+// constructs, and without it none does.
+func TestLangConstructs(t *testing.T) {
+	base := rand.Uint64()
+	const n = 100
+	kinds := map[string]ir.Constructs{"functions": ir.ConstructFunctions, "structs": ir.ConstructStructs, "switch": ir.ConstructSwitch, "constant arrays": ir.ConstructArrayLits}
+	count := map[string]int{}
+	for i := uint64(0); i < n; i++ {
+		for _, lang := range []bool{false, true} {
+			k, err := irgen.Generate(base+i, irgen.Config{Lang: lang})
+			if err != nil {
+				t.Fatalf("seed %d: %v", base+i, err)
+			}
+			for name, c := range kinds {
+				used := ir.FindConstruct(k.Module.Kernels[0], "test", c) != nil
+				if used && !lang {
+					t.Fatalf("seed %d: %s without Config.Lang", base+i, name)
+				}
+				if used {
+					count[name]++
+				}
+			}
+		}
+	}
+	for name := range kinds {
+		if count[name] < n/2 {
+			t.Errorf("%s in %d of %d Lang kernels; want at least half (base seed %d)", name, count[name], n, base)
+		}
+	}
+	t.Logf("of %d kernels: %v", n, count)
 }

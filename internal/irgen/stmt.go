@@ -36,6 +36,15 @@ type gen struct {
 	tail     bool // returns are allowed
 	shB      fbound
 	sgUsed   bool
+
+	// Config.Lang (lang.go).
+	st        *ir.Struct
+	tbl       [8]int64
+	tbl2      [8]int64
+	funcs     []*ir.Func
+	fns       []langFn
+	inFn      bool // generating a helper's body: only its parameters are in scope
+	langDepth int  // nesting of langLeaf
 }
 
 func (g *gen) name(prefix string) string {
@@ -105,6 +114,11 @@ func (g *gen) kernel() *ir.Kernel {
 			&ir.Param{Name: "in_h", Kind: ir.BufferParam, Type: ir.F16, Access: ir.Read},
 			&ir.Param{Name: "out_h", Kind: ir.BufferParam, Type: ir.F16, Access: ir.ReadWrite})
 	}
+	if g.cfg.Lang {
+		k.Params = append(k.Params,
+			&ir.Param{Name: "in_s", Kind: ir.BufferParam, Type: g.st, Access: ir.Read},
+			&ir.Param{Name: "out_s", Kind: ir.BufferParam, Type: g.st, Access: ir.ReadWrite})
+	}
 	k.Shared = []*ir.Shared{
 		{Name: "sh", Type: ir.ArrayOf(ir.U32, g.wg)},
 		{Name: "shf", Type: ir.ArrayOf(ir.F32, g.wg)},
@@ -119,6 +133,10 @@ func (g *gen) kernel() *ir.Kernel {
 	for g.budget > 0 {
 		if !g.tail && g.r.IntN(g.cfg.Stmts) < 4 {
 			g.tail = true
+		}
+		if g.cfg.Lang && !g.returned && g.r.IntN(20) == 0 {
+			g.barrierCall()
+			continue
 		}
 		if !g.returned {
 			switch n := g.r.IntN(20); {
@@ -146,6 +164,9 @@ func (g *gen) kernel() *ir.Kernel {
 // computed but never stored are compared too.
 func (g *gen) flush() {
 	ls := g.scopes[0]
+	if g.cfg.Lang {
+		g.flushStruct(ls)
+	}
 	for i := 0; i < 8 && len(ls) > 0; i++ {
 		l := ls[g.r.IntN(len(ls))]
 		s := g.r.IntN(Slots)
@@ -172,6 +193,10 @@ func (g *gen) flush() {
 
 // stmt generates one statement at the current position.
 func (g *gen) stmt() {
+	if g.cfg.Lang && !g.inFn && g.r.IntN(100) < 20 {
+		g.langStmt()
+		return
+	}
 	switch n := g.r.IntN(100); {
 	case n < 12:
 		g.letInt()
@@ -338,7 +363,42 @@ func (g *gen) atomic() {
 	if s < 2 && g.r.IntN(2) == 0 { // slots 0 and 1 share add/sub: a dynamic index
 		idx = g.mask(g.intExpr(ir.U32, 1, false), 1)
 	}
+	if (f == ir.AtomicMax || f == ir.AtomicMin) && g.r.IntN(3) == 0 {
+		g.casLoop(buf, t, s, f == ir.AtomicMax)
+		return
+	}
 	g.emit(&ir.ExprStmt{Call: ir.CallOf(f, ir.At(ir.Ref(buf), idx), g.intExpr(t, g.cfg.Depth-1, false))})
+}
+
+// casLoop is atomicMax (or atomicMin) of slot s written as a
+// compare-exchange loop, whose final value is as order-independent:
+//
+//	{
+//		let v = e
+//		for {
+//			let m = atomicLoad(buf[s])
+//			if v <= m { break }           // v >= m for min
+//			let r = atomicCompareExchangeWeak(buf[s], m, v)
+//			if r.exchanged { break }
+//		}
+//	}
+func (g *gen) casLoop(buf string, t ir.Scalar, s int, isMax bool) {
+	v, m, r := g.name("casv"), g.name("casm"), g.name("casr")
+	loc := func() ir.Expr { return ir.At(ir.Ref(buf), ir.Int(int64(s))) }
+	done := ir.OpLe
+	if !isMax {
+		done = ir.OpGe
+	}
+	brk := func(c ir.Expr) ir.Stmt { return &ir.If{Cond: c, Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{}}}} }
+	g.emit(&ir.Block{Stmts: []ir.Stmt{
+		&ir.Decl{Name: v, Init: g.intExpr(t, g.cfg.Depth-1, false)},
+		&ir.For{Body: &ir.Block{Stmts: []ir.Stmt{
+			&ir.Decl{Name: m, Init: ir.CallOf(ir.AtomicLoad, loc())},
+			brk(ir.Bin(done, ir.Ref(v), ir.Ref(m))),
+			&ir.Decl{Name: r, Init: ir.CallOf(ir.AtomicCompareExchangeWeak, loc(), ir.Ref(m), ir.Ref(v))},
+			brk(ir.Sel(ir.Ref(r), ir.FieldExchanged)),
+		}}},
+	}})
 }
 
 func (g *gen) ifStmt() {

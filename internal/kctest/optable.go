@@ -166,6 +166,9 @@ func (g *opGen) source(types, elem, stmt string) string {
 	if strings.Contains(stmt, "subgroup") {
 		b.WriteString("enable subgroups\n")
 	}
+	if strings.Contains(stmt, "dot4") {
+		b.WriteString("enable packed_4x8_integer_dot_product\n")
+	}
 	fmt.Fprintf(&b, "kernel k(a read []u32, b read []f32, h read_write []atomic<u32>, hi read_write []atomic<i32>, out read_write []%s) workgroup(64) {\n\t%s\n}\n", elem, stmt)
 	return b.String()
 }
@@ -176,6 +179,35 @@ func (g *opGen) intrinsic(f ir.Intrinsic) {
 	info := f.Info()
 	call := func(args ...string) string { return f.String() + "(" + strings.Join(args, ", ") + ")" }
 	switch {
+	case info.Sig == ir.SigAtomicCAS:
+		// the result is a pair read through its fields, bound by a let
+		for _, buf := range []string{"h", "hi"} {
+			ty := "u32"
+			if buf == "hi" {
+				ty = "i32"
+			}
+			g.try(row, ty, "let r = "+call(buf+"[0]", val(ty, 0), val(ty, 1))+"\n\tout[0] = r.old_value + "+ty+"(r.exchanged)", ty)
+		}
+		return
+	case info.Sig == ir.SigCross:
+		for _, ty := range []string{"vec3<f32>", "vec3<f16>"} {
+			g.try(row, ty, "out[0] = "+call(val(ty, 0), val(ty, 1)), ty)
+		}
+		return
+	case info.Sig == ir.SigPack:
+		ty := fmt.Sprintf("vec%d<f32>", f.PackWidth())
+		g.try(row, ty, "out[0] = "+call(val(ty, 0)), "u32")
+		return
+	case info.Sig == ir.SigUnpack:
+		g.try(row, "u32", "out[0] = "+call(val("u32", 0)), fmt.Sprintf("vec%d<f32>", f.PackWidth()))
+		return
+	case info.Sig == ir.SigDot4Packed:
+		res := "u32"
+		if f == ir.Dot4I8Packed {
+			res = "i32"
+		}
+		g.try(row, "u32", "out[0] = "+call(val("u32", 0), val("u32", 1)), res)
+		return
 	case f.IsAtomic():
 		for _, buf := range []string{"h", "hi"} {
 			ty := "u32"

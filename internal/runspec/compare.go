@@ -103,7 +103,17 @@ type Tol = interp.Tol
 // nil).
 func Check(r *directive.Run, b *ir.Param, got, want []byte) string {
 	tol, bits := Rules(r, b)
-	return Compare(BaseScalar(b.Type), got, want, tol, bits, nil)
+	return CompareBuffer(b.Type, got, want, tol, bits)
+}
+
+// CompareBuffer is Compare for a buffer of element type t: a buffer of
+// structs field by field with its padding skipped (structs.go), any other
+// by its base scalar. tol and floatBits take the element index.
+func CompareBuffer(t ir.Type, got, want []byte, tol func(i int) Tol, floatBits func(i int) bool) string {
+	if HasStruct(t) {
+		return compareStructs(t, got, want, tol, floatBits)
+	}
+	return Compare(BaseScalar(t), got, want, tol, floatBits, nil)
 }
 
 // Rules are the per-element arguments of Compare that r's directives give

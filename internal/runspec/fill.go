@@ -19,6 +19,9 @@ import (
 //	wide    floats: any finite f32, half of them scaled up to 2^69
 //	zero    zero bytes (atomic counters)
 //	poison  0xCD bytes (interp.Poison): unwritten outputs show
+//
+// A buffer of structs is filled field by field, each field as its scalar
+// type says, and its padding is poison (structs.go).
 func FillBuffer(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 	size := n * ir.ElemStride(t)
 	switch f.Mode {
@@ -26,6 +29,9 @@ func FillBuffer(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 		return interp.Poison(size)
 	case "zero":
 		return make([]byte, size)
+	}
+	if HasStruct(t) {
+		return fillStructs(r, f, t, n)
 	}
 	s := BaseScalar(t)
 	b := make([]byte, size)

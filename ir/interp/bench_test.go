@@ -70,6 +70,30 @@ var benchSetups = map[string]func(r *rng) (kernel string, groups [3]int, a *Args
 		return "f16_elementwise", [3]int{64, 1, 1}, &Args{Params: params("n", 4096, "scale", float32(0.5)), Buffers: map[string][]byte{
 			"a": Encode(F32sToF16Bits(r.floats(4096, -4, 4))), "b": Encode(F32sToF16Bits(r.floats(4096, -4, 4))), "out": Poison(2 * 4096)}}
 	},
+	"geometry_intrinsics": func(r *rng) (string, [3]int, *Args) {
+		return "geometry_intrinsics", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "b": Encode(r.floats(4*4096, -2, 2)), "out": Poison(4 * 21 * 4096)}}
+	},
+	"vector_bool": func(r *rng) (string, [3]int, *Args) {
+		return "vector_bool", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "b": Encode(r.floats(4*4096, -2, 2)),
+			"p": Encode(r.i32s(4 * 4096)), "q": Encode(r.i32s(4 * 4096)), "out": Poison(4 * 8 * 4096), "f": Poison(16 * 2 * 4096)}}
+	},
+	"atomic_cas": func(r *rng) (string, [3]int, *Args) {
+		return "atomic_cas", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"x": Encode(r.u32s(4096)), "own": Encode(r.u32s(4096)),
+			"res": Poison(4 * 2 * 4096), "gmax": Encode([]uint32{0}), "wmin": Poison(4 * 64)}}
+	},
+	"grid_stride": func(r *rng) (string, [3]int, *Args) {
+		return "grid_stride", [3]int{16, 2, 3}, &Args{Params: params("a", float32(0.5), "n", 4096), Buffers: map[string][]byte{"x": Encode(r.floats(4096, -2, 2)), "y": Encode(r.floats(4096, -2, 2)), "steps": Poison(4 * 1024 * 6)}}
+	},
+	"dot4_packed": func(r *rng) (string, [3]int, *Args) {
+		return "dot4_packed", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.u32s(4096)), "b": Encode(r.u32s(4096)), "s": Poison(4 * 4096), "u": Poison(4 * 4096)}}
+	},
+	"f16_geometry": func(r *rng) (string, [3]int, *Args) {
+		return "f16_geometry", [3]int{64, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{
+			"a": Encode(F32sToF16Bits(r.floats(4*4096, -2, 2))), "b": Encode(F32sToF16Bits(r.floats(4*4096, -2, 2))), "out": Poison(2 * 14 * 4096)}}
+	},
+	"packing": func(r *rng) (string, [3]int, *Args) {
+		return "packing", [3]int{4, 1, 1}, &Args{Params: params("n", 4096), Buffers: map[string][]byte{"a": Encode(r.floats(4*4096, -2, 2)), "k": Encode(r.u32s(4096)), "out": Poison(4 * 11 * 4096), "f": Poison(16 * 3 * 4096)}}
+	},
 }
 
 // BenchmarkRun runs every corpus kernel at test sizes.

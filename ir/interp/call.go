@@ -24,6 +24,9 @@ func (c *compiler) call(e *ir.Call) exprFn {
 		return c.map3(c.expr(e.Args[0]), c.expr(e.Args[1]), c.expr(e.Args[2]),
 			width(t), stride1(e.Args[0].Type()), stride1(t), stride1(e.Args[2].Type()), mathFn3(ir.Select, 0))
 	}
+	if fn := c.special(e); fn != nil {
+		return fn
+	}
 	if len(e.Args) != f.Info().Arity || len(e.Args) == 0 {
 		c.errorf(e.Pos, "%s takes %d arguments, given %d", f, f.Info().Arity, len(e.Args))
 	}
@@ -92,6 +95,9 @@ func (c *compiler) atomic(e *ir.Call) exprFn {
 	if !ok || r.mem == nil {
 		c.errorf(e.Pos, "%s on %s, which is not an atomic in memory", f, r.ty)
 	}
+	if f == ir.AtomicCompareExchangeWeak {
+		return c.compareExchange(e, r)
+	}
 	var op fn2
 	var val exprFn
 	if len(e.Args) == 2 {
@@ -142,4 +148,31 @@ func atomicOp(f ir.Intrinsic, s ir.Scalar) fn2 {
 		return minFn(s, true)
 	}
 	return nil
+}
+
+// compareExchange compiles atomicCompareExchangeWeak: lanes in lane order
+// read the location and, where it equals cmp, store v. The result holds
+// the old value (component 0) and whether it was exchanged (component 1).
+// The interpreter never fails spuriously; a GPU's weak exchange may
+// (exchanged false although old_value equals cmp), so kernels loop.
+func (c *compiler) compareExchange(e *ir.Call, r ref) exprFn {
+	if len(e.Args) != 3 {
+		c.errorf(e.Pos, "%s takes 3 arguments", e.Func)
+	}
+	cmp, val := c.expr(e.Args[1]), c.expr(e.Args[2])
+	mem, where := r.mem, r.at
+	out := c.m.newCol()
+	return func(act []int32) []uint32 {
+		offs := where(act)
+		cv, v := cmp(act), val(act)
+		for _, l := range act {
+			o, p := 4*int(l), offs[l]
+			old := binary.LittleEndian.Uint32(mem[p:])
+			out[o], out[o+1] = old, boolBits(old == cv[o])
+			if old == cv[o] {
+				binary.LittleEndian.PutUint32(mem[p:], v[o])
+			}
+		}
+		return out
+	}
 }

@@ -123,6 +123,9 @@ func width(t ir.Type) int {
 	if n := ir.Width(t); n > 0 {
 		return n
 	}
+	if _, ok := t.(ir.CompareExchangeResult); ok {
+		return 2 // old_value, exchanged
+	}
 	return 1
 }
 
@@ -195,6 +198,10 @@ func (c *compiler) expr(e ir.Expr) exprFn {
 		}
 		return c.indexValue(e)
 	case *ir.Field:
+		if _, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+			// old_value and exchanged: components 0 and 1 of the value
+			return c.swizzle(&ir.Swizzle{Pos: e.Pos, X: e.X, Comps: e.Name, Ty: e.Ty})
+		}
 		return c.load(c.ref(e))
 	case *ir.FnCall:
 		return c.fnCallValue(e)
@@ -228,7 +235,7 @@ func (c *compiler) ident(e *ir.Ident) exprFn {
 		s := ir.ElemScalar(e.Ty)
 		return c.constant(width(e.Ty), constBits(o.Val, s))
 	case *ir.Decl, *ir.Shared:
-		if ir.Width(e.Ty) == 0 && !ir.IsCoopMat(e.Ty) {
+		if _, isResult := e.Ty.(ir.CompareExchangeResult); ir.Width(e.Ty) == 0 && !isResult && !ir.IsCoopMat(e.Ty) {
 			c.errorf(e.Pos, "%s of type %s used as a value (only scalars, vectors and cooperative matrices are values)", e.Name, e.Ty)
 		}
 		return c.load(c.ref(e))

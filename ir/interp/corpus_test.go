@@ -17,6 +17,11 @@ import (
 type corpusCheck func(t *testing.T, c kctest.Case, m *ir.Module, r *rng)
 
 var corpusChecks = map[string]corpusCheck{
+	"precise_diff":     checkPreciseDiff,
+	"switch_ops":       checkSwitchOps,
+	"blur_const":       checkBlurConst,
+	"boids_struct":     checkBoidsStruct,
+	"helpers":          checkHelpers,
 	"saxpy":            checkSaxpy,
 	"vecadd_bounded":   checkVecadd,
 	"reduce_workgroup": checkReduce("reduce_workgroup", 32),

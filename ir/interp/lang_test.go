@@ -18,8 +18,8 @@ struct Particle {
 	mass f32
 }
 
-// step integrates one particle; it bounces off the floor y = 0.
-precise fn step(p Particle, g f32, dt f32) Particle {
+// advance integrates one particle; it bounces off the floor y = 0.
+precise fn advance(p Particle, g f32, dt f32) Particle {
 	var q = p
 	q.vel.y = q.vel.y - g * dt
 	q.pos = q.pos + q.vel * dt
@@ -39,7 +39,7 @@ kernel boids(n u32, g f32, dt f32, ps read_write []Particle, e read_write []f32)
 	if i >= n {
 		return
 	}
-	let p = step(ps[i], g, dt)
+	let p = advance(ps[i], g, dt)
 	ps[i] = p
 	e[i] = energy(ps[i])
 	ps[i].mass += 1.0

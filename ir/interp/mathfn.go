@@ -108,6 +108,16 @@ func float64Fn1(f ir.Intrinsic) func(float64) float64 {
 		return math.RoundToEven
 	case ir.Trunc:
 		return math.Trunc
+	case ir.Asin:
+		return math.Asin
+	case ir.Acos:
+		return math.Acos
+	case ir.Atan:
+		return math.Atan
+	case ir.Sinh:
+		return math.Sinh
+	case ir.Cosh:
+		return math.Cosh
 	}
 	return nil
 }
@@ -117,6 +127,10 @@ func mathFn2(f ir.Intrinsic, s ir.Scalar) fn2 {
 	switch f {
 	case ir.Pow:
 		return func(a, b uint32) uint32 { return fromF64(pow(toF64(a, s), toF64(b, s)), s) }
+	case ir.Atan2:
+		return func(a, b uint32) uint32 { return fromF64(math.Atan2(toF64(a, s), toF64(b, s)), s) }
+	case ir.Step: // step(edge, x)
+		return func(edge, x uint32) uint32 { return fromF64(b2f(toF64(x, s) >= toF64(edge, s)), s) }
 	case ir.Min:
 		return minFn(s, true)
 	case ir.Max:
@@ -183,6 +197,10 @@ func mathFn3(f ir.Intrinsic, s ir.Scalar) fn3 {
 		sub, mul, add := floatBinary(ir.OpSub, s), floatBinary(ir.OpMul, s), floatBinary(ir.OpAdd, s)
 		one := fromF64(1, s)
 		return func(x, y, a uint32) uint32 { return add(mul(x, sub(one, a)), mul(y, a)) }
+	case ir.Smoothstep:
+		return func(lo, hi, x uint32) uint32 {
+			return fromF64(smoothstep(toF64(lo, s), toF64(hi, s), toF64(x, s)), s)
+		}
 	case ir.Clamp:
 		lo, hi := minFn(s, false), minFn(s, true)
 		return func(x, a, b uint32) uint32 { return hi(lo(x, a), b) }
@@ -212,4 +230,18 @@ func fmaBits(a, b, c float64, s ir.Scalar) uint32 {
 		}
 	}
 	return fromF64(r, s)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// smoothstep is t*t*(3 - 2*t), t = clamp((x - lo)/(hi - lo), 0, 1); lo >= hi
+// has no specified result on GPUs.
+func smoothstep(lo, hi, x float64) float64 {
+	t := math.Max(0, math.Min(1, (x-lo)/(hi-lo)))
+	return t * t * (3 - 2*t)
 }

@@ -34,6 +34,9 @@ func (c *compiler) addressable(e ir.Expr) bool {
 	case *ir.Index:
 		return c.addressable(e.X)
 	case *ir.Field:
+		if _, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+			return false // a value, never in memory
+		}
 		return c.addressable(e.X)
 	case *ir.Swizzle:
 		return len(e.Comps) == 1 && c.addressable(e.X)
@@ -50,7 +53,8 @@ func (c *compiler) declare(d *ir.Decl) *local {
 		c.errorf(d.Pos, "local %s has no type (module not checked?)", d.Name)
 	}
 	l := &local{}
-	if ir.Width(d.Ty) > 0 || ir.IsCoopMat(d.Ty) { // a matrix: its handle
+	// a compare-exchange result or a cooperative matrix (its handle) lives in a column
+	if _, isResult := d.Ty.(ir.CompareExchangeResult); ir.Width(d.Ty) > 0 || isResult || ir.IsCoopMat(d.Ty) {
 		l.col = c.m.newCol()
 	} else {
 		l.size = memStride(d.Ty)

@@ -2,31 +2,22 @@ package interp
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
 )
 
-// The kernels of testdata/kernels-next (issue 12's constructs, not yet
-// lowered by the emitters) run on fresh random inputs against Go
-// references that perform the same float32 operations in the same order.
-
-func nextKernel(t *testing.T, name string) []byte {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kernels-next", name+".kc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
+// References for issue 12's corpus kernels (helper functions, structs,
+// switch, constant arrays, precise; TestCorpus runs them): fresh random
+// inputs against Go code that performs the same float32 operations in the
+// same order.
 
 // TestPreciseReproducer: issue 12's x*x - y*y + c with x = y = 1 and
 // c = 1e-8 is 1e-8 when each operation is rounded as written (a fused
 // x*x + (-(y*y) + c) would give 0 or 1e-8 depending on the grouping; the
 // interpreter never fuses).
-func TestPreciseReproducer(t *testing.T) {
-	m := compile(t, string(nextKernel(t, "precise_diff")))
-	r := newRNG(t)
+func checkPreciseDiff(t *testing.T, _ kctest.Case, m *ir.Module, r *rng) {
 	n := 64 + r.IntN(64)
 	x, y, c := make([]float32, n), make([]float32, n), make([]float32, n)
 	for i := range x {
@@ -53,9 +44,7 @@ func TestPreciseReproducer(t *testing.T) {
 	}
 }
 
-func TestSwitchOps(t *testing.T) {
-	m := compile(t, string(nextKernel(t, "switch_ops")))
-	r := newRNG(t)
+func checkSwitchOps(t *testing.T, _ kctest.Case, m *ir.Module, r *rng) {
 	n := 100 + r.IntN(200)
 	op := make([]uint32, n)
 	for i := range op {
@@ -104,9 +93,7 @@ func TestSwitchOps(t *testing.T) {
 	}
 }
 
-func TestBlurConst(t *testing.T) {
-	m := compile(t, string(nextKernel(t, "blur_const")))
-	r := newRNG(t)
+func checkBlurConst(t *testing.T, _ kctest.Case, m *ir.Module, r *rng) {
 	w, h := 50+r.IntN(100), 1+r.IntN(5)
 	img := r.floats(w*h, -1, 1)
 	out := Poison(4 * w * h)
@@ -130,9 +117,7 @@ func TestBlurConst(t *testing.T) {
 	}
 }
 
-func TestBoidsStruct(t *testing.T) {
-	m := compile(t, string(nextKernel(t, "boids_struct")))
-	r := newRNG(t)
+func checkBoidsStruct(t *testing.T, _ kctest.Case, m *ir.Module, r *rng) {
 	n := 64 + r.IntN(100)
 	groups := ceilDiv(n, 64)
 	ps := make([]particle, n)
@@ -176,9 +161,7 @@ func TestBoidsStruct(t *testing.T) {
 	}
 }
 
-func TestHelpers(t *testing.T) {
-	m := compile(t, string(nextKernel(t, "helpers")))
-	r := newRNG(t)
+func checkHelpers(t *testing.T, _ kctest.Case, m *ir.Module, r *rng) {
 	n := 64 + r.IntN(200)
 	groups := ceilDiv(n, 64)
 	x := r.floats(n, -1, 1)

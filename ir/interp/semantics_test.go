@@ -304,21 +304,21 @@ func asError(err error, e **Error) bool {
 
 func TestStepBudget(t *testing.T) {
 	m := compile(t, `
-kernel spin(n u32, step u32, y read_write []u32) workgroup(8) {
+kernel spin(n u32, stride u32, y read_write []u32) workgroup(8) {
 	var s u32
-	for k := u32(0); k < n; k += step {
+	for k := u32(0); k < n; k += stride {
 		s += k
 	}
 	y[local_index] = s
 }
 `)
-	err := Run(m, "spin", [3]int{1, 1, 1}, &Args{Params: params("n", 10, "step", 0), Buffers: map[string][]byte{"y": Poison(32)}}, Options{MaxSteps: 10000})
+	err := Run(m, "spin", [3]int{1, 1, 1}, &Args{Params: params("n", 10, "stride", 0), Buffers: map[string][]byte{"y": Poison(32)}}, Options{MaxSteps: 10000})
 	want := "test.kc:3:2: kernel spin, invocation global_id (0, 0, 0): step budget of 10000 exhausted (runaway loop?)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	y := Poison(32)
-	mustRun(t, m, "spin", [3]int{1, 1, 1}, &Args{Params: params("n", 10, "step", 1), Buffers: map[string][]byte{"y": y}}, Options{MaxSteps: 10000})
+	mustRun(t, m, "spin", [3]int{1, 1, 1}, &Args{Params: params("n", 10, "stride", 1), Buffers: map[string][]byte{"y": y}}, Options{MaxSteps: 10000})
 	if got := u32s(t, y); got[7] != 45 {
 		t.Fatalf("y = %v", got)
 	}

@@ -24,7 +24,8 @@ type Tol struct {
 
 // Tolerance returns the accepted error of intrinsic fn between a GPU and
 // the interpreter. Intrinsics without float rounding (abs, min, max, clamp,
-// floor, ceil, round, trunc, sign, select, integer and bit operations,
+// floor, ceil, round, trunc, sign, step, select, unpack2x16float, integer
+// and bit operations (extractBits, insertBits),
 // atomics, subgroup data movement) must match exactly: the zero Tol.
 func Tolerance(fn ir.Intrinsic) Tol {
 	switch fn {
@@ -52,6 +53,26 @@ func Tolerance(fn ir.Intrinsic) Tol {
 		return Tol{ULP: 1, Note: "inherited from x - floor(x)"}
 	case ir.Dot:
 		return Tol{ULP: 1, Note: "reassociated or fused on GPUs: use SumBound over the products"}
+	case ir.Asin, ir.Acos:
+		return Tol{ULP: 4096, Abs: 0x1p-11, AbsF16: 0x1p-7, Lo: -1, Hi: 1, Note: "inherited from atan2(x, sqrt(1 - x*x)); |x| > 1 is NaN"}
+	case ir.Atan, ir.Atan2:
+		return Tol{ULP: 4096, Note: "atan2(0, 0) and infinite operands have no specified result"}
+	case ir.Sinh, ir.Cosh:
+		return Tol{ULP: 3, ArgULP: 2, Abs: 0x1p-21, AbsF16: 0x1p-9, Note: "inherited from (exp(x) -/+ exp(-x)) / 2; the absolute bound covers sinh's cancellation near 0"}
+	case ir.Smoothstep:
+		return Tol{ULP: 8, Abs: 0x1p-21, AbsF16: 0x1p-9, Note: "inherited from t*t*(3 - 2*t), t = clamp((x - lo)/(hi - lo), 0, 1); lo >= hi has no specified result"}
+	case ir.Length, ir.Distance:
+		return Tol{ULP: 6, Note: "inherited from sqrt(dot(x, x)) (distance: of a - b, rounded first)"}
+	case ir.Normalize:
+		return Tol{ULP: 6, Abs: 0x1p-21, AbsF16: 0x1p-9, Note: "inherited from x * inverseSqrt(dot(x, x)); the absolute bound is relative to the unit length; the zero vector has no specified result"}
+	case ir.Cross, ir.ReflectVector:
+		return Tol{ULP: 2, Note: "differences of products, fused or not: under cancellation use SumBound over the products"}
+	case ir.Unpack4x8Snorm, ir.Unpack4x8Unorm:
+		return Tol{ULP: 1, Note: "b / 127 and b / 255 may be computed as b * (1/127) and b * (1/255)"}
+	case ir.Pack4x8Snorm, ir.Pack4x8Unorm:
+		return Tol{Note: "integer result: a byte may differ by one where clamp(x)*127 (or *255) is within an ulp of a half-way point (GLSL's round leaves ties to the implementation); NaN components have no specified result"}
+	case ir.Pack2x16Float:
+		return Tol{Note: "integer result: each f16 half may differ by one unit in the last place (SPIR-V and HLSL leave the f32 -> f16 rounding mode to the implementation); values beyond f16's range have no specified result"}
 	case ir.SubgroupAdd, ir.SubgroupMul, ir.SubgroupInclusiveAdd, ir.SubgroupExclusiveAdd:
 		return Tol{Note: "float reductions are reassociated on GPUs: use SumBound"}
 	}

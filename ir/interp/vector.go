@@ -89,6 +89,14 @@ func (c *compiler) bitcast(e *ir.Bitcast) exprFn {
 func (c *compiler) swizzle(e *ir.Swizzle) exprFn {
 	x := c.expr(e.X)
 	idx := swizzleIndexes(e.Comps)
+	if _, ok := e.X.Type().(ir.CompareExchangeResult); ok {
+		// a compare-exchange result (reached from its ir.Field) holds
+		// old_value in component 0 and exchanged in component 1
+		idx = []int{0}
+		if e.Comps == ir.FieldExchanged {
+			idx = []int{1}
+		}
+	}
 	if idx == nil || len(idx) > 4 {
 		c.errorf(e.Pos, "bad swizzle .%s", e.Comps)
 	}

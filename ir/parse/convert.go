@@ -15,10 +15,13 @@ type converter struct {
 	errs     ir.ErrorList
 	comments []lexer.Token // every // comment, in source order
 	next     int           // first comment not yet placed or dropped
-	inKernel *ir.Kernel
-	toks     []lexer.Token         // every token of the file, comments included
-	structs  map[string]*ir.Struct // made by structNames before parsing
-	declared map[string]bool       // struct names already converted
+	// lastConst: the declaration converted last is a const (a comment
+	// trailing its line is its Comment)
+	lastConst bool
+	inKernel  *ir.Kernel
+	toks      []lexer.Token         // every token of the file, comments included
+	structs   map[string]*ir.Struct // made by structNames before parsing
+	declared  map[string]bool       // struct names already converted
 }
 
 // tokenAt returns the index of the token at offset off, the start of a
@@ -79,7 +82,7 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 			// next declaration.
 			if i == 0 {
 				for _, t := range c.commentsBefore(d.Pos.Offset) {
-					m.Doc = append(m.Doc, commentText(t))
+					m.Doc = append(m.Doc, docLines(t)...)
 				}
 			}
 			c.enable(d.Enable, m)
@@ -87,8 +90,15 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 		}
 		var doc []string
 		for _, t := range c.commentsBefore(d.Pos.Offset) {
-			doc = append(doc, commentText(t))
+			if c.trailing(t) && len(m.Consts) > 0 && len(doc) == 0 && c.lastConst {
+				// after the previous const, on its line
+				k := m.Consts[len(m.Consts)-1]
+				k.Comment = strings.TrimSpace(k.Comment + " " + t.Value)
+				continue
+			}
+			doc = append(doc, docLines(t)...)
 		}
+		c.lastConst = d.Const != nil
 		switch {
 		case d.Const != nil:
 			k := c.constDecl(d.Const)
@@ -138,6 +148,7 @@ func (c *converter) kernel(d *kernelAST) *ir.Kernel {
 	for _, p := range d.Params {
 		k.Params = append(k.Params, c.param(p, false))
 	}
+	c.paramComments(d, k)
 	if len(d.Workgroup) > 3 {
 		c.errorf(d.Workgroup[3].node().Pos, "workgroup takes one to three sizes, not %d", len(d.Workgroup))
 	}
@@ -289,10 +300,15 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 	out := &ir.Block{Pos: irPos(b.Pos)}
 	// Comments before the "{" (in a parameter list, a condition) are dropped.
 	c.commentsBefore(b.Pos.Offset)
+	prevShared := false
 	for i, it := range b.Items {
 		for _, t := range c.commentsBefore(it.Pos.Offset) {
-			out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: commentText(t)})
+			s := c.commentStmt(t)
+			// a shared declaration moves to the top: its comment stays put
+			s.Trailing = s.Trailing && !prevShared
+			out.Stmts = append(out.Stmts, s)
 		}
+		prevShared = it.Shared != nil
 		// A statement takes the ";" after it, if any (see itemAST).
 		if i < len(b.Items)-1 && !c.semiBefore(b.Items[i+1].Pos.Offset) {
 			c.errorf(b.Items[i+1].Pos, "missing newline or \";\" before this statement")
@@ -300,12 +316,15 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 		if s := c.stmt(it, top); s != nil {
 			out.Stmts = append(out.Stmts, s)
 		}
-		// Comments inside the statement, outside its blocks, are dropped.
-		c.commentsBefore(it.EndPos.Offset)
+		// Comments inside the statement, outside its blocks, are dropped
+		// (those after its last token are the next statement's).
+		c.commentsBefore(c.codeEnd(it.EndPos.Offset))
 	}
 	// Comments before the closing brace.
 	for _, t := range c.commentsBefore(b.EndPos.Offset) {
-		out.Stmts = append(out.Stmts, &ir.Comment{Pos: irPos(t.Pos), Text: commentText(t)})
+		s := c.commentStmt(t)
+		s.Trailing = s.Trailing && !prevShared
+		out.Stmts = append(out.Stmts, s)
 	}
 	return out
 }
@@ -475,5 +494,91 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 // pos is where a simple statement starts: at its first expression.
 func (s *simpleAST) pos() lexer.Position { return s.LHS.node().Pos }
 
-// commentText is a // comment's text without the //.
+// commentText is a // comment's text without the //. A /* */ comment
+// (which here can only be a declaration's documentation) gives its text
+// without the delimiters, each of its lines a doc line.
 func commentText(t lexer.Token) string { return strings.TrimPrefix(t.Value, "//") }
+
+// docLines are the documentation lines a comment token gives.
+func docLines(t lexer.Token) []string {
+	if !isBlock(t) {
+		return []string{commentText(t)}
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(t.Value, "/*"), "*/"), "\n") {
+		out = append(out, " "+strings.TrimSpace(l))
+	}
+	return out
+}
+
+func isBlock(t lexer.Token) bool { return strings.HasPrefix(t.Value, "/*") }
+
+// commentStmt makes the comment statement of token t.
+func (c *converter) commentStmt(t lexer.Token) *ir.Comment {
+	s := &ir.Comment{Pos: irPos(t.Pos), Text: commentText(t), Trailing: c.trailing(t)}
+	if isBlock(t) {
+		s.Block = true
+		s.Text = strings.TrimSuffix(strings.TrimPrefix(t.Value, "/*"), "*/")
+	}
+	return s
+}
+
+// trailing reports whether comment t follows code on its line.
+func (c *converter) trailing(t lexer.Token) bool {
+	for k := c.tokenAt(t.Pos.Offset) - 1; k >= 0; k-- {
+		switch p := c.toks[k]; p.Type {
+		case tokComment, tokNewline:
+			if p.Type == tokNewline && p.Value == ";" && p.Pos.Line != t.Pos.Line {
+				return false
+			}
+			continue
+		default:
+			return p.Pos.Line == t.Pos.Line
+		}
+	}
+	return false
+}
+
+// paramComments gives the comments of a parameter list to its parameters:
+// one that follows a parameter on its line is that parameter's Comment, one
+// on a line of its own is Doc of the parameter after it (or, after the
+// last, the last one's Comment). Comments in the workgroup list are
+// dropped with the others inside the declaration.
+func (c *converter) paramComments(d *kernelAST, k *ir.Kernel) {
+	end := d.Body.Pos.Offset
+	if len(d.Workgroup) > 0 {
+		end = d.Workgroup[0].node().Pos.Offset
+	}
+	if len(k.Params) == 0 {
+		return
+	}
+	for _, t := range c.commentsBefore(end) {
+		if t.Pos.Offset < d.Params[0].Pos.Offset {
+			k.Params[0].Doc = append(k.Params[0].Doc, t.Value)
+			continue
+		}
+		j := 0 // the last parameter before the comment
+		for j+1 < len(d.Params) && d.Params[j+1].Pos.Offset < t.Pos.Offset {
+			j++
+		}
+		switch {
+		case c.trailing(t) || j+1 == len(k.Params):
+			k.Params[j].Comment = strings.TrimSpace(k.Params[j].Comment + " " + t.Value)
+		default:
+			k.Params[j+1].Doc = append(k.Params[j+1].Doc, t.Value)
+		}
+	}
+}
+
+// codeEnd is the offset just past the last token before off that is
+// neither a comment nor a ";": where a statement ending at off really ends.
+func (c *converter) codeEnd(off int) int {
+	for k := c.tokenAt(off) - 1; k >= 0; k-- {
+		t := c.toks[k]
+		if t.Type == tokComment || t.Value == ";" && (t.Type == tokNewline || t.Type == tokPunct) {
+			continue
+		}
+		return t.Pos.Offset + len(t.Value)
+	}
+	return off
+}

@@ -72,6 +72,8 @@ var syntaxErrors = []struct {
 	{"let without value", "kernel k() workgroup(1) {\n\tlet x =\n}\n", `e.kc:2:8: missing expression after let x =`},
 	{"assignment without value", "kernel k() workgroup(1) {\n\tx +=;\n\ty := }\n", "e.kc:2:4: missing expression after +=\ne.kc:3:4: missing expression after :="},
 	{"const without value", "const C =\nkernel k() workgroup(1) {\n}\n", `e.kc:1:9: missing expression after const C =`},
+	{"byte-order mark after the start", "kernel k() workgroup(1) {\n\t\uFEFF\n}\n", `e.kc:2:2: invalid character U+FEFF '\ufeff' in source (names are ASCII)`},
+	{"byte-order mark keeps first-line columns", "\uFEFFkernel k() workgroup(1) {\n\tlet x = 1 @ 2\n}\n", `e.kc:2:12: invalid character '@' in source`},
 	{"two declarations on a line", "const A = 1 const B = 2\nkernel k() workgroup(1) {\n}\n", `e.kc:1:13: missing newline or ";" before this declaration`},
 	{"brace inside a comment", "kernel k() workgroup(1) {//}", `e.kc:1:29: unexpected end of file (expected a statement or "}")`},
 	{"several errors", "kernel k(x []f32) workgroup(1) {\n\tvar v\n\tif true {\n\t\tshared s [4]f32\n\t}\n}\n",

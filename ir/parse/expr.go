@@ -133,6 +133,28 @@ func (p *exprParser) binary(minPrec int) (ir.Expr, error) {
 			return nil, err
 		}
 		x = &ir.Binary{Pos: irPos(t.Pos), Op: op, X: x, Y: y}
+		neededParens(x.(*ir.Binary))
+	}
+}
+
+// neededParens clears the Paren mark of b's operands where precedence
+// requires the parentheses (ir.Print writes those anyway), so that Paren
+// marks only the author's optional ones and parse(print(m)) equals m.
+func neededParens(b *ir.Binary) {
+	p := b.Op.Precedence()
+	if x, ok := b.X.(*ir.Binary); ok && x.Op.Precedence() < p {
+		x.Paren = false
+	}
+	if y, ok := b.Y.(*ir.Binary); ok && y.Op.Precedence() <= p {
+		y.Paren = false
+	}
+}
+
+// clearParen clears the Paren mark of a binary operand of a unary or
+// postfix operator, which always needs its parentheses.
+func clearParen(x ir.Expr) {
+	if b, ok := x.(*ir.Binary); ok {
+		b.Paren = false
 	}
 }
 
@@ -184,6 +206,7 @@ func (p *exprParser) unary() (ir.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	clearParen(x)
 	return &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}, nil
 }
 
@@ -261,6 +284,7 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 			if err := p.expect("]", `"]"`); err != nil {
 				return nil, err
 			}
+			clearParen(x)
 			x = &ir.Index{Pos: irPos(t.Pos), X: x, Index: i}
 		case t.Type == tokPunct && t.Value == ".":
 			p.lex.Next()
@@ -269,8 +293,11 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 				return nil, unexpected(&c, "a field name or vector components such as .x or .xyz after \".\"")
 			}
 			p.lex.Next()
+			clearParen(x)
+			// A name that is no swizzle is a field: of a struct, or
+			// old_value/exchanged of an atomicCompareExchangeWeak result
+			// (Check reports a name that is no field).
 			if !validSwizzle(c.Value) {
-				// Check reports a name that is no field of a struct.
 				x = &ir.Field{Pos: irPos(t.Pos), X: x, Name: c.Value}
 				continue
 			}
@@ -323,6 +350,11 @@ func (p *exprParser) primary() (ir.Expr, error) {
 			}
 			if err := p.expect(")", `")"`); err != nil {
 				return nil, err
+			}
+			if b, ok := x.(*ir.Binary); ok {
+				// kept by kc fmt unless precedence needs them anyway
+				// (cleared by the operator that takes b as an operand)
+				b.Paren = true
 			}
 			return x, nil
 		}

@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(c.src))
 	}
 	f.Add([]byte(posSrc))
+	f.Add([]byte(commentsSrc))
 	f.Add([]byte(coopSrc))
 	for _, c := range coopSyntaxErrors {
 		f.Add([]byte("kernel k(x read []f32, y read_write []f32) workgroup(32) {\n\t" + c.body + "\n}\n"))
@@ -92,11 +93,10 @@ func TestMutations(t *testing.T) {
 	}
 }
 
-// corpusPaths lists the test kernels, those of testdata/kernels-next
-// (issue 12's constructs) included.
+// corpusPaths lists the test kernels.
 func corpusPaths() []string {
 	var out []string
-	for _, dir := range []string{"kernels", "kernels-next"} {
+	for _, dir := range []string{"kernels"} {
 		paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*.kc"))
 		out = append(out, paths...)
 	}

@@ -294,6 +294,7 @@ func (s *scanner) lineComment() {
 
 func (s *scanner) blockComment() *lexError {
 	pos := s.pos()
+	start := s.off
 	s.advance(2)
 	multiline := false
 	for {
@@ -303,11 +304,12 @@ func (s *scanner) blockComment() *lexError {
 		c := s.src[s.off]
 		switch {
 		case c == '*' && s.peek(1) == '/':
-			s.advance(2)
 			if multiline {
 				// A comment spanning lines acts like a newline.
 				s.semi(pos)
 			}
+			s.emit(tokComment, string(s.src[start:s.off+2]), pos)
+			s.advance(2)
 			return nil
 		case c == '\n':
 			multiline = true

@@ -6,13 +6,17 @@
 // expressions are parsed by precedence climbing (expr.go) plugged into
 // participle. Every node gets the position of its first token, except a
 // binary expression (its operator), an index (its "[") and a swizzle (its
-// "."). // comments are kept: above a const or kernel they become its Doc,
-// inside a block they become ir.Comment statements; /* */ comments are
-// dropped. Syntax errors come back as an ir.ErrorList; semantic checks are
-// ir.Check's.
+// "."). Comments are kept where ir.Print can put them back (see
+// docs/language.md §1): above a const or kernel they become its Doc, inside
+// a block ir.Comment statements (Trailing when they followed code on their
+// line, Block for /* */), in a parameter list the parameter's Doc or
+// Comment, after a const on its line the const's Comment; those inside an
+// expression are dropped. Syntax errors come back as an ir.ErrorList;
+// semantic checks are ir.Check's.
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -23,6 +27,9 @@ import (
 // File parses one .kc source. filename is used in positions and messages.
 // Errors are an ir.ErrorList of file:line:col: message entries.
 func File(filename string, src []byte) (*ir.Module, error) {
+	// A UTF-8 byte-order mark at the start is ignored, as Go does; columns
+	// on the first line count from after it, as an editor shows them.
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if err := checkEncoding(filename, src); err != nil {
 		return nil, ir.ErrorList{err}
 	}

@@ -153,3 +153,170 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestByteOrderMark: a UTF-8 BOM at the start of a file is ignored (as Go
+// does): the file means what it means without it, positions included.
+func TestByteOrderMark(t *testing.T) {
+	src := "kernel k(y read_write []u32) workgroup(1) {\n\ty[0] = 1\n}\n"
+	plain, err := parse.File("a.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom, err := parse.File("a.kc", append([]byte("\uFEFF"), src...))
+	if err != nil {
+		t.Fatalf("file with a byte-order mark: %v", err)
+	}
+	if d := cmp.Diff(plain, bom, cmpopts.EquateNaNs()); d != "" {
+		t.Errorf("the byte-order mark changed the module (-plain +bom):\n%s", d)
+	}
+	if err := ir.Check(bom); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+// TestForWithoutInit: `for ; cond; post {}` is a loop whose post statement
+// updates a variable declared before it (docs/language.md §4: any part of
+// the clause may be empty). It checks, prints as written and round-trips.
+func TestForWithoutInit(t *testing.T) {
+	src := "kernel k(y read_write []u32) workgroup(1) {\n\tvar i u32\n\tfor ; i < 4; i++ {\n\t\ty[i] = i\n\t}\n\tfor ;; i += 2 {\n\t\tbreak\n\t}\n}\n"
+	m, err := parse.File("a.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if out != src {
+		t.Errorf("print:\n%s\nwant:\n%s", out, src)
+	}
+	m2, err := parse.File("a.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+}
+
+// TestFmtKeepsParens: kc fmt keeps the parentheses the author wrote around
+// binary expressions, needed or not (as gofmt does), and round-trips.
+func TestFmtKeepsParens(t *testing.T) {
+	src := "kernel k(a u32, y read_write []u32) workgroup(1) {\n" +
+		"\ty[0] = a + (a >> 8) & 255\n" +
+		"\ty[1] = u32((a & 3) == 3 && (a > 1))\n" +
+		"\ty[2] = (a - 1) - (a - 2) * 2\n" +
+		"\ty[3] = (a + 1) * (a | 1)\n" +
+		"\ty[4] = min((a + 1), 7)\n" +
+		"\tlet b = -(a + 1) + (a + 1).x\n" +
+		"}\n"
+	m, err := parse.File("p.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print changed the parentheses (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("p.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	// Parentheses around a name or a call are not kept.
+	m3, err := parse.File("p.kc", []byte("kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = (a) + (min(a, 1))\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(ir.Print(m3)), "kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = a + min(a, 1)\n}\n"; got != want {
+		t.Errorf("print:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestFmtComments: kc fmt keeps end-of-line comments on their line, /* */
+// comments (one line or several) among statements, and comments in the
+// parameter list; the canonical text prints as itself, round-trips
+// (go-cmp) and printing is idempotent.
+func TestFmtComments(t *testing.T) {
+	src := commentsSrc
+	want := `// header
+const N = 4 /* four */
+const M = 2 // two
+
+// kernel doc
+// over two lines
+kernel k(
+	// the scale
+	a f32, // trailing a
+	/* the output */
+	y read_write []f32, /* after y */
+) workgroup(64) { // on the brace
+	shared s [64]f32
+	// shared, moved to the top
+	let i = local_index // the index
+	/* a block
+	   comment over lines */
+	s[i] = a /* scaled */
+	workgroupBarrier()
+	if i < N { // guard
+		y[i] = s[i] // store
+	} // after the if
+	for j := 0; j < M; j++ { /* loop */
+		y[i] += 1.0
+	}
+	// last
+}
+`
+	m, err := parse.File("c.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("print (-want +got):\n%s", d)
+	}
+	m2, err := parse.File("c.kc", []byte(out))
+	if err != nil {
+		t.Fatalf("printed text: %v", err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+// commentsSrc is TestFmtComments' input (also a fuzz seed).
+const commentsSrc = `// header
+const N = 4 /* four */
+const M = 2 // two
+
+/* kernel doc
+   over two lines */
+kernel k(
+	// the scale
+	a f32, // trailing a
+	/* the output */
+	y read_write []f32, /* after y */
+) workgroup(64) { // on the brace
+	shared s [64]f32 // shared, moved to the top
+	let i = local_index // the index
+	/* a block
+	   comment over lines */
+	s[i] = a /* scaled */
+	workgroupBarrier()
+	if i < N { // guard
+		y[i] = s[i] // store
+	} // after the if
+	for j := 0; j < M; j++ { /* loop */
+		y[i] += 1.0
+	}
+	// last
+}
+`

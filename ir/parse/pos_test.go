@@ -122,7 +122,7 @@ kernel k(a f32, // in the parameters
 		// in then
 		b[0] = a // trailing
 	} else {
-		/* dropped */
+		/* kept */
 		// in else
 	}
 	// last in body
@@ -132,22 +132,27 @@ kernel k(a f32, // in the parameters
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Kept where they were: trailing comments on their line (after a
+	// const, a parameter, a statement, a block's "{"), /* */ comments
+	// among statements. Dropped: comments inside an expression and after
+	// the last declaration.
 	want := `// above enable
 
 enable f16
 
 // about C
-const C = 1
+const C = 1 // after C
 
-// after C
-kernel k(a f32, b read_write []f32) workgroup(1) {
-	// first in body
+kernel k(
+	a f32, // in the parameters
+	b read_write []f32,
+) workgroup(1) { // first in body
 	// before the if
 	if a > 0.0 && a < 1.0 {
 		// in then
-		b[0] = a
-		// trailing
+		b[0] = a // trailing
 	} else {
+		/* kept */
 		// in else
 	}
 	// last in body
@@ -157,7 +162,7 @@ kernel k(a f32, b read_write []f32) workgroup(1) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	c := m.Kernels[0].Body.Stmts[0].(*ir.Comment)
-	if c.Pos.Line != 8 || c.Pos.Col != 37 || c.Text != " first in body" {
+	if c.Pos.Line != 8 || c.Pos.Col != 37 || c.Text != " first in body" || !c.Trailing {
 		t.Errorf("first comment %+v", c)
 	}
 }

@@ -308,22 +308,19 @@ void atomics_and_memory(uint3 kc_local_id : SV_GroupThreadID, uint3 kc_workgroup
 	atomics_and_memory_v3[0].v.x = p + float(kc_workgroup_id.y + kc_local_id.z);
 }
 
-// grid_info reads num_workgroups, which only dxc -spirv can express (vk::ext_builtin_input).
-#if defined(__spirv__)
-#line 71 "features.kc"
 // kernel grid_info
+[[vk::binding(0, 0)]] cbuffer grid_info_params : register(b0) {
+	uint3 grid_info_num_workgroups; // offset 0: num_workgroups, written by the host at each dispatch
+};
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint> grid_info_out : register(u1);
-[[vk::ext_builtin_input(24)]] static const uint3 kc_num_workgroups; // SPIR-V BuiltIn NumWorkgroups
 
 [numthreads(1, 1, 1)]
 #line 71 "features.kc"
 void grid_info() {
-	uint3 g = kc_num_workgroups;
+	uint3 g = grid_info_num_workgroups;
 	grid_info_out[0] = g.x * g.y * g.z;
 }
-#endif
 
-#line 76 "features.kc"
 // kernel reserved_words
 [[vk::binding(1, 0)]] RWStructuredBuffer<int> reserved_words_out : register(u1);
 [[vk::binding(2, 0)]] StructuredBuffer<int> reserved_words_line : register(t2);

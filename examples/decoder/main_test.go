@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels"
+)
+
+func openLavapipe(t *testing.T) *backend.Device {
+	t.Helper()
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
+			t.Setenv("XDG_RUNTIME_DIR", dir)
+		}
+	}
+	as, err := backend.Adapters(context.Background())
+	var mine []backend.AdapterInfo
+	for _, a := range as {
+		if a.Driver == "vulkan" {
+			mine = append(mine, a)
+		}
+	}
+	if len(mine) == 0 {
+		kctest.Missing(t, "no vulkan adapter (install mesa-vulkan-drivers for lavapipe): %v", err)
+	}
+	d, err := backend.OpenAdapter(context.Background(), mine[backend.Choose(mine)])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// TestRun runs the program as a user would and checks its report.
+func TestRun(t *testing.T) {
+	d := openLavapipe(t)
+	var out bytes.Buffer
+	if err := run([]string{"-device", d.Info().Name, "-tokens", "4", "-layers", "1"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "tokens/s") {
+		t.Errorf("no tokens/s in the output:\n%s", out.String())
+	}
+	t.Log(out.String())
+}
+
+// TestDecodeMatchesPrefill: the logits of the last decode step (KV cache,
+// RoPE at an offset, attention of one query over the cache) equal those
+// of one causal prefill of the whole sequence, within f32 rounding
+// (1e-4 on logits of magnitude ~1-10, differently ordered sums).
+func TestDecodeMatchesPrefill(t *testing.T) {
+	d := openLavapipe(t)
+	c := kernels.New(d)
+	defer c.Close()
+	cfg := config{vocab: 64, dim: 48, layers: 2, heads: 4, kvHeads: 2, headDim: 8, ffn: 72, maxSeq: 40}
+	ctx := context.Background()
+	m, err := newModel(c, cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5}
+	toks, last, err := m.generate(ctx, prompt, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := newModel(c, cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := append(append([]int(nil), prompt...), toks[:len(toks)-1]...)
+	want, err := m2.logits(ctx, seq, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if d := math.Abs(float64(last[i] - want[i])); !(d <= 1e-4+1e-5*math.Abs(float64(want[i]))) {
+			t.Fatalf("logit %d: decode %g, prefill %g", i, last[i], want[i])
+		}
+	}
+	if _, err := m.logits(ctx, make([]int, 30), 20); err == nil {
+		t.Errorf("a sequence past the context: no error")
+	}
+}

@@ -1,0 +1,109 @@
+package kernels_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/kernels"
+)
+
+// BenchmarkOps measures the memory-bound ops in GB/s (bytes read and
+// written once per op, over wall time: b.N ops recorded in one scope, one
+// submit, one wait), beside a device-to-device copy of the same bytes in
+// the same run: the baseline. It opens the policy's device
+// (KC_DEVICE selects another), so on the H200 it runs there:
+//
+//	go test ./kernels -run '^$' -bench Ops -benchtime 50x
+func BenchmarkOps(b *testing.B) {
+	setXDG()
+	dev, err := backend.Open(context.Background(), "")
+	if err != nil {
+		b.Skipf("no device: %v", err)
+	}
+	defer dev.Close()
+	c := kernels.New(dev)
+	defer c.Close()
+	const mib = 1 << 20
+	n := 64 * mib // 256 MiB of f32
+	if dev.Info().Type == backend.TypeCPU {
+		n = 4 * mib // lavapipe: keep it short
+	}
+	x := fill(b, c, n)
+	y := fill(b, c, n)
+	bench := func(name string, bytes int, op func() (*kernels.Tensor, error)) {
+		b.Run(name, func(b *testing.B) {
+			if out, err := op(); err != nil { // compile outside the timing
+				b.Fatal(err)
+			} else {
+				out.Release()
+			}
+			if err := dev.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			start := time.Now()
+			s := dev.Begin()
+			for i := 0; i < b.N; i++ {
+				out, err := op()
+				if err != nil {
+					s.End()
+					b.Fatal(err)
+				}
+				out.Release() // back to the pool: the next op reuses it, in order
+			}
+			if err := s.End(); err != nil {
+				b.Fatal(err)
+			}
+			if err := dev.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			el := time.Since(start)
+			b.ReportMetric(float64(bytes)*float64(b.N)/el.Seconds()/1e9, "GB/s")
+		})
+	}
+	sz := fmt.Sprintf("%dMiB", 4*n/mib)
+	bench("copy/"+sz, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
+	bench("add/"+sz, 12*n, func() (*kernels.Tensor, error) { return c.Add(x, y) })
+	bench("silu/"+sz, 8*n, func() (*kernels.Tensor, error) { return c.SiLU(x) })
+	for _, d := range []int{4096, 32768} {
+		xr, err := x.Reshape(-1, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := fill(b, c, d)
+		bias := fill(b, c, d)
+		bench(fmt.Sprintf("addbias/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.AddBias(xr, bias) })
+		bench(fmt.Sprintf("softmax/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
+		bench(fmt.Sprintf("layernorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+		bench(fmt.Sprintf("rmsnorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+	}
+	// decode attention: 32 query heads, 8 KV heads of 128, over a cache
+	// of s keys; the bytes are the K and V read once.
+	const hq, hkv, dh = 32, 8, 128
+	s := n / (2 * hkv * dh)
+	kc, err := x.Reshape(-1, hkv*dh)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, _ := kc.Rows(0, s)
+	vv, _ := y.Reshape(-1, hkv*dh)
+	v, _ := vv.Rows(0, s)
+	q := fill(b, c, hq*dh)
+	q1, _ := q.Reshape(1, hq*dh)
+	bench(fmt.Sprintf("decodeattention/s%d", s), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+}
+
+func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i%97)/97 - 0.5
+	}
+	t, err := c.Tensor(xs, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
+}

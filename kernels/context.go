@@ -1,0 +1,222 @@
+package kernels
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/coopmat"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+//go:embed *.kc
+var sources embed.FS
+
+// Context is the library bound to one device (the seed's compute context;
+// not a context.Context). It keeps the compiled pipelines and the prepared
+// matrix products of that device. Its methods are safe for concurrent use
+// as far as the device's recording is: ops recorded from several
+// goroutines into one scope interleave.
+type Context struct {
+	dev *backend.Device
+
+	mu    sync.Mutex
+	mods  map[string]*ir.Module
+	pipes map[string]*backend.Pipeline
+	mms   map[coopmat.Options]*coopmat.Matmul
+
+	// poison, when set (by tests), fills every new output with a NaN
+	// pattern before the op writes it, so that an element an op fails to
+	// write shows.
+	poison bool
+	// maxGroups, when positive (in tests), replaces the device's limit
+	// of workgroups per grid dimension, so that small tensors exercise
+	// the two-dimensional grids of large ones.
+	maxGroups int
+	// rowsLooped (tests) makes the row ops take rows.kc at every length.
+	rowsLooped bool
+}
+
+// New returns a Context on dev. Nothing is compiled until an op needs it.
+func New(dev *backend.Device) *Context {
+	return &Context{
+		dev:   dev,
+		mods:  map[string]*ir.Module{},
+		pipes: map[string]*backend.Pipeline{},
+		mms:   map[coopmat.Options]*coopmat.Matmul{},
+	}
+}
+
+// Device returns the device the context records on.
+func (c *Context) Device() *backend.Device { return c.dev }
+
+// Close releases the matrix products' scratch buffers. Tensors stay valid
+// until released; the pipelines stay in the device's cache.
+func (c *Context) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, mm := range c.mms {
+		mm.Close()
+	}
+	c.mms = map[coopmat.Options]*coopmat.Matmul{}
+}
+
+// Tensor uploads data as a tensor of the given shape (len(data) must be
+// the product of the dimensions).
+func (c *Context) Tensor(data []float32, shape ...int) (*Tensor, error) {
+	if err := checkShape("tensor", shape); err != nil {
+		return nil, err
+	}
+	if n := numel(shape); n != len(data) {
+		return nil, shapeErr("tensor", "%d values for %d elements", []any{len(data), n}, shape)
+	}
+	buf, err := c.dev.UploadF32(data)
+	if err != nil {
+		return nil, err
+	}
+	return &Tensor{c: c, st: &storage{buf: buf}, shape: append([]int(nil), shape...), dtype: F32}, nil
+}
+
+// Empty allocates a tensor whose contents are undefined until an op or
+// kernel writes them.
+func (c *Context) Empty(shape ...int) (*Tensor, error) {
+	if err := checkShape("empty", shape); err != nil {
+		return nil, err
+	}
+	buf, err := c.dev.Alloc(int64(numel(shape)) * 4)
+	if err != nil {
+		return nil, err
+	}
+	return &Tensor{c: c, st: &storage{buf: buf}, shape: append([]int(nil), shape...), dtype: F32}, nil
+}
+
+// ToHost reads several tensors back with one submit and one wait.
+func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error) {
+	vs := make([]backend.View, len(ts))
+	for i, t := range ts {
+		if t.c != c {
+			return nil, fmt.Errorf("kernels: tohost: tensor %d belongs to another context", i)
+		}
+		vs[i] = t.View()
+	}
+	bs, err := c.dev.ReadMany(ctx, vs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(bs))
+	for i, b := range bs {
+		out[i] = backend.BytesF32(b)
+	}
+	return out, nil
+}
+
+// output allocates an op's result, poisoned in tests.
+func (c *Context) output(shape []int) (*Tensor, error) {
+	t, err := c.Empty(shape...)
+	if err != nil || !c.poison {
+		return t, err
+	}
+	n := t.Len()
+	if err := c.run("elementwise.kc", "fill", nil, []uint32{uint32(n), 0xffc0cdcd}, c.grid(n, 256), t); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// owns checks that every operand belongs to this context.
+func (c *Context) owns(op string, ts ...*Tensor) error {
+	for _, t := range ts {
+		if t == nil {
+			return fmt.Errorf("kernels: %s: nil tensor", op)
+		}
+		if t.c != c {
+			return fmt.Errorf("kernels: %s: tensor %s belongs to another context", op, t)
+		}
+	}
+	return nil
+}
+
+// pipeline returns kernel of the embedded file, specialised with defs,
+// compiling it on first use.
+func (c *Context) pipeline(file, kernel string, defs map[string]string) (*backend.Pipeline, error) {
+	mkey := file + defsKey(defs)
+	pkey := mkey + "#" + kernel
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.pipes[pkey]; p != nil {
+		return p, nil
+	}
+	m := c.mods[mkey]
+	if m == nil {
+		src, err := sources.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("kernels: %w", err)
+		}
+		if m, err = parse.Load(file, src, defs); err != nil {
+			return nil, fmt.Errorf("kernels: %w", err)
+		}
+		c.mods[mkey] = m
+	}
+	p, err := c.dev.LoadIR(context.Background(), m, kernel)
+	if err != nil {
+		return nil, fmt.Errorf("kernels: %s in %s: %w", kernel, file, err)
+	}
+	c.pipes[pkey] = p
+	return p, nil
+}
+
+func defsKey(defs map[string]string) string {
+	if len(defs) == 0 {
+		return ""
+	}
+	ks := make([]string, 0, len(defs))
+	for k, v := range defs {
+		ks = append(ks, k+"="+v)
+	}
+	sort.Strings(ks)
+	return "?" + strings.Join(ks, "&")
+}
+
+// run records one dispatch of kernel with the tensors bound in order.
+func (c *Context) run(file, kernel string, defs map[string]string, params []uint32, groups [3]uint32, ts ...*Tensor) error {
+	p, err := c.pipeline(file, kernel, defs)
+	if err != nil {
+		return err
+	}
+	vs := make([]backend.View, len(ts))
+	for i, t := range ts {
+		vs[i] = t.View()
+	}
+	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
+}
+
+// grid is the two-dimensional grid covering n items with wg per
+// workgroup (the kernels flatten workgroup_id.y * num_workgroups.x +
+// workgroup_id.x), so that more than MaxWorkgroupsPerDimension groups fit.
+func (c *Context) grid(n, wg int) [3]uint32 {
+	return c.grid2(ceilDiv(n, wg))
+}
+
+// grid2 spreads g workgroups over x and y.
+func (c *Context) grid2(g int) [3]uint32 {
+	max := int(c.dev.Info().Limits.MaxWorkgroupsPerDimension)
+	if c.maxGroups > 0 {
+		max = c.maxGroups
+	}
+	if max <= 0 {
+		max = 65535
+	}
+	if g <= max {
+		return backend.Groups(uint32(g))
+	}
+	y := ceilDiv(g, max)
+	return backend.Groups(uint32(ceilDiv(g, y)), uint32(y))
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -1,0 +1,141 @@
+package kernels
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// variants are the library's kernel files with the specialisations the
+// ops use, at their extremes.
+var variants = []struct {
+	file string
+	defs map[string]string
+}{
+	{"elementwise.kc", nil},
+	{"elementwise4.kc", nil},
+	{"rows.kc", nil},
+	{"rowsreg.kc", map[string]string{"PER": "1"}},
+	{"rowsreg.kc", map[string]string{"PER": "128"}},
+	{"shape.kc", nil},
+	{"attention.kc", map[string]string{"DH": "1"}},
+	{"attention.kc", map[string]string{"DH": "256"}},
+	{"decode.kc", map[string]string{"DH": "1"}},
+	{"decode.kc", map[string]string{"DH": "256"}},
+}
+
+func loadVariants(t *testing.T) []*ir.Module {
+	t.Helper()
+	var ms []*ir.Module
+	for _, v := range variants {
+		src, err := sources.ReadFile(v.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := parse.Load(v.file, src, v.defs)
+		if err != nil {
+			t.Fatalf("%s %v: %v", v.file, v.defs, err)
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// TestEmbeddedFiles: every .kc file of the package is one the variants
+// cover, so none goes unvalidated.
+func TestEmbeddedFiles(t *testing.T) {
+	ents, err := sources.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		found := false
+		for _, v := range variants {
+			found = found || v.file == e.Name()
+		}
+		if !found {
+			t.Errorf("%s is not in the validated variants", e.Name())
+		}
+	}
+}
+
+// TestSPIRVValid runs spirv-val on every kernel of every variant, for
+// SPIR-V 1.3 (Vulkan 1.1) and 1.6 (Vulkan 1.3).
+func TestSPIRVValid(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	for _, m := range loadVariants(t) {
+		for _, k := range m.Kernels {
+			for _, v := range []spirv.Version{spirv.V1_3, spirv.V1_6} {
+				a, err := spirv.Emit(m, spirv.Options{Kernel: k.Name, Version: v})
+				if err != nil {
+					t.Fatalf("%s %s: %v", m.File, k.Name, err)
+				}
+				if err := spirv.ValidateArtifact(context.Background(), a); err != nil {
+					t.Errorf("%s %s (%v): %v", m.File, k.Name, v, err)
+				}
+			}
+		}
+	}
+}
+
+// TestWGSLValid validates the WGSL of every kernel (of each file's first
+// variant; specialisation changes constants only) with naga
+// (tools/tint/check.mjs -validators naga), one kernel per file as the
+// device receives it. Tint is left to emit/wgsl's TestTint, which covers
+// the emitter's constructs: on these kernels Dawn's Node binding crashes on
+// elementwise.kc's twelve entry points in one module (each passes alone;
+// naga accepts the module) and, kernel by kernel, hangs into check.mjs's
+// 15-second retries, 30-40 s a run on this machine (2026-12-01).
+func TestWGSLValid(t *testing.T) {
+	node := kctest.Tool(t, "node")
+	dir := filepath.Join(kctest.Root(t), "tools", "tint")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "webgpu")); err != nil {
+		kctest.Missing(t, "tools/tint/node_modules is missing: run scripts/test.sh or npm ci in tools/tint")
+	}
+	tmp := t.TempDir()
+	var files []string
+	seen := map[string]bool{}
+	for i, m := range loadVariants(t) {
+		// one variant per file: specialisation changes constants only
+		if seen[m.File] {
+			continue
+		}
+		seen[m.File] = true
+		for _, k := range m.Kernels {
+			a, err := wgsl.Emit(m, wgsl.Options{Kernel: k.Name})
+			if err != nil {
+				t.Fatalf("%s %s: %v", m.File, k.Name, err)
+			}
+			p := filepath.Join(tmp, fmt.Sprintf("%s_%d_%s.wgsl", strings.TrimSuffix(m.File, ".kc"), i, k.Name))
+			if err := os.WriteFile(p, a.Code, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, p)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "check.mjs"), "-validators", "naga"}, files...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("check.mjs: %v\n%s", err, out.String())
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(l, ": error: ") {
+			t.Error(l)
+		}
+	}
+}
