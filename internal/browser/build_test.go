@@ -12,8 +12,9 @@ import (
 
 // TestBuildJS builds and vets, for GOOS=js GOARCH=wasm, what the browser
 // needs: package backend with the wgpu driver's browser side, the runtime
-// of kc gen's launchers (precompiled), the generator, the Tensor API (kernels) and its matmul (coopmat), and examples/web,
-// whose kernels_kc.go is kc gen's output.
+// of kc gen's launchers (precompiled), the generator, the Tensor API
+// (kernels) and its matmul (coopmat), and examples/web, whose
+// kernels_kc.go is kc gen's output.
 func TestBuildJS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds for js/wasm (-short)")
