@@ -94,6 +94,12 @@ func BenchmarkOps(b *testing.B) {
 	q := fill(b, c, hq*dh)
 	q1, _ := q.Reshape(1, hq*dh)
 	bench(fmt.Sprintf("decodeattention/s%d", s), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	// the same at each fixed chunk length of decode4.kc, to tune the default
+	for _, ch := range []int{128, 512, 1024} {
+		c.SetDecodeChunk(ch)
+		bench(fmt.Sprintf("decodeattention/s%d/chunk%d", s, ch), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	}
+	c.SetDecodeChunk(0)
 }
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {

@@ -38,6 +38,9 @@ var variants = []struct {
 	{"attention.kc", map[string]string{"DH": "256"}},
 	{"decode.kc", map[string]string{"DH": "1"}},
 	{"decode.kc", map[string]string{"DH": "256"}},
+	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "CH": "128", "RED": "1024"}},
+	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "CH": "1024", "RED": "1024"}},
+	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "CH": "256", "RED": "2048"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {
