@@ -45,11 +45,13 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // token being decoded) to every key of a KV cache k, v [s, kvHeads·dh],
 // without a mask, with grouped-query heads and scale 1/√dh.
 //
-// Both attentions run one of two kernels: for up to 8 queries the keys are
-// split into chunks of 256 whose partial softmax results a second kernel
-// merges (flash-decoding), so that a single query still spreads over the
-// device; for more queries a query-parallel kernel streams the keys
-// through shared memory.
+// Both attentions run one of two designs: for up to 8 queries the keys are
+// split into chunks whose partial softmax results a second kernel merges
+// (flash-decoding), so that a single query still spreads over the device
+// (decode4.kc, one workgroup per key/value head and chunk reading whole
+// key rows by vec4, for head dimensions that are powers of two from 32 to
+// 256; decode.kc, chunks of 256 per query head, otherwise); for more
+// queries a query-parallel kernel streams the keys through shared memory.
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
 }
