@@ -178,10 +178,8 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups:
+		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16:
 			c.enabled |= e.Feature
-		case FeatureCoopMat:
-			c.errorf(e.Pos, "enable %s: cooperative matrices are not supported yet", e.Feature.Name())
 		default:
 			c.errorf(e.Pos, "unknown feature in enable directive (Feature(%d))", uint8(e.Feature))
 		}

@@ -57,6 +57,9 @@ func (c *checker) expr(e Expr) Type {
 	if !bad(t) && UsesF16(t) {
 		c.useFeature(FeatureF16, c.at, "f16")
 	}
+	if !bad(t) && UsesBF16(t) {
+		c.useFeature(FeatureBF16, c.at, "bf16")
+	}
 	return t
 }
 
@@ -94,6 +97,8 @@ func (c *checker) exprSwitch(e Expr) Type {
 		return c.structLit(e)
 	case *ArrayLit:
 		return c.arrayLit(e)
+	case *CoopMake, *CoopLoad, *CoopMulAdd, *CoopLength:
+		return c.coopExpr(e)
 	}
 	c.errorf(c.at, "unknown expression %T", e)
 	return Invalid

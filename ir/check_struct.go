@@ -103,6 +103,11 @@ func (c *checker) structFields() {
 				continue
 			}
 			names[f.Name] = f
+			if IsCoopMat(f.Type) {
+				c.errorf(c.orPos(f.Pos), "field %s of struct %s: cooperative matrices cannot be struct fields", f.Name, s.Name)
+				c.structOK[s] = false
+				continue
+			}
 			if !c.validType(f.Type, c.orPos(f.Pos)) {
 				c.structOK[s] = false
 				continue

@@ -21,12 +21,20 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			c.errorf(pos, "invalid vector type %s", t)
 			return false
 		}
+		if t.Elem == BF16 {
+			c.errorf(pos, "invalid vector type %s: bf16 is a storage type (scalars and cooperative matrices only)", t)
+			return false
+		}
 	case Atomic:
 		if !t.Elem.IsInt() {
 			c.errorf(pos, "invalid type %s: atomics hold i32 or u32", t)
 			return false
 		}
 	case *Array:
+		if IsCoopMat(t.Elem) {
+			c.errorf(pos, "invalid type %s: cooperative matrices cannot be array elements", typeText(t))
+			return false
+		}
 		if !c.validType(t.Elem, pos) || !c.arrayLen(t, pos) {
 			return false
 		}
@@ -35,8 +43,9 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			return false
 		}
 	case CoopMat:
-		c.errorf(pos, "cooperative matrix types are not supported yet")
-		return false
+		if !c.coopType(t, pos) {
+			return false
+		}
 	case *Struct:
 		if !c.structOK[t] {
 			if !c.structDeclared(t) {
@@ -219,7 +228,10 @@ func (c *checker) sharedVars(k *Kernel) {
 			c.errorf(k.Pos, "kernel %s: nil shared variable", k.Name)
 			continue
 		}
-		if !c.validType(s.Type, s.Pos) {
+		if IsCoopMat(s.Type) {
+			c.errorf(s.Pos, "shared %s: a cooperative matrix cannot live in shared memory (store it to a shared array with coopStore)", s.Name)
+			c.badObj[s] = true
+		} else if !c.validType(s.Type, s.Pos) {
 			c.badObj[s] = true
 		} else {
 			before := total
@@ -255,6 +267,9 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 func (c *checker) useType(t Type, pos Pos) {
 	if UsesF16(t) {
 		c.useFeature(FeatureF16, pos, "f16")
+	}
+	if UsesBF16(t) {
+		c.useFeature(FeatureBF16, pos, "bf16")
 	}
 }
 

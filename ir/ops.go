@@ -173,7 +173,8 @@ type Feature uint8
 const (
 	FeatureF16       Feature = 1 << iota // f16 arithmetic and storage ("enable f16")
 	FeatureSubgroups                     // subgroup builtins and operations ("enable subgroups")
-	FeatureCoopMat                       // cooperative matrices (reserved)
+	FeatureCoopMat                       // cooperative matrices ("enable cooperative_matrix")
+	FeatureBF16                          // bf16 storage and conversions ("enable bf16")
 )
 
 // Features is a set of Feature bits.
@@ -188,13 +189,15 @@ func (f Feature) Name() string {
 		return "subgroups"
 	case FeatureCoopMat:
 		return "cooperative_matrix"
+	case FeatureBF16:
+		return "bf16"
 	}
 	return "features"
 }
 
 // FeatureByName maps an `enable` name to its Feature.
 func FeatureByName(name string) (Feature, bool) {
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16} {
 		if f.Name() == name {
 			return f, true
 		}

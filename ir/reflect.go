@@ -165,7 +165,7 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		Features:  []string{},
 		Buffers:   []BufferReflection{},
 	}
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureBF16} {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}

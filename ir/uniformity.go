@@ -139,6 +139,9 @@ func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
 		u.switchStmt(s, cf)
 	case *CallStmt:
 		u.expr(s.Call)
+	case *CoopStore:
+		u.coopOp("coopStore", s.Pos)
+		u.first(s.M, s.Offset, s.Stride)
 	}
 	return cf
 }
@@ -461,6 +464,18 @@ func (u *uniformity) expr(e Expr) string {
 		return u.index(e)
 	case *Swizzle:
 		return u.expr(e.X)
+	case *CoopMake:
+		u.coopOp("coopmat", e.Pos)
+		return u.expr(e.X)
+	case *CoopLoad:
+		u.coopOp("coopLoad", e.Pos)
+		u.first(e.Offset, e.Stride)
+		return "the result of coopLoad"
+	case *CoopMulAdd:
+		u.coopOp("coopMulAdd", e.Pos)
+		return u.first(e.A, e.B, e.C)
+	case *CoopLength:
+		return ""
 	}
 	return "" // literals, len
 }
@@ -507,4 +522,21 @@ func (u *uniformity) call(e *Call) string {
 		return "the result of " + e.Func.String()
 	}
 	return r
+}
+
+// coopOp reports a cooperative-matrix operation (op, at pos) in
+// non-uniform control flow: all invocations of a subgroup must execute it
+// together. The analysis is workgroup-wide, which is stricter than the
+// subgroup uniformity the extensions require but is what kc can prove.
+func (u *uniformity) coopOp(op string, pos Pos) {
+	cf := u.cf
+	if cf == nil || !u.report || u.collect {
+		return
+	}
+	if cf == u.entry && u.blame != nil {
+		u.c.errorf(u.blame.Pos, "call of %s reaches %s%s, which must be called in uniform control flow: %s",
+			u.blame.Name, op, atText(pos), cf)
+		return
+	}
+	u.c.errorf(pos, "%s must be called in uniform control flow: %s", op, cf)
 }

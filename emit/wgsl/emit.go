@@ -75,6 +75,9 @@ func supported(k *ir.Kernel) error {
 	if k.Features&ir.FeatureCoopMat != 0 {
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
 	}
+	if k.Features&ir.FeatureBF16 != 0 { // WGSL has no bf16
+		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureBF16], Target: Target, Feature: "bf16"}
+	}
 	return nil
 }
 

@@ -240,6 +240,14 @@ func convertFn(from, to ir.Scalar) fn1 {
 	if from == to {
 		return func(a uint32) uint32 { return a }
 	}
+	switch {
+	case from == ir.F32 && to == ir.BF16:
+		return func(a uint32) uint32 { return bbf(f32(a)) }
+	case from == ir.BF16 && to == ir.F32:
+		return func(a uint32) uint32 { return b32(bf(a)) }
+	case from == ir.BF16 || to == ir.BF16:
+		return nil // bf16 converts only to and from f32
+	}
 	switch to {
 	case ir.Bool:
 		switch from {

@@ -1,0 +1,176 @@
+package interp
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// coopMatmulSrc: C = alpha * A·B, A MxK, B KxN, row-major. A workgroup of
+// two subgroups (64 invocations at subgroup size 32) computes a 16x32
+// block of C, one 16x16 tile per subgroup; A's 16x16 tile goes through a
+// shared array (loaded by every invocation, then read with coopLoad),
+// B's tiles are loaded from the buffer column-major from B's transpose
+// layout... no: row-major from B. H gets the tile converted to the input
+// type. T is replaced by f16 or bf16.
+const coopMatmulSrc = `
+enable f16
+enable bf16
+enable cooperative_matrix
+
+kernel mm(A read []T, B read []T, C read_write []f32, H read_write []T, M u32, N u32, K u32, alpha f32) workgroup(64) {
+	shared at [256]T
+	let sg = local_index / 32
+	let row = workgroup_id.y * 16
+	let col = workgroup_id.x * 32 + sg * 16
+	var acc coopmat<f32, 16, 16, acc>
+	for k := u32(0); k < K; k += 16 {
+		for e := local_index; e < 256; e += 64 {
+			at[e] = A[(row + e / 16) * K + k + e % 16]
+		}
+		workgroupBarrier()
+		let a = coopLoad<coopmat<T, 16, 16, a>>(at, 0, 16, row_major)
+		let b = coopLoad<coopmat<T, 16, 16, b>>(B, k * N + col, N, row_major)
+		acc = coopMulAdd(a, b, acc)
+		workgroupBarrier()
+	}
+	let out = acc * alpha
+	coopStore(out, C, row * N + col, N, row_major)
+	coopStore(coopmat<T, 16, 16, acc>(out), H, col * M + row, M, col_major)
+}
+`
+
+// TestCoopMatMatmul runs the tiled matmul on random f16 and bf16 inputs
+// and compares with a float64 reference of the rounded inputs. Tolerance:
+// the interpreter sums each element exactly and rounds once to f32, so C
+// is within 2 ulp-ish: |err| <= 2*eps32*sum|a*b|*|alpha| (one rounding of
+// the sum per k-tile of 16, K/16 of them, plus the scaling), bounded here
+// by K/16+2 roundings. H is C rounded to T: within half an ulp of T
+// (2^-11 for f16, 2^-8 for bf16) relative, plus C's error.
+func TestCoopMatMatmul(t *testing.T) {
+	for _, tc := range []struct {
+		elem    string
+		toBits  func(float32) uint16
+		fromBit func(uint16) float32
+		ulp     float64
+	}{
+		{"f16", F32ToF16Bits, F16BitsToF32, 0x1p-11},
+		{"bf16", F32ToBF16Bits, BF16BitsToF32, 0x1p-8},
+	} {
+		t.Run(tc.elem, func(t *testing.T) {
+			m := compile(t, strings.ReplaceAll(coopMatmulSrc, "T", tc.elem))
+			r := newRNG(t)
+			const M, N, K = 32, 64, 48
+			alpha := float32(0.5 + r.Float64())
+			round := func(v []float32) ([]uint16, []float64) {
+				bits := make([]uint16, len(v))
+				exact := make([]float64, len(v))
+				for i, x := range v {
+					bits[i] = tc.toBits(x)
+					exact[i] = float64(tc.fromBit(bits[i]))
+				}
+				return bits, exact
+			}
+			aBits, a := round(r.floats(M*K, -2, 2))
+			bBits, b := round(r.floats(K*N, -2, 2))
+			c := Poison(4 * M * N)
+			h := Poison(2 * M * N)
+			mustRun(t, m, "mm", [3]int{N / 32, M / 16, 1}, &Args{
+				Params:  params("M", M, "N", N, "K", K, "alpha", alpha),
+				Buffers: map[string][]byte{"A": Encode(aBits), "B": Encode(bBits), "C": c, "H": h},
+			}, Options{SubgroupSize: 32, Races: true})
+			got, _ := Decode[float32](c)
+			gotH, _ := Decode[uint16](h)
+			bad := 0
+			for i := 0; i < M; i++ {
+				for j := 0; j < N; j++ {
+					var want, mag float64
+					for k := 0; k < K; k++ {
+						p := a[i*K+k] * b[k*N+j]
+						want += p
+						mag += math.Abs(p)
+					}
+					want *= float64(alpha)
+					mag *= float64(alpha)
+					tol := float64(K/16+2) * 2 * eps32 * mag
+					if !closeTo(t, "C", i*N+j, got[i*N+j], want, tol) {
+						bad++
+					}
+					hv := float64(tc.fromBit(gotH[j*M+i]))
+					if !closeTo(t, "H", j*M+i, float32(hv), want, tol+tc.ulp*math.Abs(want)) {
+						bad++
+					}
+					if bad > 10 {
+						t.Fatal("too many errors")
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCoopMatErrors: a cooperative operation reached by part of a
+// subgroup, or with operands that differ within it, stops the run.
+func TestCoopMatErrors(t *testing.T) {
+	src := `
+enable cooperative_matrix
+
+kernel k(x read []f32, y read_write []f32, off u32) workgroup(64) {
+	let m = coopLoad<coopmat<f32, 16, 16, a>>(x, local_index / 16 * off, 16, row_major)
+	coopStore(coopmat<f32, 16, 16, a>(x[0]) + m, y, 0, 16, row_major)
+}
+`
+	m := compile(t, src)
+	run := func(off int, xlen int) error {
+		return Run(m, "k", [3]int{1, 1, 1}, &Args{
+			Params:  params("off", off),
+			Buffers: map[string][]byte{"x": Encode(make([]float32, xlen)), "y": Poison(4 * 256)},
+		}, Options{SubgroupSize: 32})
+	}
+	if err := run(0, 256); err != nil {
+		t.Fatalf("uniform offsets: %v", err)
+	}
+	for _, tc := range []struct {
+		off, xlen int
+		want      string
+	}{
+		{1, 512, "test.kc:4:10: kernel k, invocation global_id (16, 0, 0): coopLoad: the offset differs between invocations of subgroup 0 (0 in invocation 0, 1 in invocation 16); it must be the same"},
+		{0, 255, "coopLoad out of bounds: element (15, 15) is at index 255, outside the 255 elements"},
+	} {
+		err := run(tc.off, tc.xlen)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("off %d, len %d: error %v, want one containing %q", tc.off, tc.xlen, err, tc.want)
+		}
+	}
+}
+
+// TestBF16Rounding: f32 -> bf16 rounds to nearest even; bf16 -> f32 is exact.
+func TestBF16Rounding(t *testing.T) {
+	for _, c := range []struct {
+		in   uint32
+		want uint16
+	}{
+		{0x3f800000, 0x3f80}, // 1
+		{0x3f808000, 0x3f80}, // tie, even stays
+		{0x3f818000, 0x3f82}, // tie, odd rounds up
+		{0x3f808001, 0x3f81}, // above the tie
+		{0x7f7fffff, 0x7f80}, // max f32 rounds to inf
+		{0xff800000, 0xff80}, // -inf
+	} {
+		if got := F32ToBF16Bits(math.Float32frombits(c.in)); got != c.want {
+			t.Errorf("F32ToBF16Bits(%#x) = %#x, want %#x", c.in, got, c.want)
+		}
+	}
+	if got := F32ToBF16Bits(float32(math.NaN())); got&0x7f80 != 0x7f80 || got&0x7f == 0 {
+		t.Errorf("NaN -> %#x, not a NaN", got)
+	}
+	for h := 0; h < 1<<16; h++ {
+		f := BF16BitsToF32(uint16(h))
+		if f == f && F32ToBF16Bits(f) != uint16(h) {
+			t.Fatalf("bf16 %#x does not round-trip", h)
+		}
+	}
+	_ = ir.BF16
+}
