@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/coopmat"
+)
+
+func init() {
+	register("bench", "benchmark library kernels on the chosen device (kc bench matmul)", runBench)
+}
+
+func runBench(env *cliEnv, args []string) int {
+	if len(args) == 0 || args[0] != "matmul" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			fmt.Fprintln(env.stderr, "usage: kc bench matmul [flags]   (kc bench matmul -h for the flags)")
+			return exitOK
+		}
+		fmt.Fprintln(env.stderr, "usage: kc bench matmul [flags]")
+		return exitUsage
+	}
+	return benchMatmul(env, args[1:])
+}
+
+// benchProblem parses "MxNxK".
+func benchProblem(s string) (m, n, k int, err error) {
+	parts := strings.Split(s, "x")
+	if len(parts) != 3 {
+		return 0, 0, 0, fmt.Errorf("size %q: want MxNxK", s)
+	}
+	var v [3]int
+	for i, p := range parts {
+		if v[i], err = strconv.Atoi(p); err != nil || v[i] <= 0 {
+			return 0, 0, 0, fmt.Errorf("size %q: %q is not a positive integer", s, p)
+		}
+	}
+	return v[0], v[1], v[2], nil
+}
+
+func benchMatmul(env *cliEnv, args []string) int {
+	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32] [-transb] [-device SEL] [-tune=false] [-clear]")
+	m := fs.Int("m", 1024, "rows of A and C")
+	n := fs.Int("n", 1024, "columns of B and C")
+	k := fs.Int("k", 1024, "columns of A, rows of B")
+	sizes := fs.String("sizes", "", "comma-separated MxNxK problems (instead of -m -n -k)")
+	dtype := fs.String("dtype", "f32", "element type: f32 (f16, bf16 need cooperative matrices)")
+	transB := fs.Bool("transb", false, "C = A·Bᵀ with B stored NxK")
+	device := fs.String("device", "", "device selector (as KC_DEVICE; default: the policy's choice)")
+	tune := fs.Bool("tune", true, "time every candidate plan and cache the fastest; false: run the cached or default plan")
+	clear := fs.Bool("clear", false, "clear the autotune cache first")
+	samples := fs.Int("samples", 10, "timed runs per measurement (the median is reported)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 || *samples <= 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	var probs []coopmat.Options
+	if *sizes != "" {
+		for _, s := range strings.Split(*sizes, ",") {
+			pm, pn, pk, err := benchProblem(strings.TrimSpace(s))
+			if err != nil {
+				fmt.Fprintln(env.stderr, "kc bench matmul:", err)
+				return exitUsage
+			}
+			probs = append(probs, coopmat.Options{M: pm, N: pn, K: pk})
+		}
+	} else {
+		probs = []coopmat.Options{{M: *m, N: *n, K: *k}}
+	}
+	for i := range probs {
+		probs[i].DType, probs[i].TransB = *dtype, *transB
+		if err := probs[i].Validate(); err != nil {
+			fmt.Fprintln(env.stderr, "kc bench matmul:", err)
+			return exitUsage
+		}
+	}
+	if *clear {
+		if err := coopmat.ClearCache(); err != nil {
+			printErr(env, err)
+			return exitInput
+		}
+	}
+	sel := *device
+	if sel == "" {
+		sel = env.getenv(backend.EnvDevice)
+	}
+	ctx := context.Background()
+	dev, err := backend.Open(ctx, sel)
+	if err != nil {
+		printErr(env, err)
+		return exitInput
+	}
+	defer dev.Close()
+	info := dev.Info()
+	fmt.Fprintf(env.stdout, "device: %s (%s, %s, %s)\n", info.Name, info.Driver, info.API, info.DriverInfo)
+	var rows []benchRow
+	for _, o := range probs {
+		r, err := benchOne(ctx, env, dev, o, *tune, *samples)
+		if err != nil {
+			printErr(env, fmt.Errorf("%s: %w", o, err))
+			return exitInput
+		}
+		rows = append(rows, r)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "problem\tplan\tms\tTFLOP/s\tmax err/tol\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.2f\t%.3f\t\n", r.o, r.plan, r.t.Seconds()*1e3, r.o.Flops()/r.t.Seconds()/1e12, r.err)
+	}
+	tw.Flush()
+	for _, r := range rows {
+		if !(r.err <= 1) {
+			fmt.Fprintf(env.stderr, "kc bench matmul: %s: results outside the tolerance (max err/tol %.3g)\n", r.o, r.err)
+			return exitInput
+		}
+	}
+	return exitOK
+}
+
+type benchRow struct {
+	o    coopmat.Options
+	plan coopmat.Plan
+	t    time.Duration
+	err  float64 // largest |C - reference| / tolerance over the sampled entries
+}
+
+// benchOne tunes (or chooses) a plan for o, times it on random inputs and
+// checks sampled entries of C against a float64 reference.
+func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.Options, tune bool, samples int) (benchRow, error) {
+	// Building the default plan first reports a product the device or kc
+	// cannot run (f16 without cooperative matrices) before any work.
+	first, err := coopmat.New(ctx, dev, o)
+	if err != nil {
+		return benchRow{}, err
+	}
+	first.Close()
+	if o.DType != "f32" {
+		return benchRow{}, fmt.Errorf("kc bench matmul fills and checks f32 only")
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	a, b := benchRandom(rng, o.M*o.K), benchRandom(rng, o.K*o.N)
+	bufs := make([]*backend.Buffer, 3)
+	for i, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
+		buf, err := dev.Alloc(4 * int64(n))
+		if err != nil {
+			return benchRow{}, err
+		}
+		defer buf.Release()
+		bufs[i] = buf
+	}
+	if err := bufs[0].Write(0, backend.F32Bytes(a)); err != nil {
+		return benchRow{}, err
+	}
+	if err := bufs[1].Write(0, backend.F32Bytes(b)); err != nil {
+		return benchRow{}, err
+	}
+	if tune {
+		fmt.Fprintf(env.stderr, "tuning %s\n", o)
+		_, err := coopmat.Tune(ctx, dev, o, coopmat.TuneOptions{Samples: max(3, samples/2),
+			Inputs: func(x, y, z backend.View) error { // the real inputs, so timings see real data
+				if err := dev.Copy(x, bufs[0].View()); err != nil {
+					return err
+				}
+				return dev.Copy(y, bufs[1].View())
+			},
+			Progress: func(i, n int, t coopmat.Trial) {
+				if t.Err != nil {
+					fmt.Fprintf(env.stderr, "  [%d/%d] %-32s failed: %v\n", i, n, t.Plan, t.Err)
+					return
+				}
+				fmt.Fprintf(env.stderr, "  [%d/%d] %-32s %9.3f ms %8.2f TFLOP/s\n", i, n, t.Plan, t.Time.Seconds()*1e3, t.TFLOPS)
+			}})
+		if err != nil {
+			return benchRow{}, err
+		}
+	}
+	mm, err := coopmat.New(ctx, dev, o)
+	if err != nil {
+		return benchRow{}, err
+	}
+	defer mm.Close()
+	av, bv, cv := bufs[0].View(), bufs[1].View(), bufs[2].View()
+	t, err := mm.Time(ctx, av, bv, cv, 2, samples)
+	if err != nil {
+		return benchRow{}, err
+	}
+	got, err := dev.ReadF32(ctx, cv)
+	if err != nil {
+		return benchRow{}, err
+	}
+	return benchRow{o: o, plan: mm.Plan(), t: t, err: benchCheck(rng, o, a, b, got)}, nil
+}
+
+func benchRandom(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = rng.Float32()*2 - 1
+	}
+	return x
+}
+
+// benchCheck compares 256 random entries of C with a float64 reference and
+// returns the largest error as a fraction of the f32 bound 2·K·u·Σ|a·b|.
+func benchCheck(rng *rand.Rand, o coopmat.Options, a, b, c []float32) float64 {
+	worst := 0.0
+	for s := 0; s < 256; s++ {
+		i, j := rng.Intn(o.M), rng.Intn(o.N)
+		var sum, abs float64
+		for k := 0; k < o.K; k++ {
+			bk := b[k*o.N+j]
+			if o.TransB {
+				bk = b[j*o.K+k]
+			}
+			x := float64(a[i*o.K+k]) * float64(bk)
+			sum += x
+			abs += math.Abs(x)
+		}
+		tol := 2*float64(o.K)*0x1p-24*abs + 1e-30
+		e := math.Abs(float64(c[i*o.N+j])-sum) / tol
+		if math.IsNaN(e) {
+			return math.Inf(1)
+		}
+		worst = math.Max(worst, e)
+	}
+	return worst
+}

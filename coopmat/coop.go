@@ -1,0 +1,84 @@
+package coopmat
+
+import (
+	"fmt"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/ir"
+)
+
+// Planning for cooperative-matrix (tensor-core) kernels. A subgroup owns
+// TM x TN instruction tiles of C (each Shape.M x Shape.N, so a subgroup's
+// block is TM·M x TN·N), the workgroup SM x SN subgroups, and each k-step
+// stages BK columns of A and rows of B through shared memory, double
+// buffered, with rows skewed by Pad·8 elements (llama.cpp pads by 8 halves
+// against bank conflicts). The kernels themselves come from a generator
+// that needs the IR's cooperative matrices; until it is registered, New
+// refuses such plans with an *ir.UnsupportedError.
+
+// coopSkew is the skew of a shared row in elements (16 bytes of f16).
+const coopSkew = 8
+
+// coopLayouts are the candidate subgroup arrangements: subgroups per
+// workgroup (rows x columns) and instruction tiles per subgroup.
+var coopLayouts = []struct{ SM, SN, TM, TN, KSteps int }{
+	{2, 2, 4, 4, 2}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile
+	{2, 4, 4, 2, 2}, // 8 subgroups, 128x128
+	{2, 2, 2, 4, 2}, // 4 subgroups, 64x128
+	{2, 2, 2, 2, 2}, // 4 subgroups, 64x64
+	{2, 2, 2, 2, 4}, // 64x64 with a deeper k-step
+	{1, 1, 2, 2, 2}, // one subgroup: small and skinny products
+}
+
+// CoopShape picks the instruction shape for a product of element type
+// dtype: subgroup scope, A and B of dtype, f32 accumulator and result,
+// KHR before NV, then the most work per instruction. ok is false when the
+// device offers none.
+func CoopShape(info backend.AdapterInfo, dtype string) (s backend.CoopMatShape, ok bool) {
+	for _, c := range info.CoopMat {
+		if c.Scope != "subgroup" || c.A != dtype || c.B != dtype || c.C != "f32" || c.Result != "f32" || c.Saturating {
+			continue
+		}
+		better := !ok || (c.Flavor == "khr" && s.Flavor != "khr") ||
+			(c.Flavor == s.Flavor && c.M*c.N*c.K > s.M*s.N*s.K)
+		if better {
+			s, ok = c, true
+		}
+	}
+	return s, ok
+}
+
+// CoopCandidates lists the cooperative-matrix plans for o that fit the
+// device (shared memory, invocations per workgroup), best guess first; none
+// when the device has no suitable shape.
+func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
+	shape, ok := CoopShape(info, o.dtype())
+	if !ok {
+		return nil
+	}
+	sub := info.SubgroupSize
+	if sub == 0 {
+		sub = 32
+	}
+	var out []Plan
+	for _, l := range coopLayouts {
+		t := Tile{BM: l.SM * l.TM * shape.M, BN: l.SN * l.TN * shape.N, BK: l.KSteps * shape.K, TM: l.TM, TN: l.TN, Pad: 1, Stages: 2}
+		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
+		const elem = 2 // f16 and bf16
+		// Two stages of A (BM x BK) and B (BK x BN), each row skewed.
+		p.Shared = 2 * elem * (t.BM*(t.BK+coopSkew) + t.BK*(t.BN+coopSkew))
+		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
+		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
+		if p.check(info) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// buildCoop is the cooperative-matrix generator's slot. It refuses every
+// plan until the IR can express cooperative matrices (issue 13's coop-ir
+// part); the tensor-core generator replaces this function.
+func buildCoop(p Plan) (*ir.Module, string, error) {
+	return nil, "", &ir.UnsupportedError{Target: "coopmat generator", Feature: fmt.Sprintf("cooperative-matrix matmul (%s, %s)", p.dtype(), p.Shape)}
+}

@@ -1,0 +1,22 @@
+// Package coopmat generates and runs matrix products on a backend.Device:
+// C = A·B and C = scale·A·Bᵀ over row-major matrices of any size.
+//
+// The work is split in three steps, each usable on its own:
+//
+//   - Planning (Plan, Candidates, PlanCoop): from the adapter's limits and
+//     cooperative-matrix shapes (backend.AdapterInfo.CoopMat), choose a
+//     generator, the workgroup tile, the work per thread or subgroup, the
+//     k-step, the shared-memory staging (within Limits.MaxSharedMemory:
+//     48 KiB on NVIDIA's Vulkan driver, 32 KiB on lavapipe) and, for
+//     skinny problems that would leave most of the device idle, a split of
+//     the k dimension (split-k) whose partial products a second kernel sums.
+//   - Generation: a generator turns a Plan into a checked ir.Module. Today
+//     the one generator is the register-tiled f32 kernel ("f32"); the
+//     tensor-core kernels are further generators behind the same Plan and
+//     Matmul types, added once the IR has cooperative matrices. A Plan whose
+//     generator is not available yields an *ir.UnsupportedError.
+//   - Running (New, Matmul.Run): load the kernels through the device's
+//     pipeline cache and record the dispatches; Tune times the candidates
+//     on the device and remembers the fastest per device, driver version and
+//     problem in a JSON cache (CacheDir, ClearCache).
+package coopmat

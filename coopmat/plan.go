@@ -1,0 +1,177 @@
+package coopmat
+
+import (
+	"fmt"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// Options describe one matrix product: C (MxN) = Scale · A (MxK) · B, where
+// B is KxN, or NxK when TransB is set (C = Scale·A·Bᵀ). All matrices are
+// row-major and densely packed.
+type Options struct {
+	M, N, K int
+	TransB  bool
+	// Scale multiplies the product; the zero value means 1 (a product
+	// scaled by zero needs no kernel).
+	Scale float32
+	// DType is the element type of A and B: "f32" (the default when empty),
+	// or "f16"/"bf16", which need cooperative matrices. C has the same type;
+	// accumulation is in f32.
+	DType string
+}
+
+func (o Options) scale() float32 {
+	if o.Scale == 0 {
+		return 1
+	}
+	return o.Scale
+}
+
+func (o Options) dtype() string {
+	if o.DType == "" {
+		return "f32"
+	}
+	return o.DType
+}
+
+// elemSize is the bytes of one element of A, B and C.
+func (o Options) elemSize() int64 {
+	if o.dtype() == "f32" {
+		return 4
+	}
+	return 2
+}
+
+// Validate reports a product kc cannot run: non-positive sizes, an unknown
+// element type, or matrices whose element counts overflow the kernels'
+// 32-bit indices.
+func (o Options) Validate() error {
+	if o.M <= 0 || o.N <= 0 || o.K <= 0 {
+		return fmt.Errorf("coopmat: matmul sizes must be positive (M=%d N=%d K=%d)", o.M, o.N, o.K)
+	}
+	switch o.dtype() {
+	case "f32", "f16", "bf16":
+	default:
+		return fmt.Errorf("coopmat: unknown element type %q (want f32, f16 or bf16)", o.DType)
+	}
+	for _, n := range []int64{int64(o.M) * int64(o.K), int64(o.K) * int64(o.N), int64(o.M) * int64(o.N)} {
+		if n >= 1<<32 {
+			return fmt.Errorf("coopmat: a %dx%dx%d product has more than 2^32 elements per matrix", o.M, o.N, o.K)
+		}
+	}
+	return nil
+}
+
+// String names the problem: "f32 nn 8192x8192x8192" (nt for TransB).
+func (o Options) String() string {
+	t := "nn"
+	if o.TransB {
+		t = "nt"
+	}
+	return fmt.Sprintf("%s %s %dx%dx%d", o.dtype(), t, o.M, o.N, o.K)
+}
+
+// Flops is the product's floating-point operation count (2·M·N·K).
+func (o Options) Flops() float64 { return 2 * float64(o.M) * float64(o.N) * float64(o.K) }
+
+// Tile is a workgroup's share of the work: a BM x BN block of C, staged
+// through shared memory BK columns of A (rows of B) at a time. TM x TN is
+// one thread's block of results (register-tiled kernels) or one subgroup's
+// (cooperative-matrix kernels, in units of the instruction shape). Pad is
+// the skew added to each shared row, in vec4s, against bank conflicts;
+// Stages the number of shared buffers (2: double-buffered, loads of the
+// next k-step overlap the arithmetic on this one).
+type Tile struct {
+	BM, BN, BK int
+	TM, TN     int
+	Pad        int
+	Stages     int
+}
+
+// String writes BMxBNxBK/TMxTN, then +Pad and sStages when not 0 and 1.
+func (t Tile) String() string {
+	s := fmt.Sprintf("%dx%dx%d/%dx%d", t.BM, t.BN, t.BK, t.TM, t.TN)
+	if t.Pad != 0 {
+		s += fmt.Sprintf("+%d", t.Pad)
+	}
+	if t.Stages > 1 {
+		s += fmt.Sprintf(" s%d", t.Stages)
+	}
+	return s
+}
+
+// Plan is a complete choice for one product on one device: everything a
+// generator needs to build the kernels and Matmul needs to launch them.
+type Plan struct {
+	Options
+	// Generator names the kernel family: "f32" (register-tiled), later
+	// "coopmat" (subgroup cooperative matrices).
+	Generator string
+	Tile      Tile
+	// Shape is the cooperative-matrix instruction shape (coopmat plans).
+	Shape *backend.CoopMatShape `json:",omitempty"`
+	// Splits is the number of k slices (split-k; 1: none); KS the k extent
+	// of each (a multiple of Tile.BK).
+	Splits, KS int
+	// Threads per workgroup and bytes of shared memory it uses.
+	Threads, Shared int
+	// Subgroups per workgroup, as rows x columns of subgroup blocks
+	// (cooperative-matrix plans; zero for register-tiled ones).
+	Subgroups [2]int
+}
+
+func (p Plan) String() string {
+	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
+	if p.Splits > 1 {
+		s += fmt.Sprintf(" split-k %d", p.Splits)
+	}
+	return s
+}
+
+// Groups is the launch grid of the main kernel.
+func (p Plan) Groups() [3]uint32 {
+	return backend.Groups(uint32(ceilDiv(p.N, p.Tile.BN)), uint32(ceilDiv(p.M, p.Tile.BM)), uint32(p.Splits))
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// check verifies a plan against the device's limits.
+func (p Plan) check(info backend.AdapterInfo) error {
+	l := info.Limits
+	if l.MaxSharedMemory > 0 && p.Shared > l.MaxSharedMemory {
+		return fmt.Errorf("coopmat: plan %s needs %d bytes of shared memory; %s has %d", p, p.Shared, info.Name, l.MaxSharedMemory)
+	}
+	if l.MaxInvocationsPerWorkgroup > 0 && p.Threads > l.MaxInvocationsPerWorkgroup {
+		return fmt.Errorf("coopmat: plan %s needs %d invocations per workgroup; %s has %d", p, p.Threads, info.Name, l.MaxInvocationsPerWorkgroup)
+	}
+	g := p.Groups()
+	for _, n := range g {
+		if l.MaxWorkgroupsPerDimension > 0 && n > l.MaxWorkgroupsPerDimension {
+			return fmt.Errorf("coopmat: plan %s launches %v workgroups; %s allows %d per dimension", p, g, info.Name, l.MaxWorkgroupsPerDimension)
+		}
+	}
+	return nil
+}
+
+// splitK chooses the number of k slices for a product that has tiles
+// workgroups: enough slices that the device has about target workgroups,
+// while each slice keeps at least minK of k (so the partial sums stay
+// worth a workgroup and the reduction stays cheap next to the product).
+func splitK(tiles, k, bk, target, minK int) (splits, ks int) {
+	splits = 1
+	if tiles < target {
+		splits = min(ceilDiv(target, tiles), k/minK, 64)
+		splits = max(splits, 1)
+	}
+	ks = ceilDiv(ceilDiv(k, splits), bk) * bk
+	return ceilDiv(k, ks), ks
+}
+
+// workgroupTarget is the number of workgroups below which a product splits
+// k: about twice the multiprocessors of a large GPU (132 on an H200), so
+// small devices never split and large ones fill up.
+const workgroupTarget = 256
+
+// minSplitK is the least k one slice of a split-k product covers.
+const minSplitK = 256

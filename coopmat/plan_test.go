@@ -1,0 +1,224 @@
+package coopmat
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+)
+
+// h200 is the adapter as the Vulkan driver reports the H200 (shapes and
+// limits from docs/PERF.md's `kc devices` listing, abridged).
+func h200() backend.AdapterInfo {
+	var shapes []backend.CoopMatShape
+	for _, fl := range []string{"nv", "khr"} {
+		for _, t := range []string{"f16", "bf16"} {
+			for _, mnk := range [][3]int{{16, 8, 8}, {16, 8, 16}, {16, 16, 16}} {
+				shapes = append(shapes, backend.CoopMatShape{M: mnk[0], N: mnk[1], K: mnk[2], A: t, B: t, C: "f32", Result: "f32", Scope: "subgroup", Flavor: fl})
+				shapes = append(shapes, backend.CoopMatShape{M: mnk[0], N: mnk[1], K: mnk[2], A: t, B: t, C: t, Result: t, Scope: "subgroup", Flavor: fl})
+			}
+		}
+		shapes = append(shapes, backend.CoopMatShape{M: 16, N: 16, K: 32, A: "s8", B: "s8", C: "s32", Result: "s32", Scope: "subgroup", Flavor: fl})
+	}
+	return backend.AdapterInfo{Name: "NVIDIA H200", Driver: "vulkan", API: "Vulkan 1.4.312", DriverInfo: "NVIDIA 580.159.04",
+		SubgroupSize: 32, CoopMat: shapes, Timestamps: true,
+		Limits: backend.Limits{MaxSharedMemory: 48 << 10, MaxInvocationsPerWorkgroup: 1024, MaxWorkgroupSize: [3]int{1024, 1024, 64}, MaxWorkgroupsPerDimension: 65535}}
+}
+
+func lavapipe() backend.AdapterInfo {
+	return backend.AdapterInfo{Name: "llvmpipe", Driver: "vulkan", API: "Vulkan 1.3.230", DriverInfo: "Mesa 22.3.6", SubgroupSize: 8,
+		Limits: backend.Limits{MaxSharedMemory: 32 << 10, MaxInvocationsPerWorkgroup: 1024, MaxWorkgroupSize: [3]int{1024, 1024, 1024}, MaxWorkgroupsPerDimension: 65535}}
+}
+
+func TestCoopShape(t *testing.T) {
+	for _, dt := range []string{"f16", "bf16"} {
+		s, ok := CoopShape(h200(), dt)
+		want := backend.CoopMatShape{M: 16, N: 16, K: 16, A: dt, B: dt, C: "f32", Result: "f32", Scope: "subgroup", Flavor: "khr"}
+		if !ok || s != want {
+			t.Errorf("CoopShape(h200, %s) = %v, %v; want %v", dt, s, ok, want)
+		}
+	}
+	if s, ok := CoopShape(h200(), "f32"); ok {
+		t.Errorf("CoopShape(h200, f32) = %v, want none", s)
+	}
+	if s, ok := CoopShape(lavapipe(), "f16"); ok {
+		t.Errorf("CoopShape(lavapipe, f16) = %v, want none", s)
+	}
+}
+
+func TestCoopCandidates(t *testing.T) {
+	o := Options{M: 8192, N: 8192, K: 8192, DType: "f16"}
+	h := h200()
+	cs := CoopCandidates(h, o)
+	if len(cs) != len(coopLayouts) {
+		t.Fatalf("%d candidates on the H200, want all %d layouts", len(cs), len(coopLayouts))
+	}
+	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Threads != 128 || cs[0].Subgroups != [2]int{2, 2} || cs[0].Splits != 1 {
+		t.Errorf("first H200 plan %s (%d threads, %d splits), want a 128x128 tile of 4 subgroups, no split", cs[0], cs[0].Threads, cs[0].Splits)
+	}
+	for _, p := range cs {
+		if p.Shared > 48<<10 || p.Tile.BK%16 != 0 || p.Tile.BM%(p.Tile.TM*16) != 0 {
+			t.Errorf("plan %s: shared %d, tile not a multiple of the 16x16x16 shape", p, p.Shared)
+		}
+	}
+	// A smaller shared memory leaves out the plans that do not fit.
+	h.Limits.MaxSharedMemory = 20 << 10
+	for _, p := range CoopCandidates(h, o) {
+		if p.Shared > 20<<10 {
+			t.Errorf("plan %s uses %d bytes of a 20 KiB limit", p, p.Shared)
+		}
+	}
+	if _, err := Candidates(lavapipe(), o); !isUnsupported(err) {
+		t.Errorf("f16 candidates on lavapipe: err = %v, want *ir.UnsupportedError", err)
+	}
+	if _, _, err := buildCoop(cs[0]); !isUnsupported(err) {
+		t.Errorf("coopmat generator: err = %v, want *ir.UnsupportedError until the IR has cooperative matrices", err)
+	}
+}
+
+func isUnsupported(err error) bool {
+	var u *ir.UnsupportedError
+	return errors.As(err, &u)
+}
+
+func TestSplitK(t *testing.T) {
+	for _, o := range []Options{{M: 1, N: 4096, K: 4096}, {M: 16, N: 4096, K: 4096}, {M: 1, N: 130, K: 3001}} {
+		p, err := f32Default(h200(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Splits < 2 || p.KS%p.Tile.BK != 0 || p.Splits*p.KS < o.K || (p.Splits-1)*p.KS >= o.K || p.KS < minSplitK {
+			t.Errorf("%s: plan %s, KS %d: want a split covering K exactly, slices of at least %d", o, p, p.KS, minSplitK)
+		}
+	}
+	for _, o := range []Options{{M: 8192, N: 8192, K: 8192}, {M: 1, N: 4096, K: 200}} {
+		p, err := f32Default(h200(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Splits != 1 || p.KS < o.K {
+			t.Errorf("%s: plan %s splits k (KS %d)", o, p, p.KS)
+		}
+	}
+}
+
+func TestF32CandidatesFit(t *testing.T) {
+	o := Options{M: 1000, N: 1000, K: 1000}
+	l := lavapipe()
+	cs, err := Candidates(l, o)
+	if err != nil || len(cs) != len(f32Tiles) {
+		t.Fatalf("lavapipe: %d candidates, %v; want all %d", len(cs), err, len(f32Tiles))
+	}
+	l.Limits.MaxInvocationsPerWorkgroup = 128
+	l.Limits.MaxSharedMemory = 8 << 10
+	cs, _ = Candidates(l, o)
+	for _, p := range cs {
+		if p.Threads > 128 || p.Shared > 8<<10 {
+			t.Errorf("plan %s: %d threads, %d bytes of shared memory over the limits", p, p.Threads, p.Shared)
+		}
+	}
+	l.Limits.MaxInvocationsPerWorkgroup = 16
+	_, err = Candidates(l, o)
+	if err == nil || !strings.Contains(err.Error(), "no f32 matmul tile fits llvmpipe") {
+		t.Errorf("16 invocations: err = %v", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		o   Options
+		err string
+	}{
+		{Options{M: 0, N: 1, K: 1}, "coopmat: matmul sizes must be positive (M=0 N=1 K=1)"},
+		{Options{M: 1, N: 1, K: 1, DType: "f64"}, `coopmat: unknown element type "f64" (want f32, f16 or bf16)`},
+		{Options{M: 1 << 17, N: 4, K: 1 << 15}, "coopmat: a 131072x4x32768 product has more than 2^32 elements per matrix"},
+	} {
+		if err := c.o.Validate(); err == nil || err.Error() != c.err {
+			t.Errorf("Validate(%+v) = %v, want %s", c.o, err, c.err)
+		}
+	}
+}
+
+// TestGeneratedKernels builds every candidate tile in every structural
+// variant, emits SPIR-V and WGSL, and validates the SPIR-V with spirv-val.
+func TestGeneratedKernels(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	for _, o := range []Options{{M: 64, N: 64, K: 64}, {M: 63, N: 65, K: 67, TransB: true}, {M: 64, N: 64, K: 64, TransB: true}, {M: 9, N: 10, K: 11}} {
+		for _, tile := range f32Tiles {
+			p := f32Plan(o, tile)
+			m, name, err := buildF32(p)
+			if err != nil {
+				t.Fatalf("%s %s: %v", o, p, err)
+			}
+			if _, err := backend.Emit(m, name, backend.WGSL); err != nil {
+				t.Errorf("%s %s: WGSL: %v", o, p, err)
+			}
+			a, err := backend.Emit(m, name, backend.SPIRV)
+			if err != nil {
+				t.Fatalf("%s %s: SPIR-V: %v", o, p, err)
+			}
+			if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+				t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
+			}
+			if err := spirv.Validate(context.Background(), a.Words, "vulkan1.1"); err != nil {
+				t.Errorf("%s %s: %v", o, p, err)
+			}
+		}
+	}
+}
+
+func TestCache(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvCacheDir, dir)
+	info := h200()
+	o := Options{M: 512, N: 256, K: 128}
+	if _, ok := lookupTuned(info, o); ok {
+		t.Fatal("empty cache has a plan")
+	}
+	p := f32Plan(o, f32Tiles[3])
+	if err := Remember(info, Tuned{Plan: p, TFLOPS: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := lookupTuned(info, o)
+	if !ok || got.Tile != p.Tile {
+		t.Fatalf("lookup after Remember = %v, %v; want %s", got, ok, p)
+	}
+	if c, _ := Choose(info, o); c.Tile != p.Tile {
+		t.Errorf("Choose ignores the tuned plan: %s", c)
+	}
+	other := info
+	other.DriverInfo = "NVIDIA 590.1"
+	if _, ok := lookupTuned(other, o); ok {
+		t.Error("a new driver version reuses the old tuning")
+	}
+	small := info
+	small.Limits.MaxSharedMemory = 1024
+	if _, ok := lookupTuned(small, o); ok {
+		t.Error("a cached plan over the device's limits is used")
+	}
+	if err := ClearCache(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lookupTuned(info, o); ok {
+		t.Error("plan survives ClearCache")
+	}
+	if err := ClearCache(); err != nil {
+		t.Errorf("clearing an empty cache: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, cacheFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lookupTuned(info, o); ok {
+		t.Error("damaged cache yields a plan")
+	}
+	if err := Remember(info, Tuned{Plan: p}); err != nil {
+		t.Errorf("Remember over a damaged cache: %v", err)
+	}
+}
