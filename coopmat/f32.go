@@ -122,9 +122,15 @@ func buildF32(p Plan) (*ir.Module, string, error) {
 	return m, s.name(), nil
 }
 
-// reduceSource sums a split-k product's slices: C[i] = scale · Σ_z P[z·MN+i].
-const reduceSource = `// matmul_reduce: C[i] = scale * (P[i] + P[MN + i] + ... ), S slices of MN values. grid: ceil(MN/256) x 1 x 1
-kernel matmul_reduce(MN u32, S u32, scale f32, P read []f32, C read_write []f32) workgroup(256) {
+// reduceSource sums a split-k product's slices: C[i] = scale · Σ_z P[z·MN+i],
+// rounded to C's element type ct (f32, f16 or bf16).
+func reduceSource(ct string) string {
+	enable, name, val := "", "matmul_reduce", "s * scale"
+	if ct != "f32" {
+		enable, name, val = "enable "+ct+"\n", "matmul_reduce_"+ct, ct+"(s * scale)"
+	}
+	return fmt.Sprintf(`%s// %s: C[i] = scale * (P[i] + P[MN + i] + ... ), S slices of MN values. grid: ceil(MN/256) x 1 x 1
+kernel %s(MN u32, S u32, scale f32, P read []f32, C read_write []%s) workgroup(256) {
 	let i = global_id.x
 	if i >= MN {
 		return
@@ -133,11 +139,18 @@ kernel matmul_reduce(MN u32, S u32, scale f32, P read []f32, C read_write []f32)
 	for z := u32(0); z < S; z++ {
 		s += P[z * MN + i]
 	}
-	C[i] = s * scale
+	C[i] = %s
 }
-`
+`, enable, name, name, ct, val)
+}
 
-func buildReduce() (*ir.Module, string, error) {
-	m, err := parse.Load("matmul_reduce.kc", []byte(reduceSource), nil)
-	return m, "matmul_reduce", err
+// buildReduce builds the split-k reduction writing C's type ct.
+func buildReduce(ct string) (*ir.Module, string, error) {
+	src := reduceSource(ct)
+	name := "matmul_reduce"
+	if ct != "f32" {
+		name += "_" + ct
+	}
+	m, err := parse.Load(name+".kc", []byte(src), nil)
+	return m, name, err
 }
