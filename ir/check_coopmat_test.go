@@ -114,11 +114,7 @@ h[1] = bf16(2.5)`, []string{
 func TestCheckCoopMat(t *testing.T) {
 	for _, tc := range coopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			src := coopHeader
-			for _, l := range splitLines(tc.body) {
-				src += "\t" + l + "\n"
-			}
-			src += "}\n"
+			src := coopModuleSrc(tc.body)
 			got := checkErrors(t, src)
 			if len(got) == 0 && len(tc.want) == 0 {
 				return
@@ -183,4 +179,13 @@ kernel mm(A read []f16, B read []f16, C read_write []f32, k u32) workgroup(32) {
 	if got := string(ir.Print(m)); got != want {
 		t.Errorf("printed (-want +got):\n%s", cmp.Diff(want, got))
 	}
+}
+
+// coopModuleSrc wraps statements in coopHeader's kernel.
+func coopModuleSrc(body string) string {
+	src := coopHeader
+	for _, l := range splitLines(body) {
+		src += "\t" + l + "\n"
+	}
+	return src + "}\n"
 }

@@ -30,6 +30,9 @@ func FuzzCheck(f *testing.F) {
 	for _, c := range langCases {
 		f.Add([]byte(moduleSrc(c.src)))
 	}
+	for _, c := range coopCases {
+		f.Add([]byte(coopModuleSrc(c.body)))
+	}
 	next, _ := filepath.Glob(filepath.Join("..", "testdata", "kernels-next", "*.kc"))
 	for _, p := range next {
 		src, err := os.ReadFile(p)

@@ -167,6 +167,12 @@ func sumOf(t ir.Scalar, data []byte) string {
 			s += interp.F16BitsToF64(binary.LittleEndian.Uint16(data[i:]))
 		}
 		return strconv.FormatFloat(s, 'g', 6, 64)
+	case ir.BF16:
+		var s float64
+		for i := 0; i+2 <= len(data); i += 2 {
+			s += float64(interp.BF16BitsToF32(binary.LittleEndian.Uint16(data[i:])))
+		}
+		return strconv.FormatFloat(s, 'g', 6, 64)
 	}
 	return "-"
 }

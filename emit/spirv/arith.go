@@ -22,9 +22,18 @@ func (f *fn) expr(e ir.Expr) uint32 {
 	case *ir.BuiltinValue:
 		return f.loadPtr(f.tid(e.Type()), f.builtin(e.Kind))
 	case *ir.Unary:
+		if v, ok := f.coopExpr(e); ok {
+			return v
+		}
 		return f.unary(e)
 	case *ir.Binary:
+		if v, ok := f.coopExpr(e); ok {
+			return v
+		}
 		return f.binary(e)
+	case *ir.CoopMake, *ir.CoopLoad, *ir.CoopMulAdd, *ir.CoopLength:
+		v, _ := f.coopExpr(e)
+		return v
 	case *ir.Call:
 		return f.call(e)
 	case *ir.Convert:
@@ -366,7 +375,7 @@ func (f *fn) convert(v uint32, from ir.Type, to ir.Scalar) uint32 {
 		return f.op1(opConvertSToF, t, v)
 	case fs == ir.U32:
 		return f.op1(opConvertUToF, t, v)
-	case to.IsFloat():
+	case to.IsFloat() || to == ir.BF16:
 		return f.op1(opFConvert, t, v)
 	}
 	return f.floatToInt(v, from, tt)

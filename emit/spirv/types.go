@@ -112,6 +112,8 @@ func (b *builder) newScalarType(s ir.Scalar) uint32 {
 		return b.tFloat(32)
 	case ir.F16:
 		return b.tFloat(16)
+	case ir.BF16:
+		return b.tBF16()
 	}
 	fail(errorf("spirv: internal error: no SPIR-V type for scalar %v", s))
 	return 0
@@ -142,7 +144,7 @@ func (b *builder) typeID(t ir.Type, layout bool) uint32 {
 			}
 		})
 	case ir.CoopMat:
-		fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
+		return b.coopType(t)
 	}
 	fail(errorf("spirv: internal error: no SPIR-V type for %v", t))
 	return 0

@@ -24,7 +24,7 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
 	}
 	size := 4
-	if s == ir.F16 {
+	if s == ir.F16 || s == ir.BF16 {
 		size = 2
 	}
 	var bad []string
@@ -41,7 +41,7 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		}
 		g, w := asFloat(es, gb), asFloat(es, wb)
 		poison := wb == uint32(0xCDCDCDCD)>>(32-8*size)
-		if es.IsFloat() && tol != nil && !poison && tol(e).Within(es, 0, w, g) {
+		if isFloat(es) && tol != nil && !poison && tol(e).Within(es, 0, w, g) {
 			continue
 		}
 		nbad++
@@ -52,7 +52,7 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		if label != nil {
 			where += " (" + label(e) + ")"
 		}
-		if es.IsFloat() {
+		if isFloat(es) {
 			msg := fmt.Sprintf("%s = %g (%#x), want %g (%#x)", where, g, gb, w, wb)
 			if tol != nil {
 				if b := tol(e).Bound(es, 0, w); b > 0 {
@@ -81,6 +81,8 @@ func asFloat(s ir.Scalar, w uint32) float64 {
 	switch s {
 	case ir.F16:
 		return float64(interp.F16BitsToF32(uint16(w)))
+	case ir.BF16:
+		return float64(interp.BF16BitsToF32(uint16(w)))
 	case ir.F32:
 		return float64(math.Float32frombits(w))
 	}
@@ -115,3 +117,6 @@ func Rules(r *directive.Run, b *ir.Param) (tol func(int) Tol, bits func(int) boo
 	}
 	return tol, bits
 }
+
+// isFloat reports whether elements of s compare as floats (bf16 too).
+func isFloat(s ir.Scalar) bool { return s.IsFloat() || s == ir.BF16 }

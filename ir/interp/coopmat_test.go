@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -173,4 +174,41 @@ func TestBF16Rounding(t *testing.T) {
 		}
 	}
 	_ = ir.BF16
+}
+
+func init() { corpusChecks["coopmat_matmul"] = checkCoopMatmulCorpus }
+
+// checkCoopMatmulCorpus runs testdata/kernels/coopmat_matmul.kc on random
+// f16 inputs, at subgroup sizes 32 (one subgroup per workgroup) and 8
+// (four subgroups computing the same tile), against a float64 reference of
+// the f16 inputs. Tolerance: one f32 rounding of the exact sum per 16-wide
+// k-step plus the scaling, 2*eps32 each, relative to sum|a*b|*alpha.
+func checkCoopMatmulCorpus(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
+	for _, sg := range []int{32, 8} {
+		mt, nt, kt := 1+r.IntN(3), 1+r.IntN(3), 1+r.IntN(4)
+		M, N, K := 16*mt, 16*nt, 16*kt
+		alpha := float32(0.5 + 1.5*r.Float64())
+		A := F32sToF16Bits(r.floats(M*K, -2, 2))
+		B := F32sToF16Bits(r.floats(K*N, -2, 2))
+		C := Poison(4*M*N + 12)
+		mustRun(t, m, "coopmat_matmul", [3]int{nt, mt, 1}, &Args{
+			Params:  params("m", mt, "n", nt, "k", kt, "alpha", alpha),
+			Buffers: map[string][]byte{"A": Encode(A), "B": Encode(B), "C": C},
+		}, Options{SubgroupSize: sg, Races: true})
+		want, tol := make([]float64, M*N), make([]float64, M*N)
+		for i := 0; i < M; i++ {
+			for j := 0; j < N; j++ {
+				var s, a float64
+				for k := 0; k < K; k++ {
+					p := float64(F16BitsToF32(A[i*K+k])) * float64(F16BitsToF32(B[k*N+j]))
+					s += p
+					a += math.Abs(p)
+				}
+				want[i*N+j] = s * float64(alpha)
+				tol[i*N+j] = 2 * float64(kt+1) * eps32 * a * float64(alpha)
+			}
+		}
+		checkFloats(t, "C", f32s(t, C[:4*M*N]), want, tol)
+		poisoned(t, "C", C, 4*M*N)
+	}
 }
