@@ -1,6 +1,7 @@
 package coopmat
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -8,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 )
@@ -164,4 +167,52 @@ func TestCoopKernels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCoopSPIRV emits every candidate plan's kernel in each structural
+// variant (types, transposition, 16-byte or scalar loads, split-k) as
+// SPIR-V: the KHR flavour must emit and disassemble, the NV flavour (no
+// bf16 matrices in SPV_NV_cooperative_matrix) must pass spirv-val, and
+// the shared memory the kernel declares must be the plan's.
+func TestCoopSPIRV(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	ctx := context.Background()
+	n := 0
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, ct := range []string{"f32", "f16", "bf16"} {
+			for _, tb := range []bool{false, true} {
+				for _, sz := range [][3]int{{4096, 4096, 1024}, {17, 33, 65}, {1, 4096, 4096}} {
+					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
+					for _, p := range CoopCandidates(h200(), o) {
+						m, name, err := buildCoop(p)
+						if err != nil {
+							t.Fatalf("%s %s: %v", o, p, err)
+						}
+						a, err := spirv.Emit(m, spirv.Options{Kernel: name})
+						if err != nil {
+							t.Fatalf("%s %s: KHR: %v", o, p, err)
+						}
+						if _, err := spirv.Disassemble(a.Words); err != nil {
+							t.Errorf("%s %s: KHR disassembly: %v", o, p, err)
+						}
+						if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+							t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
+						}
+						n++
+						if dt == "bf16" || ct == "bf16" {
+							continue
+						}
+						nv, err := spirv.Emit(m, spirv.Options{Kernel: name, CoopMat: spirv.CoopMatNV})
+						if err != nil {
+							t.Fatalf("%s %s: NV: %v", o, p, err)
+						}
+						if err := spirv.ValidateArtifact(ctx, nv); err != nil {
+							t.Errorf("%s %s: NV: %v", o, p, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d kernels", n)
 }
