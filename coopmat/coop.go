@@ -15,17 +15,21 @@ import (
 const coopSkew = 8
 
 // coopLayouts are the candidate subgroup arrangements: subgroups per
-// workgroup (rows x columns), instruction tiles per subgroup and
-// instruction k-steps per shared slice. Two stages must fit the language's
-// 32 KiB of shared memory (ir's limit, below the H200's 48 KiB), so the
-// 128x128 tiles take one k-step (16) per slice.
-var coopLayouts = []struct{ SM, SN, TM, TN, KSteps int }{
-	{2, 2, 4, 4, 1}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile
-	{2, 4, 4, 2, 1}, // 8 subgroups, 128x128
-	{4, 2, 2, 4, 1}, // 8 subgroups, 128x128, the other way round
-	{2, 2, 2, 4, 2}, // 4 subgroups, 64x128, two k-steps
-	{2, 2, 2, 2, 2}, // 4 subgroups, 64x64
-	{1, 1, 2, 2, 2}, // one subgroup: small and skinny products
+// workgroup (rows x columns), instruction tiles per subgroup, instruction
+// k-steps per shared slice and shared stages. Everything must fit the
+// language's 32 KiB of shared memory (ir's limit, below the H200's 48
+// KiB): two stages of a 128x128 tile take one k-step (16) per slice, one
+// stage takes two (the next slice then waits in registers while the
+// multiply-adds run, at the price of a second barrier per slice).
+var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
+	{2, 2, 4, 4, 1, 2}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile
+	{2, 2, 4, 4, 2, 1}, // the same, one stage of 32
+	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128
+	{2, 4, 4, 2, 2, 1}, // 8 subgroups, 128x128, one stage of 32
+	{4, 2, 2, 4, 1, 2}, // 8 subgroups, 128x128, the other way round
+	{2, 2, 2, 4, 2, 2}, // 4 subgroups, 64x128, two k-steps
+	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64
+	{1, 1, 2, 2, 2, 2}, // one subgroup: small and skinny products
 }
 
 // irSharedLimit is the shared memory a kernel may declare (ir's check).
@@ -63,7 +67,7 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 	}
 	var out []Plan
 	for _, l := range coopLayouts {
-		t := Tile{BM: l.SM * l.TM * shape.M, BN: l.SN * l.TN * shape.N, BK: l.KSteps * shape.K, TM: l.TM, TN: l.TN, Pad: 1, Stages: 2}
+		t := Tile{BM: l.SM * l.TM * shape.M, BN: l.SN * l.TN * shape.N, BK: l.KSteps * shape.K, TM: l.TM, TN: l.TN, Pad: 1, Stages: l.Stages}
 		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)

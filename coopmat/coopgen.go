@@ -24,7 +24,8 @@ import (
 //   - the k loop is double-buffered through registers: each step loads the
 //     next slice from global memory into registers, runs the
 //     multiply-adds on one shared stage, writes the registers into the
-//     other stage, and waits at one barrier;
+//     other stage, and waits at one barrier (with one stage, Tile.Stages
+//     1: waits, writes the registers into the same stage, waits again);
 //   - global loads are 16 bytes (vec4<u32>, 8 elements) when the row length
 //     allows (K%8 == 0 for A and for Bᵀ, N%8 == 0 for B), else one element;
 //     f16 lanes come out of the words by bitcast, bf16 ones through f32
@@ -50,6 +51,7 @@ type coopShape struct {
 	SM, SN       int  // subgroups per workgroup (rows x columns)
 	TM, TN       int  // instruction tiles per subgroup
 	KSteps, Sub  int  // instruction k-steps per slice (BK = KSteps·IK); subgroup size
+	Stages       int  // shared stages (1 or 2)
 	BM, BN, BK   int
 	Threads, LDA int
 	LDB          int
@@ -73,6 +75,7 @@ func (p Plan) coopShape() (coopShape, error) {
 		return coopShape{}, fmt.Errorf("coopmat: cooperative tile %s with %v subgroups and shape %s is inconsistent", t, p.Subgroups, sh)
 	}
 	s.KSteps = t.BK / s.IK
+	s.Stages = min(max(t.Stages, 1), 2)
 	s.Sub = s.Threads / (s.SM * s.SN)
 	s.LDA = s.BK + coopSkew
 	s.LDB = s.BN + coopSkew
@@ -108,7 +111,7 @@ func (s coopShape) bRows() int {
 // B at 2 bytes an element, and one f32 instruction tile per subgroup for
 // edge stores.
 func (s coopShape) coopShared() int {
-	return 2*2*(s.BM*s.LDA+s.bRows()*s.LDB) + 4*s.SM*s.SN*s.IM*s.IN
+	return s.Stages*2*(s.BM*s.LDA+s.bRows()*s.LDB) + 4*s.SM*s.SN*s.IM*s.IN
 }
 
 // stageLoad describes how one operand's slice travels from global memory
@@ -184,7 +187,7 @@ func coopSource(s coopShape) (string, error) {
 	ls := s.loads()
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
 		s.name(), elem(ls[0]), elem(ls[1]), s.Out, s.Threads)
-	for st := 0; st < 2; st++ {
+	for st := 0; st < s.Stages; st++ {
 		p("\tshared As%d [%d]%s", st, s.BM*s.LDA, s.In)
 		p("\tshared Bs%d [%d]%s", st, s.bRows()*s.LDB, s.In)
 	}
@@ -207,6 +210,18 @@ func coopSource(s coopShape) (string, error) {
 	s.fetch(&w, "\t", "kbeg")
 	s.put(&w, "\t", 0)
 	p("\tworkgroupBarrier()")
+	if s.Stages == 1 {
+		p("\tfor k0 := kbeg; k0 < kend; k0 += %d {", s.BK)
+		s.fetch(&w, "\t\t", fmt.Sprintf("k0 + %d", s.BK))
+		s.compute(&w, 0)
+		p("\t\tworkgroupBarrier()")
+		s.put(&w, "\t\t", 0)
+		p("\t\tworkgroupBarrier()")
+		p("\t}")
+		s.store(&w)
+		p("}")
+		return w.String(), nil
+	}
 	p("\tfor k0 := kbeg; k0 < kend; k0 += %d {", 2*s.BK)
 	s.fetch(&w, "\t\t", fmt.Sprintf("k0 + %d", s.BK))
 	s.compute(&w, 0)
