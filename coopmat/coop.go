@@ -20,12 +20,14 @@ const coopSkew = 8
 // language's 32 KiB of shared memory (ir's limit, below the H200's 48
 // KiB): two stages of a 128x128 tile take one k-step (16) per slice, one
 // stage takes two (the next slice then waits in registers while the
-// multiply-adds run, at the price of a second barrier per slice).
+// multiply-adds run, at the price of a second barrier per slice). The
+// one-stage 128x128 tiles come first: on the H200 they were the fastest
+// for f16 and for bf16 at 8192³ (docs/PERF.md, noisy figures).
 var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
-	{2, 2, 4, 4, 1, 2}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile
-	{2, 2, 4, 4, 2, 1}, // the same, one stage of 32
-	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128
+	{2, 2, 4, 4, 2, 1}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
 	{2, 4, 4, 2, 2, 1}, // 8 subgroups, 128x128, one stage of 32
+	{2, 2, 4, 4, 1, 2}, // 4 subgroups, 128x128, two stages of 16
+	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128, two stages of 16
 	{4, 2, 2, 4, 1, 2}, // 8 subgroups, 128x128, the other way round
 	{2, 2, 2, 4, 2, 2}, // 4 subgroups, 64x128, two k-steps
 	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64

@@ -62,15 +62,20 @@ func f32Candidates(info backend.AdapterInfo, o Options) []Plan {
 	return out
 }
 
-// f32Default is the untuned choice: the first candidate (best first)
-// whose tile does not dwarf the product, so that a 17x17 product does not
-// run in one 128x128 tile with most of its threads idle, and that keeps
-// enough workgroups busy (32 tiles, else the first that splits k).
+// f32Default is the untuned f32 choice (defaultOf over the f32 candidates).
 func f32Default(info backend.AdapterInfo, o Options) (Plan, error) {
 	cs := f32Candidates(info, o)
 	if len(cs) == 0 {
 		return Plan{}, fmt.Errorf("coopmat: no f32 matmul tile fits %s (limits %+v)", info.Name, info.Limits)
 	}
+	return defaultOf(cs, o), nil
+}
+
+// defaultOf is the untuned choice among candidates cs (best first): the
+// first whose tile does not dwarf the product, so that a 17x17 product
+// does not run in one 128x128 tile with most of its threads idle, and that
+// keeps enough workgroups busy (32 tiles, else the first that splits k).
+func defaultOf(cs []Plan, o Options) Plan {
 	var fit []Plan
 	for _, p := range cs {
 		if p.Tile.BM <= 2*max(o.M, 16) && p.Tile.BN <= 2*max(o.N, 16) {
@@ -79,18 +84,18 @@ func f32Default(info backend.AdapterInfo, o Options) (Plan, error) {
 	}
 	for _, p := range fit {
 		if ceilDiv(o.M, p.Tile.BM)*ceilDiv(o.N, p.Tile.BN) >= 32 {
-			return p, nil
+			return p
 		}
 	}
 	for _, p := range fit {
 		if p.Splits > 1 {
-			return p, nil
+			return p
 		}
 	}
 	if len(fit) > 0 {
-		return fit[len(fit)-1], nil
+		return fit[len(fit)-1]
 	}
-	return cs[len(cs)-1], nil
+	return cs[len(cs)-1]
 }
 
 func (p Plan) f32Shape() f32Shape {

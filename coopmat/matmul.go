@@ -50,7 +50,7 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 		if err != nil {
 			return Plan{}, err
 		}
-		return cs[0], nil
+		return defaultOf(cs, o), nil
 	}
 	return f32Default(info, o)
 }
