@@ -281,31 +281,45 @@ func (s coopShape) fetch(w *strings.Builder, in, k0 string) {
 	p("}")
 }
 
-// put writes the registers of fetch into shared stage st.
+// put writes the registers of fetch into shared stage st. A 16-byte
+// register goes out as eight 2-byte stores, its words in a rotated order
+// that keeps each store instruction free of bank conflicts (banks.go).
 func (s coopShape) put(w *strings.Builder, in string, st int) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, in+format+"\n", args...) }
 	for _, l := range s.loads() {
 		vecs := l.Cols / l.Vec
+		rot, _ := bestRotation(l, s.Threads, s.Sub)
 		for i := 0; i < l.per(s.Threads); i++ {
 			reg := fmt.Sprintf("r%s%d", l.Name, i)
 			sh := fmt.Sprintf("%s%d", l.Sh, st)
 			p("{")
 			p("\tlet e = t + %d", i*s.Threads)
-			p("\tlet o = e / %d * %d + e %% %d * %d", vecs, l.LD, vecs, l.Vec)
 			if l.Vec == 1 {
-				p("\t%s[o] = %s", sh, reg)
+				p("\t%s[e / %d * %d + e %% %d] = %s", sh, vecs, l.LD, vecs, reg)
 				p("}")
 				continue
 			}
-			for h, c := range "xyzw" {
+			p("\tlet row = e / %d", vecs)
+			p("\tlet col = e %% %d", vecs)
+			p("\tlet o = row * %d + col * 8", l.LD)
+			if rt := rot.text(); rt != "" {
+				p("\tlet rot = %s", rt)
+			} else {
+				p("\tlet rot = u32(0)")
+			}
+			for j := 0; j < 4; j++ {
+				p("\t{")
+				p("\t\tlet wj = (rot + %d) & 3", j)
+				p("\t\tlet v = %s[wj]", reg)
 				if s.In == "f16" {
-					p("\tlet h%d = bitcast<vec2<f16>>(%s.%c)", h, reg, c)
-					p("\t%s[o + %d] = h%d.x", sh, 2*h, h)
-					p("\t%s[o + %d] = h%d.y", sh, 2*h+1, h)
-					continue
+					p("\t\tlet h = bitcast<vec2<f16>>(v)")
+					p("\t\t%s[o + wj * 2] = h.x", sh)
+					p("\t\t%s[o + wj * 2 + 1] = h.y", sh)
+				} else {
+					p("\t\t%s[o + wj * 2] = bf16(bitcast<f32>(v << 16))", sh)
+					p("\t\t%s[o + wj * 2 + 1] = bf16(bitcast<f32>(v & 0xffff0000))", sh)
 				}
-				p("\t%s[o + %d] = bf16(bitcast<f32>(%s.%c << 16))", sh, 2*h, reg, c)
-				p("\t%s[o + %d] = bf16(bitcast<f32>(%s.%c & 0xffff0000))", sh, 2*h+1, reg, c)
+				p("\t}")
 			}
 			p("}")
 		}

@@ -216,3 +216,27 @@ func TestCoopSPIRV(t *testing.T) {
 	}
 	t.Logf("%d kernels", n)
 }
+
+// TestStagingBanks: the rotated staging stores of every H200 plan cost one
+// shared-memory wavefront per store instruction (the model of banks.go),
+// where storing every invocation's words in the same order costs four.
+func TestStagingBanks(t *testing.T) {
+	for _, tb := range []bool{false, true} {
+		o := Options{M: 8192, N: 8192, K: 8192, DType: "bf16", TransB: tb}
+		for _, p := range CoopCandidates(h200(), o) {
+			s, err := p.coopShape()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range s.loads() {
+				ideal := l.per(s.Threads) * (s.Threads / s.Sub) * 8
+				if c := stageCost(l, s.Threads, s.Sub, rotation{}); c != 4*ideal {
+					t.Errorf("%s %s: unrotated stores cost %d wavefronts, want 4x%d", p, l.Name, c, ideal)
+				}
+				if r, c := bestRotation(l, s.Threads, s.Sub); c != ideal {
+					t.Errorf("%s %s: rotation %q costs %d wavefronts, want %d", p, l.Name, r.text(), c, ideal)
+				}
+			}
+		}
+	}
+}
