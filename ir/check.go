@@ -84,7 +84,7 @@ type checker struct {
 	calls      map[Node][]callEdge // calls out of each function and kernel body
 	fieldOf    map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
 	recursive  bool                // a recursion was reported
-	ownDiverge map[*Barrier]bool   // barriers of functions that diverge inside the function itself
+	ownDiverge map[Node]bool       // barriers and cooperative operations of functions that diverge inside the function itself
 
 	// per kernel or function body
 	k           *Kernel

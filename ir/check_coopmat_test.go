@@ -189,3 +189,71 @@ func coopModuleSrc(body string) string {
 	}
 	return src + "}\n"
 }
+
+// TestCoopMatUniformCalls: a cooperative operation reached through a call
+// from divergent control flow is reported at the call, naming the
+// operation; divergence inside the function at the operation.
+func TestCoopMatUniformCalls(t *testing.T) {
+	src := `enable cooperative_matrix
+fn tile(src read []f32, dst read_write []f32) {
+	let m = coopLoad<coopmat<f32, 16, 16, acc>>(src, 0, 16, row_major)
+	coopStore(m, dst, 0, 16, row_major)
+}
+fn own(dst read_write []f32, x u32) {
+	if dst[0] > 3.0 {
+		coopStore(coopmat<f32, 16, 16, acc>(1.0), dst, 0, 16, row_major)
+	}
+}
+fn param(dst read_write []f32, x u32) {
+	if x > 3 {
+		coopStore(coopmat<f32, 16, 16, acc>(1.0), dst, 0, 16, row_major)
+	}
+}
+kernel k(r read []f32, c read_write []f32) workgroup(32) {
+	if global_id.x < 4 {
+		tile(r, c)
+	}
+	tile(r, c)
+	own(c, 1)
+	param(c, 1)
+	param(c, local_index)
+}
+`
+	want := []string{
+		"8:3: coopStore must be called in uniform control flow: the condition at 7:5 depends on a load from read_write buffer dst",
+		"8:13: coopmat<f32, 16, 16, acc>(...) must be called in uniform control flow: the condition at 7:5 depends on a load from read_write buffer dst",
+		"13:3: coopStore must be called in uniform control flow: the condition at 12:5 depends on local_index (in param, called at 23:2)",
+		"13:13: coopmat<f32, 16, 16, acc>(...) must be called in uniform control flow: the condition at 12:5 depends on local_index (in param, called at 23:2)",
+		"18:3: call of tile reaches coopLoad at 3:10, which must be called in uniform control flow: the condition at 17:5 depends on global_id",
+		"18:3: call of tile reaches coopStore at 4:2, which must be called in uniform control flow: the condition at 17:5 depends on global_id",
+	}
+	if diff := cmp.Diff(want, checkErrors(t, src)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// TestCoopMatPlaces: where a cooperative matrix may not be.
+func TestCoopMatPlaces(t *testing.T) {
+	src := `enable cooperative_matrix
+const C = coopmat<f32, 16, 16, acc>(1.0)
+struct S {
+	m coopmat<f32, 16, 16, acc>
+}
+fn g(m coopmat<f32, 16, 16, acc>) {
+}
+kernel k(x read []coopmat<f32, 16, 16, acc>, p coopmat<f32, 16, 16, acc>) workgroup(32) {
+	shared s coopmat<f32, 16, 16, acc>
+}
+`
+	want := []string{
+		"2:11: coopmat<f32, 16, 16, acc>(1.0) (value of type coopmat<f32, 16, 16, acc>) is not constant",
+		"4:2: field m of struct S: cooperative matrices cannot be struct fields",
+		"6:6: parameter m: cooperative matrices cannot be passed to or returned from functions yet",
+		"8:10: buffer x: element type coopmat<f32, 16, 16, acc> is not host-shareable (a cooperative matrix lives in a subgroup; store it with coopStore to a buffer of its element type)",
+		"8:46: parameter p: scalar parameters must be i32, u32 or f32, not coopmat<f32, 16, 16, acc>",
+		"9:2: shared s: a cooperative matrix cannot live in shared memory (store it to a shared array with coopStore)",
+	}
+	if diff := cmp.Diff(want, checkErrors(t, src)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

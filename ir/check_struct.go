@@ -132,6 +132,8 @@ func notHostShareable(t Type) string {
 		return ""
 	case *Array:
 		return notHostShareable(t.Elem)
+	case CoopMat:
+		return "a cooperative matrix lives in a subgroup; store it with coopStore to a buffer of its element type"
 	}
 	if !HostShareable(t) {
 		return "bool cannot be stored in a buffer; use u32"

@@ -160,7 +160,7 @@ func (c *checker) bufferParamDecl(p *Param) bool {
 			c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
 			break
 		}
-		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (bool cannot be stored in a buffer; use u32)", p.Name, p.Type)
+		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
 	case hasAtomic(p.Type) && p.Access != ReadWrite:
 		c.errorf(p.Pos, "buffer %s: atomic elements need read_write access", p.Name)
 	default:

@@ -140,7 +140,7 @@ func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
 	case *CallStmt:
 		u.expr(s.Call)
 	case *CoopStore:
-		u.coopOp("coopStore", s.Pos)
+		u.coopOp("coopStore", s.Pos, s)
 		u.first(s.M, s.Offset, s.Stride)
 	}
 	return cf
@@ -157,7 +157,7 @@ func (u *uniformity) barrier(s *Barrier, cf *cause) {
 		// Analysing a function on its own: this barrier diverges whatever
 		// the call; report it once here, not again at every call.
 		if u.c.ownDiverge == nil {
-			u.c.ownDiverge = map[*Barrier]bool{}
+			u.c.ownDiverge = map[Node]bool{}
 		}
 		u.c.ownDiverge[s] = true
 		if u.collect {
@@ -465,14 +465,14 @@ func (u *uniformity) expr(e Expr) string {
 	case *Swizzle:
 		return u.expr(e.X)
 	case *CoopMake:
-		u.coopOp("coopmat", e.Pos)
+		u.coopOp(e.To.String()+"(...)", e.Pos, e)
 		return u.expr(e.X)
 	case *CoopLoad:
-		u.coopOp("coopLoad", e.Pos)
+		u.coopOp("coopLoad", e.Pos, e)
 		u.first(e.Offset, e.Stride)
 		return "the result of coopLoad"
 	case *CoopMulAdd:
-		u.coopOp("coopMulAdd", e.Pos)
+		u.coopOp("coopMulAdd", e.Pos, e)
 		return u.first(e.A, e.B, e.C)
 	case *CoopLength:
 		return ""
@@ -524,13 +524,27 @@ func (u *uniformity) call(e *Call) string {
 	return r
 }
 
-// coopOp reports a cooperative-matrix operation (op, at pos) in
-// non-uniform control flow: all invocations of a subgroup must execute it
-// together. The analysis is workgroup-wide, which is stricter than the
-// subgroup uniformity the extensions require but is what kc can prove.
-func (u *uniformity) coopOp(op string, pos Pos) {
+// coopOp reports a cooperative-matrix operation n (op, at pos) in
+// non-uniform control flow, as barrier does for barriers: all invocations
+// of a subgroup must execute it together. The analysis is workgroup-wide,
+// which is stricter than the subgroup uniformity the extensions require
+// but is what kc can prove.
+func (u *uniformity) coopOp(op string, pos Pos, n Node) {
 	cf := u.cf
-	if cf == nil || !u.report || u.collect {
+	if cf == nil || !u.report || u.collect && u.depth > 0 {
+		return
+	}
+	if u.blame == nil && u.depth == 0 && u.fn {
+		// A function on its own: report this divergence once, here.
+		if u.c.ownDiverge == nil {
+			u.c.ownDiverge = map[Node]bool{}
+		}
+		u.c.ownDiverge[n] = true
+		if u.collect {
+			return
+		}
+	}
+	if u.blame != nil && cf != u.entry && u.c.ownDiverge[n] {
 		return
 	}
 	if cf == u.entry && u.blame != nil {
@@ -538,5 +552,9 @@ func (u *uniformity) coopOp(op string, pos Pos) {
 			u.blame.Name, op, atText(pos), cf)
 		return
 	}
-	u.c.errorf(pos, "%s must be called in uniform control flow: %s", op, cf)
+	in := ""
+	if u.blame != nil {
+		in = fmt.Sprintf(" (in %s, called%s)", u.blame.Name, atText(u.blame.Pos))
+	}
+	u.c.errorf(pos, "%s must be called in uniform control flow: %s%s", op, cf, in)
 }

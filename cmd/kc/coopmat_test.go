@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
 )
 
 // TestCompileCoopMat: -coopmat khr (the default) and nv pick the SPIR-V
@@ -52,4 +54,31 @@ func TestCompileCoopMat(t *testing.T) {
 			t.Errorf("-target %s: exit %d, stderr %q", tgt, code, stderr)
 		}
 	}
+}
+
+// anyCoopMat reports whether some adapter kc sees offers cooperative matrices.
+func anyCoopMat(t *testing.T) bool {
+	out, _, _ := kc(t, "", "devices", "-json")
+	var d struct {
+		Adapters []struct{ CoopMat []json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("kc devices -json: %v\n%s", err, out)
+	}
+	for _, a := range d.Adapters {
+		if len(a.CoopMat) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// needsCoopMat reports whether a kernel of m uses cooperative matrices.
+func needsCoopMat(m *ir.Module) bool {
+	for _, k := range m.Kernels {
+		if k.Features&ir.FeatureCoopMat != 0 {
+			return true
+		}
+	}
+	return false
 }

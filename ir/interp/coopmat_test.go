@@ -212,3 +212,64 @@ func checkCoopMatmulCorpus(t *testing.T, c kctest.Case, m *ir.Module, r *rng) {
 		poisoned(t, "C", C, 4*M*N)
 	}
 }
+
+// TestCoopMatElementwise: element-wise + - * /, negation, scaling on
+// both sides, division by a scalar, compound assignment, fill, f16 and
+// bf16 conversion and coopLength, against Go's float32 arithmetic (each
+// operation rounded once to f32, so exact).
+func TestCoopMatElementwise(t *testing.T) {
+	m := compile(t, `
+enable f16
+enable bf16
+enable cooperative_matrix
+
+kernel k(x read []f32, y read []f32, s f32, out read_write []f32, h read_write []f16, b read_write []bf16, n read_write []u32) workgroup(16) {
+	let p = coopLoad<coopmat<f32, 8, 4, acc>>(x, 0, 4, row_major)
+	let q = coopLoad<coopmat<f32, 8, 4, acc>>(y, 0, 8, col_major)
+	var r = (p + q) * p - q / p
+	r += -p * s
+	r = s * r / s
+	r -= coopmat<f32, 8, 4, acc>(0.25)
+	coopStore(r, out, 0, 4, row_major)
+	coopStore(coopmat<f16, 8, 4, acc>(r), h, 0, 4, row_major)
+	coopStore(coopmat<bf16, 8, 4, acc>(r), b, 0, 4, row_major)
+	n[0] = coopLength(r)
+}
+`)
+	r := newRNG(t)
+	x, y := r.floats(32, -3, 3), r.floats(32, -3, 3)
+	for i := range x {
+		if math.Abs(float64(x[i])) < 0.1 {
+			x[i] = 0.5 // no huge quotients
+		}
+	}
+	s := float32(0.5 + r.Float64())
+	out, h, b, n := Poison(4*32), Poison(2*32), Poison(2*32), Poison(4)
+	mustRun(t, m, "k", [3]int{1, 1, 1}, &Args{
+		Params:  params("s", s),
+		Buffers: map[string][]byte{"x": Encode(x), "y": Encode(y), "out": out, "h": h, "b": b, "n": n},
+	}, Options{SubgroupSize: 8})
+	got, _ := Decode[float32](out)
+	gotH, _ := Decode[uint16](h)
+	gotB, _ := Decode[uint16](b)
+	for i := 0; i < 8; i++ {
+		for j := 0; j < 4; j++ {
+			p, q := x[i*4+j], y[j*8+i] // q is read column-major
+			// float32() after each product keeps Go from fusing it into an fma
+			v := float32(float32(p+q)*p) - q/p
+			v = v + float32((-p)*s)
+			v = float32(s*v) / s
+			v -= 0.25
+			e := i*4 + j
+			if got[e] != v {
+				t.Errorf("out[%d] = %g, want %g", e, got[e], v)
+			}
+			if gotH[e] != F32ToF16Bits(v) || gotB[e] != F32ToBF16Bits(v) {
+				t.Errorf("h/b[%d] = %#x/%#x, want %#x/%#x", e, gotH[e], gotB[e], F32ToF16Bits(v), F32ToBF16Bits(v))
+			}
+		}
+	}
+	if l, _ := Decode[uint32](n); l[0] != 4 { // 32 elements over 8 invocations
+		t.Errorf("coopLength = %d, want 4", l[0])
+	}
+}
