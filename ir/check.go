@@ -29,9 +29,11 @@ import (
 //     remainder by a constant zero, are errors (as in Go and in WGSL's
 //     const-expressions); so are constant shift amounts of 32 or more.
 //   - Conversions follow WGSL: any scalar to any scalar, bool included.
-//   - Array lengths are 1..65535 (Tint's limit); workgroup sizes follow
-//     WebGPU's default limits; shared memory is limited to lavapipe's
-//     32 KiB (WebGPU's default is 16 KiB).
+//   - Array lengths are 1..65535 (Tint's limit); workgroup sizes and
+//     shared memory follow the language's limits (1024 invocations,
+//     256 KiB);
+//     a device's own limits are checked where the backend loads the
+//     kernel, and WebGPU's defaults are warnings of `kc check`.
 //   - Identifiers: the kernel body shares the scope of the parameters and
 //     shared variables (redeclaring one there is an error, as in Go).
 

@@ -149,11 +149,12 @@ func (r *KernelReflection) FeatureSet() Features {
 	return fs
 }
 
-// SharedBytes is the workgroup memory the kernel declares.
+// SharedBytes is the workgroup memory the kernel declares, each variable
+// rounded up to 16 bytes as the checker counts it (KernelSharedBytes).
 func (r *KernelReflection) SharedBytes() int {
 	n := 0
 	for _, s := range r.Shared {
-		n += s.Size
+		n += roundUp(s.Size, 16)
 	}
 	return n
 }
