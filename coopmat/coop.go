@@ -16,15 +16,19 @@ const coopSkew = 8
 
 // coopLayouts are the candidate subgroup arrangements: subgroups per
 // workgroup (rows x columns), instruction tiles per subgroup, instruction
-// k-steps per shared slice and shared stages. Everything must fit the
-// language's 32 KiB of shared memory (ir's limit, below the H200's 48
-// KiB): two stages of a 128x128 tile take one k-step (16) per slice, one
-// stage takes two (the next slice then waits in registers while the
-// multiply-adds run, at the price of a second barrier per slice). The
-// one-stage 128x128 tiles come first: on the H200 they were the fastest
-// for f16 and for bf16 at 8192³ (docs/PERF.md, noisy figures).
+// k-steps per shared slice and shared stages. A plan must fit the device's
+// shared memory (Limits.MaxSharedMemory, checked by Plan.check): on the
+// H200's 48 KiB two stages of a 128x128 tile with slices of 32 fit
+// (41 KiB with 4 subgroups' edge scratch, 45 KiB with 8), one barrier per
+// slice; with one stage (32 KiB devices) the next slice waits in
+// registers while the multiply-adds run, at the price of a second barrier
+// per slice. Two stages of 32 come first: they halve the barriers of the
+// one-stage 128x128 plan, the fastest at 8192³ when ir still capped shared
+// memory at 32 KiB (docs/PERF.md).
 var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
-	{2, 2, 4, 4, 2, 1}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
+	{2, 2, 4, 4, 2, 2}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, two stages of 32
+	{2, 2, 4, 4, 2, 1}, // the same, one stage of 32
+	{2, 4, 4, 2, 2, 2}, // 8 subgroups, 128x128, two stages of 32
 	{2, 4, 4, 2, 2, 1}, // 8 subgroups, 128x128, one stage of 32
 	{2, 2, 4, 4, 1, 2}, // 4 subgroups, 128x128, two stages of 16
 	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128, two stages of 16
@@ -33,9 +37,6 @@ var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
 	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64
 	{1, 1, 2, 2, 2, 2}, // one subgroup: small and skinny products
 }
-
-// irSharedLimit is the shared memory a kernel may declare (ir's check).
-const irSharedLimit = 32 << 10
 
 // CoopShape picks the instruction shape for a product of element type
 // dtype: subgroup scope, A and B of dtype, f32 accumulator and result,
@@ -78,7 +79,7 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 			continue
 		}
 		p.Shared = s.coopShared()
-		if p.Shared <= irSharedLimit && p.check(info) == nil {
+		if p.check(info) == nil {
 			out = append(out, p)
 		}
 	}

@@ -60,8 +60,15 @@ func TestCoopCandidates(t *testing.T) {
 	if len(cs) != len(coopLayouts) {
 		t.Fatalf("%d candidates on the H200, want all %d layouts", len(cs), len(coopLayouts))
 	}
-	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Threads != 128 || cs[0].Subgroups != [2]int{2, 2} || cs[0].Splits != 1 {
-		t.Errorf("first H200 plan %s (%d threads, %d splits), want a 128x128 tile of 4 subgroups, no split", cs[0], cs[0].Threads, cs[0].Splits)
+	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Tile.BK != 32 || cs[0].Tile.Stages != 2 || cs[0].Threads != 128 || cs[0].Subgroups != [2]int{2, 2} || cs[0].Splits != 1 {
+		t.Errorf("first H200 plan %s (%d threads, %d splits), want a 128x128x32 tile of 4 subgroups in two stages, no split", cs[0], cs[0].Threads, cs[0].Splits)
+	}
+	// On 32 KiB (lavapipe's limit) the two stages of 32 do not fit: the
+	// one-stage 128x128x32 plan comes first.
+	h.Limits.MaxSharedMemory = 32 << 10
+	c32 := CoopCandidates(h, o)
+	if len(c32) != len(coopLayouts)-2 || c32[0].Tile.BK != 32 || c32[0].Tile.Stages != 1 || c32[0].Subgroups != [2]int{2, 2} {
+		t.Errorf("32 KiB: %d candidates, first %s; want %d, a one-stage 128x128x32 plan first", len(c32), c32[0], len(coopLayouts)-2)
 	}
 	for _, p := range cs {
 		if p.Shared > 48<<10 || p.Tile.BK%16 != 0 || p.Tile.BM%(p.Tile.TM*16) != 0 {
