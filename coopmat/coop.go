@@ -33,6 +33,8 @@ var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
 	{2, 2, 4, 4, 1, 2}, // 4 subgroups, 128x128, two stages of 16
 	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128, two stages of 16
 	{4, 2, 2, 4, 1, 2}, // 8 subgroups, 128x128, the other way round
+	{4, 2, 4, 4, 1, 2}, // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), two stages of 16
+	{4, 2, 4, 4, 2, 1}, // 256x128, one stage of 32
 	{2, 2, 2, 4, 2, 2}, // 4 subgroups, 64x128, two k-steps
 	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64
 	{1, 1, 2, 2, 2, 2}, // one subgroup: small and skinny products
