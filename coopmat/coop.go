@@ -17,24 +17,26 @@ const coopSkew = 8
 // coopLayouts are the candidate subgroup arrangements: subgroups per
 // workgroup (rows x columns), instruction tiles per subgroup, instruction
 // k-steps per shared slice and shared stages. A plan must fit the device's
-// shared memory (Limits.MaxSharedMemory, checked by Plan.check): on the
-// H200's 48 KiB two stages of a 128x128 tile with slices of 32 fit
-// (41 KiB with 4 subgroups' edge scratch, 45 KiB with 8), one barrier per
-// slice; with one stage (32 KiB devices) the next slice waits in
-// registers while the multiply-adds run, at the price of a second barrier
-// per slice. Two stages of 32 come first: they halve the barriers of the
-// one-stage 128x128 plan, the fastest at 8192³ when ir still capped shared
-// memory at 32 KiB (docs/PERF.md).
+// shared memory (Limits.MaxSharedMemory, checked by Plan.check). With one
+// stage the next slice waits in registers while the multiply-adds run,
+// and a second barrier per slice writes it; two stages take one barrier
+// per slice, and on the H200's 48 KiB two stages of a 128x128 tile with
+// slices of 32 fit (41 KiB with 4 subgroups' edge scratch, 45 KiB with
+// 8). Yet on the H200 (2026-12-01, docs/PERF.md) those were slower than
+// one stage (f16 128 against 179 TFLOP/s at 8192³), and the 256x128x32
+// one-stage tile the fastest by about 4% for f16 (mixed for bf16). The
+// one-stage 128x128x32 plan stays first: it is the one checked against
+// float64 on the device; the tuner (kc bench matmul) picks among the rest.
 var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
-	{2, 2, 4, 4, 2, 2}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, two stages of 32
-	{2, 2, 4, 4, 2, 1}, // the same, one stage of 32
-	{2, 4, 4, 2, 2, 2}, // 8 subgroups, 128x128, two stages of 32
+	{2, 2, 4, 4, 2, 1}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
+	{4, 2, 4, 4, 2, 1}, // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
+	{4, 2, 4, 4, 1, 2}, // 256x128, two stages of 16
+	{2, 2, 4, 4, 2, 2}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
+	{2, 4, 4, 2, 2, 2}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
 	{2, 4, 4, 2, 2, 1}, // 8 subgroups, 128x128, one stage of 32
 	{2, 2, 4, 4, 1, 2}, // 4 subgroups, 128x128, two stages of 16
 	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128, two stages of 16
 	{4, 2, 2, 4, 1, 2}, // 8 subgroups, 128x128, the other way round
-	{4, 2, 4, 4, 1, 2}, // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), two stages of 16
-	{4, 2, 4, 4, 2, 1}, // 256x128, one stage of 32
 	{2, 2, 2, 4, 2, 2}, // 4 subgroups, 64x128, two k-steps
 	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64
 	{1, 1, 2, 2, 2, 2}, // one subgroup: small and skinny products
