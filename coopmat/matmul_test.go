@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,39 +11,8 @@ import (
 	_ "github.com/kcgo/kc/backend/vulkan"
 	_ "github.com/kcgo/kc/backend/wgpu"
 	"github.com/kcgo/kc/coopmat"
-	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/backendtest"
 )
-
-var xdgOnce sync.Once
-
-// openDriver opens the policy's choice among one driver's adapters
-// (lavapipe here, through Vulkan directly or through wgpu).
-func openDriver(t *testing.T, driver string) *backend.Device {
-	t.Helper()
-	xdgOnce.Do(func() {
-		if os.Getenv("XDG_RUNTIME_DIR") == "" {
-			if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
-				os.Setenv("XDG_RUNTIME_DIR", dir)
-			}
-		}
-	})
-	as, err := backend.Adapters(context.Background())
-	var mine []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == driver && (driver != "wgpu" || a.API == "Vulkan") {
-			mine = append(mine, a)
-		}
-	}
-	if len(mine) == 0 {
-		kctest.Missing(t, "no %s adapter (install mesa-vulkan-drivers for lavapipe): %v", driver, err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), mine[backend.Choose(mine)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
 
 // problem is one product's inputs and float64 reference.
 type problem struct {
@@ -165,7 +132,7 @@ func TestF32(t *testing.T) {
 	t.Setenv(coopmat.EnvCacheDir, t.TempDir()) // defaults, not a tuned plan
 	for _, driver := range []string{"vulkan", "wgpu"} {
 		t.Run(driver, func(t *testing.T) {
-			d := openDriver(t, driver)
+			d := backendtest.Open(t, driver)
 			rng := seed(t)
 			big := coopmat.Options{M: 1000, N: 1004, K: 996} // vec4 loads and stores
 			if driver == "wgpu" {
@@ -189,7 +156,7 @@ func TestF32(t *testing.T) {
 // TestF32Plans runs every candidate tile, and forced split-k, on ragged
 // sizes with and without aligned rows.
 func TestF32Plans(t *testing.T) {
-	d := openDriver(t, "vulkan")
+	d := backendtest.Open(t, "vulkan")
 	rng := seed(t)
 	for _, o := range []coopmat.Options{{M: 131, N: 67, K: 45}, {M: 70, N: 132, K: 44, TransB: true, Scale: -3}} {
 		cands, err := coopmat.Candidates(d.Info(), o)

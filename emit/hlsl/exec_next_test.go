@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -159,8 +160,7 @@ func particles(r *rand.Rand, k *ir.Kernel, n int) []byte {
 func TestExecNext(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	setRuntimeDir(t)
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s", seed, d.Info().Name)
 	for i, name := range hlsl.Issue12Kernels {
@@ -187,8 +187,7 @@ func TestExecNext(t *testing.T) {
 func TestPreciseReproducer(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	setRuntimeDir(t)
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	path := hlsl.Issue12Case(t, "precise_diff").Path
 	const n = 64
 	for _, precise := range []bool{true, false} {
@@ -215,14 +214,6 @@ func TestPreciseReproducer(t *testing.T) {
 			}
 		}
 		t.Logf("precise: %s gives %g (kernel body) and %g (function)", d.Info().Name, o0, on)
-	}
-}
-
-func setRuntimeDir(t *testing.T) {
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
@@ -32,11 +33,6 @@ import (
 func TestExecOnVulkan(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
 	path := filepath.Join("testdata", "exec.kc")
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -50,7 +46,7 @@ func TestExecOnVulkan(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	sg := d.Info().SubgroupSize
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s, subgroup size %d", seed, d.Info().Name, sg)
@@ -63,26 +59,6 @@ func TestExecOnVulkan(t *testing.T) {
 			runExec(t, ctx, d, m, k, r, sg)
 		})
 	}
-}
-
-func openVulkan(t *testing.T) *backend.Device {
-	t.Helper()
-	as, err := backend.Adapters(context.Background())
-	var vk []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == "vulkan" {
-			vk = append(vk, a)
-		}
-	}
-	if len(vk) == 0 {
-		kctest.Missing(t, "no Vulkan device (install mesa-vulkan-drivers for lavapipe): %v", err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), vk[backend.Choose(vk)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
 }
 
 // input makes the starting bytes of buffer p: random values for the inputs,

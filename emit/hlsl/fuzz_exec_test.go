@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -213,12 +214,7 @@ func (g *gen) kernel() *ir.Module {
 func TestFuzzIntegerSemantics(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	ctx := context.Background()
 	seed := rand.Uint64()
 	if s := os.Getenv("KC_FUZZ_SEED"); s != "" {

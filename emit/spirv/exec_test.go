@@ -14,6 +14,7 @@ import (
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -241,17 +242,12 @@ var execCases = map[string]func(r *rand.Rand, m *ir.Module) execCase{
 var issue12Kernels = []string{"blur_const", "boids_struct", "helpers", "precise_diff", "switch_ops"}
 
 func TestExecNextOnVulkan(t *testing.T) {
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
 	var paths []string
 	for _, name := range issue12Kernels {
 		paths = append(paths, filepath.Join(kctest.Root(t), "testdata", "kernels", name+".kc"))
 	}
 	paths = append(paths, filepath.Join("testdata", "lang.kc"), filepath.Join("testdata", "lang_f16.kc"))
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s", seed, d.Info().Name)
 	r := rand.New(rand.NewPCG(seed, 12))
@@ -283,26 +279,6 @@ func load(t *testing.T, path string) *ir.Module {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func openVulkan(t *testing.T) *backend.Device {
-	t.Helper()
-	as, err := backend.Adapters(context.Background())
-	var vk []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == "vulkan" {
-			vk = append(vk, a)
-		}
-	}
-	if len(vk) == 0 {
-		kctest.Missing(t, "no Vulkan device (install mesa-vulkan-drivers for lavapipe): %v", err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), vk[backend.Choose(vk)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
 }
 
 // runNext runs kernel k on the device and on the interpreter and compares
