@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
@@ -100,45 +101,22 @@ func TestReproducerWGSL(t *testing.T) {
 // every read_write buffer and returns the device's.
 func runNext(t *testing.T, d *backend.Device, p *backend.Pipeline, m *ir.Module, k *ir.Kernel, c nextCase) map[string][]byte {
 	t.Helper()
-	fields, _ := ir.ParamsLayout(k)
-	words := make([]uint32, len(fields))
-	for i, f := range fields {
-		v := c.params[f.Param.Name]
-		if ir.ElemScalar(f.Param.Type) == ir.F32 {
-			words[i] = math.Float32bits(float32(v.Float))
-		} else {
-			words[i] = uint32(v.Int)
-		}
-	}
-	var views []backend.View
 	want := map[string][]byte{}
-	for _, b := range ir.Buffers(k) {
-		buf, err := d.Upload(c.bufs[b.Name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		views = append(views, buf.View())
-		want[b.Name] = bytes.Clone(c.bufs[b.Name])
+	for name, b := range c.bufs {
+		want[name] = bytes.Clone(b)
 	}
-	g := backend.Groups(uint32(c.grid[0]), uint32(c.grid[1]), uint32(c.grid[2]))
-	if err := d.Dispatch(p, backend.Args{Params: words, Buffers: views}, g); err != nil {
-		t.Fatal(err)
-	}
+	got := backendtest.Dispatch(t, d, p, k, c.params, c.bufs, c.grid)
 	if err := interp.Run(m, k.Name, c.grid, &interp.Args{Params: c.params, Buffers: want}, interp.Options{SubgroupSize: 8}); err != nil {
 		t.Fatalf("interp: %v", err)
 	}
 	tol := runspec.Tol{Abs: c.abs, ULP: c.rel * 0x1p23}
 	out := map[string][]byte{}
-	for i, b := range ir.Buffers(k) {
+	for _, b := range ir.Buffers(k) {
 		if b.Access != ir.ReadWrite {
 			continue
 		}
-		got, err := d.Read(ctx, views[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[b.Name] = got
-		if msg := runspec.CompareBuffer(b.Type, got, want[b.Name], func(int) runspec.Tol { return tol }, nil); msg != "" {
+		out[b.Name] = got[b.Name]
+		if msg := runspec.CompareBuffer(b.Type, got[b.Name], want[b.Name], func(int) runspec.Tol { return tol }, nil); msg != "" {
 			t.Errorf("%s: buffer %s (grid %v, params %v): %s", k.Name, b.Name, c.grid, c.params, msg)
 		}
 	}

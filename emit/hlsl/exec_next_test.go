@@ -237,8 +237,8 @@ func loadModule(t *testing.T, path string, edit func([]byte) []byte) *ir.Module 
 	return m
 }
 
-// dispatch compiles k through HLSL and glslang, runs it on d and returns
-// the read_write buffers.
+// dispatch compiles k through HLSL and glslang, runs it on d
+// (backendtest.Dispatch) and returns every buffer.
 func dispatch(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, params map[string]ir.Value, bufs map[string][]byte, groups [3]int) map[string][]byte {
 	t.Helper()
 	ctx := context.Background()
@@ -248,58 +248,13 @@ func dispatch(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, param
 	}
 	words, err := hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, a.Code)
 	}
 	p, err := d.Load(ctx, words)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var args backend.Args
-	fields, _ := ir.ParamsLayout(k)
-	for _, f := range fields {
-		v, ok := params[f.Param.Name]
-		if !ok {
-			t.Fatalf("no value for param %s", f.Param.Name)
-		}
-		if f.Param.Type == ir.F32 {
-			args.Params = append(args.Params, math.Float32bits(float32(v.Float)))
-		} else {
-			args.Params = append(args.Params, uint32(v.Int))
-		}
-	}
-	var gpu []*backend.Buffer
-	for _, bp := range ir.Buffers(k) {
-		data, ok := bufs[bp.Name]
-		if !ok {
-			t.Fatalf("no contents for buffer %s", bp.Name)
-		}
-		dev := bytes.Clone(data)
-		for len(dev)%16 != 0 { // backend buffers are multiples of 16 bytes
-			dev = append(dev, 0xCD)
-		}
-		b, err := d.Upload(dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Release()
-		gpu = append(gpu, b)
-		args.Buffers = append(args.Buffers, b.Slice(0, int64(len(data))))
-	}
-	if err := d.Dispatch(p, args, backend.Groups(uint32(groups[0]), uint32(groups[1]), uint32(groups[2]))); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for i, bp := range ir.Buffers(k) {
-		if bp.Access != ir.ReadWrite {
-			continue
-		}
-		got, err := d.Read(ctx, gpu[i].Slice(0, int64(len(bufs[bp.Name]))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[bp.Name] = got
-	}
-	return out
+	return backendtest.Dispatch(t, d, p, k, params, bufs, groups)
 }
 
 // runNext runs spec on the device and the interpreter and compares.

@@ -3,7 +3,6 @@
 package hlsl_test
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -45,7 +44,6 @@ func TestExecOnVulkan(t *testing.T) {
 	if err := ir.Check(m); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	d := backendtest.Open(t, "vulkan")
 	sg := d.Info().SubgroupSize
 	seed := rand.Uint64()
@@ -56,7 +54,7 @@ func TestExecOnVulkan(t *testing.T) {
 			if k.Features&ir.FeatureSubgroups != 0 && (sg < 1 || sg > 128) {
 				kctest.Missing(t, "subgroup size %d", sg)
 			}
-			runExec(t, ctx, d, m, k, r, sg)
+			runExec(t, d, m, k, r, sg)
 		})
 	}
 }
@@ -86,7 +84,7 @@ func input(r *rand.Rand, p *ir.Param, count int) []byte {
 	return b
 }
 
-func runExec(t *testing.T, ctx context.Context, d *backend.Device, m *ir.Module, k *ir.Kernel, r *rand.Rand, sg int) {
+func runExec(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, r *rand.Rand, sg int) {
 	const n = 128
 	bufs := map[string][]byte{}
 	want := map[string][]byte{}
@@ -105,36 +103,9 @@ func runExec(t *testing.T, ctx context.Context, d *backend.Device, m *ir.Module,
 	if err := interp.Run(m, k.Name, [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{SubgroupSize: sg}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := hlsl.Emit(m, hlsl.Options{Kernel: k.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	words, err := hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.Load(ctx, words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var views []backend.View
-	var gpu []*backend.Buffer
+	gpu := dispatch(t, d, m, k, nil, bufs, [3]int{groups, 1, 1})
 	for _, bp := range ir.Buffers(k) {
-		b, err := d.Upload(bufs[bp.Name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		gpu = append(gpu, b)
-		views = append(views, b.View())
-	}
-	if err := d.Dispatch(p, backend.Args{Buffers: views}, backend.Groups(uint32(groups))); err != nil {
-		t.Fatal(err)
-	}
-	for i, bp := range ir.Buffers(k) {
-		got, err := d.Read(ctx, gpu[i].View())
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := gpu[bp.Name]
 		// f32 buffers within runspec's comparison (subgroup sums are
 		// reassociated); every other buffer word for word.
 		s, tol := ir.U32, runspec.Tol{}

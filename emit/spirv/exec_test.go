@@ -306,33 +306,9 @@ func runNext(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, c exec
 			if err != nil {
 				t.Fatal(err)
 			}
-			var words []uint32
-			layout := p.Layout()
-			for _, name := range layout.ParamNames() {
-				words = append(words, paramWord(k, name, c.params[name]))
-			}
-			var views []backend.View
-			var gpu []*backend.Buffer
+			got := backendtest.Dispatch(t, d, p, k, c.params, c.bufs, c.groups)
 			for _, bp := range ir.Buffers(k) {
-				b, err := d.Upload(c.bufs[bp.Name])
-				if err != nil {
-					t.Fatal(err)
-				}
-				gpu = append(gpu, b)
-				views = append(views, b.View())
-			}
-			g := c.groups
-			if err := d.Dispatch(p, backend.Args{Params: words, Buffers: views}, backend.Groups(uint32(g[0]), uint32(g[1]), uint32(g[2]))); err != nil {
-				t.Fatal(err)
-			}
-			got := map[string][]byte{}
-			for i, bp := range ir.Buffers(k) {
-				b, err := d.Read(ctx, gpu[i].View())
-				if err != nil {
-					t.Fatal(err)
-				}
-				got[bp.Name] = b
-				compare(t, bp, b, want[bp.Name], c.tol)
+				compare(t, bp, got[bp.Name], want[bp.Name], c.tol)
 			}
 			if c.check != nil {
 				c.check(t, got)
@@ -412,16 +388,6 @@ func elemWords(t ir.Type) (floats []bool, mask []uint32) {
 	}
 	mark(t, 0)
 	return floats, mask
-}
-
-// paramWord encodes scalar parameter name for backend.Args.
-func paramWord(k *ir.Kernel, name string, v ir.Value) uint32 {
-	for _, p := range k.Params {
-		if p.Name == name && p.Type == ir.F32 {
-			return math.Float32bits(float32(v.Float))
-		}
-	}
-	return uint32(v.Int)
 }
 
 func randF(r *rand.Rand, scale float64) float32 { return float32((2*r.Float64() - 1) * scale) }
