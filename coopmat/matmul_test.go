@@ -3,15 +3,17 @@ package coopmat_test
 import (
 	"context"
 	"math"
-	"math/rand"
+	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	_ "github.com/kcgo/kc/backend/wgpu"
 	"github.com/kcgo/kc/coopmat"
 	"github.com/kcgo/kc/internal/backendtest"
+	"github.com/kcgo/kc/internal/directive"
+	"github.com/kcgo/kc/internal/runspec"
+	"github.com/kcgo/kc/ir"
 )
 
 // problem is one product's inputs and float64 reference.
@@ -21,14 +23,11 @@ type problem struct {
 }
 
 func newProblem(rng *rand.Rand, o coopmat.Options) problem {
-	p := problem{o: o, a: make([]float32, o.M*o.K), b: make([]float32, o.K*o.N)}
-	for i := range p.a {
-		p.a[i] = rng.Float32()*2 - 1
+	unit := directive.Fill{Mode: "range", Lo: -1, Hi: 1}
+	return problem{o: o,
+		a: backend.BytesF32(runspec.FillBuffer(rng, unit, ir.F32, o.M*o.K)),
+		b: backend.BytesF32(runspec.FillBuffer(rng, unit, ir.F32, o.K*o.N)),
 	}
-	for i := range p.b {
-		p.b[i] = rng.Float32()*2 - 1
-	}
-	return p
 }
 
 func (p problem) bAt(k, j int) float32 {
@@ -120,9 +119,9 @@ func (pr problem) run(t *testing.T, d *backend.Device, p *coopmat.Plan) []float3
 }
 
 func seed(t *testing.T) *rand.Rand {
-	s := time.Now().UnixNano()
+	s := rand.Uint64()
 	t.Logf("seed %d", s)
-	return rand.New(rand.NewSource(s))
+	return rand.New(rand.NewPCG(s, 0))
 }
 
 // TestF32 runs the default plans on sizes that are not multiples of any

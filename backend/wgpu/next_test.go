@@ -6,13 +6,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/internal/backendtest"
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
@@ -264,6 +264,9 @@ kernel more(n u32, x read []u32, f read []f32, y read_write []u32, z read_write 
 }
 `
 
+// unitRange fills floats uniform in [-1, 1).
+var unitRange = directive.Fill{Mode: "range", Lo: -1, Hi: 1}
+
 // TestLangWGSL runs langSrc's kernels through WGSL on wgpu against the
 // interpreter.
 func TestLangWGSL(t *testing.T) {
@@ -285,14 +288,14 @@ func TestLangWGSL(t *testing.T) {
 	cases := map[string]nextCase{
 		"lang": {
 			params: map[string]ir.Value{"n": ir.IntVal(int64(n))},
-			bufs: map[string][]byte{"x": interp.Encode(x), "f": nextF32(r, n),
+			bufs: map[string][]byte{"x": interp.Encode(x), "f": runspec.FillBuffer(r, unitRange, ir.F32, n),
 				"out": interp.Poison(16 * n), "blur": interp.Poison(4 * n), "aux": interp.Poison(8 * n)},
 			grid: [3]int{groups, 1, 1},
 			abs:  5 * 0x1p-23, // five products of magnitude <= 1, as blur_const
 		},
 		"more": {
 			params: map[string]ir.Value{"n": ir.IntVal(int64(n - 5))},
-			bufs: map[string][]byte{"x": interp.Encode(x), "f": nextF32(r, n),
+			bufs: map[string][]byte{"x": interp.Encode(x), "f": runspec.FillBuffer(r, unitRange, ir.F32, n),
 				"y": interp.Poison(12 * n), "z": interp.Poison(4 * n)},
 			grid: [3]int{groups, 1, 1},
 		},
@@ -316,13 +319,4 @@ func TestLangWGSL(t *testing.T) {
 			runNext(t, d, p, m, k, c)
 		})
 	}
-}
-
-// nextF32 is n random f32 in [-1, 1).
-func nextF32(r *rand.Rand, n int) []byte {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = r.Float32()*2 - 1
-	}
-	return interp.Encode(v)
 }

@@ -15,7 +15,9 @@ import (
 	_ "github.com/kcgo/kc/backend/vulkan"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/backendtest"
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -226,7 +228,7 @@ var execCases = map[string]func(r *rand.Rand, m *ir.Module) execCase{
 		n := 8 * (1 + r.IntN(4))
 		return execCase{
 			params: map[string]ir.Value{"n": ir.IntVal(int64(n))},
-			bufs:   map[string][]byte{"o": fill(r, m.Struct("Outer"), n), "r": interp.Poison(32 * n), "y": interp.Poison(4 * n)},
+			bufs:   map[string][]byte{"o": runspec.FillBuffer(r, directive.Fill{}, m.Struct("Outer"), n), "r": interp.Poison(32 * n), "y": interp.Poison(4 * n)},
 			groups: [3]int{n / 8, 1, 1},
 		}
 	},
@@ -393,41 +395,3 @@ func elemWords(t ir.Type) (floats []bool, mask []uint32) {
 func randF(r *rand.Rand, scale float64) float32 { return float32((2*r.Float64() - 1) * scale) }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
-// fill makes n elements of type t with random values in every field (f32
-// in [-4, 4], f16 in [-2, 2], integers any) and poison in the padding.
-func fill(r *rand.Rand, t ir.Type, n int) []byte {
-	stride := ir.ElemStride(t)
-	b := interp.Poison(stride * n)
-	var put func(t ir.Type, off int)
-	put = func(t ir.Type, off int) {
-		switch t := t.(type) {
-		case *ir.Struct:
-			offs := ir.FieldOffsets(t)
-			for i, f := range t.Fields {
-				put(f.Type, off+offs[i])
-			}
-		case *ir.Array:
-			for j := range t.Len {
-				put(t.Elem, off+j*ir.ElemStride(t.Elem))
-			}
-		case ir.Vector:
-			for j := range t.N {
-				put(t.Elem, off+ir.SizeOf(t.Elem)*j)
-			}
-		case ir.Scalar:
-			switch t {
-			case ir.F32:
-				binary.LittleEndian.PutUint32(b[off:], math.Float32bits(randF(r, 4)))
-			case ir.F16:
-				binary.LittleEndian.PutUint16(b[off:], interp.F32ToF16Bits(randF(r, 2)))
-			default:
-				binary.LittleEndian.PutUint32(b[off:], r.Uint32())
-			}
-		}
-	}
-	for i := range n {
-		put(t, i*stride)
-	}
-	return b
-}
