@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -26,9 +26,9 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 	if err := ir.Check(m); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]byte{}
+	start, want := map[string][]byte{}, map[string][]byte{}
 	for i, n := range names {
-		want[n] = bytes.Clone(bufs[i])
+		start[n], want[n] = bufs[i], bytes.Clone(bufs[i])
 	}
 	if err := interp.Run(m, "k", [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{Races: true}); err != nil {
 		t.Fatal(err)
@@ -45,28 +45,10 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 			if err != nil {
 				t.Fatal(err)
 			}
-			var views []backend.View
-			for _, b := range bufs {
-				buf, err := d.Upload(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer buf.Release()
-				views = append(views, buf.View())
-			}
-			if err := d.Dispatch(pl, backend.Args{Buffers: views}, backend.Groups(uint32(groups))); err != nil {
-				t.Fatal(err)
-			}
-			for i, n := range names {
-				if !out[n] {
-					continue
-				}
-				got, err := d.Read(ctx, views[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want[n]) {
-					t.Errorf("%s differs from the interpreter's:\n got % x\nwant % x", n, head(got), head(want[n]))
+			got := backendtest.Dispatch(t, d, pl, m.Kernels[0], nil, start, [3]int{groups, 1, 1})
+			for _, n := range names {
+				if out[n] && !bytes.Equal(got[n], want[n]) {
+					t.Errorf("%s differs from the interpreter's:\n got % x\nwant % x", n, head(got[n]), head(want[n]))
 				}
 			}
 		})

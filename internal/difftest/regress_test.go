@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -92,22 +92,7 @@ func TestReassociation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var views []backend.View
-			for _, b := range [][]byte{x, c, y} {
-				buf, err := d.Upload(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer buf.Release()
-				views = append(views, buf.View())
-			}
-			if err := d.Dispatch(pl, backend.Args{Buffers: views}, backend.Groups(1, 1, 1)); err != nil {
-				t.Fatal(err)
-			}
-			got, err := d.Read(ctx, views[2])
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := backendtest.Dispatch(t, d, pl, m.Kernels[0], nil, map[string][]byte{"x": x, "c": c, "y": y}, [3]int{1, 1, 1})["y"]
 			switch g := binary.LittleEndian.Uint32(got); g {
 			case ieee:
 				t.Logf("%s: IEEE order (%#x)", d.Info().Name, g)
