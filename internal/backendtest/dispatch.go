@@ -61,3 +61,28 @@ func Dispatch(t testing.TB, d *backend.Device, p *backend.Pipeline, k *ir.Kernel
 	}
 	return out
 }
+
+// TimeReplays replays g three times to warm up, then b.N times with a Wait
+// after each, timing only those, and reports ms/replay. It returns the
+// number of replays in all (b.N + 3), for the caller's check of the result.
+func TimeReplays(b *testing.B, d *backend.Device, g *backend.Graph) int {
+	b.Helper()
+	replay := func() {
+		if err := g.Replay(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Wait(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		replay()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		replay()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/replay")
+	return b.N + 3
+}
