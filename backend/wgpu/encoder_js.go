@@ -91,64 +91,11 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	return nil
 }
 
-// bgKey identifies a cached bind group: pipeline, params arena and ranges.
-type bgKey struct {
-	p     *pipeline
-	arena *wgpu.Buffer
-	n     int
-	r     [maxCachedBindings]rangeKey
-}
-
-type rangeKey struct {
-	buf       *wgpu.Buffer
-	off, size int64
-}
-
-const maxCachedBindings = 8
-
-// bindGroup returns a bind group for the dispatch, cached when it binds at
-// most maxCachedBindings buffers.
+// bindGroup returns the bind group of a dispatch (bindGroupFor); one
+// outside the cache is left to the garbage collector.
 func (e *encoder) bindGroup(p *pipeline, ab *wgpu.Buffer, bufs []backend.Range) (*wgpu.BindGroup, error) {
-	d := e.d
-	cacheable := len(bufs) <= maxCachedBindings
-	var k bgKey
-	if cacheable {
-		k = bgKey{p: p, arena: ab, n: len(bufs)}
-		for i, r := range bufs {
-			k.r[i] = rangeKey{r.Buf.(*buffer).buf, r.Off, r.Size}
-		}
-		if bg, ok := d.bgs[k]; ok {
-			return bg, nil
-		}
-	}
-	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
-	if ab != nil {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: 0, Buffer: ab, Size: uint64(p.params)})
-	}
-	for i, r := range bufs {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i + 1), Buffer: r.Buf.(*buffer).buf, Offset: uint64(r.Off), Size: uint64(r.Size)})
-	}
-	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: p.bgl, Entries: entries})
-	if err != nil || !cacheable {
-		return bg, err
-	}
-	d.bgs[k] = bg
-	seen := map[*wgpu.Buffer]bool{}
-	for _, r := range k.r[:k.n] {
-		if !seen[r.buf] {
-			seen[r.buf] = true
-			d.bgByBuf[r.buf] = append(d.bgByBuf[r.buf], k)
-		}
-	}
-	return bg, nil
-}
-
-// dropBindGroups forgets the cached bind groups that bind buf.
-func (d *device) dropBindGroups(buf *wgpu.Buffer) {
-	for _, k := range d.bgByBuf[buf] {
-		delete(d.bgs, k)
-	}
-	delete(d.bgByBuf, buf)
+	bg, _, err := e.d.bindGroupFor(p, ab, bufs)
+	return bg, err
 }
 
 func (e *encoder) endPass() {
