@@ -22,39 +22,6 @@ type encoder struct {
 	nts   int // timestamps written
 }
 
-const arenaMin = 64 << 10
-
-// pushParams copies a params block into the params arenas and returns the
-// arena buffer and the dynamic offset it sits at.
-func (e *encoder) pushParams(params []byte) (*wgpu.Buffer, uint32, error) {
-	d := e.d
-	stride := (int64(len(params)) + d.slot - 1) / d.slot * d.slot
-	for {
-		if e.arena == len(d.arenas) {
-			size := int64(arenaMin)
-			if n := len(d.arenas); n > 0 {
-				size = 2 * d.arenas[n-1].cap
-			}
-			size = max(size, stride)
-			buf, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst, Size: uint64(size)})
-			if err != nil {
-				return nil, 0, err
-			}
-			d.arenas = append(d.arenas, &arena{buf: buf, cap: size})
-		}
-		a := d.arenas[e.arena]
-		off := int64(len(a.data))
-		if off+stride <= a.cap {
-			a.data = append(a.data, params...)
-			for int64(len(a.data)) < off+stride {
-				a.data = append(a.data, 0)
-			}
-			return a.buf, uint32(off), nil
-		}
-		e.arena++
-	}
-}
-
 // Dispatch records through the JavaScript objects directly rather than
 // the binding's pass methods, which build Go slices and JavaScript arrays
 // on every call: the dynamic offset goes through one reused Uint32Array
