@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -33,19 +34,9 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 	if err := interp.Run(m, "k", [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{Races: true}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
-			d := device(t, p.driver)
-			art, err := p.artifact(ctx, m, "k")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pl, err := d.Load(ctx, art)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := backendtest.Dispatch(t, d, pl, m.Kernels[0], nil, start, [3]int{groups, 1, 1})
+			_, got := dispatchOn(t, p, m, start, groups)
 			for _, n := range names {
 				if out[n] && !bytes.Equal(got[n], want[n]) {
 					t.Errorf("%s differs from the interpreter's:\n got % x\nwant % x", n, head(got[n]), head(want[n]))
@@ -54,6 +45,24 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 		})
 	}
 	return want
+}
+
+// dispatchOn emits kernel k of m for path p and runs it on the path's
+// device from bufs over groups (backendtest.Dispatch); it returns the
+// device and every buffer.
+func dispatchOn(t *testing.T, p path, m *ir.Module, bufs map[string][]byte, groups int) (*backend.Device, map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	d := device(t, p.driver)
+	art, err := p.artifact(ctx, m, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := d.Load(ctx, art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, backendtest.Dispatch(t, d, pl, m.Kernel("k"), nil, bufs, [3]int{groups, 1, 1})
 }
 
 func head(b []byte) []byte { return b[:min(len(b), 64)] }

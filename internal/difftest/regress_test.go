@@ -1,12 +1,10 @@
 package difftest
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"testing"
 
-	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -80,19 +78,10 @@ func TestReassociation(t *testing.T) {
 	if w := binary.LittleEndian.Uint32(want); w != ieee {
 		t.Fatalf("interpreter: %#x, want %#x", w, ieee)
 	}
-	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
-			d := device(t, p.driver)
-			art, err := p.artifact(ctx, m, "k")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pl, err := d.Load(ctx, art)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := backendtest.Dispatch(t, d, pl, m.Kernels[0], nil, map[string][]byte{"x": x, "c": c, "y": y}, [3]int{1, 1, 1})["y"]
+			d, out := dispatchOn(t, p, m, map[string][]byte{"x": x, "c": c, "y": y}, 1)
+			got := out["y"]
 			switch g := binary.LittleEndian.Uint32(got); g {
 			case ieee:
 				t.Logf("%s: IEEE order (%#x)", d.Info().Name, g)
