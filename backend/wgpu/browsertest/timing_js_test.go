@@ -7,7 +7,6 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/internal/kctest"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestTimestamps times a kernel with GPU timestamps (timestamp-query):
@@ -82,14 +81,7 @@ var spinGroups = backend.Groups(256)
 // a zeroed y for spinGroups.
 func loadSpin(t *testing.T, d *backend.Device) (*backend.Pipeline, backend.Args) {
 	t.Helper()
-	m, err := parse.Load("spin.kc", []byte(spinSrc), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.LoadIR(ctx, m, "spin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadSrc(t, d, "spin", spinSrc)
 	y, err := d.AllocZeroed(4 * 64 * 256)
 	if err != nil {
 		t.Fatal(err)
