@@ -78,8 +78,10 @@ func TestCoopCandidates(t *testing.T) {
 	if _, err := Candidates(lavapipe(), o); !isUnsupported(err) {
 		t.Errorf("f16 candidates on lavapipe: err = %v, want *ir.UnsupportedError", err)
 	}
-	if _, _, err := buildCoop(cs[0]); !isUnsupported(err) {
-		t.Errorf("coopmat generator: err = %v, want *ir.UnsupportedError until the IR has cooperative matrices", err)
+	for _, p := range cs {
+		if _, _, err := buildCoop(p); err != nil {
+			t.Errorf("plan %s: %v", p, err)
+		}
 	}
 }
 
@@ -139,9 +141,24 @@ func TestValidate(t *testing.T) {
 		{Options{M: 0, N: 1, K: 1}, "coopmat: matmul sizes must be positive (M=0 N=1 K=1)"},
 		{Options{M: 1, N: 1, K: 1, DType: "f64"}, `coopmat: unknown element type "f64" (want f32, f16 or bf16)`},
 		{Options{M: 1 << 17, N: 4, K: 1 << 15}, "coopmat: a 131072x4x32768 product has more than 2^32 elements per matrix"},
+		{Options{M: 1, N: 1, K: 1, CType: "f16"}, "coopmat: an f32 product writes f32, not f16"},
+		{Options{M: 1, N: 1, K: 1, DType: "bf16", CType: "f64"}, `coopmat: unknown element type "f64" for C (want f32, f16 or bf16)`},
 	} {
 		if err := c.o.Validate(); err == nil || err.Error() != c.err {
 			t.Errorf("Validate(%+v) = %v, want %s", c.o, err, c.err)
+		}
+	}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{M: 2, N: 3, K: 4}, "f32 nn 2x3x4"},
+		{Options{M: 2, N: 3, K: 4, DType: "f16", TransB: true}, "f16 nt 2x3x4"},
+		{Options{M: 2, N: 3, K: 4, DType: "bf16", CType: "bf16"}, "bf16 nn 2x3x4"},
+		{Options{M: 2, N: 3, K: 4, DType: "bf16", CType: "f32"}, "bf16>f32 nn 2x3x4"},
+	} {
+		if got := c.o.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q (the tune cache's key)", c.o, got, c.want)
 		}
 	}
 }

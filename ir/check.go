@@ -84,7 +84,7 @@ type checker struct {
 	calls      map[Node][]callEdge // calls out of each function and kernel body
 	fieldOf    map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
 	recursive  bool                // a recursion was reported
-	ownDiverge map[*Barrier]bool   // barriers of functions that diverge inside the function itself
+	ownDiverge map[Node]bool       // barriers and cooperative operations of functions that diverge inside the function itself
 
 	// per kernel or function body
 	k           *Kernel
@@ -178,10 +178,8 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups, FeatureDot4Packed:
+		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8:
 			c.enabled |= e.Feature
-		case FeatureCoopMat:
-			c.errorf(e.Pos, "enable %s: cooperative matrices are not supported yet", e.Feature.Name())
 		default:
 			c.errorf(e.Pos, "unknown feature in enable directive (Feature(%d))", uint8(e.Feature))
 		}

@@ -23,12 +23,20 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			c.errorf(pos, "invalid vector type %s", t)
 			return false
 		}
+		if t.Elem == BF16 || t.Elem.Is8Bit() {
+			c.errorf(pos, "invalid vector type %s: %s is a storage type (scalars and cooperative matrices only)", t, t.Elem)
+			return false
+		}
 	case Atomic:
 		if !t.Elem.IsInt() {
 			c.errorf(pos, "invalid type %s: atomics hold i32 or u32", t)
 			return false
 		}
 	case *Array:
+		if IsCoopMat(t.Elem) {
+			c.errorf(pos, "invalid type %s: cooperative matrices cannot be array elements", typeText(t))
+			return false
+		}
 		if !c.validType(t.Elem, pos) || !c.arrayLen(t, pos) {
 			return false
 		}
@@ -37,8 +45,9 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			return false
 		}
 	case CoopMat:
-		c.errorf(pos, "cooperative matrix types are not supported yet")
-		return false
+		if !c.coopType(t, pos) {
+			return false
+		}
 	case *Struct:
 		if !c.structOK[t] {
 			if !c.structDeclared(t) {
@@ -153,7 +162,7 @@ func (c *checker) bufferParamDecl(p *Param) bool {
 			c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
 			break
 		}
-		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (bool cannot be stored in a buffer; use u32)", p.Name, p.Type)
+		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
 	case hasAtomic(p.Type) && p.Access != ReadWrite:
 		c.errorf(p.Pos, "buffer %s: atomic elements need read_write access", p.Name)
 	default:
@@ -255,7 +264,10 @@ func (c *checker) sharedVars(k *Kernel) {
 			c.errorf(k.Pos, "kernel %s: nil shared variable", k.Name)
 			continue
 		}
-		if !c.validType(s.Type, s.Pos) {
+		if IsCoopMat(s.Type) {
+			c.errorf(s.Pos, "shared %s: a cooperative matrix cannot live in shared memory (store it to a shared array with coopStore)", s.Name)
+			c.badObj[s] = true
+		} else if !c.validType(s.Type, s.Pos) {
 			c.badObj[s] = true
 		} else {
 			before := total
@@ -291,6 +303,12 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 func (c *checker) useType(t Type, pos Pos) {
 	if UsesF16(t) {
 		c.useFeature(FeatureF16, pos, "f16")
+	}
+	if UsesBF16(t) {
+		c.useFeature(FeatureBF16, pos, "bf16")
+	}
+	if UsesInt8(t) {
+		c.useFeature(FeatureInt8, pos, "i8/u8")
 	}
 }
 

@@ -225,6 +225,8 @@ func (p *printer) stmt(s Stmt) {
 		p.line(s.Kind.String(), "()")
 	case *ExprStmt:
 		p.line(ExprString(s.Call))
+	case *CoopStore:
+		p.line(coopStoreString(s))
 	default:
 		p.line("/* unknown statement */")
 	}
@@ -393,6 +395,8 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 			p.expr(a, 0)
 		}
 		p.buf.WriteByte('}')
+	case *CoopMake, *CoopLoad, *CoopMulAdd, *CoopLength:
+		p.coopExpr(e)
 	default:
 		p.buf.WriteString("/* unknown expression */")
 	}

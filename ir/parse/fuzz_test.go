@@ -28,6 +28,10 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(posSrc))
 	f.Add([]byte(commentsSrc))
+	f.Add([]byte(coopSrc))
+	for _, c := range coopSyntaxErrors {
+		f.Add([]byte("kernel k(x read []f32, y read_write []f32) workgroup(32) {\n\t" + c.body + "\n}\n"))
+	}
 	f.Fuzz(checkParse)
 }
 

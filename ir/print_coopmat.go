@@ -1,0 +1,44 @@
+package ir
+
+import "strings"
+
+// Printing of the cooperative-matrix operations (coopmat.go).
+
+func (p *printer) coopExpr(e Expr) {
+	switch e := e.(type) {
+	case *CoopMake:
+		p.call(e.To.String(), []Expr{e.X})
+	case *CoopLoad:
+		p.buf.WriteString("coopLoad<" + e.To.String() + ">(" + identName(e.Src) + ", ")
+		p.expr(e.Offset, 0)
+		p.buf.WriteString(", ")
+		p.expr(e.Stride, 0)
+		p.buf.WriteString(", " + e.Layout.String() + ")")
+	case *CoopMulAdd:
+		p.call("coopMulAdd", []Expr{e.A, e.B, e.C})
+	case *CoopLength:
+		p.call("coopLength", []Expr{e.M})
+	}
+}
+
+func identName(id *Ident) string {
+	if id == nil {
+		return "<nil>"
+	}
+	return id.Name
+}
+
+// coopStoreString spells a CoopStore statement.
+func coopStoreString(s *CoopStore) string {
+	var b strings.Builder
+	b.WriteString("coopStore(" + exprText(s.M) + ", " + identName(s.Dst) + ", ")
+	b.WriteString(exprText(s.Offset) + ", " + exprText(s.Stride) + ", " + s.Layout.String() + ")")
+	return b.String()
+}
+
+func exprText(e Expr) string {
+	if isNil(e) {
+		return "<nil>"
+	}
+	return ExprString(e)
+}
