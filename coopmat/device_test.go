@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/coopmat"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir/interp"
 )
 
@@ -21,7 +22,7 @@ import (
 // (|scale|·Σ|a·b|) < 1e-2), then the time of every candidate plan at
 // 8192³ (median of 10 after a second of load), twice. Devices without cooperative matrices (lavapipe, CI) skip it.
 func TestCoopDevice(t *testing.T) {
-	dev := openDriver(t, "vulkan")
+	dev := backendtest.Open(t, "vulkan")
 	info := dev.Info()
 	if _, ok := coopmat.CoopShape(info, "f16"); !ok {
 		t.Skipf("%s has no f16 cooperative matrix with f32 accumulate", info.Name)

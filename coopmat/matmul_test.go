@@ -3,49 +3,18 @@ package coopmat_test
 import (
 	"context"
 	"math"
-	"math/rand"
-	"os"
-	"sync"
+	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	_ "github.com/kcgo/kc/backend/wgpu"
 	"github.com/kcgo/kc/coopmat"
-	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/backendtest"
+	"github.com/kcgo/kc/internal/directive"
+	"github.com/kcgo/kc/internal/runspec"
+	"github.com/kcgo/kc/ir"
 )
-
-var xdgOnce sync.Once
-
-// openDriver opens the policy's choice among one driver's adapters
-// (lavapipe here, through Vulkan directly or through wgpu).
-func openDriver(t *testing.T, driver string) *backend.Device {
-	t.Helper()
-	xdgOnce.Do(func() {
-		if os.Getenv("XDG_RUNTIME_DIR") == "" {
-			if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
-				os.Setenv("XDG_RUNTIME_DIR", dir)
-			}
-		}
-	})
-	as, err := backend.Adapters(context.Background())
-	var mine []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == driver && (driver != "wgpu" || a.API == "Vulkan") {
-			mine = append(mine, a)
-		}
-	}
-	if len(mine) == 0 {
-		kctest.Missing(t, "no %s adapter (install mesa-vulkan-drivers for lavapipe): %v", driver, err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), mine[backend.Choose(mine)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
 
 // problem is one product's inputs and float64 reference.
 type problem struct {
@@ -54,14 +23,11 @@ type problem struct {
 }
 
 func newProblem(rng *rand.Rand, o coopmat.Options) problem {
-	p := problem{o: o, a: make([]float32, o.M*o.K), b: make([]float32, o.K*o.N)}
-	for i := range p.a {
-		p.a[i] = rng.Float32()*2 - 1
+	unit := directive.Fill{Mode: "range", Lo: -1, Hi: 1}
+	return problem{o: o,
+		a: backend.BytesF32(runspec.FillBuffer(rng, unit, ir.F32, o.M*o.K)),
+		b: backend.BytesF32(runspec.FillBuffer(rng, unit, ir.F32, o.K*o.N)),
 	}
-	for i := range p.b {
-		p.b[i] = rng.Float32()*2 - 1
-	}
-	return p
 }
 
 func (p problem) bAt(k, j int) float32 {
@@ -153,9 +119,9 @@ func (pr problem) run(t *testing.T, d *backend.Device, p *coopmat.Plan) []float3
 }
 
 func seed(t *testing.T) *rand.Rand {
-	s := time.Now().UnixNano()
+	s := rand.Uint64()
 	t.Logf("seed %d", s)
-	return rand.New(rand.NewSource(s))
+	return rand.New(rand.NewPCG(s, 0))
 }
 
 // TestF32 runs the default plans on sizes that are not multiples of any
@@ -165,7 +131,7 @@ func TestF32(t *testing.T) {
 	t.Setenv(coopmat.EnvCacheDir, t.TempDir()) // defaults, not a tuned plan
 	for _, driver := range []string{"vulkan", "wgpu"} {
 		t.Run(driver, func(t *testing.T) {
-			d := openDriver(t, driver)
+			d := backendtest.Open(t, driver)
 			rng := seed(t)
 			big := coopmat.Options{M: 1000, N: 1004, K: 996} // vec4 loads and stores
 			if driver == "wgpu" {
@@ -189,7 +155,7 @@ func TestF32(t *testing.T) {
 // TestF32Plans runs every candidate tile, and forced split-k, on ragged
 // sizes with and without aligned rows.
 func TestF32Plans(t *testing.T) {
-	d := openDriver(t, "vulkan")
+	d := backendtest.Open(t, "vulkan")
 	rng := seed(t)
 	for _, o := range []coopmat.Options{{M: 131, N: 67, K: 45}, {M: 70, N: 132, K: 44, TransB: true, Scale: -3}} {
 		cands, err := coopmat.Candidates(d.Info(), o)

@@ -3,7 +3,6 @@ package gen
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,25 +41,6 @@ func TestExample(t *testing.T) {
 	if !bytes.Equal(got, committed) {
 		t.Error("examples/saxpy/kernels_kc.go is stale: run go generate in examples/saxpy")
 	}
-	bin := filepath.Join(dir, "saxpy")
-	goCmd(t, dir, "build", "-o", bin, ".")
-
-	cmd := exec.Command(bin, "-n", "50000")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+privateRuntimeDir(t))
-	out, err := cmd.CombinedOutput()
-	if err != nil && strings.Contains(string(out), "no GPU adapters found") {
-		kctest.Missing(t, "no GPU adapter for the example: %s", out)
-	}
-	if err != nil || !strings.Contains(string(out), "\nok\n") {
-		t.Fatalf("example failed: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
-}
-
-func privateRuntimeDir(t *testing.T) string {
-	d := t.TempDir()
-	if err := os.Chmod(d, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	bin := buildProgram(t, dir, "saxpy")
+	runProgram(t, bin, "example", "no GPU adapters found", func(out string) bool { return strings.Contains(out, "\nok\n") }, "-n", "50000")
 }

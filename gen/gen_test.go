@@ -134,6 +134,51 @@ func goCmd(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// buildProgram builds the user's module in dir into dir/name.
+func buildProgram(t *testing.T, dir, name string) string {
+	t.Helper()
+	bin := filepath.Join(dir, name)
+	goCmd(t, dir, "build", "-o", bin, ".")
+	return bin
+}
+
+// runProgram runs a program built by buildProgram with args under a private
+// XDG_RUNTIME_DIR and logs its output. Output holding noDevice (the
+// program's words for a machine without that adapter) counts as a missing
+// tool (kctest.Missing); any other failure, or output that ok rejects,
+// fails t, named by what.
+func runProgram(t *testing.T, bin, what, noDevice string, ok func(out string) bool, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+privateRuntimeDir(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil && strings.Contains(string(out), noDevice) {
+		kctest.Missing(t, "%s: no GPU adapter: %s", what, out)
+	}
+	if err != nil || !ok(string(out)) {
+		t.Fatalf("%s failed: %v\n%s", what, err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// corpusFile reads testdata/kernels/name.
+func corpusFile(t *testing.T, name string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(kctest.Root(t), "testdata", "kernels", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func privateRuntimeDir(t *testing.T) string {
+	d := t.TempDir()
+	if err := os.Chmod(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // TestGeneratedCorpusBuilds compiles the launchers of every test kernel
 // as a package of a user's module and vets it.
 func TestGeneratedCorpusBuilds(t *testing.T) {

@@ -2,12 +2,9 @@ package gen
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kcgo/kc/internal/kctest"
 )
 
 // keywordProgram runs every launcher of testdata/kernels/keyword_names.kc
@@ -111,11 +108,7 @@ func TestKeywordLaunchers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a module (-short)")
 	}
-	path := filepath.Join(kctest.Root(t), "testdata", "kernels", "keyword_names.kc")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := corpusFile(t, "keyword_names.kc")
 	code, err := Generate([]Input{{Path: "keyword_names.kc", Src: src}}, Options{Package: "main"})
 	if err != nil {
 		t.Fatal(err)
@@ -131,20 +124,11 @@ func TestKeywordLaunchers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(dir, "keywords")
-	goCmd(t, dir, "build", "-o", bin, ".")
+	bin := buildProgram(t, dir, "keywords")
 	for _, driver := range []string{"vulkan", "wgpu"} {
 		t.Run(driver, func(t *testing.T) {
-			cmd := exec.Command(bin, driver)
-			cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+privateRuntimeDir(t))
-			out, err := cmd.CombinedOutput()
-			if err != nil && strings.Contains(string(out), "no adapter matches") {
-				kctest.Missing(t, "no %s adapter: %s", driver, out)
-			}
-			if err != nil || strings.Count(string(out), " ok\n") != 5 {
-				t.Fatalf("launchers on %s: %v\n%s", driver, err, out)
-			}
-			t.Logf("%s", out)
+			fiveOK := func(out string) bool { return strings.Count(out, " ok\n") == 5 }
+			runProgram(t, bin, "launchers on "+driver, "no adapter matches", fiveOK, driver)
 		})
 	}
 }

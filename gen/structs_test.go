@@ -3,7 +3,6 @@ package gen
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -283,11 +282,7 @@ func TestStructBufferRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a module (-short)")
 	}
-	path := filepath.Join(kctest.Root(t), "testdata", "kernels", "boids_struct.kc")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := corpusFile(t, "boids_struct.kc")
 	code, err := Generate([]Input{{Path: "boids_struct.kc", Src: src}}, Options{Package: "kernels"})
 	if err != nil {
 		t.Fatal(err)
@@ -298,18 +293,8 @@ func TestStructBufferRun(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "kernels", "kernels_kc.go"), code)
 	writeFile(t, filepath.Join(dir, "main.go"), []byte(structRunMain))
-	bin := filepath.Join(dir, "boids")
-	goCmd(t, dir, "build", "-o", bin, ".")
-	cmd := exec.Command(bin, "-device", "wgpu")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+privateRuntimeDir(t))
-	out, err := cmd.CombinedOutput()
-	if err != nil && strings.Contains(string(out), "no GPU adapters found") {
-		kctest.Missing(t, "no GPU adapter: %s", out)
-	}
-	if err != nil || !strings.Contains(string(out), "\nok\n") {
-		t.Fatalf("boids_struct through the generated Particle failed: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	bin := buildProgram(t, dir, "boids")
+	runProgram(t, bin, "boids_struct through the generated Particle", "no GPU adapters found", func(out string) bool { return strings.Contains(out, "\nok\n") }, "-device", "wgpu")
 }
 
 // TestStructGoShared: .kc files share no declarations, so a struct used by

@@ -160,33 +160,38 @@ func (c *checker) unify(name string, args []Expr, ts []Type, floatDefault bool) 
 
 // sameArgs types the (T, T, ...) T classes whose T satisfies class.
 func (c *checker) sameArgs(e *Call, info IntrinsicInfo, class func(Type) bool, want string) Type {
-	ts, ok := c.argTypes(e.Args)
-	if !ok {
-		return Invalid
-	}
-	t := c.unify(info.Name, e.Args, ts, info.Sig <= SigFloatMix)
-	if bad(t) {
-		return Invalid
-	}
-	if !class(t) {
-		c.errorf(c.at, "invalid argument: %s requires %s, not %s", info.Name, want, typeText(t))
+	_, t := c.unifyArgs(e, info, len(e.Args), info.Sig <= SigFloatMix)
+	if bad(t) || !c.requires(info, t, class, want) {
 		return Invalid
 	}
 	return t
 }
 
-// mix(a T, b T, t T or scalar) T, T float.
-func (c *checker) mix(e *Call, info IntrinsicInfo) Type {
+// unifyArgs types every argument of e and unifies the first n (unify's
+// rules, floatDefault as there): the argument types and their common type,
+// Invalid after an error.
+func (c *checker) unifyArgs(e *Call, info IntrinsicInfo, n int, floatDefault bool) ([]Type, Type) {
 	ts, ok := c.argTypes(e.Args)
 	if !ok {
-		return Invalid
+		return ts, Invalid
 	}
-	t := c.unify(info.Name, e.Args[:2], ts[:2], true)
-	if bad(t) {
-		return Invalid
+	return ts, c.unify(info.Name, e.Args[:n], ts[:n], floatDefault)
+}
+
+// requires reports whether t is in class; when not, it reports that the
+// intrinsic requires want instead.
+func (c *checker) requires(info IntrinsicInfo, t Type, class func(Type) bool, want string) bool {
+	if class(t) {
+		return true
 	}
-	if !isFloatType(t) {
-		c.errorf(c.at, "invalid argument: %s requires a float scalar or vector, not %s", info.Name, t)
+	c.errorf(c.at, "invalid argument: %s requires %s, not %s", info.Name, want, typeText(t))
+	return false
+}
+
+// mix(a T, b T, t T or scalar) T, T float.
+func (c *checker) mix(e *Call, info IntrinsicInfo) Type {
+	ts, t := c.unifyArgs(e, info, 2, true)
+	if bad(t) || !c.requires(info, t, isFloatType, "a float scalar or vector") {
 		return Invalid
 	}
 	third := t
@@ -201,11 +206,7 @@ func (c *checker) mix(e *Call, info IntrinsicInfo) Type {
 
 // dot(vecN<T>, vecN<T>) T.
 func (c *checker) dot(e *Call, info IntrinsicInfo) Type {
-	ts, ok := c.argTypes(e.Args)
-	if !ok {
-		return Invalid
-	}
-	t := c.unify(info.Name, e.Args, ts, false)
+	_, t := c.unifyArgs(e, info, len(e.Args), false)
 	if bad(t) {
 		return Invalid
 	}
@@ -220,11 +221,7 @@ func (c *checker) dot(e *Call, info IntrinsicInfo) Type {
 // geometry types length and distance (T float) scalar, normalize and
 // reflect (T float vector) T, and cross (vec3, vec3) vec3.
 func (c *checker) geometry(e *Call, info IntrinsicInfo) Type {
-	ts, ok := c.argTypes(e.Args)
-	if !ok {
-		return Invalid
-	}
-	t := c.unify(info.Name, e.Args, ts, true)
+	_, t := c.unifyArgs(e, info, len(e.Args), true)
 	if bad(t) {
 		return Invalid
 	}
@@ -262,20 +259,12 @@ func (c *checker) packCall(e *Call, info IntrinsicInfo) Type {
 // bitField types extractBits(e T, offset u32, count u32) T and
 // insertBits(e T, newbits T, offset u32, count u32) T, T i32/u32.
 func (c *checker) bitField(e *Call, info IntrinsicInfo) Type {
-	ts, ok := c.argTypes(e.Args)
-	if !ok {
-		return Invalid
-	}
 	nv := 1
 	if info.Sig == SigInsertBits {
 		nv = 2
 	}
-	t := c.unify(info.Name, e.Args[:nv], ts[:nv], false)
-	if bad(t) {
-		return Invalid
-	}
-	if !isIntType(t) {
-		c.errorf(c.at, "invalid argument: %s requires an i32 or u32 scalar or vector, not %s", info.Name, typeText(t))
+	ts, t := c.unifyArgs(e, info, nv, false)
+	if bad(t) || !c.requires(info, t, isIntType, "an i32 or u32 scalar or vector") {
 		return Invalid
 	}
 	for i := nv; i < len(e.Args); i++ {

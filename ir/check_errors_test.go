@@ -9,11 +9,7 @@ import (
 // checkCases are .kc snippets with every error Check must report, exactly
 // (line:col: message; a case without a kernel line is wrapped in the
 // kernel of testHeader, so its first line is line 2).
-var checkCases = []struct {
-	name string
-	src  string
-	want []string
-}{
+var checkCases = []checkCase{
 	{"undefined name", `let a = zz`, []string{
 		"2:10: undefined: zz",
 	}},
@@ -784,8 +780,19 @@ if a[0] == u32(1) {
 	}},
 }
 
-func TestCheckErrors(t *testing.T) {
-	for _, tc := range checkCases {
+func TestCheckErrors(t *testing.T) { runCheckCases(t, checkCases) }
+
+// checkCase is a snippet and every error Check must report on it.
+type checkCase struct {
+	name string
+	src  string
+	want []string
+}
+
+// runCheckCases checks each case's snippet in a subtest and compares the
+// errors with the case's, in order.
+func runCheckCases(t *testing.T, cases []checkCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := checkErrors(t, moduleSrc(tc.src))
 			if len(got) == 0 && len(tc.want) == 0 {

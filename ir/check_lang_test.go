@@ -3,19 +3,13 @@ package ir_test
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
 
 // langCases are the checker's errors for helper functions, structs,
 // switch and constant arrays (format of checkCases).
-var langCases = []struct {
-	name string
-	src  string
-	want []string
-}{
+var langCases = []checkCase{
 	{"direct recursion", `fn f(x i32) i32 {
 	return f(x - 1)
 }
@@ -310,19 +304,7 @@ kernel k(n u32, y read_write []f32) workgroup(1) {
 	}},
 }
 
-func TestCheckLangErrors(t *testing.T) {
-	for _, tc := range langCases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := checkErrors(t, moduleSrc(tc.src))
-			if len(got) == 0 && len(tc.want) == 0 {
-				return
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
+func TestCheckLangErrors(t *testing.T) { runCheckCases(t, langCases) }
 
 // TestSpecializeConstArray: -D cannot replace a constant array.
 func TestSpecializeConstArray(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -96,7 +97,6 @@ func BenchmarkGraph(b *testing.B) {
 	}{{"dependent-1000", 1000, false}, {"independent-1000", 1000, true}, {"single", 1, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			d := openTest(b)
-			ctx := context.Background()
 			p := loadAdd1(b, d)
 			ops, buf := add1Ops(b, d, p, c.count, 1024, c.independent)
 			g, err := d.Record(ops...)
@@ -104,23 +104,9 @@ func BenchmarkGraph(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer g.Release()
-			for i := 0; i < 3; i++ {
-				g.Replay(ctx)
-			}
-			d.Wait(ctx)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := g.Replay(ctx); err != nil {
-					b.Fatal(err)
-				}
-				if err := d.Wait(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/replay")
+			replays := backendtest.TimeReplays(b, d, g)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.count)/1e3, "us/dispatch")
-			per := float32(b.N + 3)
+			per := float32(replays)
 			if !c.independent {
 				per *= float32(c.count)
 			}

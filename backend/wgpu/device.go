@@ -34,13 +34,6 @@ type device struct {
 	borrowed bool // the host's device (FromDevice): not released by Close
 }
 
-// arena is one params uniform buffer and the bytes the open encoder put in it.
-type arena struct {
-	buf  *wgpu.Buffer
-	cap  int64
-	data []byte
-}
-
 func open(a *wgpu.Adapter, info backend.AdapterInfo) (backend.DeviceImpl, error) {
 	var feats []wgpu.FeatureName
 	if info.Timestamps {
@@ -68,15 +61,6 @@ func open(a *wgpu.Adapter, info backend.AdapterInfo) (backend.DeviceImpl, error)
 
 func (d *device) Info() backend.AdapterInfo { return d.info }
 
-// buffer is a backend.BufferImpl.
-type buffer struct {
-	d    *device
-	buf  *wgpu.Buffer
-	size int64
-}
-
-func (b *buffer) Size() int64 { return b.size }
-
 // Release drops the buffer and the cached bind groups that name it; wgpu
 // keeps the memory alive while submitted work still uses it.
 func (b *buffer) Release() {
@@ -87,8 +71,6 @@ func (b *buffer) Release() {
 	b.buf.Release()
 	b.buf = nil
 }
-
-const storageUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 
 func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
 	if err := d.state.check(); err != nil {

@@ -36,13 +36,6 @@ type device struct {
 	closed  bool
 }
 
-// arena is one params uniform buffer and the bytes the open encoder put in it.
-type arena struct {
-	buf  *wgpu.Buffer
-	cap  int64
-	data []byte
-}
-
 // deviceState records what the device's events report: uncaptured
 // validation errors and loss. They arrive on the event loop, so a fault is
 // seen at the next submit or wait after it happened.
@@ -142,15 +135,6 @@ func (d *device) watch() {
 
 func (d *device) Info() backend.AdapterInfo { return d.info }
 
-// buffer is a backend.BufferImpl.
-type buffer struct {
-	d    *device
-	buf  *wgpu.Buffer
-	size int64
-}
-
-func (b *buffer) Size() int64 { return b.size }
-
 // Release destroys the buffer: WebGPU defers the free until submitted work
 // that uses it has completed, and nothing is submitted with it afterwards
 // (package backend's guarantee).
@@ -162,8 +146,6 @@ func (b *buffer) Release() {
 	b.buf.Destroy()
 	b.buf = nil
 }
-
-const storageUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 
 func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
 	if err := d.st.check(); err != nil {

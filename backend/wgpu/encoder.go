@@ -27,39 +27,6 @@ type encoder struct {
 	scratch []*wgpu.BindGroup // uncached bind groups, released after submit
 }
 
-const arenaMin = 64 << 10
-
-// pushParams copies a params block into the params arenas and returns the
-// arena buffer and the dynamic offset it sits at.
-func (e *encoder) pushParams(params []byte) (*wgpu.Buffer, uint32, error) {
-	d := e.d
-	stride := (int64(len(params)) + d.slot - 1) / d.slot * d.slot
-	for {
-		if e.arena == len(d.arenas) {
-			size := int64(arenaMin)
-			if n := len(d.arenas); n > 0 {
-				size = 2 * d.arenas[n-1].cap
-			}
-			size = max(size, stride)
-			buf, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst, Size: uint64(size)})
-			if err != nil {
-				return nil, 0, err
-			}
-			d.arenas = append(d.arenas, &arena{buf: buf, cap: size})
-		}
-		a := d.arenas[e.arena]
-		off := int64(len(a.data))
-		if off+stride <= a.cap {
-			a.data = append(a.data, params...)
-			for int64(len(a.data)) < off+stride {
-				a.data = append(a.data, 0)
-			}
-			return a.buf, uint32(off), nil
-		}
-		e.arena++
-	}
-}
-
 func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backend.Range, groups [3]uint32) error {
 	p := pi.(*pipeline)
 	var ab *wgpu.Buffer
@@ -91,73 +58,17 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	return nil
 }
 
-// bgKey identifies a bind group: pipeline layout, params arena and ranges.
-type bgKey struct {
-	p     *pipeline
-	arena *wgpu.Buffer
-	n     int
-	r     [maxCachedBindings]rangeKey
-}
-
-type rangeKey struct {
-	buf       *wgpu.Buffer
-	off, size int64
-}
-
-// maxCachedBindings is the most storage bindings a cached bind group has;
-// kernels with more get a fresh bind group per dispatch.
-const maxCachedBindings = 8
-
-// bindGroup returns a bind group for the dispatch, from the cache when the
-// same pipeline, arena and ranges were bound before.
+// bindGroup returns the bind group of a dispatch (bindGroupFor); one
+// outside the cache is released after the submit.
 func (e *encoder) bindGroup(p *pipeline, ab *wgpu.Buffer, bufs []backend.Range) (*wgpu.BindGroup, error) {
-	d := e.d
-	cacheable := len(bufs) <= maxCachedBindings
-	var k bgKey
-	if cacheable {
-		k = bgKey{p: p, arena: ab, n: len(bufs)}
-		for i, r := range bufs {
-			k.r[i] = rangeKey{r.Buf.(*buffer).buf, r.Off, r.Size}
-		}
-		if bg, ok := d.bgs[k]; ok {
-			return bg, nil
-		}
-	}
-	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
-	if ab != nil {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: 0, Buffer: ab, Size: uint64(p.params)})
-	}
-	for i, r := range bufs {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i + 1), Buffer: r.Buf.(*buffer).buf, Offset: uint64(r.Off), Size: uint64(r.Size)})
-	}
-	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: p.bgl, Entries: entries})
+	bg, cached, err := e.d.bindGroupFor(p, ab, bufs)
 	if err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "wgpu.(*Device).CreateBindGroup(): "))
 	}
-	if !cacheable {
+	if !cached {
 		e.scratch = append(e.scratch, bg)
-		return bg, nil
-	}
-	d.bgs[k] = bg
-	seen := map[*wgpu.Buffer]bool{}
-	for _, r := range k.r[:k.n] {
-		if !seen[r.buf] {
-			seen[r.buf] = true
-			d.bgByBuf[r.buf] = append(d.bgByBuf[r.buf], k)
-		}
 	}
 	return bg, nil
-}
-
-// dropBindGroups releases the cached bind groups that bind buf.
-func (d *device) dropBindGroups(buf *wgpu.Buffer) {
-	for _, k := range d.bgByBuf[buf] {
-		if bg, ok := d.bgs[k]; ok {
-			bg.Release()
-			delete(d.bgs, k)
-		}
-	}
-	delete(d.bgByBuf, buf)
 }
 
 // endPass closes the open compute pass, returning wgpu's validation error.

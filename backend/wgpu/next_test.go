@@ -6,12 +6,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
@@ -100,45 +101,22 @@ func TestReproducerWGSL(t *testing.T) {
 // every read_write buffer and returns the device's.
 func runNext(t *testing.T, d *backend.Device, p *backend.Pipeline, m *ir.Module, k *ir.Kernel, c nextCase) map[string][]byte {
 	t.Helper()
-	fields, _ := ir.ParamsLayout(k)
-	words := make([]uint32, len(fields))
-	for i, f := range fields {
-		v := c.params[f.Param.Name]
-		if ir.ElemScalar(f.Param.Type) == ir.F32 {
-			words[i] = math.Float32bits(float32(v.Float))
-		} else {
-			words[i] = uint32(v.Int)
-		}
-	}
-	var views []backend.View
 	want := map[string][]byte{}
-	for _, b := range ir.Buffers(k) {
-		buf, err := d.Upload(c.bufs[b.Name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		views = append(views, buf.View())
-		want[b.Name] = bytes.Clone(c.bufs[b.Name])
+	for name, b := range c.bufs {
+		want[name] = bytes.Clone(b)
 	}
-	g := backend.Groups(uint32(c.grid[0]), uint32(c.grid[1]), uint32(c.grid[2]))
-	if err := d.Dispatch(p, backend.Args{Params: words, Buffers: views}, g); err != nil {
-		t.Fatal(err)
-	}
+	got := backendtest.Dispatch(t, d, p, k, c.params, c.bufs, c.grid)
 	if err := interp.Run(m, k.Name, c.grid, &interp.Args{Params: c.params, Buffers: want}, interp.Options{SubgroupSize: 8}); err != nil {
 		t.Fatalf("interp: %v", err)
 	}
 	tol := runspec.Tol{Abs: c.abs, ULP: c.rel * 0x1p23}
 	out := map[string][]byte{}
-	for i, b := range ir.Buffers(k) {
+	for _, b := range ir.Buffers(k) {
 		if b.Access != ir.ReadWrite {
 			continue
 		}
-		got, err := d.Read(ctx, views[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[b.Name] = got
-		if msg := runspec.CompareBuffer(b.Type, got, want[b.Name], func(int) runspec.Tol { return tol }, nil); msg != "" {
+		out[b.Name] = got[b.Name]
+		if msg := runspec.CompareBuffer(b.Type, got[b.Name], want[b.Name], func(int) runspec.Tol { return tol }, nil); msg != "" {
 			t.Errorf("%s: buffer %s (grid %v, params %v): %s", k.Name, b.Name, c.grid, c.params, msg)
 		}
 	}
@@ -286,6 +264,9 @@ kernel more(n u32, x read []u32, f read []f32, y read_write []u32, z read_write 
 }
 `
 
+// unitRange fills floats uniform in [-1, 1).
+var unitRange = directive.Fill{Mode: "range", Lo: -1, Hi: 1}
+
 // TestLangWGSL runs langSrc's kernels through WGSL on wgpu against the
 // interpreter.
 func TestLangWGSL(t *testing.T) {
@@ -307,14 +288,14 @@ func TestLangWGSL(t *testing.T) {
 	cases := map[string]nextCase{
 		"lang": {
 			params: map[string]ir.Value{"n": ir.IntVal(int64(n))},
-			bufs: map[string][]byte{"x": interp.Encode(x), "f": nextF32(r, n),
+			bufs: map[string][]byte{"x": interp.Encode(x), "f": runspec.FillBuffer(r, unitRange, ir.F32, n),
 				"out": interp.Poison(16 * n), "blur": interp.Poison(4 * n), "aux": interp.Poison(8 * n)},
 			grid: [3]int{groups, 1, 1},
 			abs:  5 * 0x1p-23, // five products of magnitude <= 1, as blur_const
 		},
 		"more": {
 			params: map[string]ir.Value{"n": ir.IntVal(int64(n - 5))},
-			bufs: map[string][]byte{"x": interp.Encode(x), "f": nextF32(r, n),
+			bufs: map[string][]byte{"x": interp.Encode(x), "f": runspec.FillBuffer(r, unitRange, ir.F32, n),
 				"y": interp.Poison(12 * n), "z": interp.Poison(4 * n)},
 			grid: [3]int{groups, 1, 1},
 		},
@@ -338,13 +319,4 @@ func TestLangWGSL(t *testing.T) {
 			runNext(t, d, p, m, k, c)
 		})
 	}
-}
-
-// nextF32 is n random f32 in [-1, 1).
-func nextF32(r *rand.Rand, n int) []byte {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = r.Float32()*2 - 1
-	}
-	return interp.Encode(v)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
 )
 
 // BenchmarkGraph replays a recorded graph of 1,000 tiny dependent saxpy
@@ -32,30 +33,12 @@ func BenchmarkGraph(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Release()
-	for i := 0; i < 3; i++ {
-		if err := g.Replay(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := d.Wait(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := g.Replay(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if err := d.Wait(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/replay")
+	replays := backendtest.TimeReplays(b, d, g)
 	got, err := d.Read(ctx, y.View())
 	if err != nil {
 		b.Fatal(err)
 	}
-	want := float32(count * (b.N + 3))
+	want := float32(count * replays)
 	for i, v := range f32s(got) {
 		if v != want {
 			b.Fatalf("y[%d] = %g, want %g", i, v, want)

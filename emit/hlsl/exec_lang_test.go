@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -72,8 +73,7 @@ func randomElems(r *rand.Rand, t ir.Type, count int) []byte {
 func TestExecLang(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	setRuntimeDir(t)
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	if !d.Info().F16 {
 		kctest.Missing(t, "device %s lacks f16, which testdata/lang.kc needs", d.Info().Name)
 	}

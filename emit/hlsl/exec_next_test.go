@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -159,8 +160,7 @@ func particles(r *rand.Rand, k *ir.Kernel, n int) []byte {
 func TestExecNext(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	setRuntimeDir(t)
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s", seed, d.Info().Name)
 	for i, name := range hlsl.Issue12Kernels {
@@ -187,8 +187,7 @@ func TestExecNext(t *testing.T) {
 func TestPreciseReproducer(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	setRuntimeDir(t)
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	path := hlsl.Issue12Case(t, "precise_diff").Path
 	const n = 64
 	for _, precise := range []bool{true, false} {
@@ -218,14 +217,6 @@ func TestPreciseReproducer(t *testing.T) {
 	}
 }
 
-func setRuntimeDir(t *testing.T) {
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
-}
-
 // loadModule parses (after edit, when given) and checks a .kc file.
 func loadModule(t *testing.T, path string, edit func([]byte) []byte) *ir.Module {
 	t.Helper()
@@ -246,8 +237,8 @@ func loadModule(t *testing.T, path string, edit func([]byte) []byte) *ir.Module 
 	return m
 }
 
-// dispatch compiles k through HLSL and glslang, runs it on d and returns
-// the read_write buffers.
+// dispatch compiles k through HLSL and glslang, runs it on d
+// (backendtest.Dispatch) and returns every buffer.
 func dispatch(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, params map[string]ir.Value, bufs map[string][]byte, groups [3]int) map[string][]byte {
 	t.Helper()
 	ctx := context.Background()
@@ -257,58 +248,13 @@ func dispatch(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, param
 	}
 	words, err := hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, a.Code)
 	}
 	p, err := d.Load(ctx, words)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var args backend.Args
-	fields, _ := ir.ParamsLayout(k)
-	for _, f := range fields {
-		v, ok := params[f.Param.Name]
-		if !ok {
-			t.Fatalf("no value for param %s", f.Param.Name)
-		}
-		if f.Param.Type == ir.F32 {
-			args.Params = append(args.Params, math.Float32bits(float32(v.Float)))
-		} else {
-			args.Params = append(args.Params, uint32(v.Int))
-		}
-	}
-	var gpu []*backend.Buffer
-	for _, bp := range ir.Buffers(k) {
-		data, ok := bufs[bp.Name]
-		if !ok {
-			t.Fatalf("no contents for buffer %s", bp.Name)
-		}
-		dev := bytes.Clone(data)
-		for len(dev)%16 != 0 { // backend buffers are multiples of 16 bytes
-			dev = append(dev, 0xCD)
-		}
-		b, err := d.Upload(dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Release()
-		gpu = append(gpu, b)
-		args.Buffers = append(args.Buffers, b.Slice(0, int64(len(data))))
-	}
-	if err := d.Dispatch(p, args, backend.Groups(uint32(groups[0]), uint32(groups[1]), uint32(groups[2]))); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for i, bp := range ir.Buffers(k) {
-		if bp.Access != ir.ReadWrite {
-			continue
-		}
-		got, err := d.Read(ctx, gpu[i].Slice(0, int64(len(bufs[bp.Name]))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[bp.Name] = got
-	}
-	return out
+	return backendtest.Dispatch(t, d, p, k, params, bufs, groups)
 }
 
 // runNext runs spec on the device and the interpreter and compares.

@@ -3,7 +3,6 @@
 package hlsl_test
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
@@ -32,11 +32,6 @@ import (
 func TestExecOnVulkan(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
 	path := filepath.Join("testdata", "exec.kc")
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -49,8 +44,7 @@ func TestExecOnVulkan(t *testing.T) {
 	if err := ir.Check(m); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	sg := d.Info().SubgroupSize
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s, subgroup size %d", seed, d.Info().Name, sg)
@@ -60,29 +54,9 @@ func TestExecOnVulkan(t *testing.T) {
 			if k.Features&ir.FeatureSubgroups != 0 && (sg < 1 || sg > 128) {
 				kctest.Missing(t, "subgroup size %d", sg)
 			}
-			runExec(t, ctx, d, m, k, r, sg)
+			runExec(t, d, m, k, r, sg)
 		})
 	}
-}
-
-func openVulkan(t *testing.T) *backend.Device {
-	t.Helper()
-	as, err := backend.Adapters(context.Background())
-	var vk []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == "vulkan" {
-			vk = append(vk, a)
-		}
-	}
-	if len(vk) == 0 {
-		kctest.Missing(t, "no Vulkan device (install mesa-vulkan-drivers for lavapipe): %v", err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), vk[backend.Choose(vk)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
 }
 
 // input makes the starting bytes of buffer p: random values for the inputs,
@@ -110,7 +84,7 @@ func input(r *rand.Rand, p *ir.Param, count int) []byte {
 	return b
 }
 
-func runExec(t *testing.T, ctx context.Context, d *backend.Device, m *ir.Module, k *ir.Kernel, r *rand.Rand, sg int) {
+func runExec(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, r *rand.Rand, sg int) {
 	const n = 128
 	bufs := map[string][]byte{}
 	want := map[string][]byte{}
@@ -129,36 +103,9 @@ func runExec(t *testing.T, ctx context.Context, d *backend.Device, m *ir.Module,
 	if err := interp.Run(m, k.Name, [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{SubgroupSize: sg}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := hlsl.Emit(m, hlsl.Options{Kernel: k.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	words, err := hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.Load(ctx, words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var views []backend.View
-	var gpu []*backend.Buffer
+	gpu := dispatch(t, d, m, k, nil, bufs, [3]int{groups, 1, 1})
 	for _, bp := range ir.Buffers(k) {
-		b, err := d.Upload(bufs[bp.Name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		gpu = append(gpu, b)
-		views = append(views, b.View())
-	}
-	if err := d.Dispatch(p, backend.Args{Buffers: views}, backend.Groups(uint32(groups))); err != nil {
-		t.Fatal(err)
-	}
-	for i, bp := range ir.Buffers(k) {
-		got, err := d.Read(ctx, gpu[i].View())
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := gpu[bp.Name]
 		// f32 buffers within runspec's comparison (subgroup sums are
 		// reassociated); every other buffer word for word.
 		s, tol := ir.U32, runspec.Tol{}

@@ -3,7 +3,6 @@
 package hlsl_test
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -11,8 +10,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/emit/hlsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -213,13 +212,7 @@ func (g *gen) kernel() *ir.Module {
 func TestFuzzIntegerSemantics(t *testing.T) {
 	kctest.Tool(t, hlsl.GlslangTool)
 	kctest.Tool(t, hlsl.SpirvValTool)
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
-	d := openVulkan(t)
-	ctx := context.Background()
+	d := backendtest.Open(t, "vulkan")
 	seed := rand.Uint64()
 	if s := os.Getenv("KC_FUZZ_SEED"); s != "" {
 		if _, err := fmt.Sscan(s, &seed); err != nil {
@@ -267,37 +260,7 @@ func TestFuzzIntegerSemantics(t *testing.T) {
 		if err := interp.Run(m, "fuzz", [3]int{n / 64, 1, 1}, &interp.Args{Buffers: want}, interp.Options{}); err != nil {
 			t.Fatalf("interp: %v\n%s", err, ir.Print(m))
 		}
-		a, err := hlsl.Emit(m, hlsl.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		words, err := hlsl.CompileSPIRV(ctx, a, "fuzz", hlsl.CompileOptions{Compiler: hlsl.Glslang})
-		if err != nil {
-			t.Fatalf("%v\n%s", err, a.Code)
-		}
-		p, err := d.Load(ctx, words)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var views []backend.View
-		var outBuf *backend.Buffer
-		for _, bp := range ir.Buffers(k) {
-			buf, err := d.Upload(bufs[bp.Name])
-			if err != nil {
-				t.Fatal(err)
-			}
-			views = append(views, buf.View())
-			if bp.Name == "out" {
-				outBuf = buf
-			}
-		}
-		if err := d.Dispatch(p, backend.Args{Buffers: views}, backend.Groups(n/64)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := d.Read(ctx, outBuf.View())
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := dispatch(t, d, m, k, nil, bufs, [3]int{n / 64, 1, 1})["out"]
 		bad := 0
 		for w := 0; w < n*fuzzOuts; w++ {
 			gw, ew := binary.LittleEndian.Uint32(got[4*w:]), binary.LittleEndian.Uint32(want["out"][4*w:])
@@ -312,6 +275,7 @@ func TestFuzzIntegerSemantics(t *testing.T) {
 			}
 		}
 		if bad > 0 {
+			a, _ := hlsl.Emit(m, hlsl.Options{Kernel: k.Name}) // dispatch compiled this
 			t.Fatalf("kernel %d: %d words differ\n%s\n%s", run, bad, ir.Print(m), a.Code)
 		}
 	}

@@ -14,7 +14,10 @@ import (
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
 	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/internal/backendtest"
+	"github.com/kcgo/kc/internal/directive"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -225,7 +228,7 @@ var execCases = map[string]func(r *rand.Rand, m *ir.Module) execCase{
 		n := 8 * (1 + r.IntN(4))
 		return execCase{
 			params: map[string]ir.Value{"n": ir.IntVal(int64(n))},
-			bufs:   map[string][]byte{"o": fill(r, m.Struct("Outer"), n), "r": interp.Poison(32 * n), "y": interp.Poison(4 * n)},
+			bufs:   map[string][]byte{"o": runspec.FillBuffer(r, directive.Fill{}, m.Struct("Outer"), n), "r": interp.Poison(32 * n), "y": interp.Poison(4 * n)},
 			groups: [3]int{n / 8, 1, 1},
 		}
 	},
@@ -241,17 +244,12 @@ var execCases = map[string]func(r *rand.Rand, m *ir.Module) execCase{
 var issue12Kernels = []string{"blur_const", "boids_struct", "helpers", "precise_diff", "switch_ops"}
 
 func TestExecNextOnVulkan(t *testing.T) {
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := t.TempDir()
-		os.Chmod(dir, 0o700)
-		t.Setenv("XDG_RUNTIME_DIR", dir)
-	}
 	var paths []string
 	for _, name := range issue12Kernels {
 		paths = append(paths, filepath.Join(kctest.Root(t), "testdata", "kernels", name+".kc"))
 	}
 	paths = append(paths, filepath.Join("testdata", "lang.kc"), filepath.Join("testdata", "lang_f16.kc"))
-	d := openVulkan(t)
+	d := backendtest.Open(t, "vulkan")
 	seed := rand.Uint64()
 	t.Logf("seed %d, device %s", seed, d.Info().Name)
 	r := rand.New(rand.NewPCG(seed, 12))
@@ -285,26 +283,6 @@ func load(t *testing.T, path string) *ir.Module {
 	return m
 }
 
-func openVulkan(t *testing.T) *backend.Device {
-	t.Helper()
-	as, err := backend.Adapters(context.Background())
-	var vk []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == "vulkan" {
-			vk = append(vk, a)
-		}
-	}
-	if len(vk) == 0 {
-		kctest.Missing(t, "no Vulkan device (install mesa-vulkan-drivers for lavapipe): %v", err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), vk[backend.Choose(vk)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 // runNext runs kernel k on the device and on the interpreter and compares
 // every buffer.
 func runNext(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, c execCase) {
@@ -330,33 +308,9 @@ func runNext(t *testing.T, d *backend.Device, m *ir.Module, k *ir.Kernel, c exec
 			if err != nil {
 				t.Fatal(err)
 			}
-			var words []uint32
-			layout := p.Layout()
-			for _, name := range layout.ParamNames() {
-				words = append(words, paramWord(k, name, c.params[name]))
-			}
-			var views []backend.View
-			var gpu []*backend.Buffer
+			got := backendtest.Dispatch(t, d, p, k, c.params, c.bufs, c.groups)
 			for _, bp := range ir.Buffers(k) {
-				b, err := d.Upload(c.bufs[bp.Name])
-				if err != nil {
-					t.Fatal(err)
-				}
-				gpu = append(gpu, b)
-				views = append(views, b.View())
-			}
-			g := c.groups
-			if err := d.Dispatch(p, backend.Args{Params: words, Buffers: views}, backend.Groups(uint32(g[0]), uint32(g[1]), uint32(g[2]))); err != nil {
-				t.Fatal(err)
-			}
-			got := map[string][]byte{}
-			for i, bp := range ir.Buffers(k) {
-				b, err := d.Read(ctx, gpu[i].View())
-				if err != nil {
-					t.Fatal(err)
-				}
-				got[bp.Name] = b
-				compare(t, bp, b, want[bp.Name], c.tol)
+				compare(t, bp, got[bp.Name], want[bp.Name], c.tol)
 			}
 			if c.check != nil {
 				c.check(t, got)
@@ -438,54 +392,6 @@ func elemWords(t ir.Type) (floats []bool, mask []uint32) {
 	return floats, mask
 }
 
-// paramWord encodes scalar parameter name for backend.Args.
-func paramWord(k *ir.Kernel, name string, v ir.Value) uint32 {
-	for _, p := range k.Params {
-		if p.Name == name && p.Type == ir.F32 {
-			return math.Float32bits(float32(v.Float))
-		}
-	}
-	return uint32(v.Int)
-}
-
 func randF(r *rand.Rand, scale float64) float32 { return float32((2*r.Float64() - 1) * scale) }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
-// fill makes n elements of type t with random values in every field (f32
-// in [-4, 4], f16 in [-2, 2], integers any) and poison in the padding.
-func fill(r *rand.Rand, t ir.Type, n int) []byte {
-	stride := ir.ElemStride(t)
-	b := interp.Poison(stride * n)
-	var put func(t ir.Type, off int)
-	put = func(t ir.Type, off int) {
-		switch t := t.(type) {
-		case *ir.Struct:
-			offs := ir.FieldOffsets(t)
-			for i, f := range t.Fields {
-				put(f.Type, off+offs[i])
-			}
-		case *ir.Array:
-			for j := range t.Len {
-				put(t.Elem, off+j*ir.ElemStride(t.Elem))
-			}
-		case ir.Vector:
-			for j := range t.N {
-				put(t.Elem, off+ir.SizeOf(t.Elem)*j)
-			}
-		case ir.Scalar:
-			switch t {
-			case ir.F32:
-				binary.LittleEndian.PutUint32(b[off:], math.Float32bits(randF(r, 4)))
-			case ir.F16:
-				binary.LittleEndian.PutUint16(b[off:], interp.F32ToF16Bits(randF(r, 2)))
-			default:
-				binary.LittleEndian.PutUint32(b[off:], r.Uint32())
-			}
-		}
-	}
-	for i := range n {
-		put(t, i*stride)
-	}
-	return b
-}

@@ -4,43 +4,16 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
-	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/kernels"
 )
 
-func openLavapipe(t *testing.T) *backend.Device {
-	t.Helper()
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
-			t.Setenv("XDG_RUNTIME_DIR", dir)
-		}
-	}
-	as, err := backend.Adapters(context.Background())
-	var mine []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == "vulkan" {
-			mine = append(mine, a)
-		}
-	}
-	if len(mine) == 0 {
-		kctest.Missing(t, "no vulkan adapter (install mesa-vulkan-drivers for lavapipe): %v", err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), mine[backend.Choose(mine)])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 // TestRun runs the program as a user would and checks its report.
 func TestRun(t *testing.T) {
-	d := openLavapipe(t)
+	d := backendtest.Open(t, "vulkan")
 	var out bytes.Buffer
 	if err := run([]string{"-device", d.Info().Name, "-tokens", "4", "-layers", "1"}, &out); err != nil {
 		t.Fatal(err)
@@ -56,7 +29,7 @@ func TestRun(t *testing.T) {
 // of one causal prefill of the whole sequence, within f32 rounding
 // (1e-4 on logits of magnitude ~1-10, differently ordered sums).
 func TestDecodeMatchesPrefill(t *testing.T) {
-	d := openLavapipe(t)
+	d := backendtest.Open(t, "vulkan")
 	c := kernels.New(d)
 	defer c.Close()
 	cfg := config{vocab: 64, dim: 48, layers: 2, heads: 4, kvHeads: 2, headDim: 8, ffn: 72, maxSeq: 40}

@@ -20,8 +20,8 @@ import (
 	"github.com/kcgo/kc/emit/hlsl"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/emit/wgsl"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/internal/irgen"
-	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
@@ -110,17 +110,7 @@ func device(t *testing.T, driver string) *backend.Device {
 	if d := devices[driver]; d != nil {
 		return d
 	}
-	as, err := backend.Adapters(context.Background())
-	var mine []backend.AdapterInfo
-	for _, a := range as {
-		if a.Driver == driver && (driver != "wgpu" || a.API == "Vulkan") {
-			mine = append(mine, a)
-		}
-	}
-	if len(mine) == 0 {
-		kctest.Missing(t, "no %s adapter (install mesa-vulkan-drivers for lavapipe): %v", driver, err)
-	}
-	d, err := backend.OpenAdapter(context.Background(), mine[backend.Choose(mine)])
+	d, err := backend.OpenAdapter(context.Background(), backendtest.Adapter(t, driver))
 	if err != nil {
 		t.Fatal(err)
 	}

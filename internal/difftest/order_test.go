@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/backendtest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -26,52 +27,42 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 	if err := ir.Check(m); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]byte{}
+	start, want := map[string][]byte{}, map[string][]byte{}
 	for i, n := range names {
-		want[n] = bytes.Clone(bufs[i])
+		start[n], want[n] = bufs[i], bytes.Clone(bufs[i])
 	}
 	if err := interp.Run(m, "k", [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{Races: true}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
-			d := device(t, p.driver)
-			art, err := p.artifact(ctx, m, "k")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pl, err := d.Load(ctx, art)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var views []backend.View
-			for _, b := range bufs {
-				buf, err := d.Upload(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer buf.Release()
-				views = append(views, buf.View())
-			}
-			if err := d.Dispatch(pl, backend.Args{Buffers: views}, backend.Groups(uint32(groups))); err != nil {
-				t.Fatal(err)
-			}
-			for i, n := range names {
-				if !out[n] {
-					continue
-				}
-				got, err := d.Read(ctx, views[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want[n]) {
-					t.Errorf("%s differs from the interpreter's:\n got % x\nwant % x", n, head(got), head(want[n]))
+			_, got := dispatchOn(t, p, m, start, groups)
+			for _, n := range names {
+				if out[n] && !bytes.Equal(got[n], want[n]) {
+					t.Errorf("%s differs from the interpreter's:\n got % x\nwant % x", n, head(got[n]), head(want[n]))
 				}
 			}
 		})
 	}
 	return want
+}
+
+// dispatchOn emits kernel k of m for path p and runs it on the path's
+// device from bufs over groups (backendtest.Dispatch); it returns the
+// device and every buffer.
+func dispatchOn(t *testing.T, p path, m *ir.Module, bufs map[string][]byte, groups int) (*backend.Device, map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	d := device(t, p.driver)
+	art, err := p.artifact(ctx, m, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := d.Load(ctx, art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, backendtest.Dispatch(t, d, pl, m.Kernel("k"), nil, bufs, [3]int{groups, 1, 1})
 }
 
 func head(b []byte) []byte { return b[:min(len(b), 64)] }

@@ -1,12 +1,10 @@
 package difftest
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"testing"
 
-	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -80,34 +78,10 @@ func TestReassociation(t *testing.T) {
 	if w := binary.LittleEndian.Uint32(want); w != ieee {
 		t.Fatalf("interpreter: %#x, want %#x", w, ieee)
 	}
-	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
-			d := device(t, p.driver)
-			art, err := p.artifact(ctx, m, "k")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pl, err := d.Load(ctx, art)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var views []backend.View
-			for _, b := range [][]byte{x, c, y} {
-				buf, err := d.Upload(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer buf.Release()
-				views = append(views, buf.View())
-			}
-			if err := d.Dispatch(pl, backend.Args{Buffers: views}, backend.Groups(1, 1, 1)); err != nil {
-				t.Fatal(err)
-			}
-			got, err := d.Read(ctx, views[2])
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, out := dispatchOn(t, p, m, map[string][]byte{"x": x, "c": c, "y": y}, 1)
+			got := out["y"]
 			switch g := binary.LittleEndian.Uint32(got); g {
 			case ieee:
 				t.Logf("%s: IEEE order (%#x)", d.Info().Name, g)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kcgo/kc/backend"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestDispatchChain records 1,000 dependent dispatches into one scope
@@ -17,19 +16,12 @@ import (
 // docs/PERF.md.
 func TestDispatchChain(t *testing.T) {
 	d := device(t)
-	m, err := parse.Load("chain.kc", []byte(`kernel bump(k u32, y read_write []u32) workgroup(64) {
+	p := loadSrc(t, d, "bump", `kernel bump(k u32, y read_write []u32) workgroup(64) {
 	let i = global_id.x
 	if i < len(y) {
 		y[i] += k
 	}
-}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.LoadIR(ctx, m, "bump")
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	const n, steps = 256, 1000
 	y, err := d.AllocZeroed(4 * n)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestErrors checks that what the browser rejects comes back as error
@@ -43,20 +42,13 @@ func TestErrors(t *testing.T) {
 		t.Logf("as expected: %v", err)
 	}
 	// The device still works: saxpy after the failures.
-	m, err := parse.Load("saxpy.kc", []byte(`kernel saxpy(a f32, n u32, x read []f32, y read_write []f32) workgroup(64) {
+	p := loadSrc(t, d, "saxpy", `kernel saxpy(a f32, n u32, x read []f32, y read_write []f32) workgroup(64) {
 	let i = global_id.x
 	if i >= n {
 		return
 	}
 	y[i] = a * x[i] + y[i]
-}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.LoadIR(ctx, m, "saxpy")
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	const n = 1000
 	x, y := make([]byte, 4*n), make([]byte, 4*n)
 	for i := 0; i < n; i++ {

@@ -14,6 +14,7 @@ import (
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/wgpu"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 var ctx = context.Background()
@@ -72,6 +73,20 @@ var (
 	dev     *backend.Device
 	devErr  error
 )
+
+// loadSrc parses src and loads its kernel name on d.
+func loadSrc(t testing.TB, d *backend.Device, name, src string) *backend.Pipeline {
+	t.Helper()
+	m, err := parse.Load(name+".kc", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.LoadIR(ctx, m, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // device opens the browser's WebGPU device once for every test; a browser
 // without WebGPU is a missing tool (a failure in CI).

@@ -4,9 +4,6 @@ import (
 	"syscall/js"
 	"testing"
 	"time"
-
-	"github.com/kcgo/kc/backend"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestResponsive checks that a blocking Read parks only its goroutine:
@@ -14,38 +11,17 @@ import (
 // page keeps firing.
 func TestResponsive(t *testing.T) {
 	d := device(t)
-	m, err := parse.Load("spin.kc", []byte(`kernel spin(n u32, y read_write []f32) workgroup(64) {
-	let i = global_id.x
-	if i >= len(y) {
-		return
-	}
-	var v = y[i]
-	for k := u32(0); k < n; k++ {
-		v = v * 0.999 + 0.5
-	}
-	y[i] = v
-}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.LoadIR(ctx, m, "spin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := d.AllocZeroed(4 * 64 * 256)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, args := loadSpin(t, d)
 	g := js.Global()
 	g.Set("kcTicks", 0)
 	tick := g.Get("Function").New("globalThis.kcTicks++")
 	id := g.Call("setInterval", tick, 5)
 	defer g.Call("clearInterval", id)
-	if err := d.Dispatch(p, backend.Args{Params: []uint32{2000}, Buffers: []backend.View{y.View()}}, backend.Groups(256)); err != nil {
+	if err := d.Dispatch(p, args, spinGroups); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	if _, err := d.Read(ctx, y.View()); err != nil {
+	if _, err := d.Read(ctx, args.Buffers[0]); err != nil {
 		t.Fatal(err)
 	}
 	waited := time.Since(t0)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/internal/kctest"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestTimestamps times a kernel with GPU timestamps (timestamp-query):
@@ -18,33 +17,9 @@ func TestTimestamps(t *testing.T) {
 	if !d.Info().Timestamps {
 		kctest.Missing(t, "adapter %q offers no timestamp-query", d.Info().Name)
 	}
-	// A kernel that takes a while: n iterations of a dependent chain per
-	// invocation.
-	m, err := parse.Load("spin.kc", []byte(`kernel spin(n u32, y read_write []f32) workgroup(64) {
-	let i = global_id.x
-	if i >= len(y) {
-		return
-	}
-	var v = y[i]
-	for k := u32(0); k < n; k++ {
-		v = v * 0.999 + 0.5
-	}
-	y[i] = v
-}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.LoadIR(ctx, m, "spin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := d.AllocZeroed(4 * 64 * 256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := backend.Args{Params: []uint32{2000}, Buffers: []backend.View{y.View()}}
+	p, args := loadSpin(t, d)
 	t0 := time.Now()
-	ds, err := d.Time(ctx, p, args, backend.Groups(256), 1, 5)
+	ds, err := d.Time(ctx, p, args, spinGroups, 1, 5)
 	host := time.Since(t0)
 	if err != nil {
 		t.Fatal(err)
@@ -62,18 +37,18 @@ func TestTimestamps(t *testing.T) {
 	}
 
 	s := d.Begin()
-	tm, err := d.DispatchTimed(p, args, backend.Groups(256))
+	tm, err := d.DispatchTimed(p, args, spinGroups)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Dispatch(p, args, backend.Groups(256)); err != nil {
+	if err := d.Dispatch(p, args, spinGroups); err != nil {
 		t.Fatal(err)
 	}
 	t0 = time.Now()
 	if err := s.End(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Read(ctx, y.View()); err != nil {
+	if _, err := d.Read(ctx, args.Buffers[0]); err != nil {
 		t.Fatal(err)
 	}
 	host = time.Since(t0)
@@ -83,4 +58,33 @@ func TestTimestamps(t *testing.T) {
 	med := slices.Clone(ds)
 	slices.Sort(med)
 	t.Logf("DispatchTimed: %v; Time's median %v", tm.Duration, med[len(med)/2])
+}
+
+// spinSrc is a kernel that takes a while: n iterations of a dependent
+// chain per invocation.
+const spinSrc = `kernel spin(n u32, y read_write []f32) workgroup(64) {
+	let i = global_id.x
+	if i >= len(y) {
+		return
+	}
+	var v = y[i]
+	for k := u32(0); k < n; k++ {
+		v = v * 0.999 + 0.5
+	}
+	y[i] = v
+}`
+
+// spinGroups is the grid loadSpin's buffer is sized for.
+var spinGroups = backend.Groups(256)
+
+// loadSpin loads spin on d and returns it with its arguments: n = 2000 and
+// a zeroed y for spinGroups.
+func loadSpin(t *testing.T, d *backend.Device) (*backend.Pipeline, backend.Args) {
+	t.Helper()
+	p := loadSrc(t, d, "spin", spinSrc)
+	y, err := d.AllocZeroed(4 * 64 * 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, backend.Args{Params: []uint32{2000}, Buffers: []backend.View{y.View()}}
 }
