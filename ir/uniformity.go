@@ -218,7 +218,7 @@ func (u *uniformity) fnCall(e *FnCall) string {
 	var roots map[*Param]string
 	first := ""
 	for i, a := range e.Args {
-		if f == nil || i >= len(f.Params) || f.Params[i].IsResource() {
+		if f == nil || i >= len(f.Params) || f.Params[i] == nil || f.Params[i].IsResource() {
 			continue
 		}
 		if r := u.expr(a); r != "" {
