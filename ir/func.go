@@ -43,6 +43,7 @@ type FnCall struct {
 	Args []Expr
 	Fn   *Func // set by Check
 	Ty   Type  // set by Check: Fn.Result (nil: no value)
+	Parens
 }
 
 // CallStmt is a call of a helper function evaluated for its effect; a

@@ -93,7 +93,7 @@ func (p *printer) structLit(e *StructLit) {
 			p.buf.WriteString(e.Keys[i])
 			p.buf.WriteString(": ")
 		}
-		p.expr(v, 0)
+		p.expr(v)
 	}
 	p.buf.WriteByte('}')
 }

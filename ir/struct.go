@@ -51,6 +51,7 @@ type Field struct {
 	Name  string
 	Index int  // set by Check: the field's index in the struct
 	Ty    Type // set by Check
+	Parens
 }
 
 // StructLit is `Particle{pos: p, vel: v}`; fields not named are zero.
@@ -59,6 +60,7 @@ type StructLit struct {
 	Struct *Struct
 	Keys   []string // field names as written, one per value
 	Vals   []Expr
+	Parens
 }
 
 // Values returns one expression per field of the struct, in declaration
@@ -78,6 +80,7 @@ type ArrayLit struct {
 	Pos   Pos
 	Array *Array
 	Elems []Expr
+	Parens
 }
 
 func (e *Field) Type() Type     { return e.Ty }

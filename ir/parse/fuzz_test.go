@@ -28,6 +28,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(posSrc))
 	f.Add([]byte(commentsSrc))
+	f.Add([]byte(parensSrc))
 	f.Fuzz(checkParse)
 }
 

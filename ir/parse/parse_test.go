@@ -225,15 +225,81 @@ func TestFmtKeepsParens(t *testing.T) {
 	if d := cmp.Diff(m, m2, ignorePos); d != "" {
 		t.Errorf("round trip (-first +second):\n%s", d)
 	}
-	// Parentheses around a name or a call are not kept.
-	m3, err := parse.File("p.kc", []byte("kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = (a) + (min(a, 1))\n}\n"))
+}
+
+// TestFmtKeepsAllParens: parentheses around any expression (a name, a
+// literal, a call, an index, a unary, a conversion, a field, a literal
+// of a struct or an array, several pairs) are kept, as gofmt keeps them;
+// the text prints as itself, round-trips (go-cmp) and checks.
+func TestFmtKeepsAllParens(t *testing.T) {
+	src := parensSrc
+	m, err := parse.File("p.kc", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(ir.Print(m3)), "kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = a + min(a, 1)\n}\n"; got != want {
-		t.Errorf("print:\n%s\nwant:\n%s", got, want)
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print changed the parentheses (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("p.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	// Single expressions: the author's pairs beyond the needed one stay.
+	for _, c := range []struct{ in, want string }{
+		{"-(5)", "-(5)"},
+		{"-((5))", "-((5))"},
+		{"-(-a)", "-(-a)"},
+		{"((-a))", "((-a))"},
+		{"(a + 1) * 2", "(a + 1) * 2"},
+		{"((a + 1)) * 2", "((a + 1)) * 2"},
+		{"(((a)))", "(((a)))"},
+		{"a - -1", "a - -1"},
+		{"a - (-1)", "a - (-1)"},
+		{"-(a)", "-(a)"},
+		{"x[0]", "x[0]"},
+		{"(x)[(0)]", "(x)[(0)]"},
+	} {
+		m, err := parse.File("e.kc", []byte("kernel k(a i32, x read []i32, y read_write []i32) workgroup(1) {\n\ty[0] = "+c.in+"\n}\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		e := m.Kernels[0].Body.Stmts[0].(*ir.Assign).RHS
+		if got := ir.ExprString(e); got != c.want {
+			t.Errorf("%s prints as %s, want %s", c.in, got, c.want)
+		}
 	}
 }
+
+// parensSrc is TestFmtKeepsAllParens' input (also a fuzz seed).
+const parensSrc = `struct P {
+	v vec2<f32>
+	w [2]i32
+}
+
+kernel k(a i32, x read []i32, y read_write []i32) workgroup(1) {
+	let b = (a)
+	let c = (x[0]) + (x[(1)])
+	let d = -(b) + ^(c)
+	let e = (-d) * ((2))
+	let f = (i32(f32(a))) + (min(a, 1)) + i32((len(x)))
+	let p = (P{v: (vec2<f32>(1.0)), w: ([2]i32{1, (2)})})
+	let g = (p).w[1] + (p.w)[0] + i32((p.v).x) + i32((p.v.y))
+	let h = !(b > 0) || (true)
+	y[(0)] = (b + c) * (d) + (e) + f + g + select(h, (1), 0)
+	let q = (bitcast<u32>(a)) >> (u32(1))
+	y[1] = i32((q)) + (-(5)) + (-(-a))
+}
+`
 
 // TestFmtComments: kc fmt keeps end-of-line comments on their line, /* */
 // comments (one line or several) among statements, and comments in the
