@@ -76,7 +76,15 @@ func commentText(c *Comment) string {
 	return "//" + c.Text
 }
 
-func (p *printer) docs(lines []string) {
+// docs prints a declaration's documentation: its comments as written
+// when one was a /* */ comment, else each line as a // comment.
+func (p *printer) docs(lines, comments []string) {
+	if len(comments) > 0 {
+		for _, c := range comments {
+			p.line(c)
+		}
+		return
+	}
 	for _, l := range lines {
 		p.line("//", l)
 	}
@@ -93,7 +101,7 @@ func (p *printer) module(m *Module) {
 	}
 	if len(m.Doc) > 0 && len(m.Enables) > 0 {
 		blank()
-		p.docs(m.Doc)
+		p.docs(m.Doc, m.DocComments)
 	}
 	if len(m.Enables) > 0 {
 		blank()
@@ -104,7 +112,7 @@ func (p *printer) module(m *Module) {
 	if len(m.Consts) > 0 {
 		blank()
 		for _, c := range m.Consts {
-			p.docs(c.Doc)
+			p.docs(c.Doc, c.DocComments)
 			if c.Type != nil {
 				p.line("const ", c.Name, " ", TypeString(c.Type), " = ", ExprString(c.Value))
 			} else {
@@ -130,7 +138,7 @@ func (p *printer) module(m *Module) {
 }
 
 func (p *printer) kernel(k *Kernel) {
-	p.docs(k.Doc)
+	p.docs(k.Doc, k.DocComments)
 	params := paramList(k.Params)
 	var wg []string
 	for _, e := range k.Workgroup {

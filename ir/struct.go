@@ -14,10 +14,14 @@ import "strconv"
 //
 // Two struct types are identical only when they are the same *Struct.
 type Struct struct {
-	Doc    []string // comment lines above the declaration, without //
-	Pos    Pos
-	Name   string
-	Fields []*StructField
+	Doc []string // comment lines above the declaration, without //
+	// DocComments is set only when a /* */ comment is among those above:
+	// every one of them as written (with its // or /* */), which kc fmt
+	// prints in place of Doc. Doc keeps their text lines, for emitters.
+	DocComments []string
+	Pos         Pos
+	Name        string
+	Fields      []*StructField
 }
 
 // StructField is one field of a Struct.

@@ -29,6 +29,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(posSrc))
 	f.Add([]byte(commentsSrc))
 	f.Add([]byte(parensSrc))
+	f.Add([]byte(blockDocsSrc))
 	f.Fuzz(checkParse)
 }
 

@@ -311,8 +311,8 @@ func TestFmtComments(t *testing.T) {
 const N = 4 /* four */
 const M = 2 // two
 
-// kernel doc
-// over two lines
+/* kernel doc
+   over two lines */
 kernel k(
 	// the scale
 	a f32, // trailing a
@@ -342,6 +342,10 @@ kernel k(
 	out := string(ir.Print(m))
 	if d := cmp.Diff(want, out); d != "" {
 		t.Errorf("print (-want +got):\n%s", d)
+	}
+	// The block comment's lines are still the kernel's Doc, for emitters.
+	if d := cmp.Diff([]string{" kernel doc", " over two lines"}, m.Kernels[0].Doc); d != "" {
+		t.Errorf("kernel Doc (-want +got):\n%s", d)
 	}
 	m2, err := parse.File("c.kc", []byte(out))
 	if err != nil {
@@ -384,5 +388,76 @@ kernel k(
 		y[i] += 1.0
 	}
 	// last
+}
+`
+
+// TestFmtBlockDocs: a /* */ comment above a declaration (the file header
+// above enable, a const, a struct, a function, a kernel) stays a block
+// comment, beside // lines above the same declaration; a declaration
+// documented with // lines only has no DocComments; the text prints as
+// itself, round-trips and checks.
+func TestFmtBlockDocs(t *testing.T) {
+	src := blockDocsSrc
+	m, err := parse.File("b.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("b.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	if d := cmp.Diff([]string{" the header", " line two"}, m.Doc); d != "" {
+		t.Errorf("module Doc (-want +got):\n%s", d)
+	}
+	if m.Consts[1].DocComments != nil || len(m.Consts[1].Doc) != 1 {
+		t.Errorf("const M: Doc %q, DocComments %q; want one line and none", m.Consts[1].Doc, m.Consts[1].DocComments)
+	}
+	if d := cmp.Diff([]string{"/* a pair */", "// of floats"}, m.Structs[0].DocComments); d != "" {
+		t.Errorf("struct DocComments (-want +got):\n%s", d)
+	}
+}
+
+// blockDocsSrc is TestFmtBlockDocs' input (also a fuzz seed).
+const blockDocsSrc = `/* the header
+   line two */
+
+enable f16
+
+/* four */
+const N = 4
+// two
+const M = 2
+
+/* a pair */
+// of floats
+struct P {
+	a f32
+	b f32
+}
+
+// twice
+/*
+ * doubles x
+ */
+fn twice(x f32) f32 {
+	return 2.0 * x
+}
+
+/** the kernel */
+kernel k(y read_write []f32) workgroup(64) {
+	y[local_index] = twice(f32(N + M))
 }
 `
