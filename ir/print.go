@@ -255,7 +255,8 @@ func declText(d *Decl) string {
 
 func assignText(a *Assign) string {
 	if a.Op == OpAdd || a.Op == OpSub {
-		if l, ok := a.RHS.(*Lit); ok && l.Val.Kind == IntValue && l.Val.Int == 1 {
+		// x += 1 prints as x++ (the author's x += (1) keeps its spelling).
+		if l, ok := a.RHS.(*Lit); ok && l.Val.Kind == IntValue && l.Val.Int == 1 && l.Paren == 0 {
 			return ExprString(a.LHS) + a.Op.String() + a.Op.String()
 		}
 	}
@@ -440,7 +441,7 @@ func (p *printer) bare(e Expr) {
 	case *Len:
 		p.buf.WriteString("len(")
 		if e.Buf != nil {
-			p.buf.WriteString(e.Buf.Name)
+			p.expr(e.Buf)
 		}
 		p.buf.WriteByte(')')
 	case *FnCall:

@@ -297,7 +297,12 @@ kernel k(a i32, x read []i32, y read_write []i32) workgroup(1) {
 	let h = !(b > 0) || (true)
 	y[(0)] = (b + c) * (d) + (e) + f + g + select(h, (1), 0)
 	let q = (bitcast<u32>(a)) >> (u32(1))
-	y[1] = i32((q)) + (-(5)) + (-(-a))
+	y[1] = i32((q)) + (-(5)) + (-(-a)) + i32(len((x)))
+	var r = 0
+	r += (1)
+	r++
+	r -= ((1))
+	y[2] = r
 }
 `
 
