@@ -63,7 +63,7 @@ func (e *fakeEnc) Discard() { e.f.log = append(e.f.log, "discard") }
 func (f *fake) Info() AdapterInfo {
 	return AdapterInfo{Driver: "fake", Name: "fake", Targets: []Target{WGSL},
 		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535,
-			MaxInvocationsPerWorkgroup: 256, MaxWorkgroupSize: [3]int{256, 256, 64}}}
+			MaxInvocationsPerWorkgroup: 256, MaxWorkgroupSize: [3]int{256, 256, 64}, MaxSharedMemory: 16384}}
 }
 func (f *fake) NewBuffer(size int64) (BufferImpl, error) {
 	f.bufs++
@@ -318,6 +318,26 @@ func TestLoadRefusals(t *testing.T) {
 	}
 	if _, err = d.Load(ctx, wg("ok", [3]int{16, 16, 1}, "y")); err != nil {
 		t.Errorf("workgroup at the device limit: %v", err)
+	}
+	// The fake device allows 16384 bytes of shared memory; each variable
+	// counts rounded up to 16 bytes, as ir's checker counts it.
+	sh := func(name string, sizes ...int) *emit.Artifact {
+		a := wg(name, [3]int{64, 1, 1}, name)
+		for i, n := range sizes {
+			a.Entries[0].Reflection.Shared = append(a.Entries[0].Reflection.Shared, ir.SharedReflection{Name: fmt.Sprint("s", i), Size: n})
+		}
+		return a
+	}
+	_, err = d.Load(ctx, sh("wide", 16000, 385))
+	if want := `kernel wide's 16400 bytes of shared memory (the device's MaxSharedMemory is 16384) is not supported by target fake wgsl on fake`; !errors.As(err, &unsup) || err.Error() != want {
+		t.Errorf("shared memory over the device limit: %v\nwant %s", err, want)
+	}
+	_, err = d.Load(ctx, sh("rounded", 16376, 4))
+	if want := `kernel rounded's 16400 bytes of shared memory (the device's MaxSharedMemory is 16384) is not supported by target fake wgsl on fake`; !errors.As(err, &unsup) || err.Error() != want {
+		t.Errorf("shared memory over the limit after rounding: %v\nwant %s", err, want)
+	}
+	if _, err = d.Load(ctx, sh("full", 16000, 384)); err != nil {
+		t.Errorf("shared memory at the device limit: %v", err)
 	}
 }
 

@@ -107,6 +107,9 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 	if err := d.fitsWorkgroup(a.Target, e); err != nil {
 		return err
 	}
+	if err := d.fitsShared(a.Target, e); err != nil {
+		return err
+	}
 	if max := d.info.Limits.MaxStorageBuffersPerStage; max > 0 && len(e.Reflection.Buffers) > max {
 		return fmt.Errorf("backend: load %s: %d storage buffers exceed the device's %d", e.Kernel, len(e.Reflection.Buffers), max)
 	}
@@ -117,6 +120,32 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 var limitNames = map[string][2]string{
 	"vulkan": {"maxComputeWorkGroupInvocations", "maxComputeWorkGroupSize"},
 	"wgpu":   {"maxComputeInvocationsPerWorkgroup", "maxComputeWorkgroupSize"},
+}
+
+// sharedLimitNames spells the shared-memory limit as each driver's API
+// names it.
+var sharedLimitNames = map[string]string{
+	"vulkan": "maxComputeSharedMemorySize",
+	"wgpu":   "maxComputeWorkgroupStorageSize",
+}
+
+// fitsShared checks the kernel's shared memory against the device's limit.
+// The language allows 256 KiB (ir's limit); devices allow far less (48 KiB
+// on the H200's Vulkan, 32 KiB on lavapipe, 16 KiB by WebGPU's default),
+// and a pipeline over the limit is undefined behaviour in Vulkan and a
+// validation abort on wgpu. A zero limit is unknown and not checked.
+func (d *Device) fitsShared(t Target, e *emit.Entry) error {
+	max := d.info.Limits.MaxSharedMemory
+	n := e.Reflection.SharedBytes()
+	if max <= 0 || n <= max {
+		return nil
+	}
+	name, ok := sharedLimitNames[d.info.Driver]
+	if !ok {
+		name = "MaxSharedMemory"
+	}
+	return &ir.UnsupportedError{Target: d.info.Driver + " " + string(t) + " on " + d.info.Name,
+		Feature: fmt.Sprintf("kernel %s's %d bytes of shared memory (the device's %s is %d)", e.Kernel, n, name, max)}
 }
 
 // fitsWorkgroup checks the artifact's workgroup size against the device's

@@ -10,11 +10,13 @@
 //     48 KiB on NVIDIA's Vulkan driver, 32 KiB on lavapipe) and, for
 //     skinny problems that would leave most of the device idle, a split of
 //     the k dimension (split-k) whose partial products a second kernel sums.
-//   - Generation: a generator turns a Plan into a checked ir.Module. Today
-//     the one generator is the register-tiled f32 kernel ("f32"); the
-//     tensor-core kernels are further generators behind the same Plan and
-//     Matmul types, added once the IR has cooperative matrices. A Plan whose
-//     generator is not available yields an *ir.UnsupportedError.
+//   - Generation: a generator turns a Plan into a checked ir.Module, writing
+//     .kc text: the register-tiled f32 kernel ("f32", f32gen.go) and the
+//     tensor-core kernel ("coopmat", coopgen.go: f16/bf16 inputs through
+//     cooperative matrices, f32 accumulation, f16/bf16/f32 results, shared
+//     staging with 16-byte loads, any size). A cooperative plan whose
+//     instruction shape the device lists under VK_NV_cooperative_matrix is
+//     emitted as SPV_NV_cooperative_matrix, others as the KHR extension.
 //   - Running (New, Matmul.Run): load the kernels through the device's
 //     pipeline cache and record the dispatches; Tune times the candidates
 //     on the device and remembers the fastest per device, driver version and

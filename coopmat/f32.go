@@ -62,15 +62,20 @@ func f32Candidates(info backend.AdapterInfo, o Options) []Plan {
 	return out
 }
 
-// f32Default is the untuned choice: the first candidate (best first)
-// whose tile does not dwarf the product, so that a 17x17 product does not
-// run in one 128x128 tile with most of its threads idle, and that keeps
-// enough workgroups busy (32 tiles, else the first that splits k).
+// f32Default is the untuned f32 choice (defaultOf over the f32 candidates).
 func f32Default(info backend.AdapterInfo, o Options) (Plan, error) {
 	cs := f32Candidates(info, o)
 	if len(cs) == 0 {
 		return Plan{}, fmt.Errorf("coopmat: no f32 matmul tile fits %s (limits %+v)", info.Name, info.Limits)
 	}
+	return defaultOf(cs, o), nil
+}
+
+// defaultOf is the untuned choice among candidates cs (best first): the
+// first whose tile does not dwarf the product, so that a 17x17 product
+// does not run in one 128x128 tile with most of its threads idle, and that
+// keeps enough workgroups busy (32 tiles, else the first that splits k).
+func defaultOf(cs []Plan, o Options) Plan {
 	var fit []Plan
 	for _, p := range cs {
 		if p.Tile.BM <= 2*max(o.M, 16) && p.Tile.BN <= 2*max(o.N, 16) {
@@ -79,18 +84,18 @@ func f32Default(info backend.AdapterInfo, o Options) (Plan, error) {
 	}
 	for _, p := range fit {
 		if ceilDiv(o.M, p.Tile.BM)*ceilDiv(o.N, p.Tile.BN) >= 32 {
-			return p, nil
+			return p
 		}
 	}
 	for _, p := range fit {
 		if p.Splits > 1 {
-			return p, nil
+			return p
 		}
 	}
 	if len(fit) > 0 {
-		return fit[len(fit)-1], nil
+		return fit[len(fit)-1]
 	}
-	return cs[len(cs)-1], nil
+	return cs[len(cs)-1]
 }
 
 func (p Plan) f32Shape() f32Shape {
@@ -122,9 +127,15 @@ func buildF32(p Plan) (*ir.Module, string, error) {
 	return m, s.name(), nil
 }
 
-// reduceSource sums a split-k product's slices: C[i] = scale · Σ_z P[z·MN+i].
-const reduceSource = `// matmul_reduce: C[i] = scale * (P[i] + P[MN + i] + ... ), S slices of MN values. grid: ceil(MN/256) x 1 x 1
-kernel matmul_reduce(MN u32, S u32, scale f32, P read []f32, C read_write []f32) workgroup(256) {
+// reduceSource sums a split-k product's slices: C[i] = scale · Σ_z P[z·MN+i],
+// rounded to C's element type ct (f32, f16 or bf16).
+func reduceSource(ct string) string {
+	enable, name, val := "", "matmul_reduce", "s * scale"
+	if ct != "f32" {
+		enable, name, val = "enable "+ct+"\n", "matmul_reduce_"+ct, ct+"(s * scale)"
+	}
+	return fmt.Sprintf(`%s// %s: C[i] = scale * (P[i] + P[MN + i] + ... ), S slices of MN values. grid: ceil(MN/256) x 1 x 1
+kernel %s(MN u32, S u32, scale f32, P read []f32, C read_write []%s) workgroup(256) {
 	let i = global_id.x
 	if i >= MN {
 		return
@@ -133,11 +144,18 @@ kernel matmul_reduce(MN u32, S u32, scale f32, P read []f32, C read_write []f32)
 	for z := u32(0); z < S; z++ {
 		s += P[z * MN + i]
 	}
-	C[i] = s * scale
+	C[i] = %s
 }
-`
+`, enable, name, name, ct, val)
+}
 
-func buildReduce() (*ir.Module, string, error) {
-	m, err := parse.Load("matmul_reduce.kc", []byte(reduceSource), nil)
-	return m, "matmul_reduce", err
+// buildReduce builds the split-k reduction writing C's type ct.
+func buildReduce(ct string) (*ir.Module, string, error) {
+	src := reduceSource(ct)
+	name := "matmul_reduce"
+	if ct != "f32" {
+		name += "_" + ct
+	}
+	m, err := parse.Load(name+".kc", []byte(src), nil)
+	return m, name, err
 }

@@ -50,7 +50,7 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 		if err != nil {
 			return Plan{}, err
 		}
-		return cs[0], nil
+		return defaultOf(cs, o), nil
 	}
 	return f32Default(info, o)
 }
@@ -93,7 +93,7 @@ func NewPlan(ctx context.Context, dev *backend.Device, p Plan) (*Matmul, error) 
 		return nil, err
 	}
 	if p.Splits > 1 {
-		if mm.reduce, err = load(ctx, dev, func(Plan) (*ir.Module, string, error) { return buildReduce() }, p); err != nil {
+		if mm.reduce, err = load(ctx, dev, func(Plan) (*ir.Module, string, error) { return buildReduce(p.ctype()) }, p); err != nil {
 			return nil, err
 		}
 		if mm.scratch, err = dev.Alloc(4 * int64(p.Splits) * int64(p.M) * int64(p.N)); err != nil {
@@ -131,7 +131,11 @@ func (mm *Matmul) checkViews(a, b, c backend.View) error {
 	p := mm.plan
 	want := []int64{int64(p.M) * int64(p.K), int64(p.K) * int64(p.N), int64(p.M) * int64(p.N)}
 	for i, v := range []backend.View{a, b, c} {
-		if n := p.elemSize() * want[i]; v.Size != n {
+		size := p.elemSize()
+		if i == 2 {
+			size = p.cSize()
+		}
+		if n := size * want[i]; v.Size != n {
 			return fmt.Errorf("coopmat: %s: %c is %d bytes, want %d", p.Options, "ABC"[i], v.Size, n)
 		}
 	}

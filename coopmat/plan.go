@@ -16,9 +16,12 @@ type Options struct {
 	// scaled by zero needs no kernel).
 	Scale float32
 	// DType is the element type of A and B: "f32" (the default when empty),
-	// or "f16"/"bf16", which need cooperative matrices. C has the same type;
-	// accumulation is in f32.
+	// or "f16"/"bf16", which need cooperative matrices. Accumulation is in
+	// f32.
 	DType string
+	// CType is the element type of C: empty means DType. f16 and bf16
+	// products may write f16, bf16 or f32; f32 products write f32.
+	CType string `json:",omitempty"`
 }
 
 func (o Options) scale() float32 {
@@ -35,9 +38,21 @@ func (o Options) dtype() string {
 	return o.DType
 }
 
-// elemSize is the bytes of one element of A, B and C.
-func (o Options) elemSize() int64 {
-	if o.dtype() == "f32" {
+func (o Options) ctype() string {
+	if o.CType == "" {
+		return o.dtype()
+	}
+	return o.CType
+}
+
+// elemSize is the bytes of one element of A and B.
+func (o Options) elemSize() int64 { return typeSize(o.dtype()) }
+
+// cSize is the bytes of one element of C.
+func (o Options) cSize() int64 { return typeSize(o.ctype()) }
+
+func typeSize(t string) int64 {
+	if t == "f32" {
 		return 4
 	}
 	return 2
@@ -55,6 +70,12 @@ func (o Options) Validate() error {
 	default:
 		return fmt.Errorf("coopmat: unknown element type %q (want f32, f16 or bf16)", o.DType)
 	}
+	switch c := o.ctype(); {
+	case c != "f32" && c != "f16" && c != "bf16":
+		return fmt.Errorf("coopmat: unknown element type %q for C (want f32, f16 or bf16)", o.CType)
+	case o.dtype() == "f32" && c != "f32":
+		return fmt.Errorf("coopmat: an f32 product writes f32, not %s", c)
+	}
 	for _, n := range []int64{int64(o.M) * int64(o.K), int64(o.K) * int64(o.N), int64(o.M) * int64(o.N)} {
 		if n >= 1<<32 {
 			return fmt.Errorf("coopmat: a %dx%dx%d product has more than 2^32 elements per matrix", o.M, o.N, o.K)
@@ -63,13 +84,18 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// String names the problem: "f32 nn 8192x8192x8192" (nt for TransB).
+// String names the problem: "f32 nn 8192x8192x8192" (nt for TransB;
+// "f16>f32" when C's type differs from A's and B's).
 func (o Options) String() string {
 	t := "nn"
 	if o.TransB {
 		t = "nt"
 	}
-	return fmt.Sprintf("%s %s %dx%dx%d", o.dtype(), t, o.M, o.N, o.K)
+	ty := o.dtype()
+	if o.ctype() != ty {
+		ty += ">" + o.ctype()
+	}
+	return fmt.Sprintf("%s %s %dx%dx%d", ty, t, o.M, o.N, o.K)
 }
 
 // Flops is the product's floating-point operation count (2·M·N·K).

@@ -60,8 +60,20 @@ func TestCoopCandidates(t *testing.T) {
 	if len(cs) != len(coopLayouts) {
 		t.Fatalf("%d candidates on the H200, want all %d layouts", len(cs), len(coopLayouts))
 	}
-	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Threads != 128 || cs[0].Subgroups != [2]int{2, 2} || cs[0].Splits != 1 {
-		t.Errorf("first H200 plan %s (%d threads, %d splits), want a 128x128 tile of 4 subgroups, no split", cs[0], cs[0].Threads, cs[0].Splits)
+	if cs[0].Tile.BM != 128 || cs[0].Tile.BN != 128 || cs[0].Tile.BK != 32 || cs[0].Tile.Stages != 1 || cs[0].Threads != 128 || cs[0].Subgroups != [2]int{2, 2} || cs[0].Splits != 1 {
+		t.Errorf("first H200 plan %s (%d threads, %d splits), want a 128x128x32 tile of 4 subgroups in one stage, no split", cs[0], cs[0].Threads, cs[0].Splits)
+	}
+	// On 32 KiB (lavapipe's limit) the two stages of 32 and the 256x128
+	// tiles do not fit; the one-stage 128x128x32 plan still comes first.
+	h.Limits.MaxSharedMemory = 32 << 10
+	c32 := CoopCandidates(h, o)
+	if len(c32) != len(coopLayouts)-4 || c32[0].Tile.BK != 32 || c32[0].Tile.Stages != 1 || c32[0].Subgroups != [2]int{2, 2} {
+		t.Fatalf("32 KiB: candidates %v; want %d, a one-stage 128x128x32 plan first", c32, len(coopLayouts)-4)
+	}
+	for _, p := range c32 {
+		if p.Shared > 32<<10 {
+			t.Errorf("plan %s uses %d bytes of a 32 KiB limit", p, p.Shared)
+		}
 	}
 	for _, p := range cs {
 		if p.Shared > 48<<10 || p.Tile.BK%16 != 0 || p.Tile.BM%(p.Tile.TM*16) != 0 {
@@ -78,8 +90,10 @@ func TestCoopCandidates(t *testing.T) {
 	if _, err := Candidates(lavapipe(), o); !isUnsupported(err) {
 		t.Errorf("f16 candidates on lavapipe: err = %v, want *ir.UnsupportedError", err)
 	}
-	if _, _, err := buildCoop(cs[0]); !isUnsupported(err) {
-		t.Errorf("coopmat generator: err = %v, want *ir.UnsupportedError until the IR has cooperative matrices", err)
+	for _, p := range cs {
+		if _, _, err := buildCoop(p); err != nil {
+			t.Errorf("plan %s: %v", p, err)
+		}
 	}
 }
 
@@ -139,9 +153,24 @@ func TestValidate(t *testing.T) {
 		{Options{M: 0, N: 1, K: 1}, "coopmat: matmul sizes must be positive (M=0 N=1 K=1)"},
 		{Options{M: 1, N: 1, K: 1, DType: "f64"}, `coopmat: unknown element type "f64" (want f32, f16 or bf16)`},
 		{Options{M: 1 << 17, N: 4, K: 1 << 15}, "coopmat: a 131072x4x32768 product has more than 2^32 elements per matrix"},
+		{Options{M: 1, N: 1, K: 1, CType: "f16"}, "coopmat: an f32 product writes f32, not f16"},
+		{Options{M: 1, N: 1, K: 1, DType: "bf16", CType: "f64"}, `coopmat: unknown element type "f64" for C (want f32, f16 or bf16)`},
 	} {
 		if err := c.o.Validate(); err == nil || err.Error() != c.err {
 			t.Errorf("Validate(%+v) = %v, want %s", c.o, err, c.err)
+		}
+	}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{M: 2, N: 3, K: 4}, "f32 nn 2x3x4"},
+		{Options{M: 2, N: 3, K: 4, DType: "f16", TransB: true}, "f16 nt 2x3x4"},
+		{Options{M: 2, N: 3, K: 4, DType: "bf16", CType: "bf16"}, "bf16 nn 2x3x4"},
+		{Options{M: 2, N: 3, K: 4, DType: "bf16", CType: "f32"}, "bf16>f32 nn 2x3x4"},
+	} {
+		if got := c.o.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q (the tune cache's key)", c.o, got, c.want)
 		}
 	}
 }

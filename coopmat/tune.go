@@ -211,8 +211,12 @@ func Tune(ctx context.Context, dev *backend.Device, o Options, opts TuneOptions)
 
 func allocABC(dev *backend.Device, o Options) ([]*backend.Buffer, error) {
 	var out []*backend.Buffer
-	for _, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
-		b, err := dev.Alloc(o.elemSize() * int64(n))
+	for i, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
+		size := o.elemSize()
+		if i == 2 {
+			size = o.cSize()
+		}
+		b, err := dev.Alloc(size * int64(n))
 		if err != nil {
 			for _, x := range out {
 				x.Release()

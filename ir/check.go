@@ -29,9 +29,11 @@ import (
 //     remainder by a constant zero, are errors (as in Go and in WGSL's
 //     const-expressions); so are constant shift amounts of 32 or more.
 //   - Conversions follow WGSL: any scalar to any scalar, bool included.
-//   - Array lengths are 1..65535 (Tint's limit); workgroup sizes follow
-//     WebGPU's default limits; shared memory is limited to lavapipe's
-//     32 KiB (WebGPU's default is 16 KiB).
+//   - Array lengths are 1..65535 (Tint's limit); workgroup sizes and
+//     shared memory follow the language's limits (1024 invocations,
+//     256 KiB);
+//     a device's own limits are checked where the backend loads the
+//     kernel, and WebGPU's defaults are warnings of `kc check`.
 //   - Identifiers: the kernel body shares the scope of the parameters and
 //     shared variables (redeclaring one there is an error, as in Go).
 
@@ -84,7 +86,7 @@ type checker struct {
 	calls      map[Node][]callEdge // calls out of each function and kernel body
 	fieldOf    map[*Swizzle]*Field // x.name on a struct, parsed as a swizzle
 	recursive  bool                // a recursion was reported
-	ownDiverge map[*Barrier]bool   // barriers of functions that diverge inside the function itself
+	ownDiverge map[Node]bool       // barriers and cooperative operations of functions that diverge inside the function itself
 
 	// per kernel or function body
 	k           *Kernel
@@ -178,10 +180,8 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups, FeatureDot4Packed:
+		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8:
 			c.enabled |= e.Feature
-		case FeatureCoopMat:
-			c.errorf(e.Pos, "enable %s: cooperative matrices are not supported yet", e.Feature.Name())
 		default:
 			c.errorf(e.Pos, "unknown feature in enable directive (Feature(%d))", uint8(e.Feature))
 		}

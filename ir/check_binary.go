@@ -27,6 +27,13 @@ func (c *checker) unary(e *Unary) Type {
 		c.konst[e] = c.konst[e.X]
 		return t
 	}
+	if m, ok := t.(CoopMat); ok && e.Op == OpNeg {
+		if !c.coopElementwiseOK(e.Op, m) {
+			return Invalid
+		}
+		e.Ty = t
+		return t
+	}
 	if Width(t) == 0 || !unaryDefined(e.Op, ElemScalar(t)) {
 		c.errorf(c.at, "invalid operation: operator %s not defined on %s", e.Op, c.describe(e.X, t))
 		return Invalid
@@ -104,6 +111,9 @@ func operandScalar(t Type) Type {
 }
 
 func (c *checker) arith(op BinaryOp, x Expr, xt Type, y Expr, yt Type) Type {
+	if IsCoopMat(xt) || IsCoopMat(yt) {
+		return c.coopArith(op, x, xt, y, yt)
+	}
 	xt, yt, both := c.unifyOperands(x, xt, y, yt)
 	if both {
 		k := maxKind(xt, yt)

@@ -165,7 +165,8 @@ func TestCheckBuilderErrors(t *testing.T) {
 			"invalid intrinsic (200)", "invalid builtin value (kind 99)", "invalid unary operator (9)",
 			"invalid binary operator (99)", "invalid barrier kind 7", "invalid conversion target type Scalar(42)",
 			"invalid vector type vec7<f32>", "invalid type atomic<f32>: atomics hold i32 or u32",
-			"cooperative matrix types are not supported yet", "len needs a buffer argument", "missing type",
+			"cooperative matrix type coopmat<f16, 16, 16, a> used without `enable cooperative_matrix`", "f16 used without `enable f16`",
+			"len needs a buffer argument", "missing type",
 			"variable has no name",
 		}},
 		{"bad params", &ir.Module{Kernels: []*ir.Kernel{{Name: "k", Workgroup: []ir.Expr{ir.Int(1)}, Body: &ir.Block{},
@@ -177,9 +178,9 @@ func TestCheckBuilderErrors(t *testing.T) {
 			}}}},
 			[]string{"parameter a: invalid kind 9", "buffer b: invalid access mode 5 (want read or read_write)",
 				"missing type", "kernel k: nil parameter"}},
-		{"unknown feature", &ir.Module{Enables: []*ir.Enable{{Feature: 64}, {Feature: ir.FeatureCoopMat}},
+		{"unknown feature", &ir.Module{Enables: []*ir.Enable{{Feature: 64}},
 			Kernels: []*ir.Kernel{{Name: "k", Workgroup: []ir.Expr{ir.Int(1)}, Body: &ir.Block{}}}},
-			[]string{"unknown feature in enable directive (Feature(64))", "enable cooperative_matrix: cooperative matrices are not supported yet"}},
+			[]string{"unknown feature in enable directive (Feature(64))"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, errorStrings(t, tc.m)); diff != "" {

@@ -22,9 +22,16 @@ func (c *checker) convert(e *Convert) Type {
 		return Invalid
 	}
 	if isUntyped(t) {
-		if to == Bool {
+		switch to {
+		case Bool:
 			t = c.toDefault(e.X, t)
-		} else {
+		case BF16:
+			t = c.convertUntyped(e.X, t, F32) // bf16 has no constants: round an f32
+		case I8:
+			t = c.convertUntyped(e.X, t, I32) // nor do i8 and u8: truncate an i32 or u32
+		case U8:
+			t = c.convertUntyped(e.X, t, U32)
+		default:
 			t = c.convertUntyped(e.X, t, to)
 		}
 		if bad(t) {
@@ -35,6 +42,17 @@ func (c *checker) convert(e *Convert) Type {
 	if !ok {
 		c.errorf(c.at, "cannot convert %s to type %s (convert vectors with vecN<%s>(v))", c.describe(e.X, t), to, to)
 		return Invalid
+	}
+	if (to == BF16 || s == BF16) && to != s && to != F32 && s != F32 {
+		c.errorf(c.at, "cannot convert %s to type %s: bf16 converts only to and from f32", c.describe(e.X, t), to)
+		return Invalid
+	}
+	if (to.Is8Bit() || s.Is8Bit()) && to != s && !to.IsInt() && !s.IsInt() {
+		c.errorf(c.at, "cannot convert %s to type %s: i8 and u8 convert only to and from i32 and u32", c.describe(e.X, t), to)
+		return Invalid
+	}
+	if to == BF16 || s == BF16 || to.Is8Bit() || s.Is8Bit() {
+		return to // not folded: constants have no bf16, i8 or u8 representation
 	}
 	if v, ok := c.vals[e.X]; ok && c.konst[e.X] {
 		c.konst[e] = true
@@ -51,7 +69,7 @@ func convertSource(v Value, s Scalar) Value {
 	return v
 }
 
-func validScalar(s Scalar) bool { return s >= Bool && s <= F16 }
+func validScalar(s Scalar) bool { return s >= Bool && s <= U8 }
 
 // construct checks vecN<T>(...): components (scalars or vectors of T)
 // totalling N, a single scalar of T (splat), or a single vector of width N

@@ -460,11 +460,11 @@ kernel k(n u32, y read_write []i32) workgroup(1) {
 		"1:22: workgroup size 1.5 (untyped float constant) must be an integer",
 	}},
 	{"shared memory limit", `kernel k() workgroup(1) {
-	shared a [4096]f32
-	shared b [4096]f32
+	shared a [16384]vec4<f32>
+	shared b [4]f32
 	shared c [4]f32
 }`, []string{
-		"4:2: shared memory: c brings the total to 32784 bytes, over 32768 (lavapipe's maxComputeSharedMemorySize; WebGPU's default maxComputeWorkgroupStorageSize is 16384)",
+		"3:2: shared memory: b brings the total to 262160 bytes, over 262144 (the language's limit; devices allow less: the backend checks each device's maxComputeSharedMemorySize)",
 	}},
 	{"array length const", `const N = 4
 kernel k() workgroup(1) {

@@ -57,6 +57,12 @@ func (c *checker) expr(e Expr) Type {
 	if !bad(t) && UsesF16(t) {
 		c.useFeature(FeatureF16, c.at, "f16")
 	}
+	if !bad(t) && UsesBF16(t) {
+		c.useFeature(FeatureBF16, c.at, "bf16")
+	}
+	if !bad(t) && UsesInt8(t) {
+		c.useFeature(FeatureInt8, c.at, "i8/u8")
+	}
 	return t
 }
 
@@ -94,6 +100,8 @@ func (c *checker) exprSwitch(e Expr) Type {
 		return c.structLit(e)
 	case *ArrayLit:
 		return c.arrayLit(e)
+	case *CoopMake, *CoopLoad, *CoopMulAdd, *CoopLength:
+		return c.coopExpr(e)
 	}
 	c.errorf(c.at, "unknown expression %T", e)
 	return Invalid

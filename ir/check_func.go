@@ -79,6 +79,10 @@ func (c *checker) valueType(t Type, pos Pos, what string) bool {
 		c.errorf(pos, "%s: atomic types cannot be passed or returned by value", what)
 		return false
 	}
+	if IsCoopMat(t) {
+		c.errorf(pos, "%s: cooperative matrices cannot be passed to or returned from functions yet", what)
+		return false
+	}
 	return true
 }
 

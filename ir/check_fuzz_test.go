@@ -30,6 +30,9 @@ func FuzzCheck(f *testing.F) {
 	for _, c := range langCases {
 		f.Add([]byte(moduleSrc(c.src)))
 	}
+	for _, c := range coopCases {
+		f.Add([]byte(coopModuleSrc(c.body)))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := parse.File("f.kc", src)
 		if err != nil {

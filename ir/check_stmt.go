@@ -68,6 +68,8 @@ func (c *checker) stmt(s Stmt) {
 		}
 	case *ExprStmt:
 		c.exprStmt(s)
+	case *CoopStore:
+		c.coopStore(s)
 	default:
 		c.errorf(c.at, "unknown statement %T", s)
 	}

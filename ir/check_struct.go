@@ -103,6 +103,11 @@ func (c *checker) structFields() {
 				continue
 			}
 			names[f.Name] = f
+			if IsCoopMat(f.Type) {
+				c.errorf(c.orPos(f.Pos), "field %s of struct %s: cooperative matrices cannot be struct fields", f.Name, s.Name)
+				c.structOK[s] = false
+				continue
+			}
 			if !c.validType(f.Type, c.orPos(f.Pos)) {
 				c.structOK[s] = false
 				continue
@@ -127,6 +132,8 @@ func notHostShareable(t Type) string {
 		return ""
 	case *Array:
 		return notHostShareable(t.Elem)
+	case CoopMat:
+		return "a cooperative matrix lives in a subgroup; store it with coopStore to a buffer of its element type"
 	}
 	if !HostShareable(t) {
 		return "bool cannot be stored in a buffer; use u32"

@@ -57,3 +57,38 @@ func checkErrors(t *testing.T, src string) []string {
 	}
 	return out
 }
+
+// TestSharedLimits: shared memory above lavapipe's 32 KiB and WebGPU's
+// 16 KiB is valid .kc (devices are checked where the backend loads the
+// kernel); WebGPULimitWarnings names the WebGPU default, and the checker's
+// count (each variable rounded up to 16 bytes) matches the reflection's.
+func TestSharedLimits(t *testing.T) {
+	src := "kernel k() workgroup(64) {\n\tshared a [10240]f32\n\tshared b [1025]f32\n\tshared c [1]bool\n}\n"
+	m, err := parse.File("t.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatalf("48 KiB of shared memory: %v", err)
+	}
+	k := m.Kernels[0]
+	want := 40960 + 4112 + 16
+	if got := ir.KernelSharedBytes(k); got != want {
+		t.Errorf("KernelSharedBytes = %d, want %d", got, want)
+	}
+	r := ir.ReflectKernel(k)
+	if got := r.SharedBytes(); got != want {
+		t.Errorf("reflection SharedBytes = %d, want %d", got, want)
+	}
+	w := ir.WebGPULimitWarnings(m)
+	if len(w) != 1 || w[0] != "t.kc:1:1: warning: kernel k: 45088 bytes of shared memory exceed 16384, WebGPU's default maxComputeWorkgroupStorageSize (WGSL devices that grant only the defaults refuse it)" {
+		t.Errorf("warnings: %q", w)
+	}
+	small := "kernel k() workgroup(64) {\n\tshared a [4096]f32\n}\n"
+	if m, err = parse.File("t.kc", []byte(small)); err != nil || ir.Check(m) != nil {
+		t.Fatal("16 KiB kernel does not check")
+	}
+	if w := ir.WebGPULimitWarnings(m); len(w) != 0 {
+		t.Errorf("16 KiB kernel warned: %q", w)
+	}
+}

@@ -23,12 +23,20 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			c.errorf(pos, "invalid vector type %s", t)
 			return false
 		}
+		if t.Elem == BF16 || t.Elem.Is8Bit() {
+			c.errorf(pos, "invalid vector type %s: %s is a storage type (scalars and cooperative matrices only)", t, t.Elem)
+			return false
+		}
 	case Atomic:
 		if !t.Elem.IsInt() {
 			c.errorf(pos, "invalid type %s: atomics hold i32 or u32", t)
 			return false
 		}
 	case *Array:
+		if IsCoopMat(t.Elem) {
+			c.errorf(pos, "invalid type %s: cooperative matrices cannot be array elements", typeText(t))
+			return false
+		}
 		if !c.validType(t.Elem, pos) || !c.arrayLen(t, pos) {
 			return false
 		}
@@ -37,8 +45,9 @@ func (c *checker) validType(t Type, pos Pos) bool {
 			return false
 		}
 	case CoopMat:
-		c.errorf(pos, "cooperative matrix types are not supported yet")
-		return false
+		if !c.coopType(t, pos) {
+			return false
+		}
 	case *Struct:
 		if !c.structOK[t] {
 			if !c.structDeclared(t) {
@@ -153,7 +162,7 @@ func (c *checker) bufferParamDecl(p *Param) bool {
 			c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
 			break
 		}
-		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (bool cannot be stored in a buffer; use u32)", p.Name, p.Type)
+		c.errorf(p.Pos, "buffer %s: element type %s is not host-shareable (%s)", p.Name, p.Type, notHostShareable(p.Type))
 	case hasAtomic(p.Type) && p.Access != ReadWrite:
 		c.errorf(p.Pos, "buffer %s: atomic elements need read_write access", p.Name)
 	default:
@@ -167,12 +176,15 @@ func (c *checker) bufferParamDecl(p *Param) bool {
 // numthreads limits; Vulkan devices commonly allow as much). Whether a
 // device runs a size is checked where the kernel is loaded (backend), and
 // WebGPU's default limits (256 invocations, 256x256x64) are a warning of
-// `kc check` (WebGPULimitWarnings). Shared memory: lavapipe's 32 KiB
-// (WebGPU's default maxComputeWorkgroupStorageSize is 16 KiB, so a portable
-// kernel should stay below that).
+// `kc check` (WebGPULimitWarnings). Shared memory likewise: the language
+// allows 256 KiB (above any GPU's per-workgroup memory today: Hopper's is
+// 227 KiB under CUDA, and Vulkan drivers report less, 48 KiB on the H200,
+// 32 KiB on lavapipe); the backend checks the kernel's bytes against the
+// device's maxComputeSharedMemorySize when it loads it, and `kc check`
+// warns above WebGPU's default maxComputeWorkgroupStorageSize of 16 KiB.
 const (
 	maxInvocations  = 1024
-	maxSharedBytes  = 32768
+	maxSharedBytes  = 256 << 10
 	webgpuSharedMin = 16384
 )
 
@@ -185,11 +197,16 @@ const webgpuInvocations = 256
 var webgpuWorkgroupDim = [3]int{256, 256, 64}
 
 // WebGPULimitWarnings describes each checked kernel of m whose workgroup
-// size exceeds WebGPU's default limits: a WGSL device that grants only the
-// defaults refuses to load it. Each entry reads file:line:col: message.
+// size or shared memory exceeds WebGPU's default limits: a WGSL device that
+// grants only the defaults refuses to load it. Each entry reads
+// file:line:col: message.
 func WebGPULimitWarnings(m *Module) []string {
 	var out []string
 	for _, k := range m.Kernels {
+		if n := KernelSharedBytes(k); n > webgpuSharedMin {
+			out = append(out, fmt.Sprintf("%s: warning: kernel %s: %d bytes of shared memory exceed %d, WebGPU's default maxComputeWorkgroupStorageSize (WGSL devices that grant only the defaults refuse it)",
+				k.Pos, k.Name, n, webgpuSharedMin))
+		}
 		s := k.Size
 		if total := s[0] * s[1] * s[2]; total > webgpuInvocations {
 			out = append(out, fmt.Sprintf("%s: warning: kernel %s: workgroup size %dx%dx%d = %d invocations exceeds %d, WebGPU's default maxComputeInvocationsPerWorkgroup (WGSL devices that grant only the defaults refuse it)",
@@ -255,18 +272,34 @@ func (c *checker) sharedVars(k *Kernel) {
 			c.errorf(k.Pos, "kernel %s: nil shared variable", k.Name)
 			continue
 		}
-		if !c.validType(s.Type, s.Pos) {
+		if IsCoopMat(s.Type) {
+			c.errorf(s.Pos, "shared %s: a cooperative matrix cannot live in shared memory (store it to a shared array with coopStore)", s.Name)
+			c.badObj[s] = true
+		} else if !c.validType(s.Type, s.Pos) {
 			c.badObj[s] = true
 		} else {
 			before := total
 			total += roundUp(sharedSize(s.Type), 16)
 			if before <= maxSharedBytes && total > maxSharedBytes {
-				c.errorf(s.Pos, "shared memory: %s brings the total to %d bytes, over %d (lavapipe's maxComputeSharedMemorySize; WebGPU's default maxComputeWorkgroupStorageSize is %d)",
-					s.Name, total, maxSharedBytes, webgpuSharedMin)
+				c.errorf(s.Pos, "shared memory: %s brings the total to %d bytes, over %d (the language's limit; devices allow less: the backend checks each device's maxComputeSharedMemorySize)",
+					s.Name, total, maxSharedBytes)
 			}
 		}
 		c.declare(s, s.Pos, s.Name, "shared variable")
 	}
+}
+
+// KernelSharedBytes is the workgroup memory of k's shared variables as the
+// checker counts it: each std430-like, bool as 4 bytes, rounded up to 16.
+// The reflection's SharedBytes is the same sum.
+func KernelSharedBytes(k *Kernel) int {
+	n := 0
+	for _, s := range k.Shared {
+		if s != nil && s.Type != nil && !IsCoopMat(s.Type) {
+			n += roundUp(sharedSize(s.Type), 16)
+		}
+	}
+	return n
 }
 
 // sharedSize is the byte size of t in workgroup memory, std430-like, with
@@ -291,6 +324,12 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 func (c *checker) useType(t Type, pos Pos) {
 	if UsesF16(t) {
 		c.useFeature(FeatureF16, pos, "f16")
+	}
+	if UsesBF16(t) {
+		c.useFeature(FeatureBF16, pos, "bf16")
+	}
+	if UsesInt8(t) {
+		c.useFeature(FeatureInt8, pos, "i8/u8")
 	}
 }
 

@@ -17,12 +17,14 @@
 //
 // # Types
 //
-// bool, i32, u32, f32, f16 (Scalar); vec2..vec4 of those (Vector); fixed
-// arrays [N]T (*Array); struct types (*Struct, identical only to
-// themselves); atomic<i32|u32> (Atomic); the result of
-// atomicCompareExchangeWeak (CompareExchangeResult: fields old_value and
-// exchanged, read through a Field, bound only by let); and cooperative
-// matrices (CoopMat, reserved). Scalar, Vector, Atomic,
+// bool, i32, u32, f32, f16, bf16, i8, u8 (Scalar; bf16, i8 and u8 are
+// storage only: bf16 converts to and from f32, i8 and u8 to and from i32
+// and u32, and they have no arithmetic); vec2..vec4 of those but the
+// storage types (Vector); fixed arrays [N]T (*Array); struct types
+// (*Struct, identical only to themselves); atomic<i32|u32> (Atomic); the
+// result of atomicCompareExchangeWeak (CompareExchangeResult: fields
+// old_value and exchanged, read through a Field, bound only by let); and
+// cooperative matrices (CoopMat). Scalar, Vector, Atomic,
 // CompareExchangeResult and CoopMat are comparable values, so equal types
 // are == ; use Identical when an *Array may be involved.
 // Memory layout (buffers, shared variables, struct fields) follows WGSL's
@@ -50,6 +52,25 @@
 //     float arithmetic in that body (SPIR-V NoContraction, HLSL precise).
 //
 // Emitters that do not lower a construct yet report it with FindConstruct.
+//
+// # Cooperative matrices (issue 13)
+//
+// CoopMat is coopmat<T, R, C, use>: T f16, bf16 or f32, or i8/u8 inputs
+// with i32/u32 accumulators (scalars I8 and U8: storage types converting
+// to and from i32/u32, `enable int8`); use a (MxK), b
+// (KxN) or acc (MxN); subgroup scope. Its nodes (coopmat.go): CoopMake
+// (fill from a scalar, or convert the element type of a matrix), CoopLoad
+// and the statement CoopStore (a buffer or shared array of T, element
+// offset and stride, RowMajor or ColMajor), CoopMulAdd, CoopLength;
+// Binary and Unary with a CoopMat type are element-wise (+ - * / of one
+// matrix type, -m) or scale by a scalar of the element type (m*s, s*m,
+// m/s). A matrix is one value per subgroup: every invocation of the
+// subgroup executes each cooperative operation together, with the same
+// operands, and the operation acts once for the subgroup (a load reads
+// once, a store writes once). Check requires uniform control flow around
+// every cooperative operation and FeatureCoopMat (`enable
+// cooperative_matrix`); the interpreter checks at run time that a whole
+// subgroup executes each one with identical operands.
 //
 // # Resources and bindings
 //
@@ -98,7 +119,9 @@
 //     one type, shifts with a u32 amount, logical ops on bool;
 //   - assignments target a var local, a read_write buffer element, a shared
 //     variable or a component or element of one of those;
-//   - barriers appear only in uniform control flow, through calls too;
+//   - barriers and cooperative-matrix operations appear only in uniform
+//     control flow, through calls too; cooperative operands follow the
+//     shape, use and element rules of check_coopmat.go;
 //     break only inside a for or switch, continue only inside a for;
 //   - Kernel.Features lists the optional features used, by the kernel or a
 //     function it calls, each enabled by an `enable` directive.

@@ -173,11 +173,13 @@ type Feature uint8
 const (
 	FeatureF16       Feature = 1 << iota // f16 arithmetic and storage ("enable f16")
 	FeatureSubgroups                     // subgroup builtins and operations ("enable subgroups")
-	FeatureCoopMat                       // cooperative matrices (reserved)
+	FeatureCoopMat                       // cooperative matrices ("enable cooperative_matrix")
 	// dot4I8Packed and dot4U8Packed ("enable packed_4x8_integer_dot_product",
 	// WGSL's name for the language feature): SPIR-V's
 	// SPV_KHR_integer_dot_product, HLSL's shader model 6.4
 	FeatureDot4Packed
+	FeatureBF16 // bf16 storage and conversions ("enable bf16")
+	FeatureInt8 // i8/u8 storage and conversions ("enable int8")
 )
 
 // Features is a set of Feature bits.
@@ -194,13 +196,17 @@ func (f Feature) Name() string {
 		return "cooperative_matrix"
 	case FeatureDot4Packed:
 		return "packed_4x8_integer_dot_product"
+	case FeatureBF16:
+		return "bf16"
+	case FeatureInt8:
+		return "int8"
 	}
 	return "features"
 }
 
 // FeatureByName maps an `enable` name to its Feature.
 func FeatureByName(name string) (Feature, bool) {
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8} {
 		if f.Name() == name {
 			return f, true
 		}

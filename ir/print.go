@@ -233,6 +233,8 @@ func (p *printer) stmt(s Stmt) {
 		p.line(s.Kind.String(), "()")
 	case *ExprStmt:
 		p.line(ExprString(s.Call))
+	case *CoopStore:
+		p.line(coopStoreString(s))
 	default:
 		p.line("/* unknown statement */")
 	}
@@ -462,6 +464,8 @@ func (p *printer) bare(e Expr) {
 			p.expr(a)
 		}
 		p.buf.WriteByte('}')
+	case *CoopMake, *CoopLoad, *CoopMulAdd, *CoopLength:
+		p.coopExpr(e)
 	default:
 		p.buf.WriteString("/* unknown expression */")
 	}

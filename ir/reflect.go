@@ -149,11 +149,12 @@ func (r *KernelReflection) FeatureSet() Features {
 	return fs
 }
 
-// SharedBytes is the workgroup memory the kernel declares.
+// SharedBytes is the workgroup memory the kernel declares, each variable
+// rounded up to 16 bytes as the checker counts it (KernelSharedBytes).
 func (r *KernelReflection) SharedBytes() int {
 	n := 0
 	for _, s := range r.Shared {
-		n += s.Size
+		n += roundUp(s.Size, 16)
 	}
 	return n
 }
@@ -170,7 +171,7 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		Features:  []string{},
 		Buffers:   []BufferReflection{},
 	}
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8} {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}

@@ -24,9 +24,18 @@ const (
 	U32
 	F32
 	F16
+	// BF16 is bfloat16 (8 exponent bits, 7 fraction bits): a storage type
+	// and a cooperative-matrix element type. Its only operations are
+	// conversion to and from f32 ("enable bf16"); it is not IsFloat.
+	BF16
+	// I8 and U8 are 8-bit integers: storage types and cooperative-matrix
+	// input elements (with i32/u32 accumulators). Their only operations are
+	// conversion to and from i32 and u32 ("enable int8"); they are not IsInt.
+	I8
+	U8
 )
 
-var scalarNames = [...]string{Invalid: "invalid", Bool: "bool", I32: "i32", U32: "u32", F32: "f32", F16: "f16"}
+var scalarNames = [...]string{Invalid: "invalid", Bool: "bool", I32: "i32", U32: "u32", F32: "f32", F16: "f16", BF16: "bf16", I8: "i8", U8: "u8"}
 
 func (s Scalar) String() string {
 	if int(s) < len(scalarNames) {
@@ -57,7 +66,9 @@ func (s Scalar) IsNumeric() bool { return s.IsInt() || s.IsFloat() }
 // Size is the size of s in bytes in host-shareable memory (bool has none).
 func (s Scalar) Size() int {
 	switch s {
-	case F16:
+	case I8, U8:
+		return 1
+	case F16, BF16:
 		return 2
 	case I32, U32, F32:
 		return 4
@@ -134,20 +145,58 @@ const (
 	UseAccumulator
 )
 
-var matrixUseNames = [...]string{UseA: "a", UseB: "b", UseAccumulator: "accumulator"}
+var matrixUseNames = [...]string{UseA: "a", UseB: "b", UseAccumulator: "acc"}
 
-func (u MatrixUse) String() string { return matrixUseNames[u] }
+func (u MatrixUse) String() string {
+	if int(u) < len(matrixUseNames) {
+		return matrixUseNames[u]
+	}
+	return "MatrixUse(" + strconv.Itoa(int(u)) + ")"
+}
+
+// MatrixUseByName maps "a", "b" and "acc" to their MatrixUse.
+func MatrixUseByName(name string) (MatrixUse, bool) {
+	for i, n := range matrixUseNames {
+		if n == name {
+			return MatrixUse(i), true
+		}
+	}
+	return 0, false
+}
+
+// MatrixScope is the set of invocations that owns a cooperative matrix.
+type MatrixScope uint8
+
+const (
+	// ScopeSubgroup: one matrix per subgroup (SPV_KHR/NV_cooperative_matrix).
+	ScopeSubgroup MatrixScope = iota
+	// ScopeWorkgroup: one matrix per workgroup (NV cooperative_matrix2);
+	// reserved, the checker refuses it.
+	ScopeWorkgroup
+)
+
+func (s MatrixScope) String() string {
+	if s == ScopeWorkgroup {
+		return "workgroup"
+	}
+	return "subgroup"
+}
 
 // CoopMat is a cooperative matrix coopmat<Elem, Rows, Cols, Use>, owned
-// jointly by a subgroup. Reserved for the cooperative-matrix work: the text
-// form, checker and emitters do not accept it yet.
+// jointly by the invocations of a subgroup (Scope): one value per subgroup,
+// its elements spread over the invocations in a way each target decides.
+// Elem is f16, bf16 or f32. See coopmat.go for its operations.
 type CoopMat struct {
 	Elem       Scalar
 	Rows, Cols int
 	Use        MatrixUse
+	Scope      MatrixScope
 }
 
 func (c CoopMat) String() string {
+	if c.Scope != ScopeSubgroup {
+		return fmt.Sprintf("coopmat<%s, %d, %d, %s, %s>", c.Elem, c.Rows, c.Cols, c.Use, c.Scope)
+	}
 	return fmt.Sprintf("coopmat<%s, %d, %d, %s>", c.Elem, c.Rows, c.Cols, c.Use)
 }
 func (CoopMat) isType() {}
@@ -219,15 +268,27 @@ func HostShareable(t Type) bool {
 }
 
 // UsesF16 reports whether t mentions f16 anywhere.
-func UsesF16(t Type) bool {
+func UsesF16(t Type) bool { return usesScalar(t, F16) }
+
+// UsesBF16 reports whether t mentions bf16 anywhere.
+func UsesBF16(t Type) bool { return usesScalar(t, BF16) }
+
+// UsesInt8 reports whether t mentions i8 or u8 anywhere.
+func UsesInt8(t Type) bool { return usesScalar(t, I8) || usesScalar(t, U8) }
+
+// Is8Bit reports whether s is i8 or u8.
+func (s Scalar) Is8Bit() bool { return s == I8 || s == U8 }
+
+// usesScalar reports whether t mentions the scalar s anywhere.
+func usesScalar(t Type, s Scalar) bool {
 	switch t := t.(type) {
 	case *Array:
-		return UsesF16(t.Elem)
+		return usesScalar(t.Elem, s)
 	case CoopMat:
-		return t.Elem == F16
+		return t.Elem == s
 	case *Struct:
 		for _, f := range t.Fields {
-			if f != nil && UsesF16(f.Type) {
+			if f != nil && usesScalar(f.Type, s) {
 				return true
 			}
 		}
@@ -235,5 +296,5 @@ func UsesF16(t Type) bool {
 	case nil:
 		return false
 	}
-	return ElemScalar(t) == F16
+	return ElemScalar(t) == s
 }

@@ -139,6 +139,9 @@ func (u *uniformity) stmt(s Stmt, cf *cause) *cause {
 		u.switchStmt(s, cf)
 	case *CallStmt:
 		u.expr(s.Call)
+	case *CoopStore:
+		u.coopOp("coopStore", s.Pos, s)
+		u.first(s.M, s.Offset, s.Stride)
 	}
 	return cf
 }
@@ -154,7 +157,7 @@ func (u *uniformity) barrier(s *Barrier, cf *cause) {
 		// Analysing a function on its own: this barrier diverges whatever
 		// the call; report it once here, not again at every call.
 		if u.c.ownDiverge == nil {
-			u.c.ownDiverge = map[*Barrier]bool{}
+			u.c.ownDiverge = map[Node]bool{}
 		}
 		u.c.ownDiverge[s] = true
 		if u.collect {
@@ -461,6 +464,18 @@ func (u *uniformity) expr(e Expr) string {
 		return u.index(e)
 	case *Swizzle:
 		return u.expr(e.X)
+	case *CoopMake:
+		u.coopOp(e.To.String()+"(...)", e.Pos, e)
+		return u.expr(e.X)
+	case *CoopLoad:
+		u.coopOp("coopLoad", e.Pos, e)
+		u.first(e.Offset, e.Stride)
+		return "the result of coopLoad"
+	case *CoopMulAdd:
+		u.coopOp("coopMulAdd", e.Pos, e)
+		return u.first(e.A, e.B, e.C)
+	case *CoopLength:
+		return ""
 	}
 	return "" // literals, len
 }
@@ -507,4 +522,39 @@ func (u *uniformity) call(e *Call) string {
 		return "the result of " + e.Func.String()
 	}
 	return r
+}
+
+// coopOp reports a cooperative-matrix operation n (op, at pos) in
+// non-uniform control flow, as barrier does for barriers: all invocations
+// of a subgroup must execute it together. The analysis is workgroup-wide,
+// which is stricter than the subgroup uniformity the extensions require
+// but is what kc can prove.
+func (u *uniformity) coopOp(op string, pos Pos, n Node) {
+	cf := u.cf
+	if cf == nil || !u.report || u.collect && u.depth > 0 {
+		return
+	}
+	if u.blame == nil && u.depth == 0 && u.fn {
+		// A function on its own: report this divergence once, here.
+		if u.c.ownDiverge == nil {
+			u.c.ownDiverge = map[Node]bool{}
+		}
+		u.c.ownDiverge[n] = true
+		if u.collect {
+			return
+		}
+	}
+	if u.blame != nil && cf != u.entry && u.c.ownDiverge[n] {
+		return
+	}
+	if cf == u.entry && u.blame != nil {
+		u.c.errorf(u.blame.Pos, "call of %s reaches %s%s, which must be called in uniform control flow: %s",
+			u.blame.Name, op, atText(pos), cf)
+		return
+	}
+	in := ""
+	if u.blame != nil {
+		in = fmt.Sprintf(" (in %s, called%s)", u.blame.Name, atText(u.blame.Pos))
+	}
+	u.c.errorf(pos, "%s must be called in uniform control flow: %s%s", op, cf, in)
 }

@@ -95,6 +95,8 @@ func stmtChildren(s Stmt, out []Node) []Node {
 			out = append(out, c)
 		}
 		return out
+	case *CoopStore:
+		return append(out, s.M, s.Dst, s.Offset, s.Stride)
 	}
 	return out
 }
@@ -127,6 +129,14 @@ func exprChildren(e Expr, out []Node) []Node {
 		return exprList(e.Vals, out)
 	case *ArrayLit:
 		return exprList(e.Elems, out)
+	case *CoopMake:
+		return append(out, e.X)
+	case *CoopLoad:
+		return append(out, e.Src, e.Offset, e.Stride)
+	case *CoopMulAdd:
+		return append(out, e.A, e.B, e.C)
+	case *CoopLength:
+		return append(out, e.M)
 	}
 	return out
 }
@@ -176,6 +186,15 @@ func replaceExprs(n Node, f func(Expr) Expr) {
 			list(e.Vals)
 		case *ArrayLit:
 			list(e.Elems)
+		case *CoopMake:
+			e.X = ex(e.X)
+		case *CoopLoad:
+			e.Src = exIdent(ex, e.Src)
+			e.Offset, e.Stride = ex(e.Offset), ex(e.Stride)
+		case *CoopMulAdd:
+			e.A, e.B, e.C = ex(e.A), ex(e.B), ex(e.C)
+		case *CoopLength:
+			e.M = ex(e.M)
 		}
 		return f(e)
 	}
@@ -224,6 +243,10 @@ func replaceExprs(n Node, f func(Expr) Expr) {
 			if c, ok := ex(s.Call).(*FnCall); ok {
 				s.Call = c
 			}
+		case *CoopStore:
+			s.M = ex(s.M)
+			s.Dst = exIdent(ex, s.Dst)
+			s.Offset, s.Stride = ex(s.Offset), ex(s.Stride)
 		}
 	}
 	switch n := n.(type) {
@@ -232,4 +255,16 @@ func replaceExprs(n Node, f func(Expr) Expr) {
 	case Expr:
 		ex(n)
 	}
+}
+
+// exIdent applies ex to a buffer or shared-array name, keeping the name
+// when ex replaces it by something that is not one.
+func exIdent(ex func(Expr) Expr, id *Ident) *Ident {
+	if id == nil {
+		return nil
+	}
+	if r, ok := ex(id).(*Ident); ok {
+		return r
+	}
+	return id
 }

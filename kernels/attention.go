@@ -45,11 +45,13 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // token being decoded) to every key of a KV cache k, v [s, kvHeads·dh],
 // without a mask, with grouped-query heads and scale 1/√dh.
 //
-// Both attentions run one of two kernels: for up to 8 queries the keys are
-// split into chunks of 256 whose partial softmax results a second kernel
-// merges (flash-decoding), so that a single query still spreads over the
-// device; for more queries a query-parallel kernel streams the keys
-// through shared memory.
+// Both attentions run one of two designs: for up to 8 queries the keys are
+// split into chunks whose partial softmax results a second kernel merges
+// (flash-decoding), so that a single query still spreads over the device
+// (decode4.kc, one workgroup per key/value head and chunk reading whole
+// key rows by vec4, for head dimensions that are powers of two from 32 to
+// 256; decode.kc, chunks of 256 per query head, otherwise); for more
+// queries a query-parallel kernel streams the keys through shared memory.
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
 }
@@ -65,6 +67,8 @@ const (
 	// splitChunk (decode.kc) instead
 	splitMaxQueries = 8
 	splitChunk      = 256
+	// decode4.kc's chunks aim at this many workgroups
+	decodeGroups = 1024
 )
 
 func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
@@ -103,10 +107,25 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	return out, nil
 }
 
-// splitKeys records decode.kc's two kernels: per-chunk partial results
-// into a pooled scratch buffer, then their merge into out.
+// splitKeys records the split-key kernels: per-chunk partial results into
+// a pooled scratch buffer, then their merge into out. decode4.kc where the
+// head dimension allows it, else decode.kc.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
-	tq, s, heads, dh := int(params[0]), int(params[1]), int(params[2]), q.shape[1]/int(params[2])
+	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
+	if ch, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
+		nch := ceilDiv(s, ch)
+		part, err := c.Empty(tq * heads * nch * (dh + 2))
+		if err != nil {
+			return err
+		}
+		defer part.Release()
+		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
+		if err := c.run("decode4.kc", "decode4_partial", d4, params, g, q, k, v, part); err != nil {
+			return err
+		}
+		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
+		return c.run("decode4.kc", "decode4_merge", d4, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+	}
 	nch := ceilDiv(s, splitChunk)
 	part, err := c.Empty(tq * heads * nch * (dh + 2))
 	if err != nil {
@@ -120,6 +139,33 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 		return err
 	}
 	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
+}
+
+// decode4Defs returns decode4.kc's chunk length and specialisation for
+// these shapes, or nil where it does not apply: head dimensions that are
+// not a power of two from 32 to 256, or shared memory the device lacks
+// (many query heads per key/value head with long chunks). The chunk is the power of two
+// from 128 to 1024 that makes about decodeGroups workgroups, so that a
+// single query still fills the device and the merge stays short.
+func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
+		return 0, nil
+	}
+	const wg = 256
+	g := heads / kvHeads
+	ch := c.decodeChunk
+	if ch == 0 {
+		ch = 128
+		for ch < 1024 && kvHeads*tq*ceilDiv(s, ch) > decodeGroups {
+			ch *= 2
+		}
+	}
+	red := max(g, 4) * wg
+	// kc's checker allows 32 KiB of shared memory whatever the device
+	if need := 4 * (g*dh + g*ch + red + wg + 32); need > min(c.dev.Info().Limits.MaxSharedMemory, 32768) {
+		return 0, nil
+	}
+	return ch, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "CH": strconv.Itoa(ch), "RED": strconv.Itoa(red)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

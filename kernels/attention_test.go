@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -122,7 +123,8 @@ func testCausalAttention(t *testing.T, c *kernels.Context) {
 	// tq <= 8 takes the split-key kernels (chunks of 256 keys), larger tq the
 	// query-parallel one (tiles of 32 queries, 16 keys)
 	for _, tc := range []flashCase{{1, 1, 1, 1, 1}, {3, 3, 2, 1, 4}, {17, 17, 4, 2, 8}, {40, 40, 3, 3, 5}, {5, 70, 4, 1, 64},
-		{33, 33, 8, 2, 16}, {8, 600, 2, 1, 8}, {9, 300, 2, 2, 4}, {1, 513, 4, 4, 16}} {
+		{33, 33, 8, 2, 16}, {8, 600, 2, 1, 8}, {9, 300, 2, 2, 4}, {1, 513, 4, 4, 16},
+		{3, 1100, 8, 8, 128}, {6, 300, 4, 2, 32}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, true)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
@@ -138,7 +140,7 @@ func TestCausality(t *testing.T) { testCausality(t, open(t, "vulkan")) }
 
 func testCausality(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
-	for _, tc := range []flashCase{{40, 40, 4, 2, 8}, {5, 600, 4, 2, 8}} {
+	for _, tc := range []flashCase{{40, 40, 4, 2, 8}, {5, 600, 4, 2, 8}, {3, 500, 4, 2, 64}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		before := runFlash(t, c, tc, qs, ks, vs, true)
 		row := tc.hkv * tc.dh
@@ -170,10 +172,27 @@ func TestDecodeAttention(t *testing.T) { testDecodeAttention(t, open(t, "vulkan"
 
 func testDecodeAttention(t *testing.T, c *kernels.Context) {
 	rng := newRand(t)
-	for _, tc := range []flashCase{{1, 1, 1, 1, 4}, {1, 3, 4, 2, 8}, {1, 17, 6, 3, 16}, {1, 300, 8, 2, 64}, {3, 20, 2, 1, 4}, {1, 1000, 2, 1, 8}, {20, 40, 2, 1, 4}} {
+	for _, tc := range []flashCase{{1, 1, 1, 1, 4}, {1, 3, 4, 2, 8}, {1, 17, 6, 3, 16}, {1, 300, 8, 2, 64}, {3, 20, 2, 1, 4}, {1, 1000, 2, 1, 8}, {20, 40, 2, 1, 4},
+		{1, 1000, 8, 2, 128}, {2, 700, 6, 3, 32}, {1, 5, 4, 1, 64}, {4, 1500, 32, 8, 128}, {1, 333, 2, 2, 256}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, false)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
 		compare(t, "decodeattention", got, want, attnTol)
+	}
+}
+
+// TestDecodeChunks: decode4.kc at every chunk length the host may choose
+// (the default picks 128 for caches this small), with a partial last chunk.
+func TestDecodeChunks(t *testing.T) {
+	c := open(t, "vulkan")
+	rng := newRand(t)
+	for _, ch := range []int{128, 256, 512, 1024} {
+		c.SetDecodeChunk(ch)
+		for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}} {
+			qs, ks, vs := flashInputs(rng, tc)
+			got := runFlash(t, c, tc, qs, ks, vs, false)
+			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
+			compare(t, fmt.Sprintf("decodeattention chunk %d", ch), got, want, attnTol)
+		}
 	}
 }

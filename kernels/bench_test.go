@@ -80,6 +80,18 @@ func BenchmarkOps(b *testing.B) {
 		bench(fmt.Sprintf("layernorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 		bench(fmt.Sprintf("rmsnorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
 	}
+	// rows of 32k through rows.kc (reading x two or three times; the
+	// rereads may hit L2), beside the register kernels above
+	xr, err := x.Reshape(-1, 32768)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, bias := fill(b, c, 32768), fill(b, c, 32768)
+	c.SetRowsLooped(true)
+	bench("softmax/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
+	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+	c.SetRowsLooped(false)
 	// decode attention: 32 query heads, 8 KV heads of 128, over a cache
 	// of s keys; the bytes are the K and V read once.
 	const hq, hkv, dh = 32, 8, 128
@@ -94,6 +106,12 @@ func BenchmarkOps(b *testing.B) {
 	q := fill(b, c, hq*dh)
 	q1, _ := q.Reshape(1, hq*dh)
 	bench(fmt.Sprintf("decodeattention/s%d", s), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	// the same at each fixed chunk length of decode4.kc, to tune the default
+	for _, ch := range []int{128, 512, 1024} {
+		c.SetDecodeChunk(ch)
+		bench(fmt.Sprintf("decodeattention/s%d/chunk%d", s, ch), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	}
+	c.SetDecodeChunk(0)
 }
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {

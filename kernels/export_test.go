@@ -10,3 +10,6 @@ func (c *Context) SetMaxGroups(n int) { c.maxGroups = n }
 // SetRowsLooped makes the row ops use the looping kernels (rows.kc) at
 // every row length.
 func (c *Context) SetRowsLooped(on bool) { c.rowsLooped = on }
+
+// SetDecodeChunk fixes decode4.kc's chunk length (0: the default choice).
+func (c *Context) SetDecodeChunk(n int) { c.decodeChunk = n }

@@ -67,8 +67,10 @@ func testMatMul(t *testing.T, c *kernels.Context) {
 
 // rowShapes: rows × d with d = 1, 3, 17, 1000 and lengths that are no
 // multiple of the 256-wide workgroup; up to 32768 the row lives in
-// registers (5000: 20 a thread; 32768: 128), 40000 takes the looping kernel.
-var rowShapes = [][]int{{1, 1}, {3, 3}, {5, 17}, {2, 1000}, {4, 257}, {2, 3, 300}, {2, 5000}, {1, 32768}, {1, 40000}}
+// registers (rowsreg4.kc where d is a multiple of 4: 1000 and 5000 in 256
+// invocations, 32768 in 1024 of 8 vectors; rowsreg.kc for the others:
+// 20001 in 1024 of 20), 40000 and 131075 take the looping kernel.
+var rowShapes = [][]int{{1, 1}, {3, 3}, {5, 17}, {2, 1000}, {4, 257}, {2, 3, 300}, {2, 5000}, {1, 20001}, {1, 32768}, {1, 40000}, {1, 131075}}
 
 func TestSoftmax(t *testing.T) { testSoftmax(t, open(t, "vulkan")) }
 

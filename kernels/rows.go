@@ -22,12 +22,12 @@ func (c *Context) rowOp(op, kernel string, x *Tensor, eps float32, hasEps bool, 
 	if err != nil {
 		return nil, err
 	}
-	params := []uint32{uint32(rows), uint32(d)}
+	file, n, defs := c.rowVariant(d)
+	params := []uint32{uint32(rows), uint32(n)}
 	if hasEps {
 		params = append(params, math.Float32bits(eps))
 	}
 	ts := append(append([]*Tensor{x}, vecs...), out)
-	file, defs := c.rowVariant(d)
 	if err := c.run(file, kernel, defs, params, c.grid2(rows), ts...); err != nil {
 		out.Release()
 		return nil, err
@@ -53,15 +53,32 @@ func (c *Context) RMSNorm(x, w *Tensor, eps float32) (*Tensor, error) {
 	return c.rowOp("rmsnorm", "rmsnorm", x, eps, true, w)
 }
 
-// rowVariant picks the row kernels for rows of d elements: rowsreg.kc,
-// which reads each element once and keeps the row in registers (PER per
-// invocation of 256, so up to 32768 elements: a 32k row costs 128
-// registers a thread), or else rows.kc, which loops over the row two or
-// three times. (Workgroups are at most 256 wide in kc, WebGPU's default.)
-func (c *Context) rowVariant(d int) (string, map[string]string) {
-	const wg, maxPer = 256, 128
-	if c.rowsLooped || d > wg*maxPer {
-		return "rows.kc", nil
+// rowVariant picks the row kernels for rows of d elements and returns the
+// row length the kernel takes (d, or d/4 vectors): rowsreg4.kc when d is a
+// multiple of 4, else rowsreg.kc, which read each element once and keep
+// the row in registers, or rows.kc, which loops over the row two or three
+// times. Up to 8192 elements a workgroup of 256 holds the row in at most
+// 32 registers an invocation; up to 32768 one of 1024 does (a row of 32k
+// in 256 invocations would need 128 registers each, and layernorm's spill
+// cost it three quarters of the bandwidth on the H200). A device without
+// 1024-invocation workgroups keeps 256 and up to 128 registers.
+func (c *Context) rowVariant(d int) (file string, n int, defs map[string]string) {
+	if c.rowsLooped {
+		return "rows.kc", d, nil
 	}
-	return "rowsreg.kc", map[string]string{"PER": strconv.Itoa(ceilDiv(d, wg))}
+	file, n, lanes := "rowsreg.kc", d, 1
+	if d%4 == 0 {
+		file, n, lanes = "rowsreg4.kc", d/4, 4
+	}
+	lim := c.dev.Info().Limits
+	big := lim.MaxInvocationsPerWorkgroup >= 1024 && lim.MaxWorkgroupSize[0] >= 1024
+	for _, v := range []struct{ wg, regs int }{{256, 32}, {1024, 32}, {256, 128}} {
+		if v.wg == 1024 && !big {
+			continue
+		}
+		if per := ceilDiv(n, v.wg); per*lanes <= v.regs {
+			return file, n, map[string]string{"WG": strconv.Itoa(v.wg), "PER": strconv.Itoa(per)}
+		}
+	}
+	return "rows.kc", d, nil
 }

@@ -27,13 +27,20 @@ var variants = []struct {
 	{"elementwise.kc", nil},
 	{"elementwise4.kc", nil},
 	{"rows.kc", nil},
-	{"rowsreg.kc", map[string]string{"PER": "1"}},
-	{"rowsreg.kc", map[string]string{"PER": "128"}},
+	{"rowsreg.kc", map[string]string{"WG": "256", "PER": "1"}},
+	{"rowsreg.kc", map[string]string{"WG": "256", "PER": "128"}},
+	{"rowsreg.kc", map[string]string{"WG": "1024", "PER": "32"}},
+	{"rowsreg4.kc", map[string]string{"WG": "256", "PER": "1"}},
+	{"rowsreg4.kc", map[string]string{"WG": "256", "PER": "32"}},
+	{"rowsreg4.kc", map[string]string{"WG": "1024", "PER": "8"}},
 	{"shape.kc", nil},
 	{"attention.kc", map[string]string{"DH": "1"}},
 	{"attention.kc", map[string]string{"DH": "256"}},
 	{"decode.kc", map[string]string{"DH": "1"}},
 	{"decode.kc", map[string]string{"DH": "256"}},
+	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "CH": "128", "RED": "1024"}},
+	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "CH": "1024", "RED": "1024"}},
+	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "CH": "256", "RED": "2048"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {

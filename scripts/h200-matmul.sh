@@ -4,15 +4,35 @@
 # tool's `run` command that runs them beside PyTorch's baseline in one call
 # (see docs/PERF.md and ../shared/DEVICE.md for the loader .debs in .gl/).
 #
-# Usage: scripts/h200-matmul.sh [ROOT]   (default: this checkout; give the
-# checkout the device tool sends, e.g. /work/main). Everything goes into
-# ROOT/.gl/coop (the loader .debs copied from ROOT/.gl), which alone is
-# carried, so other work parked in .gl does not count against the 64 MiB.
-# Delete ROOT/.gl/coop (about 27 MB) after the call: a later call that
-# carries all of .gl would carry it too.
+# Usage: scripts/h200-matmul.sh [ROOT [coop]]   (ROOT defaults to this
+# checkout; give the checkout the device tool sends, e.g. /work/main).
+# Everything goes into ROOT/.gl/coop (ROOT/.gl/coop2 for coop), with the
+# loader .debs copied from ROOT/.gl, which alone is carried, so other work
+# parked in .gl does not count against the 64 MiB. Delete that folder
+# (about 27 MB) after the call: a later call that carries all of .gl would
+# carry it too.
+#
+# With "coop" it measures the tensor-core kernels instead: coopmat's
+# TestCoopDevice (both SPIR-V flavours against float64 on 17x33x65,
+# 1000^3 and 4096x4096x1024; every candidate plan timed at 8192^3 f16 and
+# bf16) beside PyTorch's matmul in the same call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-.}
+if [ "${2:-}" = coop ]; then
+	gl=$root/.gl/coop2
+	mkdir -p "$gl"
+	cp "$root"/.gl/*.deb "$gl/"
+	GOOS=linux GOARCH=amd64 go test -ldflags=-s -c -o "$gl/coopmat.test" ./coopmat
+	base=../shared/baselines/torch_baselines.py
+	[ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
+	cp "$base" "$gl/torch_baselines.py"
+	cat <<CMD
+run carry=[".gl/coop2"] timeout_s=360 command:
+for f in .gl/coop2/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/coop2; timeout 200 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; timeout 100 python3 torch_baselines.py matmul > \$OUT/torch.log 2>&1; grep -E 'RESULT|FAIL|ok|rc=|panic|Error' \$OUT/coop.log | cut -c1-200; grep -E 'float16|bfloat16' \$OUT/torch.log
+CMD
+	exit 0
+fi
 gl=$root/.gl/coop
 mkdir -p "$gl"
 cp "$root"/.gl/*.deb "$gl/"

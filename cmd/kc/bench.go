@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/coopmat"
+	"github.com/kcgo/kc/ir/interp"
 )
 
 func init() {
@@ -46,12 +48,13 @@ func benchProblem(s string) (m, n, k int, err error) {
 }
 
 func benchMatmul(env *cliEnv, args []string) int {
-	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32] [-transb] [-device SEL] [-tune=false] [-clear]")
+	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32|f16|bf16] [-ctype T] [-transb] [-device SEL] [-tune=false] [-clear]")
 	m := fs.Int("m", 1024, "rows of A and C")
 	n := fs.Int("n", 1024, "columns of B and C")
 	k := fs.Int("k", 1024, "columns of A, rows of B")
 	sizes := fs.String("sizes", "", "comma-separated MxNxK problems (instead of -m -n -k)")
-	dtype := fs.String("dtype", "f32", "element type: f32 (f16, bf16 need cooperative matrices)")
+	dtype := fs.String("dtype", "f32", "element type of A and B: f32 (f16, bf16 need cooperative matrices)")
+	ctype := fs.String("ctype", "", "element type of C (default: -dtype; f16/bf16 products may write f16, bf16 or f32)")
 	transB := fs.Bool("transb", false, "C = A·Bᵀ with B stored NxK")
 	device := fs.String("device", "", "device selector (as KC_DEVICE; default: the policy's choice)")
 	tune := fs.Bool("tune", true, "time every candidate plan and cache the fastest; false: run the cached or default plan")
@@ -78,7 +81,7 @@ func benchMatmul(env *cliEnv, args []string) int {
 		probs = []coopmat.Options{{M: *m, N: *n, K: *k}}
 	}
 	for i := range probs {
-		probs[i].DType, probs[i].TransB = *dtype, *transB
+		probs[i].DType, probs[i].CType, probs[i].TransB = *dtype, *ctype, *transB
 		if err := probs[i].Validate(); err != nil {
 			fmt.Fprintln(env.stderr, "kc bench matmul:", err)
 			return exitUsage
@@ -144,24 +147,23 @@ func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.O
 		return benchRow{}, err
 	}
 	first.Close()
-	if o.DType != "f32" {
-		return benchRow{}, fmt.Errorf("kc bench matmul fills and checks f32 only")
-	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	a, b := benchRandom(rng, o.M*o.K), benchRandom(rng, o.K*o.N)
+	a, aBytes := benchRandom(rng, o.DType, o.M*o.K)
+	b, bBytes := benchRandom(rng, o.DType, o.K*o.N)
+	ct := cTypeOf(o)
 	bufs := make([]*backend.Buffer, 3)
-	for i, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
-		buf, err := dev.Alloc(4 * int64(n))
+	for i, n := range []int64{int64(len(aBytes)), int64(len(bBytes)), typeBytes(ct) * int64(o.M) * int64(o.N)} {
+		buf, err := dev.Alloc(n)
 		if err != nil {
 			return benchRow{}, err
 		}
 		defer buf.Release()
 		bufs[i] = buf
 	}
-	if err := bufs[0].Write(0, backend.F32Bytes(a)); err != nil {
+	if err := bufs[0].Write(0, aBytes); err != nil {
 		return benchRow{}, err
 	}
-	if err := bufs[1].Write(0, backend.F32Bytes(b)); err != nil {
+	if err := bufs[1].Write(0, bBytes); err != nil {
 		return benchRow{}, err
 	}
 	if tune {
@@ -194,24 +196,90 @@ func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.O
 	if err != nil {
 		return benchRow{}, err
 	}
-	got, err := dev.ReadF32(ctx, cv)
+	raw, err := dev.Read(ctx, cv)
 	if err != nil {
 		return benchRow{}, err
 	}
-	return benchRow{o: o, plan: mm.Plan(), t: t, err: benchCheck(rng, o, a, b, got)}, nil
+	return benchRow{o: o, plan: mm.Plan(), t: t, err: benchCheck(rng, o, a, b, decodeC(ct, raw))}, nil
 }
 
-func benchRandom(rng *rand.Rand, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = rng.Float32()*2 - 1
+// cTypeOf is the element type of o's C.
+func cTypeOf(o coopmat.Options) string {
+	switch {
+	case o.CType != "":
+		return o.CType
+	case o.DType != "":
+		return o.DType
 	}
-	return x
+	return "f32"
 }
 
-// benchCheck compares 256 random entries of C with a float64 reference and
-// returns the largest error as a fraction of the f32 bound 2·K·u·Σ|a·b|.
-func benchCheck(rng *rand.Rand, o coopmat.Options, a, b, c []float32) float64 {
+func typeBytes(t string) int64 {
+	if t == "f32" {
+		return 4
+	}
+	return 2
+}
+
+// benchRandom returns n values in [-1, 1) rounded to type t, and their
+// bytes as the kernels read them.
+func benchRandom(rng *rand.Rand, t string, n int) ([]float64, []byte) {
+	x := make([]float64, n)
+	out := make([]byte, typeBytes(t)*int64(n))
+	for i := range x {
+		v := rng.Float32()*2 - 1
+		switch t {
+		case "f16":
+			h := interp.F32ToF16Bits(v)
+			binary.LittleEndian.PutUint16(out[2*i:], h)
+			x[i] = float64(interp.F16BitsToF32(h))
+		case "bf16":
+			h := interp.F32ToBF16Bits(v)
+			binary.LittleEndian.PutUint16(out[2*i:], h)
+			x[i] = float64(interp.BF16BitsToF32(h))
+		default:
+			binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
+			x[i] = float64(v)
+		}
+	}
+	return x, out
+}
+
+// decodeC turns C's bytes of type t into float64s.
+func decodeC(t string, b []byte) []float64 {
+	n := int64(len(b)) / typeBytes(t)
+	out := make([]float64, n)
+	for i := range out {
+		switch t {
+		case "f16":
+			out[i] = float64(interp.F16BitsToF32(binary.LittleEndian.Uint16(b[2*i:])))
+		case "bf16":
+			out[i] = float64(interp.BF16BitsToF32(binary.LittleEndian.Uint16(b[2*i:])))
+		default:
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+	}
+	return out
+}
+
+// outUnit is the unit roundoff of C's type (0 for f32, whose rounding the
+// accumulation bound covers).
+func outUnit(t string) float64 {
+	switch t {
+	case "f16":
+		return 0x1p-11
+	case "bf16":
+		return 0x1p-8
+	}
+	return 0
+}
+
+// benchCheck compares 256 random entries of C with a float64 reference of
+// the (rounded) inputs and returns the largest error as a fraction of the
+// bound (2·K·u + u_C)·Σ|a·b|: f32 accumulation (u = 2^-24), then one
+// rounding to C's type (u_C: 2^-11 for f16, 2^-8 for bf16, 0 for f32).
+func benchCheck(rng *rand.Rand, o coopmat.Options, a, b, c []float64) float64 {
+	ct := cTypeOf(o)
 	worst := 0.0
 	for s := 0; s < 256; s++ {
 		i, j := rng.Intn(o.M), rng.Intn(o.N)
@@ -221,11 +289,11 @@ func benchCheck(rng *rand.Rand, o coopmat.Options, a, b, c []float32) float64 {
 			if o.TransB {
 				bk = b[j*o.K+k]
 			}
-			x := float64(a[i*o.K+k]) * float64(bk)
+			x := a[i*o.K+k] * bk
 			sum += x
 			abs += math.Abs(x)
 		}
-		tol := 2*float64(o.K)*0x1p-24*abs + 1e-30
+		tol := (2*float64(o.K)*0x1p-24+outUnit(ct))*abs + 1e-30
 		e := math.Abs(float64(c[i*o.N+j])-sum) / tol
 		if math.IsNaN(e) {
 			return math.Inf(1)

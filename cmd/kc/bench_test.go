@@ -21,6 +21,8 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "matmul", "-sizes", "3x4x-1"}, `size "3x4x-1": "-1" is not a positive integer`},
 		{[]string{"bench", "matmul", "-m", "0"}, "coopmat: matmul sizes must be positive (M=0 N=1024 K=1024)"},
 		{[]string{"bench", "matmul", "-dtype", "f64"}, `unknown element type "f64"`},
+		{[]string{"bench", "matmul", "-ctype", "f16"}, "coopmat: an f32 product writes f32, not f16"},
+		{[]string{"bench", "matmul", "-dtype", "f16", "-ctype", "i8"}, `unknown element type "i8" for C`},
 		{[]string{"bench", "matmul", "extra"}, "usage: kc bench matmul"},
 	} {
 		_, errs, code := kc(t, "", c.args...)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -19,6 +20,7 @@ type compileOptions struct {
 	via          string // -via hlsl: SPIR-V through the HLSL path
 	hlslCompiler string // -hlsl-compiler dxc|glslang|PATH
 	spirvVersion string // -spirv-version 1.3|1.6
+	coopmat      string // -coopmat khr|nv: the SPIR-V cooperative-matrix extension
 }
 
 // target turns a checked module into output bytes.
@@ -40,7 +42,7 @@ func targetNames() string {
 }
 
 func runCompile(env *cliEnv, args []string) int {
-	fs := newFlagSet(env, "compile", "[-target "+targetNames()+"] [-o FILE] [-D NAME=VALUE]... [-kernel NAME] FILE.kc")
+	fs := newFlagSet(env, "compile", "[-target "+targetNames()+"] [-o FILE] [-D NAME=VALUE]... [-kernel NAME] [-coopmat khr|nv] FILE.kc")
 	tgt := fs.String("target", "wgsl", "output format: "+targetNames())
 	out := fs.String("o", "", "output file (default or - : standard output)")
 	var o compileOptions
@@ -48,6 +50,7 @@ func runCompile(env *cliEnv, args []string) int {
 	fs.StringVar(&o.via, "via", "", "with -target spirv: 'hlsl' compiles kc's HLSL with dxc or glslang instead of the direct emitter")
 	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "HLSL compiler: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
 	fs.StringVar(&o.spirvVersion, "spirv-version", "1.3", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3)")
+	fs.StringVar(&o.coopmat, "coopmat", "khr", "SPIR-V cooperative matrices: khr (SPV_KHR_cooperative_matrix) or nv (SPV_NV_cooperative_matrix)")
 	defs := defineFlags{}
 	fs.Var(defs, "D", "define a compile-time constant NAME=VALUE (repeatable)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -64,6 +67,10 @@ func runCompile(env *cliEnv, args []string) int {
 	}
 	if o.via != "" && o.via != "hlsl" {
 		fmt.Fprintf(env.stderr, "kc compile: unknown -via %q (want hlsl)\n", o.via)
+		return exitUsage
+	}
+	if _, ok := spirv.CoopMatFlavorByName(o.coopmat); !ok {
+		fmt.Fprintf(env.stderr, "kc compile: unknown -coopmat %q (want khr or nv)\n", o.coopmat)
 		return exitUsage
 	}
 	m, err := loadModule(env, fs.Arg(0), defs)

@@ -34,7 +34,11 @@ func emitSPIRV(ctx context.Context, m *ir.Module, o compileOptions) (*emit.Artif
 	if err != nil {
 		return nil, err
 	}
-	return spirv.Emit(m, spirv.Options{Kernel: o.kernel, Version: v})
+	flavor, ok := spirv.CoopMatFlavorByName(o.coopmat)
+	if !ok {
+		flavor = spirv.CoopMatKHR // o.coopmat is "" when a caller builds compileOptions itself
+	}
+	return spirv.Emit(m, spirv.Options{Kernel: o.kernel, Version: v, CoopMat: flavor})
 }
 
 func emitSPIRVBinary(ctx context.Context, m *ir.Module, o compileOptions) ([]byte, error) {

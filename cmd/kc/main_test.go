@@ -51,6 +51,23 @@ func TestUsageExitCodes(t *testing.T) {
 	}
 }
 
+// TestCheckWarnsWebGPUShared: 40 KiB of shared memory is valid .kc (the
+// device's limit is checked where the kernel loads) but `kc check` warns
+// that WebGPU's default of 16 KiB refuses it.
+func TestCheckWarnsWebGPUShared(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/wide.kc"
+	src := "kernel wide(y read_write []f32) workgroup(64) {\n\tshared s [10240]f32\n\ts[local_index] = 1\n\tworkgroupBarrier()\n\ty[local_index] = s[63 - local_index]\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := kc(t, "", "check", path)
+	want := path + ":1:1: warning: kernel wide: 40960 bytes of shared memory exceed 16384, WebGPU's default maxComputeWorkgroupStorageSize (WGSL devices that grant only the defaults refuse it)\n"
+	if code != exitOK || stdout != "" || stderr != want {
+		t.Errorf("kc check: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+}
+
 // TestCheckWarnsWebGPULimits: a workgroup of 1024 is valid .kc (exit 0) but
 // `kc check` warns that WebGPU's default limits refuse it.
 func TestCheckWarnsWebGPULimits(t *testing.T) {

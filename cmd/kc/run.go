@@ -526,8 +526,14 @@ func scalarString(t ir.Scalar, data []byte, i int) string {
 		return strconv.FormatFloat(float64(math.Float32frombits(binary.LittleEndian.Uint32(data[i:]))), 'g', -1, 32)
 	case ir.F16:
 		return strconv.FormatFloat(float64(interp.F16BitsToF32(binary.LittleEndian.Uint16(data[i:]))), 'g', -1, 32)
+	case ir.BF16:
+		return strconv.FormatFloat(float64(interp.BF16BitsToF32(binary.LittleEndian.Uint16(data[i:]))), 'g', -1, 32)
 	case ir.I32:
 		return strconv.Itoa(int(int32(binary.LittleEndian.Uint32(data[i:]))))
+	case ir.I8:
+		return strconv.Itoa(int(int8(data[i])))
+	case ir.U8:
+		return strconv.Itoa(int(data[i]))
 	}
 	return strconv.FormatUint(uint64(binary.LittleEndian.Uint32(data[i:])), 10)
 }

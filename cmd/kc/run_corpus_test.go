@@ -30,9 +30,17 @@ func haveDevice(t *testing.T) {
 func TestRunCorpusNoFlags(t *testing.T) {
 	haveDevice(t)
 	seed := strconv.FormatUint(uint64(os.Getpid())<<20^uint64(len(t.Name())), 10)
+	coop := anyCoopMat(t)
 	for _, c := range kctest.Cases(t) {
 		m := c.Module(t)
-		for _, side := range [][]string{{"run"}, {"run", "-interp"}} {
+		sides := [][]string{{"run"}, {"run", "-interp"}}
+		if needsCoopMat(m) && !coop {
+			// No device to run it on (lavapipe has no cooperative matrix):
+			// the interpreter side only.
+			t.Logf("NOT RUN on a device: %s needs cooperative matrices, which no adapter offers", c.Name)
+			sides = sides[1:]
+		}
+		for _, side := range sides {
 			out, errs, code := kc(t, "", append(side, c.Path)...)
 			if code != exitOK || errs != "" {
 				t.Errorf("kc %s %s: exit %d: %s", strings.Join(side, " "), c.Name, code, errs)
@@ -42,6 +50,9 @@ func TestRunCorpusNoFlags(t *testing.T) {
 					t.Errorf("kc %s %s ran no kernel %s:\n%s", strings.Join(side, " "), c.Name, k.Name, out)
 				}
 			}
+		}
+		if len(sides) == 1 {
+			continue
 		}
 		for _, k := range m.Kernels {
 			t.Run(c.Name+"/"+k.Name, func(t *testing.T) {

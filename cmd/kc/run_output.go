@@ -167,6 +167,22 @@ func sumOf(t ir.Scalar, data []byte) string {
 			s += interp.F16BitsToF64(binary.LittleEndian.Uint16(data[i:]))
 		}
 		return strconv.FormatFloat(s, 'g', 6, 64)
+	case ir.I8, ir.U8:
+		var s int64
+		for _, b := range data {
+			if t == ir.I8 {
+				s += int64(int8(b))
+			} else {
+				s += int64(b)
+			}
+		}
+		return strconv.FormatInt(s, 10)
+	case ir.BF16:
+		var s float64
+		for i := 0; i+2 <= len(data); i += 2 {
+			s += float64(interp.BF16BitsToF32(binary.LittleEndian.Uint16(data[i:])))
+		}
+		return strconv.FormatFloat(s, 'g', 6, 64)
 	}
 	return "-"
 }

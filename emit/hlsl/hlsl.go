@@ -72,6 +72,13 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}()
 	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: emit.NewNamer(words),
 		statics: map[string]string{}, constNames: map[*ir.Const]string{}, used: map[*ir.Struct]bool{}, effectMemo: map[*ir.Func]bool{}}
+	for _, k := range kernels {
+		// Cooperative matrices (DXC's vk::khr templates) and bf16 are not
+		// lowered to HLSL yet.
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16)); err != nil {
+			return nil, err
+		}
+	}
 	for _, w := range []string{"kc_params"} {
 		e.global.Reserve(w)
 	}
@@ -87,6 +94,11 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
+		// Cooperative matrices (DXC's vk::khr templates), bf16 and 8-bit
+		// integers are not lowered to HLSL yet.
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureInt8)); err != nil {
+			return nil, err
+		}
 		prefix := ""
 		if len(kernels) > 1 {
 			prefix = k.Name + "_"

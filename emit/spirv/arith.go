@@ -22,9 +22,18 @@ func (f *fn) expr(e ir.Expr) uint32 {
 	case *ir.BuiltinValue:
 		return f.loadPtr(f.tid(e.Type()), f.builtin(e.Kind))
 	case *ir.Unary:
+		if v, ok := f.coopExpr(e); ok {
+			return v
+		}
 		return f.unary(e)
 	case *ir.Binary:
+		if v, ok := f.coopExpr(e); ok {
+			return v
+		}
 		return f.binary(e)
+	case *ir.CoopMake, *ir.CoopLoad, *ir.CoopMulAdd, *ir.CoopLength:
+		v, _ := f.coopExpr(e)
+		return v
 	case *ir.Call:
 		return f.call(e)
 	case *ir.Convert:
@@ -376,13 +385,18 @@ func (f *fn) convert(v uint32, from ir.Type, to ir.Scalar) uint32 {
 		return f.op2(opINotEqual, t, v, f.constInt(from, 0))
 	case fs == ir.Bool:
 		return f.op3(opSelect, t, v, f.constOf(tt, ir.IntVal(1)), f.constOf(tt, ir.IntVal(0)))
+	case fs.Is8Bit() || to.Is8Bit(): // widen by the source's signedness, or truncate
+		if fs == ir.I8 || fs == ir.I32 {
+			return f.op1(opSConvert, t, v)
+		}
+		return f.op1(opUConvert, t, v)
 	case fs.IsInt() && to.IsInt():
 		return f.op1(opBitcast, t, v)
 	case fs == ir.I32:
 		return f.op1(opConvertSToF, t, v)
 	case fs == ir.U32:
 		return f.op1(opConvertUToF, t, v)
-	case to.IsFloat():
+	case to.IsFloat() || to == ir.BF16:
 		return f.op1(opFConvert, t, v)
 	}
 	return f.floatToInt(v, from, tt)

@@ -67,6 +67,8 @@ func (f *fn) stmt(s ir.Stmt) {
 		f.barrier(s.Kind)
 	case *ir.ExprStmt:
 		f.call(s.Call)
+	case *ir.CoopStore:
+		f.coopStore(s)
 	default:
 		fail(ir.Errorf(s.Position(), "spirv: unexpected statement %T", s))
 	}

@@ -183,6 +183,9 @@ func (d *disasm) friendly(o op, fs []field) string {
 		}
 		return "uint" + widthSuffix(fs[1].words[0])
 	case opTypeFloat:
+		if len(fs) > 2 && fs[2].words[0] == fpEncodingBFloat16 {
+			return "bfloat16"
+		}
 		if fs[1].words[0] == 16 {
 			return "half"
 		}

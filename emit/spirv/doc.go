@@ -15,17 +15,23 @@
 // kernel, each with its own resource variables. Options.Version is V1_3
 // (default; Vulkan 1.1) or V1_6 (Vulkan 1.3). Debug information (OpString,
 // OpSource, OpLine, OpName, OpMemberName) is on unless NoDebugInfo is set.
+// Options.CoopMat picks the cooperative-matrix extension: KHR (default) or
+// NV (`kc compile -coopmat nv`); coopmat.go describes both lowerings, the
+// Vulkan memory model they bring and bf16 (SPV_KHR_bfloat16). spirv-val
+// 2023.1 validates the NV flavour only; the KHR flavour is checked by a
+// disassemble/assemble round trip (asm_test.go) and on hardware.
 // Emit refuses a module Check has not passed and reports an
-// *ir.UnsupportedError (target "spirv") for cooperative matrices, which
-// this emitter does not express yet (every construct of issue 12 is
-// lowered). It never panics: an internal failure
+// *ir.UnsupportedError (target "spirv") for what a flavour cannot express
+// (in NV: bf16 matrices, element-wise * of matrices, integer scaling);
+// every construct of issue 12 is lowered. It never panics: an internal failure
 // comes back as an error. Output is a pure function of the input: the same
 // bytes on every run, and Emit may run concurrently.
 //
 // # Module shape
 //
 // Sections follow the spec's logical layout: capabilities, extensions, the
-// GLSL.std.450 import, the memory model (Logical GLSL450), entry points,
+// GLSL.std.450 import, the memory model (Logical GLSL450, or Logical
+// Vulkan when a kernel uses cooperative matrices), entry points,
 // LocalSize execution modes (from the checked Kernel.Size; compile-time
 // constants are already folded by ir.Specialize and ir.Check, so LocalSizeId
 // is not needed), debug strings and names, decorations, then types,

@@ -55,6 +55,9 @@ type Options struct {
 	Version Version
 	// NoDebugInfo leaves out OpString/OpSource/OpLine and OpName/OpMemberName.
 	NoDebugInfo bool
+	// CoopMat picks the cooperative-matrix extension: CoopMatKHR (the
+	// default) or CoopMatNV (coopmat.go).
+	CoopMat CoopMatFlavor
 }
 
 // lineRec says that the instructions from word Off on came from Pos.
@@ -147,10 +150,10 @@ func Emit(m *ir.Module, opts Options) (mod *emit.Artifact, err error) {
 		}
 	}()
 	b := newBuilder(m, opts)
+	if err := b.coopSetup(kernels); err != nil {
+		return nil, err
+	}
 	for _, k := range kernels {
-		if k.Features&ir.FeatureCoopMat != 0 {
-			return nil, &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
-		}
 		b.kernel(k)
 	}
 	return b.finish()
@@ -166,6 +169,9 @@ type builder struct {
 
 	caps map[capability]bool
 	exts map[string]bool
+
+	vulkanMM    bool // OpMemoryModel Vulkan (cooperative matrices need it)
+	deviceScope bool // with vulkanMM: some atomic may use Device scope
 
 	// Sections, in module order.
 	entries  section // OpEntryPoint
@@ -237,6 +243,7 @@ func (b *builder) finish() (*emit.Artifact, error) {
 	var w []uint32
 	w = append(w, magicNumber, uint32(b.opts.Version), generatorID, 0, 0)
 	var pre section
+	mm := b.memoryModel() // before the capabilities: it may add some
 	caps := make([]int, 0, len(b.caps))
 	for c := range b.caps {
 		caps = append(caps, int(c))
@@ -256,7 +263,7 @@ func (b *builder) finish() (*emit.Artifact, error) {
 	if b.glslID != 0 {
 		pre.instStr(opExtInstImport, []uint32{b.glslID}, "GLSL.std.450")
 	}
-	pre.inst(opMemoryModel, addressingLogical, memoryModelGLSL450)
+	pre.inst(opMemoryModel, addressingLogical, mm)
 	for _, s := range []*section{&pre, &b.entries, &b.modes, &b.debugSrc, &b.names, &b.annots, &b.globals} {
 		w = append(w, s.w...)
 	}

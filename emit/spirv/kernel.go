@@ -135,7 +135,11 @@ func (f *fn) declareParams() {
 // declareBuffers creates one StorageBuffer variable per buffer parameter.
 func (f *fn) declareBuffers() {
 	for _, p := range ir.Buffers(f.k) {
-		if ir.UsesF16(p.Type) {
+		if ir.UsesInt8(p.Type) {
+			f.capability(capStorageBuffer8BitAccess)
+			f.exts["SPV_KHR_8bit_storage"] = true
+		}
+		if ir.UsesF16(p.Type) || ir.UsesBF16(p.Type) {
 			f.capability(capStorageBuffer16BitAccess)
 			f.exts["SPV_KHR_16bit_storage"] = true
 		}

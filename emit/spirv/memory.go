@@ -26,18 +26,18 @@ func (f *fn) decl(d *ir.Decl) {
 		f.locals[d] = local{id: v}
 		return
 	}
-	if hasCoopMat(d.Ty) {
-		f.unsupported(d.Pos, "cooperative matrix")
-	}
 	t := f.typeID(d.Ty, false)
 	v := f.builder.id()
 	f.vars.inst(opVariable, f.tPtr(scFunction, t), v, scFunction)
 	f.name(v, d.Name)
 	f.locals[d] = local{id: v, ptr: true}
 	var init uint32
-	if d.Init != nil {
+	switch mt, isMat := d.Ty.(ir.CoopMat); {
+	case d.Init != nil:
 		init = f.expr(d.Init)
-	} else {
+	case isMat:
+		init = f.coopZero(mt)
+	default:
 		init = f.constNull(t)
 	}
 	f.storePtr(v, init)
@@ -167,6 +167,10 @@ func (f *fn) assign(s *ir.Assign) {
 		f.store(p, f.expr(s.RHS))
 		return
 	}
+	if ir.IsCoopMat(p.ty) { // m op= x is m = m op x (the place is a local)
+		f.store(p, f.coopBinary(&ir.Binary{Pos: s.Pos, Op: s.Op, X: s.LHS, Y: s.RHS, Ty: p.ty}))
+		return
+	}
 	old := f.load(p)
 	rhs := f.expr(s.RHS)
 	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS, p.ty))
@@ -251,15 +255,4 @@ func (f *fn) length(e *ir.Len) uint32 {
 	r := f.builder.id()
 	f.body.inst(opArrayLength, f.tU32(), r, f.buffers[p], 0)
 	return r
-}
-
-// hasCoopMat reports whether t is or contains a cooperative matrix.
-func hasCoopMat(t ir.Type) bool {
-	switch t := t.(type) {
-	case ir.CoopMat:
-		return true
-	case *ir.Array:
-		return hasCoopMat(t.Elem)
-	}
-	return false
 }

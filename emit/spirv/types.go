@@ -113,6 +113,10 @@ func (b *builder) newScalarType(s ir.Scalar) uint32 {
 		return b.tFloat(32)
 	case ir.F16:
 		return b.tFloat(16)
+	case ir.BF16:
+		return b.tBF16()
+	case ir.I8, ir.U8:
+		return b.tInt8(s == ir.I8)
 	}
 	fail(errorf("spirv: internal error: no SPIR-V type for scalar %v", s))
 	return 0
@@ -151,7 +155,7 @@ func (b *builder) typeID(t ir.Type, layout bool) uint32 {
 	case *ir.Struct:
 		return b.structType(t, layout)
 	case ir.CoopMat:
-		fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
+		return b.coopType(t)
 	}
 	fail(errorf("spirv: internal error: no SPIR-V type for %v", t))
 	return 0

@@ -91,5 +91,6 @@
 // and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
 // through wgpu, issue 12's reproducer gives 0, not 1e-8.
 //
-// Cooperative matrices are not supported by this target yet.
+// Cooperative matrices, bf16, i8 and u8 are not supported by this target
+// yet: a kernel using them gets an *ir.UnsupportedError naming the feature.
 package wgsl

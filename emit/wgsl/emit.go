@@ -75,6 +75,12 @@ func supported(k *ir.Kernel) error {
 	if k.Features&ir.FeatureCoopMat != 0 {
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
 	}
+	if k.Features&ir.FeatureBF16 != 0 { // WGSL has no bf16
+		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureBF16], Target: Target, Feature: "bf16"}
+	}
+	if k.Features&ir.FeatureInt8 != 0 { // nor i8 and u8 (only packed in u32)
+		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureInt8], Target: Target, Feature: "i8/u8"}
+	}
 	return nil
 }
 

@@ -12,14 +12,15 @@ import (
 
 // TestBuildJS builds and vets, for GOOS=js GOARCH=wasm, what the browser
 // needs: package backend with the wgpu driver's browser side, the runtime
-// of kc gen's launchers (precompiled), the generator, and examples/web,
-// whose kernels_kc.go is kc gen's output.
+// of kc gen's launchers (precompiled), the generator, the Tensor API
+// (kernels) and its matmul (coopmat), and examples/web, whose
+// kernels_kc.go is kc gen's output.
 func TestBuildJS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds for js/wasm (-short)")
 	}
 	track(t)
-	pkgs := []string{"./backend/...", "./precompiled", "./gen", "./examples/web", "./internal/kctest", "./ir/..."}
+	pkgs := []string{"./backend/...", "./precompiled", "./gen", "./examples/web", "./kernels", "./coopmat", "./internal/kctest", "./ir/..."}
 	for _, verb := range []string{"build", "vet"} {
 		cmd := exec.Command(goTool(t), append([]string{verb}, pkgs...)...)
 		cmd.Dir = kctest.Root(t)

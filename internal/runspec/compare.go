@@ -24,8 +24,11 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
 	}
 	size := 4
-	if s == ir.F16 {
+	switch {
+	case s == ir.F16 || s == ir.BF16:
 		size = 2
+	case s.Is8Bit():
+		size = 1
 	}
 	var bad []string
 	nbad := 0
@@ -41,7 +44,7 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		}
 		g, w := asFloat(es, gb), asFloat(es, wb)
 		poison := wb == uint32(0xCDCDCDCD)>>(32-8*size)
-		if es.IsFloat() && tol != nil && !poison && tol(e).Within(es, 0, w, g) {
+		if isFloat(es) && tol != nil && !poison && tol(e).Within(es, 0, w, g) {
 			continue
 		}
 		nbad++
@@ -52,7 +55,7 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 		if label != nil {
 			where += " (" + label(e) + ")"
 		}
-		if es.IsFloat() {
+		if isFloat(es) {
 			msg := fmt.Sprintf("%s = %g (%#x), want %g (%#x)", where, g, gb, w, wb)
 			if tol != nil {
 				if b := tol(e).Bound(es, 0, w); b > 0 {
@@ -71,6 +74,9 @@ func Compare(s ir.Scalar, got, want []byte, tol func(i int) Tol, floatBits func(
 }
 
 func word(b []byte, size int) uint32 {
+	if size == 1 {
+		return uint32(b[0])
+	}
 	if size == 2 {
 		return uint32(binary.LittleEndian.Uint16(b))
 	}
@@ -81,6 +87,8 @@ func asFloat(s ir.Scalar, w uint32) float64 {
 	switch s {
 	case ir.F16:
 		return float64(interp.F16BitsToF32(uint16(w)))
+	case ir.BF16:
+		return float64(interp.BF16BitsToF32(uint16(w)))
 	case ir.F32:
 		return float64(math.Float32frombits(w))
 	}
@@ -125,3 +133,6 @@ func Rules(r *directive.Run, b *ir.Param) (tol func(int) Tol, bits func(int) boo
 	}
 	return tol, bits
 }
+
+// isFloat reports whether elements of s compare as floats (bf16 too).
+func isFloat(s ir.Scalar) bool { return s.IsFloat() || s == ir.BF16 }

@@ -35,9 +35,19 @@ func FillBuffer(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 	}
 	s := BaseScalar(t)
 	b := make([]byte, size)
-	if s == ir.F16 {
+	if s.Is8Bit() {
+		for i := range b {
+			b[i] = byte(randInt(r, f, s))
+		}
+		return b
+	}
+	if s == ir.F16 || s == ir.BF16 {
+		conv := interp.F32ToF16Bits
+		if s == ir.BF16 {
+			conv = interp.F32ToBF16Bits
+		}
 		for i := 0; i+2 <= size; i += 2 {
-			binary.LittleEndian.PutUint16(b[i:], interp.F32ToF16Bits(float32(randFloat(r, f))))
+			binary.LittleEndian.PutUint16(b[i:], conv(float32(randFloat(r, f))))
 		}
 		return b
 	}

@@ -109,7 +109,10 @@ func memStride(t ir.Type) int {
 
 // compSize is the byte size of one component of scalar type s in memory.
 func compSize(s ir.Scalar) int {
-	if s == ir.F16 {
+	if s.Is8Bit() {
+		return 1
+	}
+	if s == ir.F16 || s == ir.BF16 {
 		return 2
 	}
 	return 4
@@ -161,13 +164,21 @@ func (c *compiler) expr(e ir.Expr) exprFn {
 		return c.ident(e)
 	case *ir.BuiltinValue:
 		return c.builtin(e)
+	case *ir.CoopMake, *ir.CoopLoad, *ir.CoopMulAdd, *ir.CoopLength:
+		return c.coopExpr(e)
 	case *ir.Unary:
+		if ir.IsCoopMat(e.Ty) {
+			return c.coopNeg(e)
+		}
 		f := unaryFn(e.Op, ir.ElemScalar(e.Ty))
 		if f == nil {
 			c.errorf(e.Pos, "operator %s is not defined on %s", e.Op, e.Ty)
 		}
 		return c.map1(c.expr(e.X), width(e.Ty), f)
 	case *ir.Binary:
+		if ir.IsCoopMat(e.Ty) {
+			return c.coopBinary(e)
+		}
 		return c.binary(e)
 	case *ir.Call:
 		return c.call(e)
@@ -224,8 +235,8 @@ func (c *compiler) ident(e *ir.Ident) exprFn {
 		s := ir.ElemScalar(e.Ty)
 		return c.constant(width(e.Ty), constBits(o.Val, s))
 	case *ir.Decl, *ir.Shared:
-		if _, isResult := e.Ty.(ir.CompareExchangeResult); ir.Width(e.Ty) == 0 && !isResult {
-			c.errorf(e.Pos, "%s of type %s used as a value (only scalars and vectors are values)", e.Name, e.Ty)
+		if _, isResult := e.Ty.(ir.CompareExchangeResult); ir.Width(e.Ty) == 0 && !isResult && !ir.IsCoopMat(e.Ty) {
+			c.errorf(e.Pos, "%s of type %s used as a value (only scalars, vectors and cooperative matrices are values)", e.Name, e.Ty)
 		}
 		return c.load(c.ref(e))
 	}

@@ -66,5 +66,22 @@
 // in the low half, bool as 0 or 1. Floats are computed in float32 (f16 in
 // float32 and rounded to half after every operation, which equals a
 // correctly rounded half operation) and math intrinsics in float64 from
-// the exact operands, rounded once to the result type.
+// the exact operands, rounded once to the result type. bf16 values hold
+// their 16 bits in the low half; f32 -> bf16 rounds to nearest even.
+//
+// # Cooperative matrices
+//
+// A cooperative matrix is one value per subgroup: each invocation's word
+// holds a handle to a matrix the machine keeps for the workgroup. Every
+// cooperative operation (coopmat fill and conversion, coopLoad, coopStore,
+// coopMulAdd, element-wise arithmetic on matrices) must be executed by all
+// invocations of a subgroup together, with the same operands in each (an
+// operation reached by part of a subgroup, or whose offset, stride, scalar
+// or matrix operands differ within it, stops the run with an *Error); it
+// then happens once for the subgroup: a load reads the matrix once, a
+// store writes it once, and every invocation sees the same result. Each
+// element of coopMulAdd is the float64 sum of C's element and the K
+// products, rounded once to the accumulator type; GPUs accumulate in other
+// orders and precisions (compare with a tolerance proportional to K).
+// Cooperative loads and stores are not tracked by the race detector.
 package interp

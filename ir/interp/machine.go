@@ -33,7 +33,8 @@ type machine struct {
 
 	params  map[*ir.Param]uint32
 	buffers map[*ir.Param][]byte
-	shared  [][]byte // zeroed at the start of every workgroup
+	shared  [][]byte  // zeroed at the start of every workgroup
+	mats    []*matrix // cooperative matrices of this workgroup (coopmat.go)
 
 	// builtin columns
 	globalID, localID, workgroupID, numWorkgroups, localIndex, sgSizeCol, sgInvocation []uint32
@@ -200,6 +201,7 @@ func (m *machine) startWorkgroup() {
 		}
 	}
 	m.nlive = m.n
+	m.mats = m.mats[:0]
 	m.epoch++
 	m.storageEpoch++
 	for _, s := range m.shared {

@@ -53,7 +53,8 @@ func (c *compiler) declare(d *ir.Decl) *local {
 		c.errorf(d.Pos, "local %s has no type (module not checked?)", d.Name)
 	}
 	l := &local{}
-	if _, isResult := d.Ty.(ir.CompareExchangeResult); ir.Width(d.Ty) > 0 || isResult {
+	// a compare-exchange result or a cooperative matrix (its handle) lives in a column
+	if _, isResult := d.Ty.(ir.CompareExchangeResult); ir.Width(d.Ty) > 0 || isResult || ir.IsCoopMat(d.Ty) {
 		l.col = c.m.newCol()
 	} else {
 		l.size = memStride(d.Ty)
@@ -257,7 +258,7 @@ func (c *compiler) loader(r ref) func(act []int32, offs []int, out []uint32) {
 	mem := r.mem
 	s := ir.ElemScalar(r.ty)
 	w := width(r.ty)
-	if w == 1 && s != ir.F16 {
+	if w == 1 && compSize(s) == 4 {
 		return func(act []int32, offs []int, out []uint32) {
 			for _, l := range act {
 				out[4*l] = binary.LittleEndian.Uint32(mem[offs[l]:])
@@ -312,14 +313,21 @@ func (c *compiler) storer(r ref) func(act []int32, offs []int, v []uint32) {
 }
 
 func loadComp(mem []byte, off int, s ir.Scalar) uint32 {
-	if s == ir.F16 {
+	if s.Is8Bit() {
+		return uint32(mem[off])
+	}
+	if s == ir.F16 || s == ir.BF16 {
 		return uint32(binary.LittleEndian.Uint16(mem[off:]))
 	}
 	return binary.LittleEndian.Uint32(mem[off:])
 }
 
 func storeComp(mem []byte, off int, s ir.Scalar, v uint32) {
-	if s == ir.F16 {
+	if s.Is8Bit() {
+		mem[off] = byte(v)
+		return
+	}
+	if s == ir.F16 || s == ir.BF16 {
 		binary.LittleEndian.PutUint16(mem[off:], uint16(v))
 		return
 	}

@@ -240,6 +240,22 @@ func convertFn(from, to ir.Scalar) fn1 {
 	if from == to {
 		return func(a uint32) uint32 { return a }
 	}
+	switch {
+	case from == ir.F32 && to == ir.BF16:
+		return func(a uint32) uint32 { return bbf(f32(a)) }
+	case from == ir.BF16 && to == ir.F32:
+		return func(a uint32) uint32 { return b32(bf(a)) }
+	case from == ir.BF16 || to == ir.BF16:
+		return nil // bf16 converts only to and from f32
+	case from == ir.I8 && to.IsInt():
+		return func(a uint32) uint32 { return uint32(int32(int8(a))) } // sign-extend
+	case from == ir.U8 && to.IsInt():
+		return func(a uint32) uint32 { return a & 0xff }
+	case to.Is8Bit() && from.IsInt():
+		return func(a uint32) uint32 { return a & 0xff } // truncate
+	case from.Is8Bit() || to.Is8Bit():
+		return nil // i8 and u8 convert only to and from i32 and u32
+	}
 	switch to {
 	case ir.Bool:
 		switch from {

@@ -88,6 +88,8 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 		}
 	case *ir.Comment:
 		return func(act []int32) []int32 { return act }
+	case *ir.CoopStore:
+		return c.coopStore(s)
 	case *ir.Switch:
 		return c.switchStmt(s)
 	case *ir.CallStmt:
@@ -173,10 +175,15 @@ func (c *compiler) decl(d *ir.Decl) stmtFn {
 // a compound assignment loads the place once.
 func (c *compiler) assign(a *ir.Assign) stmtFn {
 	r := c.ref(a.LHS)
+	if ir.IsCoopMat(r.ty) && a.Op != ir.OpNone {
+		// m op= x is m = m op x: the place is a local, reading it is pure.
+		rhs := &ir.Binary{Pos: a.Pos, Op: a.Op, X: a.LHS, Y: a.RHS, Ty: r.ty}
+		return c.assign(&ir.Assign{Pos: a.Pos, LHS: a.LHS, RHS: rhs})
+	}
 	if isAggregate(r.ty) && a.Op == ir.OpNone && r.mem != nil {
 		return c.copyAggregate(a.Pos, r, a.RHS)
 	}
-	if ir.Width(r.ty) == 0 && ir.ElemScalar(r.ty) == ir.Invalid {
+	if ir.Width(r.ty) == 0 && ir.ElemScalar(r.ty) == ir.Invalid && !ir.IsCoopMat(r.ty) {
 		c.errorf(a.Pos, "assignment of a whole %s is not supported", r.ty)
 	}
 	rhs := c.expr(a.RHS)

@@ -175,8 +175,11 @@ func ULP(s ir.Scalar, v float64) float64 {
 }
 
 func mantBits(s ir.Scalar) int {
-	if s == ir.F16 {
+	switch s {
+	case ir.F16:
 		return 10
+	case ir.BF16:
+		return 7 // f32's exponent range, so f32's minimum normal
 	}
 	return 23
 }

@@ -203,7 +203,7 @@ func (c *converter) checkName(p lexer.Position, name string) {
 	_, isBuiltin := ir.BuiltinByName(name)
 	_, isIntrinsic := ir.IntrinsicByName(name)
 	switch {
-	case isScalar || vecWidth(name) > 0 || name == "atomic" || name == "coopmat" || name == "bitcast" || name == "len":
+	case isScalar || vecWidth(name) > 0 || name == "atomic" || isCoopName(name) || name == "bitcast" || name == "len":
 		c.errorf(p, "cannot use the predeclared name %s as a name", name)
 	case isBuiltin:
 		c.errorf(p, "cannot use the builtin value %s as a name", name)
@@ -220,6 +220,10 @@ func (c *converter) value(n exprNode) ir.Expr {
 	b := n.node()
 	if b.Barrier != 0 {
 		c.errorf(b.Pos, "%s() is a statement and has no value", b.Barrier)
+		return &ir.Lit{Pos: irPos(b.Pos), Val: ir.IntVal(0)}
+	}
+	if b.Store != nil {
+		c.errorf(b.Pos, "coopStore(...) is a statement and has no value")
 		return &ir.Lit{Pos: irPos(b.Pos), Val: ir.IntVal(0)}
 	}
 	return b.E
@@ -246,6 +250,17 @@ func (c *converter) typ(t *typeAST) ir.Type {
 		return &ir.Array{Elem: c.typ(t.Elem), LenExpr: c.value(t.Len)}
 	}
 	n := t
+	if n.Num != "" {
+		c.errorf(n.Pos, "unexpected number %s, want a type", n.Num)
+		return ir.Invalid
+	}
+	if n.Name == "coopmat" {
+		return c.coopType(n)
+	}
+	if len(n.More) > 0 {
+		c.errorf(n.More[0].Pos, "%s takes one type argument", n.Name)
+		return ir.Invalid
+	}
 	if s, ok := ir.ScalarByName(n.Name); ok {
 		if n.Arg != nil {
 			c.errorf(n.Arg.Pos, "%s takes no type argument", n.Name)
@@ -267,9 +282,6 @@ func (c *converter) typ(t *typeAST) ir.Type {
 			return ir.Atomic{Elem: elem}
 		}
 		return ir.Vec(elem, vecWidth(n.Name))
-	case "coopmat":
-		c.errorf(n.Pos, "cooperative matrix types are not available in .kc text yet")
-		return ir.Invalid
 	}
 	if s := c.structs[n.Name]; s != nil {
 		if n.Arg != nil {
@@ -465,6 +477,8 @@ func (c *converter) simple(s *simpleAST) ir.Stmt {
 		return &ir.Assign{Pos: pos, LHS: c.value(s.LHS), Op: assignOps[s.Op.Value], RHS: c.needValue(s.RHS, s.Op.Pos, s.Op.Value)}
 	case lhs.Barrier != 0:
 		return &ir.Barrier{Pos: pos, Kind: lhs.Barrier}
+	case lhs.Store != nil:
+		return lhs.Store
 	}
 	if call, ok := lhs.E.(*ir.Call); ok {
 		return &ir.ExprStmt{Pos: pos, Call: call}

@@ -20,6 +20,7 @@ type exprBox struct {
 	Pos     lexer.Position
 	E       ir.Expr
 	Barrier ir.BarrierKind // set for workgroupBarrier() and storageBarrier()
+	Store   *ir.CoopStore  // set for coopStore(...), a statement
 }
 
 func (b *exprBox) node() *exprBox { return b }
@@ -34,6 +35,9 @@ func parseExprNode(lex *lexer.PeekingLexer, structs map[string]*ir.Struct) (expr
 	p := &exprParser{lex: lex, structs: structs}
 	if t.Type == tokIdent && (t.Value == "workgroupBarrier" || t.Value == "storageBarrier") {
 		return p.barrier()
+	}
+	if t.Type == tokIdent && t.Value == "coopStore" {
+		return p.coopStatement()
 	}
 	e, err := p.binary(1)
 	if err != nil {
@@ -355,6 +359,9 @@ func (p *exprParser) name() (ir.Expr, error) {
 	if name == "bitcast" {
 		return p.bitcast(t)
 	}
+	if isCoopName(name) {
+		return p.coopName(t)
+	}
 	if s := p.structs[name]; s != nil {
 		if !p.is("{") {
 			return nil, unexpected(p.lex.Peek(), `"{": `+name+" is a struct type, its values are written "+name+"{field: value, ...}")
@@ -365,7 +372,7 @@ func (p *exprParser) name() (ir.Expr, error) {
 		if b, ok := ir.BuiltinByName(name); ok {
 			return &ir.BuiltinValue{Pos: pos, Kind: b}, nil
 		}
-		if name == "atomic" || name == "coopmat" {
+		if name == "atomic" {
 			return nil, participle.Errorf(t.Pos, "%s is a type, not a value", name)
 		}
 		return &ir.Ident{Pos: pos, Name: name}, nil

@@ -108,17 +108,19 @@ type paramAST struct {
 	Type   *typeAST `parser:"@@"`
 }
 
-// typeAST is [N]T, []T (Len nil, in a buffer parameter), or a name with an
-// optional <T> argument. One flat production: a type is tried at every
-// declaration, and a flat one fails on its first token without building
-// nested nodes.
+// typeAST is [N]T, []T (Len nil, in a buffer parameter), a name with
+// optional <T, ...> arguments, or an integer (an argument of coopmat<f16,
+// 16, 16, a>). One flat production: a type is tried at every declaration,
+// and a flat one fails on its first token without building nested nodes.
 type typeAST struct {
 	Pos   lexer.Position
-	Array bool     `parser:"( @'['"`
-	Len   exprNode `parser:"  @@? ']'"`
-	Elem  *typeAST `parser:"  @@"`
-	Name  string   `parser:"| @Ident"`
-	Arg   *typeAST `parser:"  ( '<' @@ '>' )? )"`
+	Array bool       `parser:"( @'['"`
+	Len   exprNode   `parser:"  @@? ']'"`
+	Elem  *typeAST   `parser:"  @@"`
+	Name  string     `parser:"| @Ident"`
+	Arg   *typeAST   `parser:"  ( '<' @@"`
+	More  []*typeAST `parser:"    ( ',' @@ )* '>' )?"`
+	Num   string     `parser:"| @Int )"`
 }
 
 type blockAST struct {

@@ -466,3 +466,33 @@ kernel k(y read_write []f32) workgroup(64) {
 	y[local_index] = twice(f32(N + M))
 }
 `
+
+// TestFmtKeepsParensCoop: the buffer, offset and stride arguments of
+// coopLoad and coopStore keep their parentheses too.
+func TestFmtKeepsParensCoop(t *testing.T) {
+	src := strings.NewReplacer(
+		"(a, workgroup_id.x * 256,", "((a), (workgroup_id.x * 256),",
+		"(z), c, n * 16,", "(z), (c), ((n * 16)),",
+	).Replace(coopSrc)
+	if src == coopSrc || !strings.Contains(src, "((n * 16))") {
+		t.Fatal("coopSrc changed: this test's replacements need updating")
+	}
+	m, err := parse.File("c.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if !strings.Contains(out, "((a), (workgroup_id.x * 256),") || !strings.Contains(out, "(z), (c), ((n * 16)),") {
+		t.Errorf("parentheses dropped:\n%s", out)
+	}
+	m2, err := parse.File("c.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+}

@@ -1,0 +1,242 @@
+package coopmat
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
+)
+
+// The cooperative-matrix kernels run on the interpreter (no driver here has
+// cooperative matrices): random inputs rounded to f16/bf16, outputs
+// poisoned, results against a float64 product of the rounded inputs.
+
+// coopCase is one generated product run on the interpreter.
+type coopCase struct {
+	o     Options
+	plan  Plan
+	split bool // force a split of k into two slices
+}
+
+// halfBits rounds v to the element type's bits and returns them with their
+// exact values.
+func halfBits(dt string, v float32) (uint16, float64) {
+	if dt == "bf16" {
+		h := interp.F32ToBF16Bits(v)
+		return h, float64(interp.BF16BitsToF32(h))
+	}
+	h := interp.F32ToF16Bits(v)
+	return h, float64(interp.F16BitsToF32(h))
+}
+
+func decode(ct string, b []byte, i int) float64 {
+	switch ct {
+	case "f16":
+		return float64(interp.F16BitsToF32(binary.LittleEndian.Uint16(b[2*i:])))
+	case "bf16":
+		return float64(interp.BF16BitsToF32(binary.LittleEndian.Uint16(b[2*i:])))
+	}
+	return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+}
+
+// runCoop runs c's kernels on the interpreter and returns the largest error
+// |C - ref| / (|scale|·Σ|a·b|) over C.
+func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
+	t.Helper()
+	o, p := c.o, c.plan
+	if c.split {
+		p.KS = ceilDiv(ceilDiv(o.K, 2), p.Tile.BK) * p.Tile.BK
+		p.Splits = ceilDiv(o.K, p.KS)
+	}
+	nb := o.K * o.N
+	rnd := func(n int) ([]byte, []float64) {
+		bits, exact := make([]byte, 2*n), make([]float64, n)
+		for i := range exact {
+			h, x := halfBits(o.dtype(), rng.Float32()*4-2)
+			binary.LittleEndian.PutUint16(bits[2*i:], h)
+			exact[i] = x
+		}
+		return bits, exact
+	}
+	aBits, a := rnd(o.M * o.K)
+	bBits, b := rnd(nb)
+	m, kernel, err := buildCoop(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := o.scale()
+	mainC, mainScale := o.cSize(), scale
+	if p.Splits > 1 {
+		mainC, mainScale = 4, 1
+	}
+	cBuf := interp.Poison(int(mainC) * p.Splits * o.M * o.N)
+	params := map[string]ir.Value{"M": ir.IntVal(int64(o.M)), "N": ir.IntVal(int64(o.N)), "K": ir.IntVal(int64(o.K)),
+		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
+	g := p.Groups()
+	err = interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBits, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32})
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	if p.Splits > 1 {
+		rm, rk, err := buildReduce(o.ctype())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := interp.Poison(int(o.cSize()) * o.M * o.N)
+		mn := o.M * o.N
+		err = interp.Run(rm, rk, [3]int{ceilDiv(mn, 256), 1, 1}, &interp.Args{
+			Params:  map[string]ir.Value{"MN": ir.IntVal(int64(mn)), "S": ir.IntVal(int64(p.Splits)), "scale": ir.FloatVal(float64(scale))},
+			Buffers: map[string][]byte{"P": cBuf, "C": out}}, interp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cBuf = out
+	}
+	worst := 0.0
+	for i := 0; i < o.M; i++ {
+		for j := 0; j < o.N; j++ {
+			var sum, abs float64
+			for k := 0; k < o.K; k++ {
+				bk := b[k*o.N+j]
+				if o.TransB {
+					bk = b[j*o.K+k]
+				}
+				sum += a[i*o.K+k] * bk
+				abs += math.Abs(a[i*o.K+k] * bk)
+			}
+			ref := float64(scale) * sum
+			got := decode(o.ctype(), cBuf, i*o.N+j)
+			e := math.Abs(got-ref) / (math.Abs(float64(scale))*abs + 1e-30)
+			if math.IsNaN(e) {
+				e = math.Inf(1)
+			}
+			worst = max(worst, e)
+		}
+	}
+	return worst
+}
+
+// TestCoopKernels runs every input type, output type and transposition on
+// ragged and exact sizes (64x64x64 stores through the interior path on
+// tiles of 64 and less, the rest through the edge path), rotating over the
+// H200's plans, some with a forced split-k.
+func TestCoopKernels(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	sizes := [][3]int{{17, 33, 65}, {64, 64, 64}, {1, 64, 48}}
+	n := 0
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, ct := range []string{"f32", "f16", "bf16"} {
+			for _, tb := range []bool{false, true} {
+				for si, sz := range sizes {
+					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
+					if tb {
+						o.Scale = 0.5 + rng.Float32()
+					}
+					cs := CoopCandidates(h200(), o)
+					if len(cs) == 0 {
+						t.Fatalf("%s: no cooperative plan on the H200", o)
+					}
+					// Rotate plans and the split over the cases so that each
+					// combination of types is run a few ways without running all.
+					plan := cs[n%len(cs)]
+					c := coopCase{o: o, plan: plan, split: si == 0 && n%2 == 0}
+					n++
+					name := fmt.Sprintf("%s/%s", o, plan)
+					if c.split {
+						name += "/split"
+					}
+					t.Run(name, func(t *testing.T) {
+						e := runCoop(t, rng, c)
+						t.Logf("max relative error %.3g", e)
+						if !(e < 1e-2) {
+							t.Errorf("relative error %.3g, want < 1e-2", e)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestCoopSPIRV emits every candidate plan's kernel in each structural
+// variant (types, transposition, 16-byte or scalar loads, split-k) as
+// SPIR-V: the KHR flavour must emit and disassemble, the NV flavour (no
+// bf16 matrices in SPV_NV_cooperative_matrix) must pass spirv-val, and
+// the shared memory the kernel declares must be the plan's.
+func TestCoopSPIRV(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	ctx := context.Background()
+	n := 0
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, ct := range []string{"f32", "f16", "bf16"} {
+			for _, tb := range []bool{false, true} {
+				for _, sz := range [][3]int{{4096, 4096, 1024}, {17, 33, 65}, {1, 4096, 4096}} {
+					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
+					for _, p := range CoopCandidates(h200(), o) {
+						m, name, err := buildCoop(p)
+						if err != nil {
+							t.Fatalf("%s %s: %v", o, p, err)
+						}
+						a, err := spirv.Emit(m, spirv.Options{Kernel: name})
+						if err != nil {
+							t.Fatalf("%s %s: KHR: %v", o, p, err)
+						}
+						if _, err := spirv.Disassemble(a.Words); err != nil {
+							t.Errorf("%s %s: KHR disassembly: %v", o, p, err)
+						}
+						if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+							t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
+						}
+						n++
+						if dt == "bf16" || ct == "bf16" {
+							continue
+						}
+						nv, err := spirv.Emit(m, spirv.Options{Kernel: name, CoopMat: spirv.CoopMatNV})
+						if err != nil {
+							t.Fatalf("%s %s: NV: %v", o, p, err)
+						}
+						if err := spirv.ValidateArtifact(ctx, nv); err != nil {
+							t.Errorf("%s %s: NV: %v", o, p, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d kernels", n)
+}
+
+// TestStagingBanks: the rotated staging stores of every H200 plan cost one
+// shared-memory wavefront per store instruction (the model of banks.go),
+// where storing every invocation's words in the same order costs four.
+func TestStagingBanks(t *testing.T) {
+	for _, tb := range []bool{false, true} {
+		o := Options{M: 8192, N: 8192, K: 8192, DType: "bf16", TransB: tb}
+		for _, p := range CoopCandidates(h200(), o) {
+			s, err := p.coopShape()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range s.loads() {
+				ideal := l.per(s.Threads) * (s.Threads / s.Sub) * 8
+				if c := stageCost(l, s.Threads, s.Sub, rotation{}); c != 4*ideal {
+					t.Errorf("%s %s: unrotated stores cost %d wavefronts, want 4x%d", p, l.Name, c, ideal)
+				}
+				if r, c := bestRotation(l, s.Threads, s.Sub); c != ideal {
+					t.Errorf("%s %s: rotation %q costs %d wavefronts, want %d", p, l.Name, r.text(), c, ideal)
+				}
+			}
+		}
+	}
+}

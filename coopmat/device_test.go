@@ -1,0 +1,247 @@
+package coopmat_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/coopmat"
+	"github.com/kcgo/kc/ir/interp"
+)
+
+// TestCoopDevice runs the tensor-core kernels on a Vulkan device with
+// cooperative matrices (the H200; scripts/h200-matmul.sh): correctness of
+// both SPIR-V flavours against float64 (every entry of small products,
+// 1024 sampled entries of large ones; relative error |c - ref| /
+// (|scale|·Σ|a·b|) < 1e-2), then the time of every candidate plan at
+// 8192³ (median of 10 after a second of load), twice. Devices without cooperative matrices (lavapipe, CI) skip it.
+func TestCoopDevice(t *testing.T) {
+	dev := openDriver(t, "vulkan")
+	info := dev.Info()
+	if _, ok := coopmat.CoopShape(info, "f16"); !ok {
+		t.Skipf("%s has no f16 cooperative matrix with f32 accumulate", info.Name)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	i := 0
+	for _, flavor := range []string{"khr", "nv"} {
+		for _, dt := range []string{"f16", "bf16"} {
+			if flavor == "nv" && dt == "bf16" {
+				continue // SPV_NV_cooperative_matrix has no bf16
+			}
+			for _, sz := range [][3]int{{17, 33, 65}, {1000, 1000, 1000}, {4096, 4096, 1024}} {
+				o := coopmat.Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: []string{"f32", "f16", "bf16"}[i%3], TransB: i%2 == 1}
+				if flavor == "nv" && o.CType == "bf16" {
+					o.CType = "f16" // nor bf16 results
+				}
+				if o.TransB {
+					o.Scale = 0.5 + rng.Float32()
+				}
+				i++
+				p, err := coopmat.Choose(info, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p, err = withFlavor(info, p, flavor); err != nil {
+					t.Fatal(err)
+				}
+				e := deviceCheck(t, ctx, dev, rng, p)
+				fmt.Printf("RESULT check flavor=%s problem=%q plan=%q splits=%d relerr=%.3g\n", flavor, o.String(), p.String(), p.Splits, e)
+				if !(e < 1e-2) {
+					t.Errorf("%s %s %s: relative error %.3g, want < 1e-2", flavor, o, p, e)
+				}
+			}
+		}
+	}
+	for _, dt := range []string{"f16", "bf16"} {
+		o := coopmat.Options{M: 8192, N: 8192, K: 8192, DType: dt}
+		cs, err := coopmat.Candidates(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := deviceBufs(t, dev, rng, o)
+		// Sustained load first (about a second), so that the clocks have
+		// risen before anything is timed; then two passes over the plans,
+		// so that the spread of one plan's figures shows.
+		timeOne(t, ctx, dev, cs[0], bufs, "warmup", 60, 1)
+		for pass := 0; pass < 2; pass++ {
+			for _, p := range cs {
+				timeOne(t, ctx, dev, p, bufs, "khr", 3, 10)
+			}
+			if dt == "f16" {
+				if p, err := withFlavor(info, cs[0], "nv"); err == nil {
+					timeOne(t, ctx, dev, p, bufs, "nv", 3, 10)
+				}
+			}
+		}
+		for _, b := range bufs {
+			b.Release()
+		}
+	}
+}
+
+func timeOne(t *testing.T, ctx context.Context, dev *backend.Device, p coopmat.Plan, bufs []*backend.Buffer, flavor string, warmups, samples int) {
+	mm, err := coopmat.NewPlan(ctx, dev, p)
+	if err != nil {
+		t.Errorf("%s: %v", p, err)
+		return
+	}
+	defer mm.Close()
+	d, err := mm.Time(ctx, bufs[0].View(), bufs[1].View(), bufs[2].View(), warmups, samples)
+	if err != nil {
+		t.Errorf("%s: %v", p, err)
+		return
+	}
+	fmt.Printf("RESULT time flavor=%s problem=%q plan=%q ms=%.3f tflops=%.1f\n", flavor, p.Options.String(), p.String(), d.Seconds()*1e3, p.Flops()/d.Seconds()/1e12)
+}
+
+// withFlavor returns p with the device's instruction shape of the same
+// dimensions and types from the given extension's list.
+func withFlavor(info backend.AdapterInfo, p coopmat.Plan, flavor string) (coopmat.Plan, error) {
+	for _, s := range info.CoopMat {
+		if s.Flavor == flavor && s.M == p.Shape.M && s.N == p.Shape.N && s.K == p.Shape.K && s.A == p.Shape.A && s.B == p.Shape.B &&
+			s.C == p.Shape.C && s.Result == p.Shape.Result && s.Scope == p.Shape.Scope && !s.Saturating {
+			q := p
+			q.Shape = &s
+			return q, nil
+		}
+	}
+	return p, fmt.Errorf("%s offers no %s shape like %v", info.Name, flavor, *p.Shape)
+}
+
+func halfOf(dt string, v float32) (uint16, float64) {
+	if dt == "bf16" {
+		h := interp.F32ToBF16Bits(v)
+		return h, float64(interp.BF16BitsToF32(h))
+	}
+	h := interp.F32ToF16Bits(v)
+	return h, float64(interp.F16BitsToF32(h))
+}
+
+// deviceBufs allocates A and B (random, in [-1, 1)) and C for o.
+func deviceBufs(t *testing.T, dev *backend.Device, rng *rand.Rand, o coopmat.Options) []*backend.Buffer {
+	bufs, _, _ := deviceInputs(t, dev, rng, o)
+	return bufs
+}
+
+func deviceInputs(t *testing.T, dev *backend.Device, rng *rand.Rand, o coopmat.Options) ([]*backend.Buffer, []float64, []float64) {
+	t.Helper()
+	dt := o.DType
+	var vals [2][]float64
+	var bufs []*backend.Buffer
+	for i, n := range []int{o.M * o.K, o.K * o.N} {
+		bits := make([]byte, 2*n)
+		vals[i] = make([]float64, n)
+		for j := range vals[i] {
+			h, x := halfOf(dt, rng.Float32()*2-1)
+			binary.LittleEndian.PutUint16(bits[2*j:], h)
+			vals[i][j] = x
+		}
+		b, err := dev.Alloc(int64(len(bits)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Write(0, bits); err != nil {
+			t.Fatal(err)
+		}
+		bufs = append(bufs, b)
+	}
+	cs := 4
+	if o.CType == "f16" || o.CType == "bf16" || (o.CType == "" && dt != "f32") {
+		cs = 2
+	}
+	c, err := dev.Alloc(int64(cs * o.M * o.N))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// poison: 0xCD bytes are a large negative value in every type
+	poison := make([]byte, cs*o.M*o.N)
+	for j := range poison {
+		poison[j] = 0xCD
+	}
+	if err := c.Write(0, poison); err != nil {
+		t.Fatal(err)
+	}
+	return append(bufs, c), vals[0], vals[1]
+}
+
+// deviceCheck runs plan p on random inputs and returns the largest
+// relative error over every entry (small products) or 1024 sampled ones.
+func deviceCheck(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.Rand, p coopmat.Plan) float64 {
+	t.Helper()
+	o := p.Options
+	bufs, a, b := deviceInputs(t, dev, rng, o)
+	defer func() {
+		for _, x := range bufs {
+			x.Release()
+		}
+	}()
+	mm, err := coopmat.NewPlan(ctx, dev, p)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	defer mm.Close()
+	if err := mm.Run(bufs[0].View(), bufs[1].View(), bufs[2].View()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dev.Read(ctx, bufs[2].View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := o.CType
+	if ct == "" {
+		ct = o.DType
+	}
+	at := func(i int) float64 {
+		switch ct {
+		case "f16":
+			return float64(interp.F16BitsToF32(binary.LittleEndian.Uint16(got[2*i:])))
+		case "bf16":
+			return float64(interp.BF16BitsToF32(binary.LittleEndian.Uint16(got[2*i:])))
+		}
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])))
+	}
+	scale := float64(o.Scale)
+	if scale == 0 {
+		scale = 1
+	}
+	worst := 0.0
+	one := func(i, j int) {
+		var sum, abs float64
+		for k := 0; k < o.K; k++ {
+			bk := b[k*o.N+j]
+			if o.TransB {
+				bk = b[j*o.K+k]
+			}
+			sum += a[i*o.K+k] * bk
+			abs += math.Abs(a[i*o.K+k] * bk)
+		}
+		e := math.Abs(at(i*o.N+j)-scale*sum) / (math.Abs(scale)*abs + 1e-30)
+		if math.IsNaN(e) {
+			e = math.Inf(1)
+		}
+		worst = max(worst, e)
+	}
+	if o.M*o.N <= 4096 {
+		for i := 0; i < o.M; i++ {
+			for j := 0; j < o.N; j++ {
+				one(i, j)
+			}
+		}
+		return worst
+	}
+	for s := 0; s < 1024; s++ {
+		// include the last row and column: the edges
+		i, j := rng.Intn(o.M), rng.Intn(o.N)
+		if s == 0 {
+			i, j = o.M-1, o.N-1
+		}
+		one(i, j)
+	}
+	return worst
+}

@@ -1,0 +1,127 @@
+package ir
+
+// Cooperative-matrix operations (issue 13). A cooperative matrix
+// (CoopMat) is one value owned by a whole subgroup: every cooperative
+// operation is executed by all invocations of the subgroup together, in
+// uniform control flow, with the same operands, and acts once for the
+// subgroup (a load reads the matrix once, a store writes it once). In .kc:
+//
+//	coopmat<f32, 16, 16, acc>(0.0)                    fill (CoopMake)
+//	coopmat<f16, 16, 16, acc>(m)                      element-type conversion (CoopMake)
+//	coopLoad<coopmat<f16, 16, 16, a>>(buf, off, stride, row_major)   (CoopLoad)
+//	coopStore(m, buf, off, stride, col_major)         a statement (CoopStore)
+//	coopMulAdd(a, b, c)                               a*b + c (CoopMulAdd)
+//	coopLength(m)                                     elements per invocation (CoopLength)
+//	m + n, m - n, m * n, m / n, -m                    element-wise, one matrix type
+//	m * s, s * m, m / s                               scaling by a scalar of the element type
+
+// Layout is how a cooperative load or store addresses memory: element (i, j)
+// of an R x C matrix is at off + i*stride + j (RowMajor) or
+// off + j*stride + i (ColMajor), in elements of the buffer or array.
+type Layout uint8
+
+const (
+	RowMajor Layout = iota + 1
+	ColMajor
+)
+
+func (l Layout) String() string {
+	if l == ColMajor {
+		return "col_major"
+	}
+	return "row_major"
+}
+
+// LayoutByName maps "row_major" and "col_major" to their Layout.
+func LayoutByName(name string) (Layout, bool) {
+	switch name {
+	case "row_major":
+		return RowMajor, true
+	case "col_major":
+		return ColMajor, true
+	}
+	return 0, false
+}
+
+// CoopMake is `coopmat<T, R, C, use>(x)`: a matrix with every element x
+// (x a scalar, converted to T as by T(x)) or, when x is a cooperative matrix
+// of the same shape and use, x with its elements converted to T.
+type CoopMake struct {
+	Pos Pos
+	To  CoopMat
+	X   Expr
+	Parens
+}
+
+// IsConversion reports whether e converts a matrix (rather than filling one
+// from a scalar); valid after Check.
+func (e *CoopMake) IsConversion() bool {
+	_, ok := e.X.Type().(CoopMat)
+	return ok
+}
+
+// CoopLoad is `coopLoad<coopmat<...>>(src, offset, stride, layout)`: a
+// matrix read from Src, a storage buffer or a shared array whose element
+// type is the matrix's element type. Offset and Stride (i32 or u32) count
+// elements and must be the same for all invocations of the subgroup.
+type CoopLoad struct {
+	Pos            Pos
+	To             CoopMat
+	Src            *Ident
+	Offset, Stride Expr
+	Layout         Layout
+	Parens
+}
+
+// CoopStore is the statement `coopStore(m, dst, offset, stride, layout)`:
+// matrix M written to Dst (a read_write storage buffer or a shared array)
+// with CoopLoad's addressing.
+type CoopStore struct {
+	Pos            Pos
+	M              Expr
+	Dst            *Ident
+	Offset, Stride Expr
+	Layout         Layout
+}
+
+// CoopMulAdd is `coopMulAdd(a, b, c)`: A*B + C with A an M x K matrix of
+// use a, B a K x N matrix of use b (same element type as A) and C an M x N
+// accumulator; the result has C's type.
+type CoopMulAdd struct {
+	Pos     Pos
+	A, B, C Expr
+	Ty      Type
+	Parens
+}
+
+// CoopLength is `coopLength(m)`: the number of elements of m each invocation
+// holds, a u32 that depends on the target (the interpreter: rows*cols
+// divided by the subgroup size, rounded up). Only m's type matters.
+type CoopLength struct {
+	Pos Pos
+	M   Expr
+	Parens
+}
+
+func (e *CoopMake) Type() Type   { return e.To }
+func (e *CoopLoad) Type() Type   { return e.To }
+func (e *CoopMulAdd) Type() Type { return e.Ty }
+func (e *CoopLength) Type() Type { return U32 }
+
+func (*CoopMake) isExpr()   {}
+func (*CoopLoad) isExpr()   {}
+func (*CoopMulAdd) isExpr() {}
+func (*CoopLength) isExpr() {}
+func (*CoopStore) isStmt()  {}
+
+func (e *CoopMake) Position() Pos   { return e.Pos }
+func (e *CoopLoad) Position() Pos   { return e.Pos }
+func (e *CoopMulAdd) Position() Pos { return e.Pos }
+func (e *CoopLength) Position() Pos { return e.Pos }
+func (s *CoopStore) Position() Pos  { return s.Pos }
+
+// IsCoopMat reports whether t is a cooperative matrix type.
+func IsCoopMat(t Type) bool {
+	_, ok := t.(CoopMat)
+	return ok
+}

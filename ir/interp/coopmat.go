@@ -1,0 +1,369 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/kcgo/kc/ir"
+)
+
+// Cooperative matrices: whole-matrix semantics. A matrix is one value per
+// subgroup. Every invocation of the subgroup holds the same handle (word 0
+// of its value column) to a matrix the machine keeps for the workgroup;
+// handle 0 is the zero matrix (a var without an initializer). Each
+// cooperative operation must be executed by every invocation of a
+// subgroup together (the lockstep machine checks it: an operation that
+// sees part of a subgroup is an error), with the same operands in every
+// invocation (the same matrices, offsets, strides and scalars: checked
+// too); it then happens once per subgroup: a load reads the matrix once,
+// a store writes it once, a multiply-add computes it once.
+//
+// Elements are held as float64 values exactly representable in the
+// element type. coopMulAdd computes each element as the float64 sum of C
+// and the K products (exact for f16 and bf16 inputs), rounded once to the
+// accumulator type; GPUs sum in other orders and precisions, so compare
+// with a tolerance proportional to K (docs/semantics.md).
+
+// matrix is the value of a cooperative matrix: row-major elements.
+type matrix struct {
+	t ir.CoopMat
+	v []float64
+}
+
+// newMat stores a fresh matrix of type t for this workgroup and returns it
+// with its handle.
+func (m *machine) newMat(t ir.CoopMat) (*matrix, uint32) {
+	mat := &matrix{t: t, v: make([]float64, t.Rows*t.Cols)}
+	m.mats = append(m.mats, mat)
+	return mat, uint32(len(m.mats))
+}
+
+// mat returns the matrix of type t behind handle h.
+func (m *machine) mat(h uint32, t ir.CoopMat) *matrix {
+	if h == 0 || int(h) > len(m.mats) {
+		return &matrix{t: t, v: make([]float64, t.Rows*t.Cols)}
+	}
+	return m.mats[h-1]
+}
+
+// elemF64 reads an element's bits as a float64.
+func elemF64(bits uint32, s ir.Scalar) float64 {
+	switch s {
+	case ir.F16:
+		return float64(h16(bits))
+	case ir.BF16:
+		return float64(bf(bits))
+	case ir.I8:
+		return float64(int8(bits))
+	case ir.U8:
+		return float64(uint8(bits))
+	case ir.I32:
+		return float64(int32(bits))
+	case ir.U32:
+		return float64(bits)
+	}
+	return float64(f32(bits))
+}
+
+// roundTo rounds v to element type s (bf16: to f32 first, then to nearest
+// even bf16).
+func roundTo(v float64, s ir.Scalar) float64 {
+	switch s {
+	case ir.F16:
+		return float64(h16(uint32(f64ToF16(v))))
+	case ir.BF16:
+		return float64(bf(bbf(float32(v))))
+	case ir.I8:
+		return float64(int8(int64(v))) // integers wrap
+	case ir.U8:
+		return float64(uint8(int64(v)))
+	case ir.I32:
+		return float64(int32(int64(v)))
+	case ir.U32:
+		return float64(uint32(int64(v)))
+	}
+	return float64(float32(v))
+}
+
+// subgroups calls f once per subgroup in act (with its lanes), after
+// checking that the whole subgroup is there.
+func (c *compiler) subgroups(pos ir.Pos, op string, act []int32, f func(lanes []int32)) {
+	m := c.m
+	m.eachSubgroup(act, func(lanes []int32) {
+		g := int(lanes[0]) / m.sgSize
+		want := min(m.sgSize, m.n-g*m.sgSize)
+		if len(lanes) != want {
+			m.fail(pos, lanes[0], "%s reached by %d of the %d invocations of subgroup %d: all invocations of a subgroup must execute a cooperative operation together", op, len(lanes), want, g)
+		}
+		f(lanes)
+	})
+}
+
+// same checks that word 0 of col is the same in every lane and returns it.
+func (c *compiler) same(pos ir.Pos, op, what string, col []uint32, lanes []int32) uint32 {
+	v := col[4*lanes[0]]
+	for _, l := range lanes[1:] {
+		if col[4*l] != v {
+			c.m.fail(pos, l, "%s: the %s differs between invocations of subgroup %d (%d in invocation %d, %d in invocation %d); it must be the same", op, what, int(lanes[0])/c.m.sgSize, v, lanes[0], col[4*l], l)
+		}
+	}
+	return v
+}
+
+// setAll stores handle h in word 0 of out for every lane.
+func setAll(out []uint32, lanes []int32, h uint32) {
+	for _, l := range lanes {
+		out[4*l] = h
+	}
+}
+
+func (c *compiler) coopExpr(e ir.Expr) exprFn {
+	switch e := e.(type) {
+	case *ir.CoopMake:
+		return c.coopMake(e)
+	case *ir.CoopLoad:
+		return c.coopLoad(e)
+	case *ir.CoopMulAdd:
+		return c.coopMulAdd(e)
+	case *ir.CoopLength:
+		t := e.M.Type().(ir.CoopMat)
+		n := (t.Rows*t.Cols + c.m.sgSize - 1) / c.m.sgSize
+		return c.constant(1, uint32(n))
+	}
+	c.errorf(e.Position(), "unsupported cooperative operation %s", ir.ExprString(e))
+	return nil
+}
+
+func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
+	x := c.expr(e.X)
+	to, m := e.To, c.m
+	out := m.newCol()
+	if from, ok := e.X.Type().(ir.CoopMat); ok {
+		return func(act []int32) []uint32 {
+			xs := x(act)
+			c.subgroups(e.Pos, "coopmat conversion", act, func(lanes []int32) {
+				src := m.mat(c.same(e.Pos, "coopmat conversion", "matrix", xs, lanes), from)
+				dst, h := m.newMat(to)
+				for i, v := range src.v {
+					dst.v[i] = roundTo(v, to.Elem)
+				}
+				setAll(out, lanes, h)
+			})
+			return out
+		}
+	}
+	xs := ir.ElemScalar(e.X.Type())
+	return func(act []int32) []uint32 {
+		vals := x(act)
+		c.subgroups(e.Pos, "coopmat fill", act, func(lanes []int32) {
+			v := roundTo(elemF64(c.same(e.Pos, "coopmat fill", "value", vals, lanes), xs), to.Elem)
+			dst, h := m.newMat(to)
+			for i := range dst.v {
+				dst.v[i] = v
+			}
+			setAll(out, lanes, h)
+		})
+		return out
+	}
+}
+
+// coopMem is the memory and element type of a load's source or a store's
+// destination.
+func (c *compiler) coopMem(id *ir.Ident) ([]byte, ir.Scalar) {
+	r := c.ref(id)
+	t := r.ty
+	if a, ok := t.(*ir.Array); ok {
+		t = a.Elem
+	}
+	s, ok := t.(ir.Scalar)
+	if !ok || r.mem == nil {
+		c.errorf(id.Pos, "%s is not a buffer or shared array of scalars", id.Name)
+	}
+	return r.mem, s
+}
+
+// coopAddr returns the byte offset of element (i, j) of a matrix, checking
+// bounds: off and stride in elements of size cs.
+func (c *compiler) coopAddrs(pos ir.Pos, op string, lane int32, t ir.CoopMat, layout ir.Layout, off, stride int64, cs, memLen int) []int {
+	addrs := make([]int, t.Rows*t.Cols)
+	for i := 0; i < t.Rows; i++ {
+		for j := 0; j < t.Cols; j++ {
+			e := off + int64(i)*stride + int64(j)
+			if layout == ir.ColMajor {
+				e = off + int64(j)*stride + int64(i)
+			}
+			if e < 0 || (e+1)*int64(cs) > int64(memLen) {
+				c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at index %d, outside the %d elements", op, i, j, e, memLen/cs)
+			}
+			addrs[i*t.Cols+j] = int(e) * cs
+		}
+	}
+	return addrs
+}
+
+// index reads an i32 or u32 word as a signed offset.
+func index(v uint32, s ir.Scalar) int64 {
+	if s == ir.I32 {
+		return int64(int32(v))
+	}
+	return int64(v)
+}
+
+func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
+	mem, s := c.coopMem(e.Src)
+	offE, strE := c.expr(e.Offset), c.expr(e.Stride)
+	os, ss := ir.ElemScalar(e.Offset.Type()), ir.ElemScalar(e.Stride.Type())
+	m, t, cs := c.m, e.To, compSize(s)
+	out := m.newCol()
+	return func(act []int32) []uint32 {
+		offs, strs := offE(act), strE(act)
+		c.subgroups(e.Pos, "coopLoad", act, func(lanes []int32) {
+			off := index(c.same(e.Pos, "coopLoad", "offset", offs, lanes), os)
+			str := index(c.same(e.Pos, "coopLoad", "stride", strs, lanes), ss)
+			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, cs, len(mem))
+			dst, h := m.newMat(t)
+			for i, a := range addrs {
+				dst.v[i] = elemF64(loadComp(mem, a, s), s)
+			}
+			setAll(out, lanes, h)
+		})
+		return out
+	}
+}
+
+func (c *compiler) coopStore(st *ir.CoopStore) stmtFn {
+	mem, s := c.coopMem(st.Dst)
+	mE, offE, strE := c.expr(st.M), c.expr(st.Offset), c.expr(st.Stride)
+	os, ss := ir.ElemScalar(st.Offset.Type()), ir.ElemScalar(st.Stride.Type())
+	m, t, cs := c.m, st.M.Type().(ir.CoopMat), compSize(s)
+	return func(act []int32) []int32 {
+		ms, offs, strs := mE(act), offE(act), strE(act)
+		c.subgroups(st.Pos, "coopStore", act, func(lanes []int32) {
+			src := m.mat(c.same(st.Pos, "coopStore", "matrix", ms, lanes), t)
+			off := index(c.same(st.Pos, "coopStore", "offset", offs, lanes), os)
+			str := index(c.same(st.Pos, "coopStore", "stride", strs, lanes), ss)
+			addrs := c.coopAddrs(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, cs, len(mem))
+			for i, a := range addrs {
+				storeComp(mem, a, s, fromElem(src.v[i], s))
+			}
+		})
+		return act
+	}
+}
+
+// fromElem converts an element value (exact in s) to s's bits.
+func fromElem(v float64, s ir.Scalar) uint32 {
+	switch {
+	case s == ir.BF16:
+		return bbf(float32(v))
+	case s.IsInt() || s.Is8Bit():
+		return uint32(int64(v))
+	}
+	return fromF64(v, s)
+}
+
+func (c *compiler) coopMulAdd(e *ir.CoopMulAdd) exprFn {
+	aE, bE, cE := c.expr(e.A), c.expr(e.B), c.expr(e.C)
+	at, bt, ct := e.A.Type().(ir.CoopMat), e.B.Type().(ir.CoopMat), e.C.Type().(ir.CoopMat)
+	m := c.m
+	out := m.newCol()
+	return func(act []int32) []uint32 {
+		as, bs, cs := aE(act), bE(act), cE(act)
+		c.subgroups(e.Pos, "coopMulAdd", act, func(lanes []int32) {
+			a := m.mat(c.same(e.Pos, "coopMulAdd", "A matrix", as, lanes), at)
+			b := m.mat(c.same(e.Pos, "coopMulAdd", "B matrix", bs, lanes), bt)
+			cm := m.mat(c.same(e.Pos, "coopMulAdd", "C matrix", cs, lanes), ct)
+			dst, h := m.newMat(ct)
+			K, N := at.Cols, ct.Cols
+			for i := 0; i < ct.Rows; i++ {
+				for j := 0; j < N; j++ {
+					sum := cm.v[i*N+j]
+					for k := 0; k < K; k++ {
+						sum += a.v[i*K+k] * b.v[k*N+j]
+					}
+					dst.v[i*N+j] = roundTo(sum, ct.Elem)
+				}
+			}
+			setAll(out, lanes, h)
+		})
+		return out
+	}
+}
+
+// coopBinary: element-wise + - * / of two matrices, or scaling by a scalar.
+func (c *compiler) coopBinary(e *ir.Binary) exprFn {
+	xE, yE := c.expr(e.X), c.expr(e.Y)
+	t := e.Ty.(ir.CoopMat)
+	xMat, yMat := ir.IsCoopMat(e.X.Type()), ir.IsCoopMat(e.Y.Type())
+	m, op := c.m, e.Op
+	out := m.newCol()
+	return func(act []int32) []uint32 {
+		xs, ys := xE(act), yE(act)
+		c.subgroups(e.Pos, "cooperative "+op.String(), act, func(lanes []int32) {
+			what := "cooperative " + op.String()
+			operand := func(col []uint32, isMat bool) func(i int) float64 {
+				v := c.same(e.Pos, what, "operand", col, lanes)
+				if isMat {
+					mat := m.mat(v, t)
+					return func(i int) float64 { return mat.v[i] }
+				}
+				s := elemF64(v, t.Elem)
+				return func(int) float64 { return s }
+			}
+			x, y := operand(xs, xMat), operand(ys, yMat)
+			dst, h := m.newMat(t)
+			for i := range dst.v {
+				dst.v[i] = roundTo(arith(op, x(i), y(i), t.Elem.IsInt()), t.Elem)
+			}
+			setAll(out, lanes, h)
+		})
+		return out
+	}
+}
+
+// arith applies + - * / to exact element values (float32 or float16
+// operands: the float64 result rounded once equals the rounded operation;
+// integers in int64, wrapped by roundTo).
+func arith(op ir.BinaryOp, x, y float64, isInt bool) float64 {
+	if isInt {
+		a, b := int64(x), int64(y)
+		switch op {
+		case ir.OpAdd:
+			return float64(int64(int32(a + b)))
+		case ir.OpSub:
+			return float64(int64(int32(a - b)))
+		case ir.OpMul:
+			return float64(int64(int32(a * b)))
+		}
+	}
+	switch op {
+	case ir.OpAdd:
+		return x + y
+	case ir.OpSub:
+		return x - y
+	case ir.OpMul:
+		return x * y
+	case ir.OpDiv:
+		return x / y
+	}
+	return math.NaN()
+}
+
+// coopNeg is -m.
+func (c *compiler) coopNeg(e *ir.Unary) exprFn {
+	xE := c.expr(e.X)
+	t := e.Ty.(ir.CoopMat)
+	m := c.m
+	out := m.newCol()
+	return func(act []int32) []uint32 {
+		xs := xE(act)
+		c.subgroups(e.Pos, "cooperative -", act, func(lanes []int32) {
+			src := m.mat(c.same(e.Pos, "cooperative -", "operand", xs, lanes), t)
+			dst, h := m.newMat(t)
+			for i, v := range src.v {
+				dst.v[i] = roundTo(-v, t.Elem) // -MIN wraps to MIN
+			}
+			setAll(out, lanes, h)
+		})
+		return out
+	}
+}
