@@ -50,6 +50,7 @@ type CoopMake struct {
 	Pos Pos
 	To  CoopMat
 	X   Expr
+	Parens
 }
 
 // IsConversion reports whether e converts a matrix (rather than filling one
@@ -69,6 +70,7 @@ type CoopLoad struct {
 	Src            *Ident
 	Offset, Stride Expr
 	Layout         Layout
+	Parens
 }
 
 // CoopStore is the statement `coopStore(m, dst, offset, stride, layout)`:
@@ -89,6 +91,7 @@ type CoopMulAdd struct {
 	Pos     Pos
 	A, B, C Expr
 	Ty      Type
+	Parens
 }
 
 // CoopLength is `coopLength(m)`: the number of elements of m each invocation
@@ -97,6 +100,7 @@ type CoopMulAdd struct {
 type CoopLength struct {
 	Pos Pos
 	M   Expr
+	Parens
 }
 
 func (e *CoopMake) Type() Type   { return e.To }

@@ -7,7 +7,21 @@ type Expr interface {
 	Node
 	Type() Type
 	isExpr()
+	parens() *Parens
 }
+
+// Parens is embedded in every expression node. Paren counts the pairs of
+// parentheses the author wrote around the expression beyond the one that
+// precedence needs (`(x)`, `a + (b >> 8)`, `-(y)`, `((a))`); Print keeps
+// them, as gofmt does. The parser sets it (AddParen, TrimNeededParens);
+// it has no meaning to the checker, the emitters or the interpreter. A
+// byte bounds what a damaged tree can make Print write; AddParen stops at
+// 255 pairs.
+type Parens struct {
+	Paren uint8
+}
+
+func (p *Parens) parens() *Parens { return p }
 
 // ValueKind is the kind of a constant Value.
 type ValueKind uint8
@@ -39,6 +53,7 @@ type Lit struct {
 	Pos Pos
 	Val Value
 	Ty  Type
+	Parens
 }
 
 // Ident names a parameter, buffer, shared variable, constant or local.
@@ -47,12 +62,14 @@ type Ident struct {
 	Name string
 	Obj  Object // set by Check
 	Ty   Type   // set by Check
+	Parens
 }
 
 // BuiltinValue is a compute builtin such as global_id.
 type BuiltinValue struct {
 	Pos  Pos
 	Kind BuiltinKind
+	Parens
 }
 
 // Unary is op X.
@@ -61,6 +78,7 @@ type Unary struct {
 	Op  UnaryOp
 	X   Expr
 	Ty  Type
+	Parens
 }
 
 // Binary is X op Y. Arithmetic needs operands of one type, except that a
@@ -71,11 +89,7 @@ type Binary struct {
 	Op   BinaryOp
 	X, Y Expr
 	Ty   Type
-	// Paren records parentheses the author wrote around the expression
-	// that precedence does not need (`a + (b >> 8)`); Print keeps them, as
-	// gofmt does. The parser sets it; it has no meaning to the checker or
-	// the emitters.
-	Paren bool
+	Parens
 }
 
 // Call applies an intrinsic from the op table.
@@ -84,6 +98,7 @@ type Call struct {
 	Func Intrinsic
 	Args []Expr
 	Ty   Type // nil for atomicStore, which yields no value
+	Parens
 }
 
 // Convert is a value conversion to a scalar type: `f32(i)`, `u32(x)`.
@@ -92,6 +107,7 @@ type Convert struct {
 	Pos Pos
 	To  Scalar
 	X   Expr
+	Parens
 }
 
 // Construct builds a vector: `vec4<f32>(a, b, c, d)` from components (scalars
@@ -101,6 +117,7 @@ type Construct struct {
 	Pos  Pos
 	To   Vector
 	Args []Expr
+	Parens
 }
 
 // Bitcast reinterprets the bits of X: `bitcast<u32>(f)`. Sizes must match.
@@ -108,6 +125,7 @@ type Bitcast struct {
 	Pos Pos
 	To  Type
 	X   Expr
+	Parens
 }
 
 // Index is X[Index] on a buffer, array or vector; Index is i32 or u32.
@@ -116,6 +134,7 @@ type Index struct {
 	X     Expr
 	Index Expr
 	Ty    Type
+	Parens
 }
 
 // Swizzle selects vector components: v.x, v.zyx. Comps uses xyzw.
@@ -124,12 +143,14 @@ type Swizzle struct {
 	X     Expr
 	Comps string
 	Ty    Type
+	Parens
 }
 
 // Len is len(buf), the number of elements of a storage buffer, as u32.
 type Len struct {
 	Pos Pos
 	Buf *Ident
+	Parens
 }
 
 func (e *Lit) Type() Type          { return e.Ty }

@@ -21,13 +21,17 @@ import (
 
 // Func is a module-level helper function.
 type Func struct {
-	Doc     []string // comment lines above the function, without //
-	Pos     Pos
-	Name    string
-	Precise bool     // `precise fn`: no contraction or reassociation of float operations in the body
-	Params  []*Param // Kind ValueParam, BufferParam or SharedParam
-	Result  Type     // nil for a function without a result
-	Body    *Block
+	Doc []string // comment lines above the function, without //
+	// DocComments is set only when a /* */ comment is among those above:
+	// every one of them as written (with its // or /* */), which kc fmt
+	// prints in place of Doc. Doc keeps their text lines, for emitters.
+	DocComments []string
+	Pos         Pos
+	Name        string
+	Precise     bool     // `precise fn`: no contraction or reassociation of float operations in the body
+	Params      []*Param // Kind ValueParam, BufferParam or SharedParam
+	Result      Type     // nil for a function without a result
+	Body        *Block
 
 	// Set by Check.
 	Features Features        // optional capabilities the body uses (not its callees')
@@ -43,6 +47,7 @@ type FnCall struct {
 	Args []Expr
 	Fn   *Func // set by Check
 	Ty   Type  // set by Check: Fn.Result (nil: no value)
+	Parens
 }
 
 // CallStmt is a call of a helper function evaluated for its effect; a

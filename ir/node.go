@@ -8,13 +8,17 @@ type Node interface {
 // Module is one .kc file: enable directives, compile-time constants,
 // struct types, helper functions and kernels.
 type Module struct {
-	File    string
-	Doc     []string // comment lines above the first enable directive, without //
-	Enables []*Enable
-	Consts  []*Const
-	Structs []*Struct
-	Funcs   []*Func
-	Kernels []*Kernel
+	File string
+	Doc  []string // comment lines above the first enable directive, without //
+	// DocComments is set only when a /* */ comment is among those above:
+	// every one of them as written (with its // or /* */), which kc fmt
+	// prints in place of Doc. Doc keeps their text lines, for emitters.
+	DocComments []string
+	Enables     []*Enable
+	Consts      []*Const
+	Structs     []*Struct
+	Funcs       []*Func
+	Kernels     []*Kernel
 
 	// Checked is set by Check when the module passed without errors; the
 	// emitters refuse unchecked modules because they need its annotations.
@@ -30,11 +34,15 @@ type Enable struct {
 // Const is a module-level compile-time constant: `const TILE = 16` or
 // `const EPS f32 = 1e-5`. Specialize replaces Value before checking.
 type Const struct {
-	Doc   []string // comment lines above the declaration, without //
-	Pos   Pos
-	Name  string
-	Type  Type // as written; nil for an untyped constant
-	Value Expr
+	Doc []string // comment lines above the declaration, without //
+	// DocComments is set only when a /* */ comment is among those above:
+	// every one of them as written (with its // or /* */), which kc fmt
+	// prints in place of Doc. Doc keeps their text lines, for emitters.
+	DocComments []string
+	Pos         Pos
+	Name        string
+	Type        Type // as written; nil for an untyped constant
+	Value       Expr
 	// Comment is a comment after the declaration on its line, as written
 	// (with its // or /* */); kc fmt keeps it there.
 	Comment string
@@ -50,14 +58,18 @@ type Const struct {
 
 // Kernel is one compute entry point.
 type Kernel struct {
-	Doc       []string // comment lines above the kernel, without //
-	Pos       Pos
-	Name      string
-	Precise   bool // `precise kernel`: no contraction or reassociation of float operations in the body
-	Params    []*Param
-	Workgroup []Expr // one to three constant expressions, as written
-	Shared    []*Shared
-	Body      *Block
+	Doc []string // comment lines above the kernel, without //
+	// DocComments is set only when a /* */ comment is among those above:
+	// every one of them as written (with its // or /* */), which kc fmt
+	// prints in place of Doc. Doc keeps their text lines, for emitters.
+	DocComments []string
+	Pos         Pos
+	Name        string
+	Precise     bool // `precise kernel`: no contraction or reassociation of float operations in the body
+	Params      []*Param
+	Workgroup   []Expr // one to three constant expressions, as written
+	Shared      []*Shared
+	Body        *Block
 
 	// Set by Check.
 	Size     [3]int          // the evaluated workgroup size

@@ -27,7 +27,7 @@ func Fprint(w io.Writer, m *Module) error {
 // ExprString returns the canonical text of one expression.
 func ExprString(e Expr) string {
 	var p printer
-	p.expr(e, 0)
+	p.expr(e)
 	return p.buf.String()
 }
 
@@ -76,7 +76,15 @@ func commentText(c *Comment) string {
 	return "//" + c.Text
 }
 
-func (p *printer) docs(lines []string) {
+// docs prints a declaration's documentation: its comments as written
+// when one was a /* */ comment, else each line as a // comment.
+func (p *printer) docs(lines, comments []string) {
+	if len(comments) > 0 {
+		for _, c := range comments {
+			p.line(c)
+		}
+		return
+	}
 	for _, l := range lines {
 		p.line("//", l)
 	}
@@ -93,7 +101,7 @@ func (p *printer) module(m *Module) {
 	}
 	if len(m.Doc) > 0 && len(m.Enables) > 0 {
 		blank()
-		p.docs(m.Doc)
+		p.docs(m.Doc, m.DocComments)
 	}
 	if len(m.Enables) > 0 {
 		blank()
@@ -104,7 +112,7 @@ func (p *printer) module(m *Module) {
 	if len(m.Consts) > 0 {
 		blank()
 		for _, c := range m.Consts {
-			p.docs(c.Doc)
+			p.docs(c.Doc, c.DocComments)
 			if c.Type != nil {
 				p.line("const ", c.Name, " ", TypeString(c.Type), " = ", ExprString(c.Value))
 			} else {
@@ -130,7 +138,7 @@ func (p *printer) module(m *Module) {
 }
 
 func (p *printer) kernel(k *Kernel) {
-	p.docs(k.Doc)
+	p.docs(k.Doc, k.DocComments)
 	params := paramList(k.Params)
 	var wg []string
 	for _, e := range k.Workgroup {
@@ -249,7 +257,8 @@ func declText(d *Decl) string {
 
 func assignText(a *Assign) string {
 	if a.Op == OpAdd || a.Op == OpSub {
-		if l, ok := a.RHS.(*Lit); ok && l.Val.Kind == IntValue && l.Val.Int == 1 {
+		// x += 1 prints as x++ (the author's x += (1) keeps its spelling).
+		if l, ok := a.RHS.(*Lit); ok && l.Val.Kind == IntValue && l.Val.Int == 1 && l.Paren == 0 {
 			return ExprString(a.LHS) + a.Op.String() + a.Op.String()
 		}
 	}
@@ -303,53 +312,113 @@ func (p *printer) forStmt(s *For) {
 	p.line("}")
 }
 
-// expr prints e; prec is the precedence of the enclosing binary operator
-// (0 at the top), right whether e is its right operand.
-func (p *printer) expr(e Expr, prec int) {
-	p.exprSide(e, prec, false)
+// expr prints e with the parentheses its author wrote around it (Paren).
+func (p *printer) expr(e Expr) {
+	n := 0
+	if e != nil {
+		n = int(e.parens().Paren)
+	}
+	for i := 0; i < n; i++ {
+		p.buf.WriteByte('(')
+	}
+	p.bare(e)
+	for i := 0; i < n; i++ {
+		p.buf.WriteByte(')')
+	}
 }
 
-func (p *printer) exprSide(e Expr, prec int, right bool) {
-	switch e := e.(type) {
+// operand prints x as an operand of parent (right: the right operand of a
+// binary operator), in parentheses where the text needs them.
+func (p *printer) operand(parent, x Expr, right bool) {
+	if needParens(parent, x, right) {
+		p.buf.WriteByte('(')
+		p.expr(x)
+		p.buf.WriteByte(')')
+		return
+	}
+	p.expr(x)
+}
+
+// needParens reports whether x, an operand of parent, needs parentheses
+// in the text: a binary operand of lower precedence (or of equal on the
+// right), any binary operand of a unary or postfix operator, a unary
+// operand of x[i] or x.f, "-(-x)" (not the decrement "--x"), and a number
+// under a minus or a negative one (the parser folds a minus directly on a
+// number into the literal). The parser removes one pair of the author's
+// parentheses where this holds (TrimNeededParens), so Paren counts only
+// the optional ones and parse(print(m)) equals m.
+func needParens(parent, x Expr, right bool) bool {
+	switch pe := parent.(type) {
 	case *Binary:
-		ep := e.Op.Precedence()
-		paren := e.Paren || ep < prec || (right && ep == prec)
-		if paren {
-			p.buf.WriteByte('(')
-		}
-		p.exprSide(e.X, ep, false)
-		p.buf.WriteString(" " + e.Op.String() + " ")
-		p.exprSide(e.Y, ep, true)
-		if paren {
-			p.buf.WriteByte(')')
+		if b, ok := x.(*Binary); ok {
+			pp, xp := pe.Op.Precedence(), b.Op.Precedence()
+			return xp < pp || right && xp == pp
 		}
 	case *Unary:
+		switch x := x.(type) {
+		case *Binary:
+			return true
+		case *Unary:
+			return x.Op == pe.Op && pe.Op == OpNeg
+		case *Lit:
+			return x.Val.Kind != BoolValue && (isNegative(x.Val) || pe.Op == OpNeg)
+		}
+	case *Index, *Swizzle, *Field:
+		switch x := x.(type) {
+		case *Binary, *Unary:
+			return true
+		case *Lit:
+			return isNegative(x.Val)
+		}
+	}
+	return false
+}
+
+// AddParen records one more pair of parentheses the author wrote around e
+// (up to 255; more print as 255).
+func AddParen(e Expr) {
+	if pr := e.parens(); pr.Paren < math.MaxUint8 {
+		pr.Paren++
+	}
+}
+
+// TrimNeededParens removes, from each operand of e (a binary, unary or
+// postfix expression just built by a parser), one pair of the author's
+// parentheses where Print writes one anyway, so that Paren counts only the
+// optional ones.
+func TrimNeededParens(e Expr) {
+	trim := func(x Expr, right bool) {
+		if x != nil && x.parens().Paren > 0 && needParens(e, x, right) {
+			x.parens().Paren--
+		}
+	}
+	switch e := e.(type) {
+	case *Binary:
+		trim(e.X, false)
+		trim(e.Y, true)
+	case *Unary:
+		trim(e.X, false)
+	case *Index:
+		trim(e.X, false)
+	case *Swizzle:
+		trim(e.X, false)
+	case *Field:
+		trim(e.X, false)
+	}
+}
+
+// bare prints e without the author's parentheses around it.
+func (p *printer) bare(e Expr) {
+	switch e := e.(type) {
+	case *Binary:
+		p.operand(e, e.X, false)
+		p.buf.WriteString(" " + e.Op.String() + " ")
+		p.operand(e, e.Y, true)
+	case *Unary:
 		p.buf.WriteString(e.Op.String())
-		if _, ok := e.X.(*Binary); ok {
-			p.buf.WriteByte('(')
-			p.expr(e.X, 0)
-			p.buf.WriteByte(')')
-		} else if u, ok := e.X.(*Unary); ok && u.Op == e.Op && e.Op == OpNeg {
-			// "--x" would lex as a decrement.
-			p.buf.WriteByte('(')
-			p.expr(e.X, 0)
-			p.buf.WriteByte(')')
-		} else if l, ok := e.X.(*Lit); ok && l.Val.Kind != BoolValue && (isNegative(l.Val) || e.Op == OpNeg) {
-			// The parser folds a minus directly on a number into the
-			// literal, so -(5) keeps its parentheses.
-			p.buf.WriteByte('(')
-			p.expr(e.X, 0)
-			p.buf.WriteByte(')')
-		} else {
-			p.expr(e.X, 6)
-		}
+		p.operand(e, e.X, false)
 	case *Lit:
-		s := LitText(e.Val)
-		// A negative literal as an operand keeps its sign attached to it.
-		if isNegative(e.Val) && prec >= 6 {
-			s = "(" + s + ")"
-		}
-		p.buf.WriteString(s)
+		p.buf.WriteString(LitText(e.Val))
 	case *Ident:
 		p.buf.WriteString(e.Name)
 	case *BuiltinValue:
@@ -363,24 +432,24 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 	case *Bitcast:
 		p.call("bitcast<"+TypeString(e.To)+">", []Expr{e.X})
 	case *Index:
-		p.postfixOperand(e.X)
+		p.operand(e, e.X, false)
 		p.buf.WriteByte('[')
-		p.expr(e.Index, 0)
+		p.expr(e.Index)
 		p.buf.WriteByte(']')
 	case *Swizzle:
-		p.postfixOperand(e.X)
+		p.operand(e, e.X, false)
 		p.buf.WriteByte('.')
 		p.buf.WriteString(e.Comps)
 	case *Len:
 		p.buf.WriteString("len(")
 		if e.Buf != nil {
-			p.buf.WriteString(e.Buf.Name)
+			p.expr(e.Buf)
 		}
 		p.buf.WriteByte(')')
 	case *FnCall:
 		p.call(e.Name, e.Args)
 	case *Field:
-		p.postfixOperand(e.X)
+		p.operand(e, e.X, false)
 		p.buf.WriteByte('.')
 		p.buf.WriteString(e.Name)
 	case *StructLit:
@@ -392,34 +461,13 @@ func (p *printer) exprSide(e Expr, prec int, right bool) {
 			if i > 0 {
 				p.buf.WriteString(", ")
 			}
-			p.expr(a, 0)
+			p.expr(a)
 		}
 		p.buf.WriteByte('}')
 	case *CoopMake, *CoopLoad, *CoopMulAdd, *CoopLength:
 		p.coopExpr(e)
 	default:
 		p.buf.WriteString("/* unknown expression */")
-	}
-}
-
-// postfixOperand prints the operand of x[i] or x.f, parenthesised unless it
-// is already a primary expression.
-func (p *printer) postfixOperand(x Expr) {
-	switch x.(type) {
-	case *Binary, *Unary:
-		p.buf.WriteByte('(')
-		p.expr(x, 0)
-		p.buf.WriteByte(')')
-	case *Lit:
-		if l := x.(*Lit); isNegative(l.Val) {
-			p.buf.WriteByte('(')
-			p.expr(x, 0)
-			p.buf.WriteByte(')')
-			return
-		}
-		p.expr(x, 0)
-	default:
-		p.expr(x, 0)
 	}
 }
 
@@ -430,7 +478,7 @@ func (p *printer) call(name string, args []Expr) {
 		if i > 0 {
 			p.buf.WriteString(", ")
 		}
-		p.expr(a, 0)
+		p.expr(a)
 	}
 	p.buf.WriteByte(')')
 }

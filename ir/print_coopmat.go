@@ -10,9 +10,9 @@ func (p *printer) coopExpr(e Expr) {
 		p.call(e.To.String(), []Expr{e.X})
 	case *CoopLoad:
 		p.buf.WriteString("coopLoad<" + e.To.String() + ">(" + identName(e.Src) + ", ")
-		p.expr(e.Offset, 0)
+		p.expr(e.Offset)
 		p.buf.WriteString(", ")
-		p.expr(e.Stride, 0)
+		p.expr(e.Stride)
 		p.buf.WriteString(", " + e.Layout.String() + ")")
 	case *CoopMulAdd:
 		p.call("coopMulAdd", []Expr{e.A, e.B, e.C})
@@ -21,11 +21,12 @@ func (p *printer) coopExpr(e Expr) {
 	}
 }
 
+// identName spells a buffer argument, with the author's parentheses.
 func identName(id *Ident) string {
 	if id == nil {
 		return "<nil>"
 	}
-	return id.Name
+	return ExprString(id)
 }
 
 // coopStoreString spells a CoopStore statement.

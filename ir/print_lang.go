@@ -31,7 +31,7 @@ func paramList(params []*Param) []string {
 }
 
 func (p *printer) structDecl(s *Struct) {
-	p.docs(s.Doc)
+	p.docs(s.Doc, s.DocComments)
 	p.line("struct ", s.Name, " {")
 	p.indent++
 	for _, f := range s.Fields {
@@ -42,7 +42,7 @@ func (p *printer) structDecl(s *Struct) {
 }
 
 func (p *printer) funcDecl(f *Func) {
-	p.docs(f.Doc)
+	p.docs(f.Doc, f.DocComments)
 	result := ""
 	if f.Result != nil {
 		result = " " + TypeString(f.Result)
@@ -93,7 +93,7 @@ func (p *printer) structLit(e *StructLit) {
 			p.buf.WriteString(e.Keys[i])
 			p.buf.WriteString(": ")
 		}
-		p.expr(v, 0)
+		p.expr(v)
 	}
 	p.buf.WriteByte('}')
 }

@@ -14,10 +14,14 @@ import "strconv"
 //
 // Two struct types are identical only when they are the same *Struct.
 type Struct struct {
-	Doc    []string // comment lines above the declaration, without //
-	Pos    Pos
-	Name   string
-	Fields []*StructField
+	Doc []string // comment lines above the declaration, without //
+	// DocComments is set only when a /* */ comment is among those above:
+	// every one of them as written (with its // or /* */), which kc fmt
+	// prints in place of Doc. Doc keeps their text lines, for emitters.
+	DocComments []string
+	Pos         Pos
+	Name        string
+	Fields      []*StructField
 }
 
 // StructField is one field of a Struct.
@@ -51,6 +55,7 @@ type Field struct {
 	Name  string
 	Index int  // set by Check: the field's index in the struct
 	Ty    Type // set by Check
+	Parens
 }
 
 // StructLit is `Particle{pos: p, vel: v}`; fields not named are zero.
@@ -59,6 +64,7 @@ type StructLit struct {
 	Struct *Struct
 	Keys   []string // field names as written, one per value
 	Vals   []Expr
+	Parens
 }
 
 // Values returns one expression per field of the struct, in declaration
@@ -78,6 +84,7 @@ type ArrayLit struct {
 	Pos   Pos
 	Array *Array
 	Elems []Expr
+	Parens
 }
 
 func (e *Field) Type() Type     { return e.Ty }

@@ -13,9 +13,9 @@ import (
 )
 
 // Buffers of structs (and of arrays holding structs) are filled and
-// compared field by field. Their padding bytes are nobody's: the
-// interpreter zeroes a stored struct's padding, a GPU leaves it as it
-// was, so padding starts as poison and is never compared.
+// compared field by field. Their padding bytes are nobody's: a store
+// writes the fields' bytes only (the interpreter as a GPU), so padding
+// starts as poison and is never compared.
 
 // HasStruct reports whether buffer element type t holds a struct.
 func HasStruct(t ir.Type) bool {

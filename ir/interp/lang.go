@@ -348,6 +348,7 @@ func (c *compiler) copyAggregate(pos ir.Pos, dst ref, src ir.Expr) stmtFn {
 		c.errorf(pos, "cannot copy %s to %s", src.Type(), dst.ty)
 	}
 	fill := c.aggInto(src)
+	spans := dataSpans(dst.ty, 0, nil)
 	m := c.m
 	tmp := make([]byte, size*m.n)
 	base := make([]int, m.n)
@@ -361,9 +362,54 @@ func (c *compiler) copyAggregate(pos ir.Pos, dst ref, src ir.Expr) stmtFn {
 			if dst.race != nil {
 				dst.race.write(m, pos, l, d[l], size)
 			}
-			copy(dst.mem[d[l]:d[l]+size], tmp[int(l)*size:int(l+1)*size])
+			copySpans(dst.mem[d[l]:d[l]+size], tmp[int(l)*size:int(l+1)*size], spans)
 		}
 		return act
+	}
+}
+
+// span is a run of bytes [off, off+n) of a value in memory.
+type span struct{ off, n int }
+
+// dataSpans appends the bytes of a value of type t at offset off that hold
+// data, merging adjacent runs: a struct's padding (between fields, after
+// the last, and after a vec3 in an array) is left out, so that a store of
+// a whole struct leaves padding as it was, as a GPU does (docs/semantics.md
+// §4).
+func dataSpans(t ir.Type, off int, out []span) []span {
+	add := func(o, n int) {
+		if k := len(out) - 1; k >= 0 && out[k].off+out[k].n == o {
+			out[k].n += n
+			return
+		}
+		out = append(out, span{o, n})
+	}
+	switch t := t.(type) {
+	case ir.Vector:
+		add(off, t.N*compSize(t.Elem))
+	case *ir.Array:
+		st := memStride(t.Elem)
+		for i := 0; i < t.Len; i++ {
+			for _, s := range dataSpans(t.Elem, off+i*st, nil) {
+				add(s.off, s.n)
+			}
+		}
+	case *ir.Struct:
+		for i, o := range ir.FieldOffsets(t) {
+			for _, s := range dataSpans(t.Fields[i].Type, off+o, nil) {
+				add(s.off, s.n)
+			}
+		}
+	default:
+		add(off, memStride(t))
+	}
+	return out
+}
+
+// copySpans copies the given runs of src into dst.
+func copySpans(dst, src []byte, spans []span) {
+	for _, s := range spans {
+		copy(dst[s.off:s.off+s.n], src[s.off:s.off+s.n])
 	}
 }
 

@@ -81,41 +81,40 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 			// (Module.Doc); those above later enables stay pending for the
 			// next declaration.
 			if i == 0 {
-				for _, t := range c.commentsBefore(d.Pos.Offset) {
-					m.Doc = append(m.Doc, docLines(t)...)
-				}
+				m.Doc, m.DocComments = docOf(c.commentsBefore(d.Pos.Offset))
 			}
 			c.enable(d.Enable, m)
 			continue
 		}
-		var doc []string
+		var docToks []lexer.Token
 		for _, t := range c.commentsBefore(d.Pos.Offset) {
-			if c.trailing(t) && len(m.Consts) > 0 && len(doc) == 0 && c.lastConst {
+			if c.trailing(t) && len(m.Consts) > 0 && len(docToks) == 0 && c.lastConst {
 				// after the previous const, on its line
 				k := m.Consts[len(m.Consts)-1]
 				k.Comment = strings.TrimSpace(k.Comment + " " + t.Value)
 				continue
 			}
-			doc = append(doc, docLines(t)...)
+			docToks = append(docToks, t)
 		}
+		doc, raw := docOf(docToks)
 		c.lastConst = d.Const != nil
 		switch {
 		case d.Const != nil:
 			k := c.constDecl(d.Const)
-			k.Doc = doc
+			k.Doc, k.DocComments = doc, raw
 			m.Consts = append(m.Consts, k)
 		case d.Struct != nil:
 			if s := c.structDecl(d.Struct); s != nil {
-				s.Doc = doc
+				s.Doc, s.DocComments = doc, raw
 				m.Structs = append(m.Structs, s)
 			}
 		case d.Func != nil:
 			f := c.funcDecl(d.Func, d.Precise)
-			f.Doc = doc
+			f.Doc, f.DocComments = doc, raw
 			m.Funcs = append(m.Funcs, f)
 		case d.Kernel != nil:
 			k := c.kernel(d.Kernel)
-			k.Doc = doc
+			k.Doc, k.DocComments = doc, raw
 			k.Precise = d.Precise
 			m.Kernels = append(m.Kernels, k)
 		}
@@ -509,6 +508,23 @@ func docLines(t lexer.Token) []string {
 		out = append(out, " "+strings.TrimSpace(l))
 	}
 	return out
+}
+
+// docOf gives the documentation of the comments above a declaration: its
+// lines, and the comments as written when one of them is a /* */ comment
+// (so that kc fmt keeps it one; nil otherwise).
+func docOf(toks []lexer.Token) (lines, comments []string) {
+	block := false
+	for _, t := range toks {
+		lines = append(lines, docLines(t)...)
+		block = block || isBlock(t)
+	}
+	if block {
+		for _, t := range toks {
+			comments = append(comments, t.Value)
+		}
+	}
+	return lines, comments
 }
 
 func isBlock(t lexer.Token) bool { return strings.HasPrefix(t.Value, "/*") }

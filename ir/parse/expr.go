@@ -133,28 +133,7 @@ func (p *exprParser) binary(minPrec int) (ir.Expr, error) {
 			return nil, err
 		}
 		x = &ir.Binary{Pos: irPos(t.Pos), Op: op, X: x, Y: y}
-		neededParens(x.(*ir.Binary))
-	}
-}
-
-// neededParens clears the Paren mark of b's operands where precedence
-// requires the parentheses (ir.Print writes those anyway), so that Paren
-// marks only the author's optional ones and parse(print(m)) equals m.
-func neededParens(b *ir.Binary) {
-	p := b.Op.Precedence()
-	if x, ok := b.X.(*ir.Binary); ok && x.Op.Precedence() < p {
-		x.Paren = false
-	}
-	if y, ok := b.Y.(*ir.Binary); ok && y.Op.Precedence() <= p {
-		y.Paren = false
-	}
-}
-
-// clearParen clears the Paren mark of a binary operand of a unary or
-// postfix operator, which always needs its parentheses.
-func clearParen(x ir.Expr) {
-	if b, ok := x.(*ir.Binary); ok {
-		b.Paren = false
+		ir.TrimNeededParens(x)
 	}
 }
 
@@ -195,7 +174,9 @@ func (p *exprParser) unary() (ir.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}, nil
+		u := &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}
+		ir.TrimNeededParens(u)
+		return u, nil
 	}
 	p.depth++
 	defer func() { p.depth-- }()
@@ -206,8 +187,9 @@ func (p *exprParser) unary() (ir.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	clearParen(x)
-	return &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}, nil
+	u := &ir.Unary{Pos: irPos(t.Pos), Op: op, X: x}
+	ir.TrimNeededParens(u)
+	return u, nil
 }
 
 func isNumber(t *lexer.Token) bool {
@@ -284,8 +266,8 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 			if err := p.expect("]", `"]"`); err != nil {
 				return nil, err
 			}
-			clearParen(x)
 			x = &ir.Index{Pos: irPos(t.Pos), X: x, Index: i}
+			ir.TrimNeededParens(x)
 		case t.Type == tokPunct && t.Value == ".":
 			p.lex.Next()
 			c := *p.lex.Peek()
@@ -293,15 +275,15 @@ func (p *exprParser) postfixOf(x ir.Expr) (ir.Expr, error) {
 				return nil, unexpected(&c, "a field name or vector components such as .x or .xyz after \".\"")
 			}
 			p.lex.Next()
-			clearParen(x)
 			// A name that is no swizzle is a field: of a struct, or
 			// old_value/exchanged of an atomicCompareExchangeWeak result
 			// (Check reports a name that is no field).
 			if !validSwizzle(c.Value) {
 				x = &ir.Field{Pos: irPos(t.Pos), X: x, Name: c.Value}
-				continue
+			} else {
+				x = &ir.Swizzle{Pos: irPos(t.Pos), X: x, Comps: c.Value}
 			}
-			x = &ir.Swizzle{Pos: irPos(t.Pos), X: x, Comps: c.Value}
+			ir.TrimNeededParens(x)
 		default:
 			return x, nil
 		}
@@ -351,11 +333,9 @@ func (p *exprParser) primary() (ir.Expr, error) {
 			if err := p.expect(")", `")"`); err != nil {
 				return nil, err
 			}
-			if b, ok := x.(*ir.Binary); ok {
-				// kept by kc fmt unless precedence needs them anyway
-				// (cleared by the operator that takes b as an operand)
-				b.Paren = true
-			}
+			// kept by kc fmt unless precedence needs them anyway
+			// (trimmed by the operator that takes x as an operand)
+			ir.AddParen(x)
 			return x, nil
 		}
 		if t.Value == "[" {

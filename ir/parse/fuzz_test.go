@@ -28,6 +28,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(posSrc))
 	f.Add([]byte(commentsSrc))
+	f.Add([]byte(parensSrc))
+	f.Add([]byte(blockDocsSrc))
 	f.Add([]byte(coopSrc))
 	for _, c := range coopSyntaxErrors {
 		f.Add([]byte("kernel k(x read []f32, y read_write []f32) workgroup(32) {\n\t" + c.body + "\n}\n"))

@@ -225,15 +225,86 @@ func TestFmtKeepsParens(t *testing.T) {
 	if d := cmp.Diff(m, m2, ignorePos); d != "" {
 		t.Errorf("round trip (-first +second):\n%s", d)
 	}
-	// Parentheses around a name or a call are not kept.
-	m3, err := parse.File("p.kc", []byte("kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = (a) + (min(a, 1))\n}\n"))
+}
+
+// TestFmtKeepsAllParens: parentheses around any expression (a name, a
+// literal, a call, an index, a unary, a conversion, a field, a literal
+// of a struct or an array, several pairs) are kept, as gofmt keeps them;
+// the text prints as itself, round-trips (go-cmp) and checks.
+func TestFmtKeepsAllParens(t *testing.T) {
+	src := parensSrc
+	m, err := parse.File("p.kc", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(ir.Print(m3)), "kernel k(a u32, y read_write []u32) workgroup(1) {\n\ty[0] = a + min(a, 1)\n}\n"; got != want {
-		t.Errorf("print:\n%s\nwant:\n%s", got, want)
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print changed the parentheses (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("p.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	// Single expressions: the author's pairs beyond the needed one stay.
+	for _, c := range []struct{ in, want string }{
+		{"-(5)", "-(5)"},
+		{"-((5))", "-((5))"},
+		{"-(-a)", "-(-a)"},
+		{"((-a))", "((-a))"},
+		{"(a + 1) * 2", "(a + 1) * 2"},
+		{"((a + 1)) * 2", "((a + 1)) * 2"},
+		{"(((a)))", "(((a)))"},
+		{"a - -1", "a - -1"},
+		{"a - (-1)", "a - (-1)"},
+		{"-(a)", "-(a)"},
+		{"x[0]", "x[0]"},
+		{"(x)[(0)]", "(x)[(0)]"},
+	} {
+		m, err := parse.File("e.kc", []byte("kernel k(a i32, x read []i32, y read_write []i32) workgroup(1) {\n\ty[0] = "+c.in+"\n}\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		e := m.Kernels[0].Body.Stmts[0].(*ir.Assign).RHS
+		if got := ir.ExprString(e); got != c.want {
+			t.Errorf("%s prints as %s, want %s", c.in, got, c.want)
+		}
 	}
 }
+
+// parensSrc is TestFmtKeepsAllParens' input (also a fuzz seed).
+const parensSrc = `struct P {
+	v vec2<f32>
+	w [2]i32
+}
+
+kernel k(a i32, x read []i32, y read_write []i32) workgroup(1) {
+	let b = (a)
+	let c = (x[0]) + (x[(1)])
+	let d = -(b) + ^(c)
+	let e = (-d) * ((2))
+	let f = (i32(f32(a))) + (min(a, 1)) + i32((len(x)))
+	let p = (P{v: (vec2<f32>(1.0)), w: ([2]i32{1, (2)})})
+	let g = (p).w[1] + (p.w)[0] + i32((p.v).x) + i32((p.v.y))
+	let h = !(b > 0) || (true)
+	y[(0)] = (b + c) * (d) + (e) + f + g + select(h, (1), 0)
+	let q = (bitcast<u32>(a)) >> (u32(1))
+	y[1] = i32((q)) + (-(5)) + (-(-a)) + i32(len((x)))
+	var r = 0
+	r += (1)
+	r++
+	r -= ((1))
+	y[2] = r
+}
+`
 
 // TestFmtComments: kc fmt keeps end-of-line comments on their line, /* */
 // comments (one line or several) among statements, and comments in the
@@ -245,8 +316,8 @@ func TestFmtComments(t *testing.T) {
 const N = 4 /* four */
 const M = 2 // two
 
-// kernel doc
-// over two lines
+/* kernel doc
+   over two lines */
 kernel k(
 	// the scale
 	a f32, // trailing a
@@ -276,6 +347,10 @@ kernel k(
 	out := string(ir.Print(m))
 	if d := cmp.Diff(want, out); d != "" {
 		t.Errorf("print (-want +got):\n%s", d)
+	}
+	// The block comment's lines are still the kernel's Doc, for emitters.
+	if d := cmp.Diff([]string{" kernel doc", " over two lines"}, m.Kernels[0].Doc); d != "" {
+		t.Errorf("kernel Doc (-want +got):\n%s", d)
 	}
 	m2, err := parse.File("c.kc", []byte(out))
 	if err != nil {
@@ -320,3 +395,104 @@ kernel k(
 	// last
 }
 `
+
+// TestFmtBlockDocs: a /* */ comment above a declaration (the file header
+// above enable, a const, a struct, a function, a kernel) stays a block
+// comment, beside // lines above the same declaration; a declaration
+// documented with // lines only has no DocComments; the text prints as
+// itself, round-trips and checks.
+func TestFmtBlockDocs(t *testing.T) {
+	src := blockDocsSrc
+	m, err := parse.File("b.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("b.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	if d := cmp.Diff([]string{" the header", " line two"}, m.Doc); d != "" {
+		t.Errorf("module Doc (-want +got):\n%s", d)
+	}
+	if m.Consts[1].DocComments != nil || len(m.Consts[1].Doc) != 1 {
+		t.Errorf("const M: Doc %q, DocComments %q; want one line and none", m.Consts[1].Doc, m.Consts[1].DocComments)
+	}
+	if d := cmp.Diff([]string{"/* a pair */", "// of floats"}, m.Structs[0].DocComments); d != "" {
+		t.Errorf("struct DocComments (-want +got):\n%s", d)
+	}
+}
+
+// blockDocsSrc is TestFmtBlockDocs' input (also a fuzz seed).
+const blockDocsSrc = `/* the header
+   line two */
+
+enable f16
+
+/* four */
+const N = 4
+// two
+const M = 2
+
+/* a pair */
+// of floats
+struct P {
+	a f32
+	b f32
+}
+
+// twice
+/*
+ * doubles x
+ */
+fn twice(x f32) f32 {
+	return 2.0 * x
+}
+
+/** the kernel */
+kernel k(y read_write []f32) workgroup(64) {
+	y[local_index] = twice(f32(N + M))
+}
+`
+
+// TestFmtKeepsParensCoop: the buffer, offset and stride arguments of
+// coopLoad and coopStore keep their parentheses too.
+func TestFmtKeepsParensCoop(t *testing.T) {
+	src := strings.NewReplacer(
+		"(a, workgroup_id.x * 256,", "((a), (workgroup_id.x * 256),",
+		"(z), c, n * 16,", "(z), (c), ((n * 16)),",
+	).Replace(coopSrc)
+	if src == coopSrc || !strings.Contains(src, "((n * 16))") {
+		t.Fatal("coopSrc changed: this test's replacements need updating")
+	}
+	m, err := parse.File("c.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if !strings.Contains(out, "((a), (workgroup_id.x * 256),") || !strings.Contains(out, "(z), (c), ((n * 16)),") {
+		t.Errorf("parentheses dropped:\n%s", out)
+	}
+	m2, err := parse.File("c.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+}
