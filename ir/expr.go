@@ -53,6 +53,10 @@ type Lit struct {
 	Pos Pos
 	Val Value
 	Ty  Type
+	// Text is the literal as the author wrote it (0x5a5a5a5a, 16777216.0),
+	// which kc fmt prints; empty for literals built from Go or made by the
+	// compiler, which print from Val.
+	Text string
 	Parens
 }
 

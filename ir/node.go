@@ -14,11 +14,15 @@ type Module struct {
 	// every one of them as written (with its // or /* */), which kc fmt
 	// prints in place of Doc. Doc keeps their text lines, for emitters.
 	DocComments []string
-	Enables     []*Enable
-	Consts      []*Const
-	Structs     []*Struct
-	Funcs       []*Func
-	Kernels     []*Kernel
+	// Trailer holds the comments after the last declaration, as written
+	// (with their // or /* */), and "" for a blank line before or between
+	// them: run directives (//kc:run) live there, and kc fmt keeps them.
+	Trailer []string
+	Enables []*Enable
+	Consts  []*Const
+	Structs []*Struct
+	Funcs   []*Func
+	Kernels []*Kernel
 
 	// Checked is set by Check when the module passed without errors; the
 	// emitters refuse unchecked modules because they need its annotations.

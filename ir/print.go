@@ -135,6 +135,14 @@ func (p *printer) module(m *Module) {
 		blank()
 		p.kernel(k)
 	}
+	for _, c := range m.Trailer {
+		if c == "" {
+			p.buf.WriteByte('\n')
+			p.canTrail = false
+			continue
+		}
+		p.line(c)
+	}
 }
 
 func (p *printer) kernel(k *Kernel) {
@@ -418,7 +426,11 @@ func (p *printer) bare(e Expr) {
 		p.buf.WriteString(e.Op.String())
 		p.operand(e, e.X, false)
 	case *Lit:
-		p.buf.WriteString(LitText(e.Val))
+		if e.Text != "" {
+			p.buf.WriteString(e.Text)
+		} else {
+			p.buf.WriteString(LitText(e.Val))
+		}
 	case *Ident:
 		p.buf.WriteString(e.Name)
 	case *BuiltinValue:

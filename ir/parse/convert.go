@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -120,6 +121,24 @@ func (c *converter) file(f *fileAST, m *ir.Module) {
 		}
 		// Comments inside a declaration but outside kernel bodies are dropped.
 		c.commentsBefore(d.EndPos.Offset)
+	}
+	c.trailer(f, m)
+}
+
+// trailer keeps the comments after the last declaration (Module.Trailer),
+// with a "" for each gap of blank lines, so that kc fmt does not drop the
+// run directives written there.
+func (c *converter) trailer(f *fileAST, m *ir.Module) {
+	last := 0
+	if n := len(f.Decls); n > 0 {
+		last = f.Decls[n-1].Decl.EndPos.Line
+	}
+	for _, t := range c.commentsBefore(math.MaxInt) {
+		if last > 0 && t.Pos.Line > last+1 {
+			m.Trailer = append(m.Trailer, "")
+		}
+		m.Trailer = append(m.Trailer, t.Value)
+		last = t.Pos.Line + strings.Count(t.Value, "\n")
 	}
 }
 

@@ -199,7 +199,7 @@ func isNumber(t *lexer.Token) bool {
 // literal consumes a number; neg asks for its negation (which lets -9223372036854775808 through).
 func (p *exprParser) literal(neg bool) (*ir.Lit, error) {
 	t := *p.lex.Next()
-	lit := &ir.Lit{Pos: irPos(t.Pos)}
+	lit := &ir.Lit{Pos: irPos(t.Pos), Text: t.Value}
 	switch {
 	case t.Value == "inf":
 		lit.Val = ir.FloatVal(math.Inf(1))
@@ -224,6 +224,7 @@ func (p *exprParser) literal(neg bool) (*ir.Lit, error) {
 			lit.Val = ir.IntVal(int64(u))
 		case err == nil && neg && u == 1<<63:
 			lit.Val = ir.IntVal(math.MinInt64)
+			lit.Text = "-" + t.Value
 			return lit, nil
 		default:
 			return nil, participle.Errorf(t.Pos, "integer constant %s overflows", t.Value)
@@ -231,6 +232,7 @@ func (p *exprParser) literal(neg bool) (*ir.Lit, error) {
 	}
 	if neg {
 		negate(lit)
+		lit.Text = "-" + t.Value
 	}
 	return lit, nil
 }

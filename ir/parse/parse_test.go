@@ -89,7 +89,9 @@ func TestBuilderSaxpy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := cmp.Options{ignorePos, cmpopts.IgnoreFields(ir.Module{}, "File"), cmpopts.IgnoreFields(ir.Kernel{}, "Doc")}
+	// The parser keeps what the author wrote (literal spellings, the run
+	// directives after the kernel); the builder has nothing of that.
+	opts := cmp.Options{ignorePos, cmpopts.IgnoreFields(ir.Module{}, "File", "Trailer"), cmpopts.IgnoreFields(ir.Kernel{}, "Doc"), cmpopts.IgnoreFields(ir.Lit{}, "Text")}
 	if d := cmp.Diff(built, parsed, opts); d != "" {
 		t.Errorf("builder and parser disagree (-built +parsed):\n%s", d)
 	}
@@ -494,5 +496,65 @@ func TestFmtKeepsParensCoop(t *testing.T) {
 	}
 	if out2 := string(ir.Print(m2)); out2 != out {
 		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+}
+
+// TestFmtKeepsLiteralsAndTrailer: kc fmt prints literals as written (hex,
+// float spellings, a folded minus) and keeps the comments after the last
+// declaration, where run directives live, with the blank line before them.
+func TestFmtKeepsLiteralsAndTrailer(t *testing.T) {
+	const src = `kernel k(x read []u32, y read_write []u32, f read_write []f32) workgroup(1) {
+	y[0] = x[0] ^ 0x5a5a5a5a
+	y[1] = x[1] & 0XFF
+	f[0] = f32(y[0] >> 8) / 16777216.0
+	f[1] = 1e-5 + 2.50 + -0x10
+}
+
+// How it runs:
+//kc:run len(x)=4 len(y)=4 len(f)=2 grid=1
+/* and a block */
+`
+	m, err := parse.File("l.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	if d := cmp.Diff(src, out); d != "" {
+		t.Errorf("print changed the source (-source +printed):\n%s", d)
+	}
+	m2, err := parse.File("l.kc", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if err := ir.Check(m2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+// TestFmtKeepsRunDirectives: formatting any corpus kernel keeps every one
+// of its //kc: directive lines, in order.
+func TestFmtKeepsRunDirectives(t *testing.T) {
+	for _, c := range kctest.Cases(t) {
+		m, err := parse.File(c.Path, c.Src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		for _, l := range strings.Split(string(c.Src), "\n") {
+			if strings.HasPrefix(l, "//kc:") {
+				want = append(want, l)
+			}
+		}
+		for _, l := range strings.Split(string(ir.Print(m)), "\n") {
+			if strings.HasPrefix(l, "//kc:") {
+				got = append(got, l)
+			}
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: kc fmt changed the directives (-source +printed):\n%s", c.Name, d)
+		}
 	}
 }

@@ -134,8 +134,9 @@ kernel k(a f32, // in the parameters
 	}
 	// Kept where they were: trailing comments on their line (after a
 	// const, a parameter, a statement, a block's "{"), /* */ comments
-	// among statements. Dropped: comments inside an expression and after
-	// the last declaration.
+	// among statements, comments after the last declaration (on lines of
+	// their own: the file's trailer, where run directives live). Dropped:
+	// comments inside an expression.
 	want := `// above enable
 
 enable f16
@@ -157,6 +158,7 @@ kernel k(
 	}
 	// last in body
 }
+// after the kernel
 `
 	if got := string(ir.Print(m)); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
