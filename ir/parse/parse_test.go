@@ -181,20 +181,9 @@ func TestByteOrderMark(t *testing.T) {
 // the clause may be empty). It checks, prints as written and round-trips.
 func TestForWithoutInit(t *testing.T) {
 	src := "kernel k(y read_write []u32) workgroup(1) {\n\tvar i u32\n\tfor ; i < 4; i++ {\n\t\ty[i] = i\n\t}\n\tfor ;; i += 2 {\n\t\tbreak\n\t}\n}\n"
-	m, err := parse.File("a.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
+	m, out := reprint(t, "a.kc", src)
 	if out != src {
 		t.Errorf("print:\n%s\nwant:\n%s", out, src)
-	}
-	m2, err := parse.File("a.kc", []byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
 	}
 	if err := ir.Check(m); err != nil {
 		t.Fatalf("check: %v", err)
@@ -212,20 +201,8 @@ func TestFmtKeepsParens(t *testing.T) {
 		"\ty[4] = min((a + 1), 7)\n" +
 		"\tlet b = -(a + 1) + (a + 1).x\n" +
 		"}\n"
-	m, err := parse.File("p.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
-	if d := cmp.Diff(src, out); d != "" {
-		t.Errorf("print changed the parentheses (-source +printed):\n%s", d)
-	}
-	m2, err := parse.File("p.kc", []byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
+	if _, out := reprint(t, "p.kc", src); out != src {
+		t.Errorf("print changed the parentheses (-source +printed):\n%s", cmp.Diff(src, out))
 	}
 }
 
@@ -235,25 +212,11 @@ func TestFmtKeepsParens(t *testing.T) {
 // the text prints as itself, round-trips (go-cmp) and checks.
 func TestFmtKeepsAllParens(t *testing.T) {
 	src := parensSrc
-	m, err := parse.File("p.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
+	m, out := reprint(t, "p.kc", src)
 	if d := cmp.Diff(src, out); d != "" {
 		t.Errorf("print changed the parentheses (-source +printed):\n%s", d)
 	}
-	m2, err := parse.File("p.kc", []byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
-	}
-	if out2 := string(ir.Print(m2)); out2 != out {
-		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
-	}
-	if err := ir.Check(m2); err != nil {
+	if err := ir.Check(m); err != nil {
 		t.Errorf("check: %v", err)
 	}
 	// Single expressions: the author's pairs beyond the needed one stay.
@@ -342,11 +305,7 @@ kernel k(
 	// last
 }
 `
-	m, err := parse.File("c.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
+	m, out := reprint(t, "c.kc", src)
 	if d := cmp.Diff(want, out); d != "" {
 		t.Errorf("print (-want +got):\n%s", d)
 	}
@@ -354,17 +313,7 @@ kernel k(
 	if d := cmp.Diff([]string{" kernel doc", " over two lines"}, m.Kernels[0].Doc); d != "" {
 		t.Errorf("kernel Doc (-want +got):\n%s", d)
 	}
-	m2, err := parse.File("c.kc", []byte(out))
-	if err != nil {
-		t.Fatalf("printed text: %v", err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
-	}
-	if out2 := string(ir.Print(m2)); out2 != out {
-		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
-	}
-	if err := ir.Check(m2); err != nil {
+	if err := ir.Check(m); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -405,25 +354,11 @@ kernel k(
 // itself, round-trips and checks.
 func TestFmtBlockDocs(t *testing.T) {
 	src := blockDocsSrc
-	m, err := parse.File("b.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
+	m, out := reprint(t, "b.kc", src)
 	if d := cmp.Diff(src, out); d != "" {
 		t.Errorf("print (-source +printed):\n%s", d)
 	}
-	m2, err := parse.File("b.kc", []byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
-	}
-	if out2 := string(ir.Print(m2)); out2 != out {
-		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
-	}
-	if err := ir.Check(m2); err != nil {
+	if err := ir.Check(m); err != nil {
 		t.Errorf("check: %v", err)
 	}
 	if d := cmp.Diff([]string{" the header", " line two"}, m.Doc); d != "" {
@@ -479,23 +414,8 @@ func TestFmtKeepsParensCoop(t *testing.T) {
 	if src == coopSrc || !strings.Contains(src, "((n * 16))") {
 		t.Fatal("coopSrc changed: this test's replacements need updating")
 	}
-	m, err := parse.File("c.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
-	if !strings.Contains(out, "((a), (workgroup_id.x * 256),") || !strings.Contains(out, "(z), (c), ((n * 16)),") {
+	if _, out := reprint(t, "c.kc", src); !strings.Contains(out, "((a), (workgroup_id.x * 256),") || !strings.Contains(out, "(z), (c), ((n * 16)),") {
 		t.Errorf("parentheses dropped:\n%s", out)
-	}
-	m2, err := parse.File("c.kc", []byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
-	}
-	if out2 := string(ir.Print(m2)); out2 != out {
-		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
 	}
 }
 
@@ -514,22 +434,11 @@ func TestFmtKeepsLiteralsAndTrailer(t *testing.T) {
 //kc:run len(x)=4 len(y)=4 len(f)=2 grid=1
 /* and a block */
 `
-	m, err := parse.File("l.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(ir.Print(m))
+	m, out := reprint(t, "l.kc", src)
 	if d := cmp.Diff(src, out); d != "" {
 		t.Errorf("print changed the source (-source +printed):\n%s", d)
 	}
-	m2, err := parse.File("l.kc", []byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(m, m2, ignorePos); d != "" {
-		t.Errorf("round trip (-first +second):\n%s", d)
-	}
-	if err := ir.Check(m2); err != nil {
+	if err := ir.Check(m); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -557,4 +466,27 @@ func TestFmtKeepsRunDirectives(t *testing.T) {
 			t.Errorf("%s: kc fmt changed the directives (-source +printed):\n%s", c.Name, d)
 		}
 	}
+}
+
+// reprint parses src and prints it, and checks that the printed text
+// parses to the same module (go-cmp, positions aside) and prints as itself
+// again. It returns the first module and its printed text.
+func reprint(t *testing.T, name, src string) (*ir.Module, string) {
+	t.Helper()
+	m, err := parse.File(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(ir.Print(m))
+	m2, err := parse.File(name, []byte(out))
+	if err != nil {
+		t.Fatalf("printed text: %v\n%s", err, out)
+	}
+	if d := cmp.Diff(m, m2, ignorePos); d != "" {
+		t.Errorf("round trip (-first +second):\n%s", d)
+	}
+	if out2 := string(ir.Print(m2)); out2 != out {
+		t.Errorf("not idempotent (-first +second):\n%s", cmp.Diff(out, out2))
+	}
+	return m, out
 }
