@@ -39,19 +39,23 @@ func ReadsNumWorkgroups(k *Kernel) bool {
 // NumWorkgroupsOffset is the byte offset of the hidden num_workgroups field
 // in k's params block, or -1 when k does not read num_workgroups.
 func NumWorkgroupsOffset(k *Kernel) int {
-	if !ReadsNumWorkgroups(k) {
-		return -1
-	}
-	_, size := ParamsLayout(k)
-	return size
+	_, off := paramsBlock(k)
+	return off
 }
 
 // ParamsSize is the byte size of k's params block: the scalar parameters
 // (ParamsLayout) and the hidden num_workgroups field when k reads it.
 func ParamsSize(k *Kernel) int {
-	if off := NumWorkgroupsOffset(k); off >= 0 {
-		return off + 16
-	}
-	_, size := ParamsLayout(k)
+	size, _ := paramsBlock(k)
 	return size
+}
+
+// paramsBlock is the size of k's params block and the offset of its hidden
+// num_workgroups field (-1 when there is none), from one walk of k.
+func paramsBlock(k *Kernel) (size, numWorkgroups int) {
+	_, size = ParamsLayout(k)
+	if !ReadsNumWorkgroups(k) {
+		return size, -1
+	}
+	return size + 16, size
 }

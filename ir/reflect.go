@@ -177,9 +177,9 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		}
 	}
 	fields, _ := ParamsLayout(k)
-	if size := ParamsSize(k); size > 0 {
+	if size, off := paramsBlock(k); size > 0 {
 		pr := &ParamsReflection{Group: 0, Binding: ParamsBinding, Size: size, Fields: make([]FieldReflection, 0, len(fields))}
-		if off := NumWorkgroupsOffset(k); off >= 0 {
+		if off >= 0 {
 			pr.NumWorkgroups = &off
 		}
 		for _, f := range fields {
