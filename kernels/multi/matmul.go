@@ -66,21 +66,34 @@ func (mm *MatMul) RunInto(ctx context.Context, out, a []float32, batch, m int) e
 		return fmt.Errorf("multi: matmul: a has %d values and out %d for batch %d of [%d %d]·[%d %d]", len(a), len(out), batch, m, k, k, n)
 	}
 	return mm.g.Run(ctx, batch, func(ctx context.Context, w Worker, lo, hi int) error {
-		c := w.Context
-		x, err := c.Tensor(a[lo*m*k:hi*m*k], (hi-lo)*m, k)
+		x, err := w.Context.Tensor(a[lo*m*k:hi*m*k], (hi-lo)*m, k)
 		if err != nil {
 			return err
 		}
 		defer x.Release()
-		s := w.Device.Begin()
-		y, err := c.MatMul(x, mm.w[w.Index])
-		if eerr := s.End(); err == nil {
-			err = eerr
-		}
+		y, err := mm.Record(w, x)
 		if err != nil {
 			return err
 		}
 		defer y.Release()
 		return readInto(ctx, w, out[lo*m*n:hi*m*n], y)
 	})
+}
+
+// Record records x·w on the worker's device, in one scope, for x [rows,
+// k] of the worker's Context, and returns the product [rows, n] without
+// waiting for it: Run's step for work whose inputs and results stay on
+// the devices.
+func (mm *MatMul) Record(w Worker, x *kernels.Tensor) (*kernels.Tensor, error) {
+	if w.Index < 0 || w.Index >= len(mm.w) || mm.g.ws[w.Index].Context != w.Context {
+		return nil, fmt.Errorf("multi: matmul: worker %v is not of this product's group", w)
+	}
+	s := w.Device.Begin()
+	y, err := w.Context.MatMul(x, mm.w[w.Index])
+	if eerr := s.End(); err == nil {
+		err = eerr
+	} else if y != nil {
+		y.Release()
+	}
+	return y, err
 }
