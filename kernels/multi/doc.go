@@ -36,12 +36,14 @@
 //     vkGetDeviceGroupPeerMemoryFeatures says whether one member may use
 //     another's memory as a copy source or destination or for any access
 //     (VK_PEER_MEMORY_FEATURE_COPY_SRC/COPY_DST/GENERIC_SRC/GENERIC_DST).
-//     NVIDIA's driver forms groups of more than one GPU only for linked
-//     GPUs (SLI, NVLink bridges); whether two H200s of one host appear as
-//     one group is to be checked on such a host (the two-GPU machine was
-//     not lent when this was written). kc's Vulkan driver creates one
-//     logical device per physical device and would need a device-mask
-//     aware allocator and dispatch (vkCmdSetDeviceMask) to use a group.
+//     Every device is a group of at least one; two GPUs share a group
+//     only where the driver links them (to our knowledge NVIDIA's Vulkan
+//     driver does so for SLI configurations only; whether two H200s of one
+//     host form one group is not verified here: the two-GPU machine was
+//     not lent when this was written). kc's Vulkan driver creates one logical device per
+//     physical device and would need device masks in its allocator and
+//     dispatches (VkMemoryAllocateFlagsInfo, vkCmdSetDeviceMask) to span
+//     a group.
 //   - External memory (core in 1.1, VK_KHR_external_memory with
 //     VK_KHR_external_memory_fd): an allocation exported as a file
 //     descriptor can be imported by another VkDevice, but for the opaque
