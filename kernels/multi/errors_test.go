@@ -119,3 +119,43 @@ func TestBlockCancel(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestBlockOpError: an op refused in the middle of the block (a head
+// dimension beyond the attention kernel's 256) fails the call with that
+// op's error, named per device, after the ops before it were recorded;
+// the ops after it see nil operands and refuse them without a panic.
+// Record refuses a worker of another group.
+func TestBlockOpError(t *testing.T) {
+	ctx := context.Background()
+	g := group(t, openDev(t, "vulkan"), openDev(t, "wgpu"))
+	rng := newRand(t)
+	cfg := multi.BlockConfig{Dim: 8, Heads: 1, KVHeads: 1, HeadDim: 260, FFN: 8}
+	b, err := g.NewBlock(ctx, cfg, newBlockWeights(rng, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	_, err = b.Run(ctx, randn(rng, 2*3*cfg.Dim, -1, 1), 2, 3)
+	t.Logf("error: %v", err)
+	// Each device fails at the attention unless the first failure
+	// cancelled it before it began (a cancellation left out of the error).
+	var de *multi.DeviceError
+	if !errors.As(err, &de) || !strings.Contains(de.Error(), "causalattention") || errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want the attention's error, named", err)
+	}
+	// The mistake is the caller's: a matmul against a wrong worker.
+	other := group(t, openDev(t, "vulkan"))
+	mm, err := g.NewMatMul(ctx, randn(rng, 4, -1, 1), 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mm.Close()
+	w := other.Workers()[0]
+	x, err := w.Context.Tensor(randn(rng, 2, -1, 1), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mm.Record(w, x); err == nil || !strings.Contains(err.Error(), "not of this product's group") {
+		t.Errorf("Record with another group's worker: %v", err)
+	}
+}
