@@ -69,8 +69,57 @@ type CoopMatShape struct {
 	A, B, C    string
 	Result     string
 	Saturating bool   `json:",omitempty"`
-	Scope      string // "subgroup" (the only scope kc uses), "workgroup", ...
-	Flavor     string // "khr" or "nv"
+	Scope      string // "subgroup" or "workgroup" (NV cooperative_matrix2), ...
+	Flavor     string // "khr", "nv", or "flex" (CoopMat2.Flexible)
+	// Invocations is the workgroup size a workgroup-scope flexible shape
+	// requires (VkCooperativeMatrixFlexibleDimensionsPropertiesNV's
+	// workgroupInvocations); 0 otherwise.
+	Invocations int `json:",omitempty"`
+}
+
+// CoopMat2 is what a device offers of VK_NV_cooperative_matrix2: its
+// features (as enabled on the device kc creates), limits and flexible
+// dimensions. kc's workgroup-scope matrices (`enable cooperative_matrix2`)
+// need WorkgroupScope, and shapes other than CoopMat's fixed ones need
+// FlexibleDimensions.
+type CoopMat2 struct {
+	WorkgroupScope     bool // cooperativeMatrixWorkgroupScope
+	FlexibleDimensions bool // cooperativeMatrixFlexibleDimensions
+	Reductions         bool // cooperativeMatrixReductions
+	Conversions        bool // cooperativeMatrixConversions
+	PerElementOps      bool // cooperativeMatrixPerElementOperations
+	TensorAddressing   bool // cooperativeMatrixTensorAddressing
+	BlockLoads         bool // cooperativeMatrixBlockLoads
+	// MaxWorkgroupSize bounds the invocations of a workgroup that uses a
+	// workgroup-scope matrix (cooperativeMatrixWorkgroupScopeMaxWorkgroupSize).
+	MaxWorkgroupSize int
+	// MaxDimension bounds the rows and columns of a flexible-dimension
+	// matrix (cooperativeMatrixFlexibleDimensionsMaxDimension).
+	MaxDimension int
+	// ReservedShared is the shared memory, in bytes, the driver keeps for
+	// itself in a workgroup that uses a workgroup-scope matrix
+	// (cooperativeMatrixWorkgroupScopeReservedSharedMemory): such a kernel
+	// may declare Limits.MaxSharedMemory minus this.
+	ReservedShared int
+	// Flexible lists the flexible-dimension shapes: M, N and K are
+	// granularities (a matrix's rows and columns are multiples of them),
+	// Scope and Invocations say at which scope and workgroup size.
+	Flexible []CoopMatShape
+}
+
+// WorkgroupShape returns the flexible workgroup-scope entry for inputs of
+// type in and accumulators of type acc ("f16", "bf16", "f32"), if the
+// device has workgroup scope and one.
+func (c *CoopMat2) WorkgroupShape(in, acc string) (CoopMatShape, bool) {
+	if c == nil || !c.WorkgroupScope || !c.FlexibleDimensions {
+		return CoopMatShape{}, false
+	}
+	for _, s := range c.Flexible {
+		if s.Scope == "workgroup" && s.A == in && s.B == in && s.C == acc && s.Result == acc && !s.Saturating {
+			return s, true
+		}
+	}
+	return CoopMatShape{}, false
 }
 
 func (s CoopMatShape) String() string {
@@ -100,6 +149,9 @@ type AdapterInfo struct {
 	Timestamps   bool           // GPU timestamps between commands
 	TimestampNs  float64        // nanoseconds per timestamp tick (the period)
 	CoopMat      []CoopMatShape // cooperative-matrix shapes; empty when none
+	// CoopMat2: VK_NV_cooperative_matrix2 (workgroup-scope matrices,
+	// flexible dimensions); nil when the device lacks it
+	CoopMat2 *CoopMat2 `json:",omitempty"`
 	// IntegerDot: the packed 4x8-bit integer dot products (dot4I8Packed,
 	// dot4U8Packed) are usable from the accepted targets (Vulkan's
 	// shaderIntegerDotProduct)
