@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -107,19 +108,24 @@ type CoopMat2 struct {
 	Flexible []CoopMatShape
 }
 
-// WorkgroupShape returns the flexible workgroup-scope entry for inputs of
-// type in and accumulators of type acc ("f16", "bf16", "f32"), if the
-// device has workgroup scope and one.
-func (c *CoopMat2) WorkgroupShape(in, acc string) (CoopMatShape, bool) {
+// WorkgroupShapes returns the flexible workgroup-scope entries for inputs
+// of type in and accumulators of type acc ("f16", "bf16", "f32"), most
+// invocations first (the H200 offers 32, 64, 128 and 256), leaving out
+// those over MaxWorkgroupSize; none when the device lacks workgroup scope
+// or flexible dimensions.
+func (c *CoopMat2) WorkgroupShapes(in, acc string) []CoopMatShape {
 	if c == nil || !c.WorkgroupScope || !c.FlexibleDimensions {
-		return CoopMatShape{}, false
+		return nil
 	}
+	var out []CoopMatShape
 	for _, s := range c.Flexible {
-		if s.Scope == "workgroup" && s.A == in && s.B == in && s.C == acc && s.Result == acc && !s.Saturating {
-			return s, true
+		if s.Scope == "workgroup" && s.A == in && s.B == in && s.C == acc && s.Result == acc && !s.Saturating &&
+			s.Invocations > 0 && (c.MaxWorkgroupSize == 0 || s.Invocations <= c.MaxWorkgroupSize) {
+			out = append(out, s)
 		}
 	}
-	return CoopMatShape{}, false
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Invocations > out[j].Invocations })
+	return out
 }
 
 func (s CoopMatShape) String() string {

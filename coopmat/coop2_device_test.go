@@ -102,19 +102,20 @@ func TestCoop2Peak(t *testing.T) {
 	c := info.CoopMat2
 	var ks []peakKernel
 	ks = append(ks, peakKernel{dt: "f16", scope: "subgroup", m: 16, n: 16, k: 16, threads: 128, nacc: 8, groupsPer: 4})
+	// Workgroup scope: the most telling first (2026-12-01 measured 64x64 at
+	// 32 invocations; wgmma, if the driver uses it, needs 128), each tile
+	// at the workgroup sizes whose granularity it meets, with at most 128
+	// accumulator elements per invocation (more spilled at 32).
 	for _, dt := range []string{"f16", "bf16"} {
-		g, ok := c.WorkgroupShape(dt, "f32")
-		if !ok {
-			continue
-		}
-		for _, s := range [][3]int{{64, 64, 16}, {64, 64, 32}, {128, 128, 16}, {128, 128, 32}, {128, 256, 32}, {256, 128, 32}, {128, 128, 64}} {
-			if dt == "bf16" && s != [3]int{128, 128, 32} {
+		for _, s := range [][4]int{{128, 128, 32, 256}, {128, 256, 32, 256}, {128, 128, 32, 128}, {256, 128, 32, 256}, {128, 128, 16, 256}, {64, 64, 32, 128}, {64, 64, 32, 32}} {
+			if dt == "bf16" && s != [4]int{128, 128, 32, 256} {
 				continue
 			}
-			if s[0]%g.M != 0 || s[1]%g.N != 0 || s[2]%g.K != 0 || (c.MaxDimension > 0 && max(s[0], s[1], s[2]) > c.MaxDimension) {
-				continue
+			for _, g := range c.WorkgroupShapes(dt, "f32") {
+				if g.Invocations == s[3] && s[0]%g.M == 0 && s[1]%g.N == 0 && s[2]%g.K == 0 && (c.MaxDimension == 0 || max(s[0], s[1], s[2]) <= c.MaxDimension) {
+					ks = append(ks, peakKernel{dt: dt, scope: "workgroup", m: s[0], n: s[1], k: s[2], threads: g.Invocations, nacc: 1, groupsPer: 1})
+				}
 			}
-			ks = append(ks, peakKernel{dt: dt, scope: "workgroup", m: s[0], n: s[1], k: s[2], threads: g.Invocations, nacc: 1, groupsPer: 1})
 		}
 	}
 	for _, s := range c.Flexible { // subgroup scope with flexible dimensions

@@ -240,19 +240,36 @@ var coop2Tiles = [][3]int{
 	{32, 64, 32},
 }
 
+// coop2MaxPerInvocation bounds the accumulator elements each invocation
+// holds (BM·BN / invocations). Measured on the H200 (2026-12-01,
+// docs/PERF.md): 64x64 accumulators in workgroups of 32 invocations (128
+// each) ran at the instruction ceiling, 128x128 ones (512 each) at a
+// twentieth of it, and 128x256 ones failed to compile.
+const coop2MaxPerInvocation = 128
+
 // Coop2Candidates lists the workgroup-scope plans for o on the device,
-// best guess first; none when the device lacks VK_NV_cooperative_matrix2's
-// workgroup scope for o's input type with f32 accumulate.
+// best guess first: for each flexible workgroup-scope entry of o's input
+// type with f32 accumulate, most invocations first, the tiles of
+// coop2Tiles that fit it. None when the device lacks
+// VK_NV_cooperative_matrix2's workgroup scope. Candidates does not list
+// them (the subgroup kernel is not yet known to be slower; see
+// docs/PERF.md): the tuner and callers take them from here.
 func Coop2Candidates(info backend.AdapterInfo, o Options) []Plan {
-	shape, ok := info.CoopMat2.WorkgroupShape(o.dtype(), "f32")
-	if !ok {
-		return nil
+	var out []Plan
+	for _, shape := range info.CoopMat2.WorkgroupShapes(o.dtype(), "f32") {
+		out = append(out, coop2Plans(info, o, shape)...)
 	}
+	return out
+}
+
+// coop2Plans lists the plans of one flexible entry.
+func coop2Plans(info backend.AdapterInfo, o Options, shape backend.CoopMatShape) []Plan {
 	maxDim := info.CoopMat2.MaxDimension
 	room := info.Limits.MaxSharedMemory - info.CoopMat2.ReservedShared
 	var out []Plan
 	for _, d := range coop2Tiles {
-		if d[0]%shape.M != 0 || d[1]%shape.N != 0 || d[2]%shape.K != 0 || (maxDim > 0 && max(d[0], d[1], d[2]) > maxDim) {
+		if d[0]%shape.M != 0 || d[1]%shape.N != 0 || d[2]%shape.K != 0 || (maxDim > 0 && max(d[0], d[1], d[2]) > maxDim) ||
+			d[0]*d[1] > coop2MaxPerInvocation*shape.Invocations {
 			continue
 		}
 		t := Tile{BM: d[0], BN: d[1], BK: d[2], TM: 1, TN: 1, Stages: 1}

@@ -17,15 +17,14 @@ var generators = map[string]func(Plan) (*ir.Module, string, error){
 }
 
 // Candidates lists every plan the device can run for o, best guess first:
-// cooperative-matrix plans for f16/bf16 (subgroup scope, then workgroup
-// scope where the device has VK_NV_cooperative_matrix2), register-tiled
-// ones for f32.
+// cooperative-matrix plans for f16/bf16 (subgroup scope; Coop2Candidates
+// lists the workgroup-scope ones), register-tiled ones for f32.
 func Candidates(info backend.AdapterInfo, o Options) ([]Plan, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.dtype() != "f32" {
-		cs := append(CoopCandidates(info, o), Coop2Candidates(info, o)...)
+		cs := CoopCandidates(info, o)
 		if len(cs) == 0 {
 			return nil, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}
 		}

@@ -149,6 +149,9 @@ type Plan struct {
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
+	if p.Generator == "coop2" { // the flexible entry's workgroup size
+		s += fmt.Sprintf(" @%d", p.Threads)
+	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)
 	}
