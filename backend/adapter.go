@@ -316,7 +316,8 @@ func Supports(a AdapterInfo, need ir.Features) bool {
 	return (need&ir.FeatureF16 == 0 || a.F16) &&
 		(need&ir.FeatureSubgroups == 0 || a.Subgroups) &&
 		(need&ir.FeatureCoopMat == 0 || len(a.CoopMat) > 0) &&
-		(need&ir.FeatureDot4Packed == 0 || a.IntegerDot)
+		(need&ir.FeatureDot4Packed == 0 || a.IntegerDot) &&
+		(need&ir.FeatureCoopMat2 == 0 || (a.CoopMat2 != nil && a.CoopMat2.WorkgroupScope))
 }
 
 // OpenFor is Open for kernels that need features: with no selector (sel
