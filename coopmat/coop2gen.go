@@ -210,6 +210,26 @@ func (s coop2Shape) staged(p func(string, ...any)) {
 	p("\t}")
 }
 
+// checkCoop2 verifies a workgroup-scope plan against the device: its
+// flexible entry must be one the device offers, and its shared memory must
+// leave the driver's reserve.
+func (p Plan) checkCoop2(info backend.AdapterInfo) error {
+	if p.Shape == nil {
+		return fmt.Errorf("coopmat: plan %s has no workgroup-scope shape", p)
+	}
+	ok := false
+	for _, s := range info.CoopMat2.WorkgroupShapes(p.dtype(), "f32") {
+		ok = ok || s == *p.Shape
+	}
+	if !ok {
+		return fmt.Errorf("coopmat: plan %s needs workgroup-scope cooperative matrices %s with %d invocations, which %s does not offer", p, p.Shape, p.Threads, info.Name)
+	}
+	if room := info.Limits.MaxSharedMemory - info.CoopMat2.ReservedShared; p.Shared > 0 && info.Limits.MaxSharedMemory > 0 && p.Shared > room {
+		return fmt.Errorf("coopmat: plan %s needs %d bytes of shared memory; %s leaves %d beside workgroup-scope matrices", p, p.Shared, info.Name, room)
+	}
+	return nil
+}
+
 // buildCoop2 generates and checks the plan's workgroup-scope kernel.
 func buildCoop2(p Plan) (*ir.Module, string, error) {
 	s, err := p.coop2Shape()
@@ -265,7 +285,6 @@ func Coop2Candidates(info backend.AdapterInfo, o Options) []Plan {
 // coop2Plans lists the plans of one flexible entry.
 func coop2Plans(info backend.AdapterInfo, o Options, shape backend.CoopMatShape) []Plan {
 	maxDim := info.CoopMat2.MaxDimension
-	room := info.Limits.MaxSharedMemory - info.CoopMat2.ReservedShared
 	var out []Plan
 	for _, d := range coop2Tiles {
 		if d[0]%shape.M != 0 || d[1]%shape.N != 0 || d[2]%shape.K != 0 || (maxDim > 0 && max(d[0], d[1], d[2]) > maxDim) ||
@@ -281,9 +300,6 @@ func coop2Plans(info backend.AdapterInfo, o Options, shape backend.CoopMatShape)
 			continue
 		}
 		p.Shared = s.shared()
-		if p.Shared > 0 && info.Limits.MaxSharedMemory > 0 && p.Shared > room {
-			continue
-		}
 		if p.check(info) == nil {
 			out = append(out, p)
 		}

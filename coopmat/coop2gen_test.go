@@ -150,3 +150,30 @@ func TestCoop2Plans(t *testing.T) {
 		}
 	}
 }
+
+// TestCoop2Cache: a workgroup-scope plan the tuner found fastest is what
+// Choose returns for its problem on its device, and is ignored on a device
+// without that flexible entry.
+func TestCoop2Cache(t *testing.T) {
+	t.Setenv(EnvCacheDir, t.TempDir())
+	info := h200cm2()
+	o := Options{M: 4096, N: 4096, K: 4096, DType: "bf16"}
+	if p, err := Choose(info, o); err != nil || p.Generator != "coopmat" {
+		t.Fatalf("untuned default %v (%v), want the subgroup kernel", p, err)
+	}
+	want := Coop2Candidates(info, o)[0]
+	if err := Remember(info, Tuned{Plan: want, TFLOPS: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Choose(info, o); err != nil || p.Generator != "coop2" || p.Tile != want.Tile || *p.Shape != *want.Shape {
+		t.Errorf("Choose after tuning = %v (%v), want %s", p, err, want)
+	}
+	without := info
+	without.CoopMat2 = &backend.CoopMat2{WorkgroupScope: true, FlexibleDimensions: true, MaxWorkgroupSize: 128, Flexible: info.CoopMat2.Flexible}
+	if p, _ := Choose(without, o); p.Generator == "coop2" {
+		t.Errorf("a device without 256-invocation workgroup scope chose %s", p)
+	}
+	if err := want.check(h200()); err == nil {
+		t.Error("a workgroup-scope plan passes the check of a device without cooperative_matrix2")
+	}
+}

@@ -174,6 +174,11 @@ func (p Plan) check(info backend.AdapterInfo) error {
 	if l.MaxInvocationsPerWorkgroup > 0 && p.Threads > l.MaxInvocationsPerWorkgroup {
 		return fmt.Errorf("coopmat: plan %s needs %d invocations per workgroup; %s has %d", p, p.Threads, info.Name, l.MaxInvocationsPerWorkgroup)
 	}
+	if p.Generator == "coop2" {
+		if err := p.checkCoop2(info); err != nil {
+			return err
+		}
+	}
 	g := p.Groups()
 	for _, n := range g {
 		if l.MaxWorkgroupsPerDimension > 0 && n > l.MaxWorkgroupsPerDimension {
