@@ -98,6 +98,7 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 		{ir.FeatureSubgroups, d.info.Subgroups},
 		{ir.FeatureCoopMat, len(d.info.CoopMat) > 0},
 		{ir.FeatureDot4Packed, d.info.IntegerDot},
+		{ir.FeatureCoopMat2, d.info.CoopMat2 != nil && d.info.CoopMat2.WorkgroupScope},
 	}
 	for _, h := range have {
 		if feats&h.f != 0 && !h.ok {
@@ -106,6 +107,11 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 	}
 	if err := d.fitsWorkgroup(a.Target, e); err != nil {
 		return err
+	}
+	if feats&ir.FeatureCoopMat2 != 0 {
+		if err := d.fitsCoopMat2(a.Target, e); err != nil {
+			return err
+		}
 	}
 	if err := d.fitsShared(a.Target, e); err != nil {
 		return err
@@ -146,6 +152,26 @@ func (d *Device) fitsShared(t Target, e *emit.Entry) error {
 	}
 	return &ir.UnsupportedError{Target: d.info.Driver + " " + string(t) + " on " + d.info.Name,
 		Feature: fmt.Sprintf("kernel %s's %d bytes of shared memory (the device's %s is %d)", e.Kernel, n, name, max)}
+}
+
+// fitsCoopMat2 checks a kernel with workgroup-scope matrices against
+// VK_NV_cooperative_matrix2's limits: the workgroup's invocations against
+// cooperativeMatrixWorkgroupScopeMaxWorkgroupSize, and its shared memory
+// against maxComputeSharedMemorySize less the driver's reserve
+// (VUID-RuntimeSpirv-maxComputeSharedMemorySize-10168).
+func (d *Device) fitsCoopMat2(t Target, e *emit.Entry) error {
+	c := d.info.CoopMat2
+	target := d.info.Driver + " " + string(t) + " on " + d.info.Name
+	w := e.Reflection.Workgroup
+	if total := w[0] * w[1] * w[2]; c.MaxWorkgroupSize > 0 && total > c.MaxWorkgroupSize {
+		return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's workgroup of %d invocations with workgroup-scope cooperative matrices (cooperativeMatrixWorkgroupScopeMaxWorkgroupSize is %d)",
+			e.Kernel, total, c.MaxWorkgroupSize)}
+	}
+	if max := d.info.Limits.MaxSharedMemory - c.ReservedShared; d.info.Limits.MaxSharedMemory > 0 && e.Reflection.SharedBytes() > max {
+		return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's %d bytes of shared memory with workgroup-scope cooperative matrices (the device's maxComputeSharedMemorySize %d less the %d reserved for them)",
+			e.Kernel, e.Reflection.SharedBytes(), d.info.Limits.MaxSharedMemory, c.ReservedShared)}
+	}
+	return nil
 }
 
 // fitsWorkgroup checks the artifact's workgroup size against the device's

@@ -68,7 +68,7 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 	}
 	aBits, a := rnd(o.M * o.K)
 	bBits, b := rnd(nb)
-	m, kernel, err := buildCoop(p)
+	m, kernel, err := generators[p.Generator](p)
 	if err != nil {
 		t.Fatal(err)
 	}

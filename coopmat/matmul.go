@@ -13,10 +13,12 @@ import (
 var generators = map[string]func(Plan) (*ir.Module, string, error){
 	"f32":     buildF32,
 	"coopmat": buildCoop,
+	"coop2":   buildCoop2,
 }
 
 // Candidates lists every plan the device can run for o, best guess first:
-// cooperative-matrix plans for f16/bf16, register-tiled ones for f32.
+// cooperative-matrix plans for f16/bf16 (subgroup scope; Coop2Candidates
+// lists the workgroup-scope ones), register-tiled ones for f32.
 func Candidates(info backend.AdapterInfo, o Options) ([]Plan, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err

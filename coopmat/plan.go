@@ -149,6 +149,9 @@ type Plan struct {
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
+	if p.Generator == "coop2" { // the flexible entry's workgroup size
+		s += fmt.Sprintf(" @%d", p.Threads)
+	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)
 	}
@@ -170,6 +173,11 @@ func (p Plan) check(info backend.AdapterInfo) error {
 	}
 	if l.MaxInvocationsPerWorkgroup > 0 && p.Threads > l.MaxInvocationsPerWorkgroup {
 		return fmt.Errorf("coopmat: plan %s needs %d invocations per workgroup; %s has %d", p, p.Threads, info.Name, l.MaxInvocationsPerWorkgroup)
+	}
+	if p.Generator == "coop2" {
+		if err := p.checkCoop2(info); err != nil {
+			return err
+		}
 	}
 	g := p.Groups()
 	for _, n := range g {

@@ -180,7 +180,7 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8:
+		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8, FeatureCoopMat2:
 			c.enabled |= e.Feature
 		default:
 			c.errorf(e.Pos, "unknown feature in enable directive (Feature(%d))", uint8(e.Feature))

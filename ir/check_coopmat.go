@@ -31,11 +31,17 @@ func (c *checker) coopType(t CoopMat, pos Pos) bool {
 	case t.Use > UseAccumulator:
 		c.errorf(pos, "invalid type %s: the use must be a, b or acc", t)
 		return false
-	case t.Scope != ScopeSubgroup:
-		c.errorf(pos, "invalid type %s: workgroup-scope cooperative matrices (NV cooperative_matrix2) are not supported yet", t)
+	case t.Scope > ScopeWorkgroup:
+		c.errorf(pos, "invalid type %s: the scope must be subgroup or workgroup", t)
 		return false
 	}
 	c.useFeature(FeatureCoopMat, pos, "cooperative matrix type "+t.String())
+	if t.Scope == ScopeWorkgroup {
+		// Workgroup scope is NV cooperative_matrix2's alone: a second,
+		// explicit enable, so that a kernel meant for every
+		// cooperative-matrix device cannot pick it up by accident.
+		c.useFeature(FeatureCoopMat2, pos, "workgroup-scope cooperative matrix type "+t.String())
+	}
 	return true
 }
 
@@ -226,6 +232,9 @@ func (c *checker) coopMulAdd(e *CoopMulAdd) Type {
 	switch {
 	case a.Cols != b.Rows || a.Rows != acc.Rows || b.Cols != acc.Cols:
 		c.errorf(c.at, "coopMulAdd: shapes do not match: A is %dx%d, B is %dx%d, C is %dx%d (want A MxK, B KxN, C MxN)", a.Rows, a.Cols, b.Rows, b.Cols, acc.Rows, acc.Cols)
+		return Invalid
+	case a.Scope != b.Scope || a.Scope != acc.Scope:
+		c.errorf(c.at, "coopMulAdd: A, B and C must have one scope: A is %s, B is %s, C is %s", a.Scope, b.Scope, acc.Scope)
 		return Invalid
 	case a.Elem != b.Elem:
 		c.errorf(c.at, "coopMulAdd: A holds %s and B holds %s (want one element type)", a.Elem, b.Elem)

@@ -4,7 +4,9 @@ package ir
 // (CoopMat) is one value owned by a whole subgroup: every cooperative
 // operation is executed by all invocations of the subgroup together, in
 // uniform control flow, with the same operands, and acts once for the
-// subgroup (a load reads the matrix once, a store writes it once). In .kc:
+// subgroup (a load reads the matrix once, a store writes it once). A
+// workgroup-scope matrix (coopmat<..., workgroup>, NV cooperative_matrix2)
+// is the same with the workgroup in place of the subgroup. In .kc:
 //
 //	coopmat<f32, 16, 16, acc>(0.0)                    fill (CoopMake)
 //	coopmat<f16, 16, 16, acc>(m)                      element-type conversion (CoopMake)
@@ -96,7 +98,8 @@ type CoopMulAdd struct {
 
 // CoopLength is `coopLength(m)`: the number of elements of m each invocation
 // holds, a u32 that depends on the target (the interpreter: rows*cols
-// divided by the subgroup size, rounded up). Only m's type matters.
+// divided by the subgroup size, or for workgroup scope by the workgroup's
+// invocations, rounded up). Only m's type matters.
 type CoopLength struct {
 	Pos Pos
 	M   Expr

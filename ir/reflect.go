@@ -171,7 +171,7 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		Features:  []string{},
 		Buffers:   []BufferReflection{},
 	}
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8, FeatureCoopMat2} {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}

@@ -112,6 +112,9 @@ func (p *physical) info(index int) backend.AdapterInfo {
 	if p.cmNV.f[0] != 0 {
 		a.CoopMat = append(a.CoopMat, p.coopNV...)
 	}
+	if p.coopMat2Enabled() {
+		a.CoopMat2 = p.coopMat2Info()
+	}
 	for _, e := range notableExtensions {
 		if p.exts[e] {
 			a.Extensions = append(a.Extensions, e)

@@ -49,7 +49,7 @@ func runCompile(env *cliEnv, args []string) int {
 	fs.StringVar(&o.kernel, "kernel", "", "compile only this kernel")
 	fs.StringVar(&o.via, "via", "", "with -target spirv: 'hlsl' compiles kc's HLSL with dxc or glslang instead of the direct emitter")
 	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "HLSL compiler: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
-	fs.StringVar(&o.spirvVersion, "spirv-version", "1.3", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3)")
+	fs.StringVar(&o.spirvVersion, "spirv-version", "", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3); default 1.3, or 1.6 for workgroup-scope cooperative matrices")
 	fs.StringVar(&o.coopmat, "coopmat", "khr", "SPIR-V cooperative matrices: khr (SPV_KHR_cooperative_matrix) or nv (SPV_NV_cooperative_matrix)")
 	defs := defineFlags{}
 	fs.Var(defs, "D", "define a compile-time constant NAME=VALUE (repeatable)")

@@ -115,6 +115,17 @@ func printAdapter(w io.Writer, a backend.AdapterInfo, picked bool) {
 			fmt.Fprintf(w, "        %s\n", s)
 		}
 	}
+	if c := a.CoopMat2; c != nil {
+		fmt.Fprintf(w, "      cooperative matrix 2: workgroup scope %v (max %d invocations, %s shared reserved), flexible dimensions %v (max %d)\n",
+			c.WorkgroupScope, c.MaxWorkgroupSize, bytesStr(int64(c.ReservedShared)), c.FlexibleDimensions, c.MaxDimension)
+		for _, s := range c.Flexible {
+			inv := ""
+			if s.Invocations > 0 {
+				inv = fmt.Sprintf(", %d invocations", s.Invocations)
+			}
+			fmt.Fprintf(w, "        granularity %s, %s scope%s\n", s, s.Scope, inv)
+		}
+	}
 }
 
 func bytesStr(n int64) string {

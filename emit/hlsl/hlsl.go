@@ -75,7 +75,7 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	for _, k := range kernels {
 		// Cooperative matrices (DXC's vk::khr templates) and bf16 are not
 		// lowered to HLSL yet.
-		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16)); err != nil {
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureCoopMat2)); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +96,7 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	for _, k := range kernels {
 		// Cooperative matrices (DXC's vk::khr templates), bf16 and 8-bit
 		// integers are not lowered to HLSL yet.
-		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureInt8)); err != nil {
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureInt8 | ir.FeatureCoopMat2)); err != nil {
 			return nil, err
 		}
 		prefix := ""

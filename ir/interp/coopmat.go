@@ -1,13 +1,15 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/kcgo/kc/ir"
 )
 
 // Cooperative matrices: whole-matrix semantics. A matrix is one value per
-// subgroup. Every invocation of the subgroup holds the same handle (word 0
+// subgroup (per workgroup for workgroup scope: then read "workgroup" for
+// "subgroup" below). Every invocation of the subgroup holds the same handle (word 0
 // of its value column) to a matrix the machine keeps for the workgroup;
 // handle 0 is the zero matrix (a var without an initializer). Each
 // cooperative operation must be executed by every invocation of a
@@ -84,10 +86,19 @@ func roundTo(v float64, s ir.Scalar) float64 {
 	return float64(float32(v))
 }
 
-// subgroups calls f once per subgroup in act (with its lanes), after
-// checking that the whole subgroup is there.
-func (c *compiler) subgroups(pos ir.Pos, op string, act []int32, f func(lanes []int32)) {
+// groups calls f once per subgroup in act (scope subgroup) or once for the
+// workgroup (scope workgroup), with the group's lanes, after checking that
+// the whole group is there.
+func (c *compiler) groups(pos ir.Pos, op string, scope ir.MatrixScope, act []int32, f func(lanes []int32)) {
 	m := c.m
+	m.coopScope = scope
+	if scope == ir.ScopeWorkgroup {
+		if len(act) != m.n {
+			m.fail(pos, act[0], "%s reached by %d of the %d invocations of the workgroup: all invocations of a workgroup must execute a workgroup-scope cooperative operation together", op, len(act), m.n)
+		}
+		f(act)
+		return
+	}
 	m.eachSubgroup(act, func(lanes []int32) {
 		g := int(lanes[0]) / m.sgSize
 		want := min(m.sgSize, m.n-g*m.sgSize)
@@ -98,12 +109,21 @@ func (c *compiler) subgroups(pos ir.Pos, op string, act []int32, f func(lanes []
 	})
 }
 
+// coopGroup names the group of lanes the current cooperative operation
+// acts for (groups sets its scope).
+func (m *machine) coopGroup(lanes []int32) string {
+	if m.coopScope == ir.ScopeWorkgroup {
+		return "the workgroup"
+	}
+	return fmt.Sprintf("subgroup %d", int(lanes[0])/m.sgSize)
+}
+
 // same checks that word 0 of col is the same in every lane and returns it.
 func (c *compiler) same(pos ir.Pos, op, what string, col []uint32, lanes []int32) uint32 {
 	v := col[4*lanes[0]]
 	for _, l := range lanes[1:] {
 		if col[4*l] != v {
-			c.m.fail(pos, l, "%s: the %s differs between invocations of subgroup %d (%d in invocation %d, %d in invocation %d); it must be the same", op, what, int(lanes[0])/c.m.sgSize, v, lanes[0], col[4*l], l)
+			c.m.fail(pos, l, "%s: the %s differs between invocations of %s (%d in invocation %d, %d in invocation %d); it must be the same", op, what, c.m.coopGroup(lanes), v, lanes[0], col[4*l], l)
 		}
 	}
 	return v
@@ -126,7 +146,11 @@ func (c *compiler) coopExpr(e ir.Expr) exprFn {
 		return c.coopMulAdd(e)
 	case *ir.CoopLength:
 		t := e.M.Type().(ir.CoopMat)
-		n := (t.Rows*t.Cols + c.m.sgSize - 1) / c.m.sgSize
+		per := c.m.sgSize
+		if t.Scope == ir.ScopeWorkgroup {
+			per = c.m.n
+		}
+		n := (t.Rows*t.Cols + per - 1) / per
 		return c.constant(1, uint32(n))
 	}
 	c.errorf(e.Position(), "unsupported cooperative operation %s", ir.ExprString(e))
@@ -140,7 +164,7 @@ func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
 	if from, ok := e.X.Type().(ir.CoopMat); ok {
 		return func(act []int32) []uint32 {
 			xs := x(act)
-			c.subgroups(e.Pos, "coopmat conversion", act, func(lanes []int32) {
+			c.groups(e.Pos, "coopmat conversion", to.Scope, act, func(lanes []int32) {
 				src := m.mat(c.same(e.Pos, "coopmat conversion", "matrix", xs, lanes), from)
 				dst, h := m.newMat(to)
 				for i, v := range src.v {
@@ -154,7 +178,7 @@ func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
 	xs := ir.ElemScalar(e.X.Type())
 	return func(act []int32) []uint32 {
 		vals := x(act)
-		c.subgroups(e.Pos, "coopmat fill", act, func(lanes []int32) {
+		c.groups(e.Pos, "coopmat fill", to.Scope, act, func(lanes []int32) {
 			v := roundTo(elemF64(c.same(e.Pos, "coopmat fill", "value", vals, lanes), xs), to.Elem)
 			dst, h := m.newMat(to)
 			for i := range dst.v {
@@ -216,7 +240,7 @@ func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		offs, strs := offE(act), strE(act)
-		c.subgroups(e.Pos, "coopLoad", act, func(lanes []int32) {
+		c.groups(e.Pos, "coopLoad", t.Scope, act, func(lanes []int32) {
 			off := index(c.same(e.Pos, "coopLoad", "offset", offs, lanes), os)
 			str := index(c.same(e.Pos, "coopLoad", "stride", strs, lanes), ss)
 			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, cs, len(mem))
@@ -237,7 +261,7 @@ func (c *compiler) coopStore(st *ir.CoopStore) stmtFn {
 	m, t, cs := c.m, st.M.Type().(ir.CoopMat), compSize(s)
 	return func(act []int32) []int32 {
 		ms, offs, strs := mE(act), offE(act), strE(act)
-		c.subgroups(st.Pos, "coopStore", act, func(lanes []int32) {
+		c.groups(st.Pos, "coopStore", t.Scope, act, func(lanes []int32) {
 			src := m.mat(c.same(st.Pos, "coopStore", "matrix", ms, lanes), t)
 			off := index(c.same(st.Pos, "coopStore", "offset", offs, lanes), os)
 			str := index(c.same(st.Pos, "coopStore", "stride", strs, lanes), ss)
@@ -268,7 +292,7 @@ func (c *compiler) coopMulAdd(e *ir.CoopMulAdd) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		as, bs, cs := aE(act), bE(act), cE(act)
-		c.subgroups(e.Pos, "coopMulAdd", act, func(lanes []int32) {
+		c.groups(e.Pos, "coopMulAdd", ct.Scope, act, func(lanes []int32) {
 			a := m.mat(c.same(e.Pos, "coopMulAdd", "A matrix", as, lanes), at)
 			b := m.mat(c.same(e.Pos, "coopMulAdd", "B matrix", bs, lanes), bt)
 			cm := m.mat(c.same(e.Pos, "coopMulAdd", "C matrix", cs, lanes), ct)
@@ -298,7 +322,7 @@ func (c *compiler) coopBinary(e *ir.Binary) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		xs, ys := xE(act), yE(act)
-		c.subgroups(e.Pos, "cooperative "+op.String(), act, func(lanes []int32) {
+		c.groups(e.Pos, "cooperative "+op.String(), t.Scope, act, func(lanes []int32) {
 			what := "cooperative " + op.String()
 			operand := func(col []uint32, isMat bool) func(i int) float64 {
 				v := c.same(e.Pos, what, "operand", col, lanes)
@@ -356,7 +380,7 @@ func (c *compiler) coopNeg(e *ir.Unary) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		xs := xE(act)
-		c.subgroups(e.Pos, "cooperative -", act, func(lanes []int32) {
+		c.groups(e.Pos, "cooperative -", t.Scope, act, func(lanes []int32) {
 			src := m.mat(c.same(e.Pos, "cooperative -", "operand", xs, lanes), t)
 			dst, h := m.newMat(t)
 			for i, v := range src.v {
