@@ -18,6 +18,7 @@ import (
 // has signalled.
 type frame struct {
 	cmd    uintptr
+	pool   uintptr // the command pool cmd comes from, when the frame has its own
 	fence  uintptr
 	serial uint64 // submission order; assigned at submit
 
@@ -83,12 +84,7 @@ func (d *device) newRecording() (*frame, error) {
 			return nil, err
 		}
 	}
-	var a arena
-	defer a.free()
-	bi := newIn[vkCommandBufferBeginInfo](&a)
-	bi.sType = stCommandBufferBeginInfo
-	bi.flags = cmdBufferOneTimeSubmit
-	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
+	if err := d.begin(f, cmdBufferOneTimeSubmit); err != nil {
 		d.free = append(d.free, f)
 		return nil, err
 	}
@@ -106,27 +102,71 @@ func (d *device) newRecording() (*frame, error) {
 	return f, nil
 }
 
-// newFrame allocates a command buffer and a fence.
+// envPools selects where frames' command buffers come from: "shared" is
+// one command pool for all (created with RESET_COMMAND_BUFFER, each
+// buffer reset implicitly when it is begun again); otherwise each frame
+// has a pool of its own, reset as a whole before each recording, which
+// drivers can do without freeing and reallocating (NVIDIA advises against
+// RESET_COMMAND_BUFFER pools). It exists to measure the two on a device
+// (scripts/h200-runtime.sh).
+const envPools = "KC_VULKAN_POOLS"
+
+// begin resets f's command buffer (through its pool, when it has its own)
+// and begins recording with flags.
+func (d *device) begin(f *frame, flags uint32) error {
+	if f.pool != 0 {
+		if err := check("vkResetCommandPool", call(d.resetCmdPool, d.l.handle, f.pool, 0)); err != nil {
+			return err
+		}
+	}
+	a := d.scratch
+	defer a.reset()
+	bi := newIn[vkCommandBufferBeginInfo](a)
+	bi.sType = stCommandBufferBeginInfo
+	bi.flags = flags
+	return check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi)))
+}
+
+// newFrame allocates a command buffer (from a pool of the frame's own
+// unless KC_VULKAN_POOLS=shared) and a fence.
 func (d *device) newFrame() (*frame, error) {
 	var a arena
 	defer a.free()
+	pool, own := d.cmdPool, uintptr(0)
+	if !d.sharedPool {
+		pci := newIn[vkCommandPoolCreateInfo](&a)
+		pci.sType = stCommandPoolCreateInfo
+		pci.queueFamilyIndex = uint32(d.l.phys.family)
+		ph := newIn[uintptr](&a)
+		if err := check("vkCreateCommandPool", call(d.l.fn.CreateCommandPool, d.l.handle, addr(pci), 0, addr(ph))); err != nil {
+			return nil, err
+		}
+		pool, own = *ph, *ph
+	}
 	ai := newIn[vkCommandBufferAllocateInfo](&a)
 	ai.sType = stCommandBufferAllocateInfo
-	ai.commandPool = d.cmdPool
+	ai.commandPool = pool
 	ai.level = cmdBufferLevelPrimary
 	ai.commandBufferCount = 1
 	pc := newIn[uintptr](&a)
 	if err := check("vkAllocateCommandBuffers", call(d.l.fn.AllocateCommandBuffers, d.l.handle, addr(ai), addr(pc))); err != nil {
+		if own != 0 {
+			call(d.l.fn.DestroyCommandPool, d.l.handle, own, 0)
+		}
 		return nil, err
 	}
 	fi := newIn[vkFenceCreateInfo](&a)
 	fi.sType = stFenceCreateInfo
 	pf := newIn[uintptr](&a)
 	if err := check("vkCreateFence", call(d.l.fn.CreateFence, d.l.handle, addr(fi), 0, addr(pf))); err != nil {
-		call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+		if own != 0 {
+			call(d.l.fn.DestroyCommandPool, d.l.handle, own, 0)
+		} else {
+			call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+		}
 		return nil, err
 	}
-	f := &frame{cmd: *pc, fence: *pf}
+	f := &frame{cmd: *pc, pool: own, fence: *pf}
 	d.frames = append(d.frames, f)
 	return f, nil
 }
@@ -135,9 +175,13 @@ func (d *device) newFrame() (*frame, error) {
 func (d *device) destroyFrame(f *frame) {
 	var a arena
 	defer a.free()
-	pc := newIn[uintptr](&a)
-	*pc = f.cmd
-	call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+	if f.pool != 0 {
+		call(d.l.fn.DestroyCommandPool, d.l.handle, f.pool, 0) // frees f.cmd
+	} else {
+		pc := newIn[uintptr](&a)
+		*pc = f.cmd
+		call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+	}
 	call(d.l.fn.DestroyFence, d.l.handle, f.fence, 0)
 	for _, b := range f.uniforms {
 		d.l.freeRawBuffer(b)

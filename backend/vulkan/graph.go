@@ -52,11 +52,7 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	}
 	g := &graph{d: d, f: f, sets: map[graphSetKey]uintptr{}}
 	f.owner = g
-	var a arena
-	defer a.free()
-	bi := newIn[vkCommandBufferBeginInfo](&a)
-	bi.sType = stCommandBufferBeginInfo
-	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
+	if err := d.begin(f, 0); err != nil {
 		d.putGraphFrame(f)
 		return nil, err
 	}

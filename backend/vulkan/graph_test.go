@@ -37,8 +37,75 @@ func checkU32(t *testing.T, what string, got []byte, want []uint32) {
 // TestGraphReplay records a dependent chain once and replays it with new
 // params (some dispatches changed each time) and a rebound buffer,
 // checking every replay against the CPU and that a replay is one submit.
-func TestGraphReplay(t *testing.T) {
-	d := openTest(t)
+func TestGraphReplay(t *testing.T) { graphReplayCheck(t, openTest(t)) }
+
+// TestDriverModes runs the graph-replay checks and an eager dependent chain
+// under each recording and submission mode the environment selects:
+// synchronization2 barriers, the shared command pool, a compute-only queue
+// family (where the device has one; else the default family).
+func TestDriverModes(t *testing.T) {
+	for _, m := range []struct{ env, val string }{
+		{envBarrier, "sync2"}, {envPools, "shared"}, {envQueue, "compute"},
+	} {
+		t.Run(m.env+"="+m.val, func(t *testing.T) {
+			t.Setenv(m.env, m.val)
+			impl := openImpl(t)
+			d := backend.Wrap(impl)
+			switch m.env {
+			case envBarrier:
+				if ph := impl.l.phys; ph.hasV13 && ph.v13.f[v13Synchronization2] != 0 && impl.cmdFns.barrier2 == 0 {
+					t.Error("synchronization2 is enabled but the barriers do not use it")
+				}
+			case envPools:
+				if !impl.sharedPool {
+					t.Error("frames do not share the command pool")
+				}
+			}
+			graphReplayCheck(t, d)
+			chainCheck(t, d)
+		})
+	}
+}
+
+// chainCheck runs a dependent chain of addk dispatches eagerly in one scope
+// and compares the result with the CPU.
+func chainCheck(t *testing.T, d *backend.Device) {
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1 + rand.IntN(3000)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = rand.Uint32()
+	}
+	yb, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := make([]uint32, 64)
+	err = d.Do(func() error {
+		for j := range ks {
+			ks[j] = rand.Uint32()
+			if err := d.Dispatch(p, backend.Args{Params: []uint32{ks[j], uint32(n)}, Buffers: []backend.View{yb.View()}}, backend.Groups(uint32((n+63)/64))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, yb.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addkRef(y, ks...)
+	checkU32(t, "eager chain", got, y)
+}
+
+func graphReplayCheck(t *testing.T, d *backend.Device) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
 	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
