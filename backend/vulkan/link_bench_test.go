@@ -6,10 +6,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync/atomic"
+	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/kcgo/kc/backend"
 )
@@ -43,7 +42,7 @@ func BenchmarkLink(b *testing.B) {
 		pipe          bool
 		wg            int
 	}
-	cs := []cfg{
+	all := []cfg{
 		{"global", "each", false, 64}, {"global", "once", false, 64}, {"global", "push", false, 64},
 		{"buffer", "each", false, 64}, {"full", "each", false, 64},
 		{"sync2", "each", false, 64}, {"sync2", "once", false, 64}, {"sync2", "push", false, 64}, {"sync2buf", "each", false, 64},
@@ -52,30 +51,74 @@ func BenchmarkLink(b *testing.B) {
 		{"global", "each", true, 64}, {"global", "each", false, 256}, {"global", "each", false, 1024},
 		{"sync2", "once", false, 1024},
 	}
-	d := openImplTB(b)
-	rig := newLinkRig(b, d)
-	for _, c := range cs {
-		name := fmt.Sprintf("%s-%s-wg%d", c.barrier, c.bind, c.wg)
-		if c.pipe {
-			name += "-pipe"
-		}
-		b.Run(name, func(b *testing.B) {
-			if (c.barrier == "sync2" || c.barrier == "sync2buf") && rig.barrier2 == 0 {
-				b.Skip("no vkCmdPipelineBarrier2")
-			}
-			wall, gpu, ok := rig.run(b, c.barrier, c.bind, c.pipe, c.wg, max(b.N, 20))
-			b.ReportMetric(wall, "wall_us/disp")
-			b.ReportMetric(gpu, "gpu_us/disp")
-			okv := 0.0
-			if ok {
-				okv = 1
-			}
-			b.ReportMetric(okv, "ok")
-			if !ok && c.barrier != "none" && c.barrier != "exec" {
-				b.Errorf("%s: chain result wrong", name)
-			}
-		})
+	// On a compute-only queue family, the forms that differed on the
+	// universal one.
+	some := []cfg{
+		{"global", "each", false, 64}, {"global", "once", false, 64}, {"sync2", "each", false, 64},
+		{"exec", "each", false, 64}, {"none", "each", false, 64}, {"global", "each", false, 1024},
 	}
+	for _, fam := range []string{"universal", "compute"} {
+		var d *device
+		cs := all
+		if fam == "universal" {
+			d = openImplTB(b)
+		} else {
+			cs = some
+			if d = openFamilyTB(b, queueCompute, queueGraphics); d == nil {
+				continue
+			}
+		}
+		rig := newLinkRig(b, d)
+		for _, c := range cs {
+			name := fmt.Sprintf("%s/%s-%s-wg%d", fam, c.barrier, c.bind, c.wg)
+			if c.pipe {
+				name += "-pipe"
+			}
+			b.Run(name, func(b *testing.B) {
+				if (c.barrier == "sync2" || c.barrier == "sync2buf") && rig.barrier2 == 0 {
+					b.Skip("no vkCmdPipelineBarrier2")
+				}
+				wall, gpu, rec, ok := rig.run(b, c.barrier, c.bind, c.pipe, c.wg, max(b.N, 20))
+				b.ReportMetric(wall, "wall_us/disp")
+				b.ReportMetric(gpu, "gpu_us/disp")
+				b.ReportMetric(rec, "rec_us/disp")
+				okv := 0.0
+				if ok {
+					okv = 1
+				}
+				b.ReportMetric(okv, "ok")
+				if !ok && c.barrier != "none" && c.barrier != "exec" {
+					b.Errorf("%s: chain result wrong", name)
+				}
+			})
+		}
+	}
+}
+
+// openFamilyTB opens the test adapter with its queue in the first family
+// that has the flags want and none of avoid, or returns nil when there is
+// none.
+func openFamilyTB(tb testing.TB, want, avoid uint32) *device {
+	tb.Helper()
+	a := testAdapter(tb)
+	in, err := theDriver.instance()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, ok := onFamily(in, in.phys[a.DriverIndex], want, avoid)
+	if !ok {
+		return nil
+	}
+	d, err := openDevice(in, q, a.DriverIndex)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return d
 }
 
 // openImplTB is openImpl for benchmarks.
@@ -251,7 +294,7 @@ const (
 
 // run records the chain for one variant, replays it reps times and returns
 // the median wall and GPU microseconds per dispatch and whether x is right.
-func (r *linkRig) run(b *testing.B, barrier, bind string, pipeEach bool, wg, reps int) (float64, float64, bool) {
+func (r *linkRig) run(b *testing.B, barrier, bind string, pipeEach bool, wg, reps int) (float64, float64, float64, bool) {
 	d := r.d
 	kind := "u"
 	if bind == "push" {
@@ -260,6 +303,9 @@ func (r *linkRig) run(b *testing.B, barrier, bind string, pipeEach bool, wg, rep
 	p := r.pipes[fmt.Sprintf("%s%d", kind, wg)]
 	if p == nil {
 		b.Skipf("no %s%d pipeline", kind, wg)
+	}
+	if err := d.reclaim(true); err != nil {
+		b.Fatal(err)
 	}
 	set := r.sets[p]
 	f, err := d.newFrame()
@@ -336,6 +382,7 @@ func (r *linkRig) run(b *testing.B, barrier, bind string, pipeEach bool, wg, rep
 	ps := newIn[uintptr](&a)
 	*ps = set
 
+	tRec := time.Now()
 	call(d.l.fn.CmdBindPipeline, cmd, 1, p.handle)
 	if bind != "each" {
 		call(d.l.fn.CmdBindDescriptorSets, cmd, 1, p.layout, 0, 1, addr(ps), uintptr(min(p.params, 1)), addr(dyn))
@@ -381,6 +428,7 @@ func (r *linkRig) run(b *testing.B, barrier, bind string, pipeEach bool, wg, rep
 	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, cmd)); err != nil {
 		b.Fatal(err)
 	}
+	rec := float64(time.Since(tRec).Nanoseconds()) / 1e3 / linkN
 	ctx := context.Background()
 	replay := func() (time.Duration, uint64) {
 		t0 := time.Now()
@@ -423,7 +471,7 @@ func (r *linkRig) run(b *testing.B, barrier, bind string, pipeEach bool, wg, rep
 	}
 	call(d.l.fn.DestroyQueryPool, d.l.handle, f.query, 0)
 	f.query = 0
-	return medianF(walls), medianF(gpus), ok
+	return medianF(walls), medianF(gpus), rec, ok
 }
 
 func linkRead(x *buffer) backend.Range { return backend.Range{Buf: x, Size: 4 * linkLen} }
@@ -447,98 +495,109 @@ func medianF(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-// BenchmarkSubmit splits the fixed cost of a small transfer on the device:
-// an empty command buffer submitted and waited for (fence polled), one
-// with kc's full barrier only, a 1 MiB copy from and to host memory
-// (kc's MapHost memory) with the fence polled, and the same copies
-// followed by a 4-byte fill of a host-visible marker that the host polls
-// (the fence is then polled too, before the frame is reused). Reports
-// wall µs per submit (median), and the median vkQueueSubmit call time.
+// BenchmarkSubmit splits the fixed cost of a small transfer on the
+// device, on each kind of queue family the device has (universal, the
+// first one with compute; compute-only; transfer-only): a command buffer
+// holding one barrier submitted and its fence polled; a 1 MiB copy from
+// and to host memory (kc's MapHost memory), recorded once and resubmitted
+// (-fence) or recorded again before each submit, its command buffer reset
+// with its pool (-rerecord-pool: kc's frames now) or on its own
+// (-rerecord-buf: a RESET_COMMAND_BUFFER pool, kc's frames before). Reports
+// the median wall µs per submit and wait, and of vkQueueSubmit alone.
 func BenchmarkSubmit(b *testing.B) {
-	d := openImplTB(b)
-	const size = 1 << 20
-	dev, err := d.NewBuffer(size)
-	if err != nil {
-		b.Fatal(err)
-	}
-	host, err := d.l.newRawBuffer(size, bufUsageTransferSrc|bufUsageTransferDst, memHostMapped)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.l.freeRawBuffer(host)
-	marker, err := d.l.newRawBuffer(256, bufUsageTransferDst, memHostMapped)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.l.freeRawBuffer(marker)
-	mk := (*uint32)(unsafe.Pointer(&marker.bytes()[0]))
-	devRaw := dev.(*buffer).raw.handle
-	for _, v := range []string{"empty", "barrier", "up-fence", "down-fence", "up-marker", "down-marker"} {
-		b.Run(v, func(b *testing.B) {
-			f, err := d.newFrame()
-			if err != nil {
-				b.Fatal(err)
-			}
-			f.owner = &graph{d: d}
-			var a arena
-			defer a.free()
-			bi := newIn[vkCommandBufferBeginInfo](&a)
-			bi.sType = stCommandBufferBeginInfo
-			cmd := f.cmd
-			call(d.l.fn.BeginCommandBuffer, cmd, addr(bi))
-			if v != "empty" {
-				recordBarrier(d.cmdFns, cmd)
-			}
-			cp := newIn[vkBufferCopy](&a)
-			*cp = vkBufferCopy{size: size}
-			switch v {
-			case "up-fence", "up-marker":
-				call(d.l.fn.CmdCopyBuffer, cmd, host.handle, devRaw, 1, addr(cp))
-			case "down-fence", "down-marker":
-				call(d.l.fn.CmdCopyBuffer, cmd, devRaw, host.handle, 1, addr(cp))
-			}
-			useMarker := v == "up-marker" || v == "down-marker"
-			var serial uint32
-			if useMarker {
-				recordBarrier(d.cmdFns, cmd)
-				call(d.l.fn.CmdFillBuffer, cmd, marker.handle, 0, 4, 1) // the host zeroes it before each submit
-			}
-			if v != "empty" {
-				d.hostBarrier(&frame{cmd: cmd})
-			}
-			call(d.l.fn.EndCommandBuffer, cmd)
-			ctx := context.Background()
-			n := max(b.N, 200)
-			walls, subs := make([]float64, n), make([]float64, n)
-			for i := 0; i < n+10; i++ {
-				atomic.StoreUint32(mk, 0)
-				t0 := time.Now()
-				if err := d.queueSubmit(f); err != nil {
+	fams := []struct {
+		name        string
+		want, avoid uint32
+	}{{"universal", 0, 0}, {"compute", queueCompute, queueGraphics}, {"transfer", queueTransfer, queueGraphics | queueCompute}}
+	for _, fam := range fams {
+		var d *device
+		if fam.name == "universal" {
+			d = openImplTB(b)
+		} else if d = openFamilyTB(b, fam.want, fam.avoid); d == nil {
+			continue
+		}
+		stages := uintptr(pipelineStageComputeShader | pipelineStageTransfer)
+		if fam.name == "transfer" {
+			stages = pipelineStageTransfer
+		}
+		const size = 1 << 20
+		dev, err := d.l.newRawBuffer(size, bufUsageTransferSrc|bufUsageTransferDst, memDevice)
+		if err != nil {
+			b.Fatal(err)
+		}
+		host, err := d.l.newRawBuffer(size, bufUsageTransferSrc|bufUsageTransferDst, memHostMapped)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []string{"barrier", "up-fence", "down-fence", "up-rerecord-pool", "down-rerecord-pool", "up-rerecord-buf", "down-rerecord-buf"} {
+			b.Run(fam.name+"/"+v, func(b *testing.B) {
+				d.sharedPool = strings.HasSuffix(v, "-buf")
+				f, err := d.newFrame()
+				d.sharedPool = false
+				if err != nil {
 					b.Fatal(err)
 				}
-				t1 := time.Now()
-				if useMarker {
-					for atomic.LoadUint32(mk) == serial {
+				f.owner = &graph{d: d}
+				var a arena
+				defer a.free()
+				mb := newIn[vkMemoryBarrier](&a)
+				*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessTransferRead | accessTransferWrite}
+				hb := newIn[vkMemoryBarrier](&a)
+				*hb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessHostRead}
+				cp := newIn[vkBufferCopy](&a)
+				*cp = vkBufferCopy{size: size}
+				record := func() {
+					if err := d.begin(f, 0); err != nil {
+						b.Fatal(err)
 					}
-				} else if err := d.waitFrame(ctx, f); err != nil {
-					b.Fatal(err)
+					call(d.l.fn.CmdPipelineBarrier, f.cmd, stages, stages, 0, 1, addr(mb), 0, 0, 0, 0)
+					switch {
+					case strings.HasPrefix(v, "up"):
+						call(d.l.fn.CmdCopyBuffer, f.cmd, host.handle, dev.handle, 1, addr(cp))
+					case strings.HasPrefix(v, "down"):
+						call(d.l.fn.CmdCopyBuffer, f.cmd, dev.handle, host.handle, 1, addr(cp))
+					}
+					if strings.HasPrefix(v, "down") {
+						call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer, pipelineStageHost, 0, 1, addr(hb), 0, 0, 0, 0)
+					}
+					if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
+						b.Fatal(err)
+					}
 				}
-				t2 := time.Now()
-				if err := d.waitFrame(ctx, f); err != nil {
-					b.Fatal(err)
+				rerecord := strings.Contains(v, "rerecord")
+				record()
+				ctx := context.Background()
+				n := max(b.N, 200)
+				walls, subs := make([]float64, n), make([]float64, n)
+				for i := 0; i < n+10; i++ {
+					t0 := time.Now()
+					if rerecord {
+						record()
+					}
+					t1 := time.Now()
+					if err := d.queueSubmit(f); err != nil {
+						b.Fatal(err)
+					}
+					t2 := time.Now()
+					if err := d.waitFrame(ctx, f); err != nil {
+						b.Fatal(err)
+					}
+					t3 := time.Now()
+					if err := d.reclaim(false); err != nil {
+						b.Fatal(err)
+					}
+					if i >= 10 {
+						walls[i-10], subs[i-10] = float64(t3.Sub(t0).Nanoseconds())/1e3, float64(t2.Sub(t1).Nanoseconds())/1e3
+					}
 				}
-				if err := d.reclaim(false); err != nil {
-					b.Fatal(err)
+				b.ReportMetric(medianF(walls), "wall_us")
+				b.ReportMetric(medianF(subs), "submit_us")
+				if v != "barrier" {
+					b.ReportMetric(size/medianF(walls)/1e3, "GB/s")
 				}
-				if i >= 10 {
-					walls[i-10], subs[i-10] = float64(t2.Sub(t0).Nanoseconds())/1e3, float64(t1.Sub(t0).Nanoseconds())/1e3
-				}
-			}
-			b.ReportMetric(medianF(walls), "wall_us")
-			b.ReportMetric(medianF(subs), "submit_us")
-			if v != "empty" && v != "barrier" {
-				b.ReportMetric(size/medianF(walls)/1e3, "GB/s")
-			}
-		})
+			})
+		}
+		d.l.freeRawBuffer(dev)
+		d.l.freeRawBuffer(host)
 	}
 }
