@@ -92,7 +92,16 @@ func (d *Device) Record(ops ...Op) (*Graph, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
-	g := &Graph{d: d}
+	g := &Graph{d: d, ops: make([]graphOp, 0, len(ops))}
+	// The ops' arguments are copied into two slabs (one allocation each,
+	// not two per dispatch).
+	np, nb := 0, 0
+	for _, op := range ops {
+		if o, ok := op.(*DispatchOp); ok {
+			np, nb = np+len(o.Args.Params), nb+len(o.Args.Buffers)
+		}
+	}
+	params, views := make([]uint32, 0, np), make([]View, 0, nb)
 	n := 0
 	for i, op := range ops {
 		switch o := op.(type) {
@@ -100,7 +109,12 @@ func (d *Device) Record(ops ...Op) (*Graph, error) {
 			if err := d.checkDispatch(o.Pipeline, o.Args, o.Groups); err != nil {
 				return nil, fmt.Errorf("backend: record op %d: %w", i, err)
 			}
-			args := Args{Params: slices.Clone(o.Args.Params), Buffers: slices.Clone(o.Args.Buffers)}
+			p0, v0 := len(params), len(views)
+			params, views = append(params, o.Args.Params...), append(views, o.Args.Buffers...)
+			args := Args{Params: params[p0:len(params):len(params)], Buffers: views[v0:len(views):len(views)]}
+			if len(args.Params) == 0 && o.Args.Params == nil {
+				args.Params = nil
+			}
 			g.ops = append(g.ops, graphOp{p: o.Pipeline, args: args, groups: o.Groups, dispatch: n})
 			n++
 		case *CopyOp:

@@ -166,7 +166,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 	var set, pool uintptr
 	var err error
 	if g != nil {
-		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+		set, err = d.frameSet(e.f, p.setLayout)
 		if err != nil {
 			return 0, err
 		}
@@ -180,7 +180,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 		n := len(d.setPools)
 		set, pool, err = d.allocSet(&d.setPools, &n, p.setLayout, true)
 	} else {
-		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+		set, err = d.frameSet(e.f, p.setLayout)
 	}
 	if err != nil {
 		return 0, err
@@ -443,9 +443,9 @@ func (d *device) recordGroup(f *frame, group []readPiece) error {
 // hostBarrier records a barrier making transfer and shader writes visible
 // to host reads (after the fence wait).
 func (d *device) hostBarrier(f *frame) {
-	var a arena
-	defer a.free()
-	mb := newIn[vkMemoryBarrier](&a)
+	a := d.scratch
+	defer a.reset()
+	mb := newIn[vkMemoryBarrier](a)
 	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite | accessShaderWrite, dstAccessMask: accessHostRead}
 	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer|pipelineStageComputeShader, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
 }

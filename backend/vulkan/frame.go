@@ -34,8 +34,14 @@ type frame struct {
 	query    uintptr
 	tsUsed   int // timestamps recorded (0: pool not reset yet)
 
-	pools []uintptr // descriptor pools for sets not worth caching
-	poolN int       // pools in use
+	pools []uintptr             // descriptor pools for sets not worth caching
+	poolN int                   // pools in use
+	spare map[uintptr][]uintptr // sets allocated ahead from pools[poolN-1], by layout (frameSet)
+
+	// A graph's bookkeeping, kept with its frame so that the next graph
+	// recorded on the frame reuses the memory.
+	gsets   map[graphSetKey]uintptr
+	gparams []paramLoc
 
 	commands int     // commands recorded since begin
 	owner    *graph  // the graph whose command buffer this is, or nil
@@ -93,12 +99,7 @@ func (d *device) newRecording() (*frame, error) {
 	f.haz.reset()
 	f.haz.collect = d.bufferBarrierMode
 	f.hostRead = false
-	if f.poolN > 0 {
-		for _, p := range f.pools[:f.poolN] {
-			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
-		}
-		f.poolN = 0
-	}
+	d.resetPools(f)
 	return f, nil
 }
 
@@ -125,6 +126,15 @@ func (d *device) begin(f *frame, flags uint32) error {
 	bi.sType = stCommandBufferBeginInfo
 	bi.flags = flags
 	return check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi)))
+}
+
+// resetPools frees every descriptor set allocated from f's pools.
+func (d *device) resetPools(f *frame) {
+	for _, p := range f.pools[:f.poolN] {
+		call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
+	}
+	f.poolN = 0
+	clear(f.spare)
 }
 
 // newFrame allocates a command buffer (from a pool of the frame's own
@@ -287,11 +297,11 @@ func (d *device) submit(f *frame) error {
 
 // queueSubmit submits a recorded frame's command buffer with its fence.
 func (d *device) queueSubmit(f *frame) error {
-	var a arena
-	defer a.free()
-	pc := newIn[uintptr](&a)
+	a := d.scratch
+	defer a.reset()
+	pc := newIn[uintptr](a)
 	*pc = f.cmd
-	si := newIn[vkSubmitInfo](&a)
+	si := newIn[vkSubmitInfo](a)
 	si.sType = stSubmitInfo
 	si.commandBufferCount = 1
 	si.pCommandBuffers = addr(pc)
@@ -403,9 +413,9 @@ func (d *device) reclaim(all bool) error {
 
 // recycle returns a completed frame to the free list.
 func (d *device) recycle(f *frame) {
-	var a arena
-	defer a.free()
-	pf := newIn[uintptr](&a)
+	a := d.scratch
+	defer a.reset()
+	pf := newIn[uintptr](a)
 	*pf = f.fence
 	call(d.l.fn.ResetFences, d.l.handle, 1, addr(pf))
 	d.done = max(d.done, f.serial)

@@ -50,7 +50,11 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &graph{d: d, f: f, sets: map[graphSetKey]uintptr{}}
+	if f.gsets == nil {
+		f.gsets = map[graphSetKey]uintptr{}
+	}
+	clear(f.gsets)
+	g := &graph{d: d, f: f, sets: f.gsets, params: f.gparams[:0]}
 	f.owner = g
 	if err := d.begin(f, 0); err != nil {
 		d.putGraphFrame(f)
@@ -148,6 +152,7 @@ func (g *graph) Release() {
 	}
 	g.released = true
 	d := g.d
+	g.f.gparams = g.params[:0]
 	delete(d.graphs, g)
 	if d.closed {
 		return
@@ -169,10 +174,8 @@ func (d *device) graphFrame() (*frame, error) {
 	if n := len(d.graphFree); n > 0 {
 		f := d.graphFree[n-1]
 		d.graphFree = d.graphFree[:n-1]
-		for _, p := range f.pools[:f.poolN] {
-			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
-		}
-		f.poolN, f.uniIdx, f.uniOff, f.commands, f.serial = 0, 0, 0, 0, 0
+		d.resetPools(f)
+		f.uniIdx, f.uniOff, f.commands, f.serial = 0, 0, 0, 0
 		f.hostRead = false
 		return f, nil
 	}
