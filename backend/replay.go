@@ -56,11 +56,19 @@ type GraphImpl interface {
 	// encoder first) and before all work submitted after it; it does not
 	// wait for the graph to complete. If the previous replay of this graph
 	// is still running it waits for it first (honouring ctx), since the
-	// params memory and the command buffer are the graph's own.
+	// params memory and the command buffer are the graph's own. A driver
+	// that gave dispatches with equal params one params block returns
+	// ErrRerecord, before writing or submitting anything, when the updates
+	// would give them different ones; package backend then records the
+	// graph again (with the params as they now are) and replays that.
 	Replay(ctx context.Context, updates []ParamUpdate) error
 	// Release frees the graph once its last replay has completed.
 	Release()
 }
+
+// ErrRerecord is a GraphImpl's answer to params updates it cannot write in
+// place (GraphImpl.Replay).
+var ErrRerecord = errors.New("backend: graph must be recorded again for these params")
 
 // Graph is recorded work, replayable many times (Device.Record).
 type Graph struct {
@@ -276,6 +284,11 @@ func (g *Graph) Replay(ctx context.Context) error {
 		}
 	}
 	err := g.impl.Replay(ctx, g.updates)
+	if errors.Is(err, ErrRerecord) {
+		if err = g.recordLocked(); err == nil {
+			err = g.impl.Replay(ctx, nil)
+		}
+	}
 	g.updates = g.updates[:0]
 	d.stats.Submits++
 	d.stats.Replays++

@@ -42,7 +42,7 @@ type device struct {
 	graphFree []*frame            // released graphs' frames, for new graphs
 	buffers   map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
 	pipes     []*pipeline
-	stats     struct{ submits, dispatches, setAllocs, setHits int }
+	stats     struct{ submits, dispatches, setAllocs, setHits, graphs int }
 
 	bufferBarrierMode bool     // KC_VULKAN_BARRIER=buffer (hazard.go)
 	sharedPool        bool     // KC_VULKAN_POOLS=shared: frames' command buffers from cmdPool (frame.go)

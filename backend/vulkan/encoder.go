@@ -73,10 +73,15 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	var uni *rawBuffer
 	var uoff uint64
 	if p.params > 0 {
-		if e.graph == nil && e.lastUni != nil && bytes.Equal(params, e.lastParams) {
-			// The previous dispatch's params block serves again (a graph
-			// gives every dispatch its own, for SetParams).
+		if e.lastUni != nil && bytes.Equal(params, e.lastParams) {
+			// The previous dispatch's params block serves again (the set
+			// stays bound). In a graph the block is then shared: replays
+			// write it in place only while its users' params stay equal
+			// (graph.inPlace).
 			uni, uoff = e.lastUni, e.lastUOff
+			if g := e.graph; g != nil {
+				g.share(uni, uoff)
+			}
 		} else {
 			var err error
 			if uni, uoff, err = d.params(f, params); err != nil {

@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,7 +22,8 @@ type graph struct {
 	f        *frame
 	params   []paramLoc // per dispatch, in recording order
 	sets     map[graphSetKey]uintptr
-	pending  bool // submitted and not yet seen complete
+	users    map[paramKey]int // dispatches sharing a params block, where more than one
+	pending  bool             // submitted and not yet seen complete
 	released bool
 }
 
@@ -30,6 +32,62 @@ type paramLoc struct {
 	b   *rawBuffer // nil when the pipeline has no params
 	off uint64
 	n   int
+}
+
+// paramKey names a params block.
+type paramKey struct {
+	b   *rawBuffer
+	off uint64
+}
+
+// share notes one more dispatch using the params block at (b, off).
+func (g *graph) share(b *rawBuffer, off uint64) {
+	if g.users == nil {
+		g.users = map[paramKey]int{}
+	}
+	k := paramKey{b, off}
+	g.users[k] = max(g.users[k], 1) + 1
+}
+
+// inPlace reports whether updates can be written into the params blocks as
+// recorded: every shared block touched gets one content, and either all its
+// users are updated or that content is what it holds already.
+func (g *graph) inPlace(updates []backend.ParamUpdate) bool {
+	if len(g.users) == 0 {
+		return true
+	}
+	type touch struct {
+		data []byte
+		n    int
+	}
+	touched := map[paramKey]*touch{}
+	seen := map[int]bool{}
+	for i := len(updates) - 1; i >= 0; i-- { // the last update of a dispatch wins
+		u := updates[i]
+		if seen[u.Dispatch] {
+			continue
+		}
+		seen[u.Dispatch] = true
+		loc := g.params[u.Dispatch]
+		k := paramKey{loc.b, loc.off}
+		if g.users[k] < 2 {
+			continue
+		}
+		switch t := touched[k]; {
+		case t == nil:
+			touched[k] = &touch{u.Params, 1}
+		case !bytes.Equal(t.data, u.Params):
+			return false
+		default:
+			t.n++
+		}
+	}
+	for k, t := range touched {
+		if t.n < g.users[k] && !bytes.Equal(t.data, k.b.bytes()[k.off:k.off+uint64(len(t.data))]) {
+			return false
+		}
+	}
+	return true
 }
 
 type graphSetKey struct {
@@ -63,6 +121,7 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	f.haz.reset()
 	f.haz.collect = d.bufferBarrierMode
 	d.graphs[g] = struct{}{}
+	d.stats.graphs++
 	return &graphRecorder{e: &encoder{d: d, f: f, graph: g}}, nil
 }
 
@@ -119,6 +178,9 @@ func (g *graph) Replay(ctx context.Context, updates []backend.ParamUpdate) error
 		if u.Dispatch < 0 || u.Dispatch >= len(g.params) || len(u.Params) != g.params[u.Dispatch].n || g.params[u.Dispatch].b == nil {
 			return fmt.Errorf("vulkan: graph params update for dispatch %d (%d bytes) does not match the recording", u.Dispatch, len(u.Params))
 		}
+	}
+	if !g.inPlace(updates) {
+		return backend.ErrRerecord
 	}
 	// The params memory and the command buffer are the graph's own: the
 	// previous replay must be done with them.

@@ -429,3 +429,80 @@ func TestGraphCopiesAndMapped(t *testing.T) {
 	}
 	checkU32(t, "z", got, z)
 }
+
+// TestGraphSharedParams records a chain whose dispatches all have equal
+// params (they share one params block, the set bound once) and changes
+// them: the same new params for every dispatch are written in place; new
+// params for one dispatch make the next replay record the graph again.
+// Every replay's result is compared with the CPU.
+func TestGraphSharedParams(t *testing.T) {
+	impl := openImpl(t)
+	d := backend.Wrap(impl)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1 + rand.IntN(2000)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = rand.Uint32()
+	}
+	yb, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 30
+	ks := make([]uint32, steps)
+	k0 := rand.Uint32()
+	ops := make([]backend.Op, steps)
+	for j := range ops {
+		ks[j] = k0
+		ops[j] = &backend.DispatchOp{Pipeline: p, Args: backend.Args{Params: []uint32{k0, uint32(n)}, Buffers: []backend.View{yb.View()}}, Groups: backend.Groups(uint32((n + 63) / 64))}
+	}
+	g, err := d.Record(ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	replay := func(what string, wantRecords int) {
+		t.Helper()
+		before := impl.stats.graphs
+		if err := g.Replay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.Read(ctx, yb.View())
+		if err != nil {
+			t.Fatal(err)
+		}
+		addkRef(y, ks...)
+		checkU32(t, what, got, y)
+		if n := impl.stats.graphs - before; n != wantRecords {
+			t.Errorf("%s: graph recorded %d times, want %d", what, n, wantRecords)
+		}
+	}
+	replay("shared params", 0)
+	k1 := rand.Uint32()
+	for j := range ks {
+		ks[j] = k1
+		if err := g.SetParams(j, k1, uint32(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay("every dispatch's params changed alike", 0)
+	ks[7] = rand.Uint32()
+	if err := g.SetParams(7, ks[7], uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	replay("one dispatch's params changed", 1)
+	ks[3] = rand.Uint32()
+	if err := g.SetParams(3, ks[3], uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	ks[7] = rand.Uint32()
+	if err := g.SetParams(7, ks[7], uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	replay("two more changed", 1)
+	replay("unchanged", 0)
+}
