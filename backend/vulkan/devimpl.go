@@ -44,8 +44,11 @@ type device struct {
 	pipes     []*pipeline
 	stats     struct{ submits, dispatches, setAllocs, setHits, graphs int }
 
-	bufferBarrierMode bool     // KC_VULKAN_BARRIER=buffer (hazard.go)
-	sharedPool        bool     // KC_VULKAN_POOLS=shared: frames' command buffers from cmdPool (frame.go)
+	bufferBarrierMode bool // KC_VULKAN_BARRIER=buffer (hazard.go)
+	sharedPool        bool // KC_VULKAN_POOLS=shared: frames' command buffers from cmdPool (frame.go)
+	noCopyCache       bool // KC_VULKAN_COPYCACHE=off (copycache.go)
+	copies            []copyFrame
+	copyTick          uint64
 	resetCmdPool      uintptr  // vkResetCommandPool
 	scratch           *scratch // C memory for the hot paths (mem.go)
 
@@ -79,6 +82,7 @@ func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 
 		bufferBarrierMode: os.Getenv(envBarrier) == "buffer",
 		sharedPool:        os.Getenv(envPools) == "shared",
+		noCopyCache:       copyCacheOff(),
 		scratch:           newScratch(),
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
@@ -157,6 +161,9 @@ func (b *buffer) Release() {
 		return
 	}
 	delete(d.buffers, b.raw.handle)
+	if len(d.copies) > 0 {
+		d.dropCopies(b.raw.handle)
+	}
 	for _, r := range b.refs {
 		r.p.evict(r.key)
 	}

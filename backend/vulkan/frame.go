@@ -43,11 +43,14 @@ type frame struct {
 	gsets   map[graphSetKey]uintptr
 	gparams []paramLoc
 
-	commands int     // commands recorded since begin
-	owner    *graph  // the graph whose command buffer this is, or nil
-	hostRead bool    // a command wrote a mapped buffer the host may read
-	hold     bool    // completed work whose memory is still being read: not recycled yet
-	haz      hazards // what needs a barrier before the next command (hazard.go)
+	commands int    // commands recorded since begin
+	owner    *graph // the graph whose command buffer this is, or nil
+	hostRead bool   // a command wrote a mapped buffer the host may read
+	hold     bool   // completed work whose memory is still being read: not recycled yet
+
+	copyKept    bool    // a kept standalone copy (copycache.go): not recycled to the free list
+	pendingCopy bool    // a kept copy submitted and not yet seen complete
+	haz         hazards // what needs a barrier before the next command (hazard.go)
 }
 
 const (
@@ -422,6 +425,12 @@ func (d *device) recycle(f *frame) {
 	if f.owner != nil { // a graph's: it stays the graph's
 		f.owner.pending = false
 		return
+	}
+	if f.pendingCopy {
+		f.pendingCopy = false
+		if f.copyKept { // kept for the next such copy
+			return
+		}
 	}
 	d.trimFrame(f)
 	d.free = append(d.free, f)
