@@ -13,7 +13,7 @@
 #      under each barrier/binding/workgroup form on the universal and a
 #      compute-only queue family; submit and copy costs per queue family);
 #   3. kc's graph replay, eager chain and recording cost under each driver
-#      mode (KC_VULKAN_BARRIER=sync2, KC_VULKAN_QUEUE=compute,
+#      mode (KC_VULKAN_BARRIER=sync2, KC_VULKAN_QUEUE=universal,
 #      KC_VULKAN_POOLS=shared), a CPU profile of Record; transfers 1 MiB-
 #      1 GiB (eager and recorded copies, kept copies off); the wgpu graph;
 #   4. PyTorch in the same call (right after the tests): CUDA graph and eager chain, pinned copies
@@ -106,7 +106,7 @@ python3 $G/rt-torch_wall.py >>"$OUT/rt-torch.txt" 2>&1
 # on the universal and a compute-only queue family; submit costs.
 $T -test.run '^$' -test.bench 'Link|Submit' -test.benchtime 20x
 # kc's driver: graph replay, eager chain, recording, under each mode.
-for m in default KC_VULKAN_BARRIER=sync2 KC_VULKAN_QUEUE=compute KC_VULKAN_POOLS=shared; do
+for m in default KC_VULKAN_BARRIER=sync2 KC_VULKAN_QUEUE=universal KC_VULKAN_POOLS=shared; do
 	echo "--- mode $m"
 	prof=; [ $m = default ] && prof=-test.cpuprofile=$OUT/rt-record.prof
 	env $( [ $m = default ] || echo $m ) $T -test.run '^$' -test.bench '^BenchmarkGraph$|Chain1000|RecordGraph' -test.benchtime 200x $prof
@@ -114,7 +114,7 @@ for m in default KC_VULKAN_BARRIER=sync2 KC_VULKAN_QUEUE=compute KC_VULKAN_POOLS
 done
 echo "--- transfers"
 KC_BENCH_SIZES=1M,64M,1G $T -test.run '^$' -test.bench 'Transfer/(from|to)-host' -test.benchtime 20x
-for m in KC_VULKAN_COPYCACHE=off "KC_VULKAN_COPYCACHE=off KC_VULKAN_POOLS=shared" KC_VULKAN_QUEUE=compute; do
+for m in KC_VULKAN_COPYCACHE=off "KC_VULKAN_COPYCACHE=off KC_VULKAN_POOLS=shared" KC_VULKAN_QUEUE=universal; do
 	echo "--- transfers, $m"
 	env $m KC_BENCH_SIZES=1M $T -test.run '^$' -test.bench 'Transfer/(from|to)-host-1M' -test.benchtime 50x
 done

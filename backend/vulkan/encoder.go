@@ -27,6 +27,11 @@ type encoder struct {
 	lastUni    *rawBuffer
 	lastUOff   uint64
 	graph      *graph // recording a graph (graph.go), or nil
+
+	// The graph set the last dispatch bound, and its key.
+	lastGP *pipeline
+	lastGK setKey
+	lastGS uintptr
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
@@ -159,8 +164,15 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 		if g != nil {
 			// A graph's sets are its own (the device cache may free a set
 			// while the graph still binds it), shared within the graph.
+			// A chain binding what the previous dispatch bound skips the
+			// map.
+			if p == e.lastGP && k == e.lastGK {
+				d.stats.setHits++
+				return e.lastGS, nil
+			}
 			if s, ok := g.sets[graphSetKey{p, k}]; ok {
 				d.stats.setHits++
+				e.lastGP, e.lastGK, e.lastGS = p, k, s
 				return s, nil
 			}
 		} else if s, ok := p.sets[k]; ok {
@@ -178,6 +190,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 		d.writeSet(set, p, uni, raws, bufs)
 		if cacheable {
 			g.sets[graphSetKey{p, k}] = set
+			e.lastGP, e.lastGK, e.lastGS = p, k, set
 		}
 		return set, nil
 	}

@@ -23,6 +23,8 @@ type graph struct {
 	params   []paramLoc // per dispatch, in recording order
 	sets     map[graphSetKey]uintptr
 	users    map[paramKey]int // dispatches sharing a params block, where more than one
+	run      paramKey         // the block the last dispatches share (share)
+	runN     int              // how many share it
 	pending  bool             // submitted and not yet seen complete
 	released bool
 }
@@ -40,13 +42,27 @@ type paramKey struct {
 	off uint64
 }
 
-// share notes one more dispatch using the params block at (b, off).
+// share notes one more dispatch using the params block at (b, off). The
+// sharing dispatches are consecutive, so they are counted in a run and
+// noted in users when the run ends (endShare).
 func (g *graph) share(b *rawBuffer, off uint64) {
-	if g.users == nil {
-		g.users = map[paramKey]int{}
-	}
 	k := paramKey{b, off}
-	g.users[k] = max(g.users[k], 1) + 1
+	if g.run != k {
+		g.endShare()
+		g.run, g.runN = k, 1
+	}
+	g.runN++
+}
+
+// endShare notes the current run of dispatches sharing a block in users.
+func (g *graph) endShare() {
+	if g.runN > 1 {
+		if g.users == nil {
+			g.users = map[paramKey]int{}
+		}
+		g.users[g.run] = max(g.users[g.run], 1) + g.runN - 1
+	}
+	g.run, g.runN = paramKey{}, 0
 }
 
 // inPlace reports whether updates can be written into the params blocks as
@@ -144,6 +160,7 @@ func (r *graphRecorder) Finish() (backend.GraphImpl, error) {
 	}
 	e.done = true
 	g := e.graph
+	g.endShare()
 	if g.f.hostRead {
 		g.d.hostBarrier(g.f)
 	}

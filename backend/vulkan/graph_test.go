@@ -41,11 +41,12 @@ func TestGraphReplay(t *testing.T) { graphReplayCheck(t, openTest(t)) }
 
 // TestDriverModes runs the graph-replay checks and an eager dependent chain
 // under each recording and submission mode the environment selects:
-// synchronization2 barriers, the shared command pool, a compute-only queue
-// family (where the device has one; else the default family).
+// synchronization2 barriers, the shared command pool, the universal queue
+// family, and the defaults (which take a compute-only queue family where
+// the device has one).
 func TestDriverModes(t *testing.T) {
 	for _, m := range []struct{ env, val string }{
-		{envBarrier, "sync2"}, {envPools, "shared"}, {envQueue, "compute"},
+		{envBarrier, "sync2"}, {envPools, "shared"}, {envQueue, "universal"}, {envQueue, ""},
 	} {
 		t.Run(m.env+"="+m.val, func(t *testing.T) {
 			t.Setenv(m.env, m.val)
@@ -59,6 +60,18 @@ func TestDriverModes(t *testing.T) {
 			case envPools:
 				if !impl.sharedPool {
 					t.Error("frames do not share the command pool")
+				}
+			case envQueue:
+				in, err := theDriver.instance()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := in.phys[impl.info.DriverIndex].family
+				if q, ok := onFamily(in, in.phys[impl.info.DriverIndex], queueCompute, queueGraphics); ok && m.val == "" {
+					want = q.family
+				}
+				if impl.l.phys.family != want {
+					t.Errorf("queue family %d, want %d", impl.l.phys.family, want)
 				}
 			}
 			graphReplayCheck(t, d)

@@ -61,6 +61,7 @@ func BenchmarkLink(b *testing.B) {
 		var d *device
 		cs := all
 		if fam == "universal" {
+			b.Setenv(envQueue, "universal")
 			d = openImplTB(b)
 		} else {
 			cs = some
@@ -512,6 +513,7 @@ func BenchmarkSubmit(b *testing.B) {
 	for _, fam := range fams {
 		var d *device
 		if fam.name == "universal" {
+			b.Setenv(envQueue, "universal")
 			d = openImplTB(b)
 		} else if d = openFamilyTB(b, fam.want, fam.avoid); d == nil {
 			continue
