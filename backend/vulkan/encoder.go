@@ -170,7 +170,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 				d.stats.setHits++
 				return e.lastGS, nil
 			}
-			if s, ok := g.sets[graphSetKey{p, k}]; ok {
+			if s, ok := g.sets.get(p, &k); ok {
 				d.stats.setHits++
 				e.lastGP, e.lastGK, e.lastGS = p, k, s
 				return s, nil
@@ -189,7 +189,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 		}
 		d.writeSet(set, p, uni, raws, bufs)
 		if cacheable {
-			g.sets[graphSetKey{p, k}] = set
+			g.sets.put(p, &k, set)
 			e.lastGP, e.lastGK, e.lastGS = p, k, set
 		}
 		return set, nil

@@ -40,7 +40,7 @@ type frame struct {
 
 	// A graph's bookkeeping, kept with its frame so that the next graph
 	// recorded on the frame reuses the memory.
-	gsets   map[graphSetKey]uintptr
+	gsets   graphSets
 	gparams []paramLoc
 
 	commands int    // commands recorded since begin

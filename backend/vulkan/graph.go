@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/kcgo/kc/backend"
 )
@@ -21,7 +22,7 @@ type graph struct {
 	d        *device
 	f        *frame
 	params   []paramLoc // per dispatch, in recording order
-	sets     map[graphSetKey]uintptr
+	sets     *graphSets
 	users    map[paramKey]int // dispatches sharing a params block, where more than one
 	run      paramKey         // the block the last dispatches share (share)
 	runN     int              // how many share it
@@ -106,9 +107,60 @@ func (g *graph) inPlace(updates []backend.ParamUpdate) bool {
 	return true
 }
 
-type graphSetKey struct {
-	p *pipeline
-	k setKey
+// graphSets maps what a set binds (pipeline and setKey) to the graph's set
+// for it. The key is too large for a Go map to hold inline (every insert
+// would allocate), so the map holds a hash and the entries live in a
+// slice, chained by hash; the next graph recorded on the frame reuses both.
+type graphSets struct {
+	idx  map[uint64]int32 // hash -> 1 + index of the last entry with it
+	ents []graphSetEnt
+}
+
+type graphSetEnt struct {
+	p    *pipeline
+	k    setKey
+	set  uintptr
+	next int32 // 1 + index of the previous entry with the same hash, 0: none
+}
+
+func (t *graphSets) reset() {
+	clear(t.idx)
+	t.ents = t.ents[:0]
+}
+
+func (t *graphSets) get(p *pipeline, k *setKey) (uintptr, bool) {
+	for i := t.idx[hashSet(p, k)]; i != 0; i = t.ents[i-1].next {
+		if e := &t.ents[i-1]; e.p == p && e.k == *k {
+			return e.set, true
+		}
+	}
+	return 0, false
+}
+
+func (t *graphSets) put(p *pipeline, k *setKey, set uintptr) {
+	if t.idx == nil {
+		t.idx = map[uint64]int32{}
+	}
+	h := hashSet(p, k)
+	t.ents = append(t.ents, graphSetEnt{p: p, k: *k, set: set, next: t.idx[h]})
+	t.idx[h] = int32(len(t.ents))
+}
+
+// hashSet mixes the words of a set's identity.
+func hashSet(p *pipeline, k *setKey) uint64 {
+	h := uint64(uintptr(unsafe.Pointer(p)))
+	mix := func(x uint64) {
+		h = (h ^ x) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	mix(uint64(k.uniform))
+	mix(uint64(k.n))
+	for _, r := range k.r[:k.n] {
+		mix(uint64(r.buf))
+		mix(uint64(r.off))
+		mix(uint64(r.size))
+	}
+	return h
 }
 
 // graphRecorder records a graph through an encoder in graph mode
@@ -124,11 +176,8 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.gsets == nil {
-		f.gsets = map[graphSetKey]uintptr{}
-	}
-	clear(f.gsets)
-	g := &graph{d: d, f: f, sets: f.gsets, params: f.gparams[:0]}
+	f.gsets.reset()
+	g := &graph{d: d, f: f, sets: &f.gsets, params: f.gparams[:0]}
 	f.owner = g
 	if err := d.begin(f, 0); err != nil {
 		d.putGraphFrame(f)

@@ -519,3 +519,45 @@ func TestGraphSharedParams(t *testing.T) {
 	replay("two more changed", 1)
 	replay("unchanged", 0)
 }
+
+// TestGraphSets checks the graph's set table: every key put is found with
+// its set, keys that differ in one field from a stored one are not, and a
+// reset table is empty and reusable.
+func TestGraphSets(t *testing.T) {
+	var tab graphSets
+	ps := []*pipeline{{}, {}}
+	key := func(i int) setKey {
+		var k setKey
+		k.uniform = uintptr(i % 3)
+		k.n = 1 + i%4
+		for j := 0; j < k.n; j++ {
+			k.r[j].buf, k.r[j].off, k.r[j].size = uintptr(100+i), int64(16*j), int64(64+i)
+		}
+		return k
+	}
+	for round := 0; round < 2; round++ {
+		tab.reset()
+		for i := 0; i < 500; i++ {
+			k := key(i)
+			tab.put(ps[i%2], &k, uintptr(1000+i))
+		}
+		for i := 0; i < 500; i++ {
+			k := key(i)
+			if s, ok := tab.get(ps[i%2], &k); !ok || s != uintptr(1000+i) {
+				t.Fatalf("round %d key %d: got %d, %v", round, i, s, ok)
+			}
+			if _, ok := tab.get(ps[(i+1)%2], &k); ok {
+				t.Fatalf("key %d found for the other pipeline", i)
+			}
+			k.r[0].off++
+			if _, ok := tab.get(ps[i%2], &k); ok {
+				t.Fatalf("key %d with another offset found", i)
+			}
+		}
+	}
+	tab.reset()
+	k := key(1)
+	if _, ok := tab.get(ps[1], &k); ok {
+		t.Fatal("a reset table finds a key")
+	}
+}
