@@ -48,9 +48,9 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // Both attentions run one of two designs: for up to 8 queries the keys are
 // split into chunks whose partial softmax results a second kernel merges
 // (flash-decoding), so that a single query still spreads over the device
-// (decode4.kc, one workgroup per key/value head and chunk reading whole
-// key rows by vec4, for head dimensions that are powers of two from 32 to
-// 256; decode.kc, chunks of 256 per query head, otherwise); for more
+// (decode4.kc, one workgroup per key/value head and span of keys reading
+// key and value rows by vec4, for head dimensions that are powers of two
+// from 32 to 256; decode.kc, chunks of 256 per query head, otherwise); for more
 // queries a query-parallel kernel streams the keys through shared memory.
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
@@ -67,8 +67,6 @@ const (
 	// splitChunk (decode.kc) instead
 	splitMaxQueries = 8
 	splitChunk      = 256
-	// decode4.kc's chunks aim at this many workgroups
-	decodeGroups = 1024
 )
 
 func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
@@ -107,20 +105,20 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	return out, nil
 }
 
-// splitKeys records the split-key kernels: per-chunk partial results into
+// splitKeys records the split-key kernels: per-span partial results into
 // a pooled scratch buffer, then their merge into out. decode4.kc where the
 // head dimension allows it, else decode.kc.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	if ch, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
-		nch := ceilDiv(s, ch)
+	if span, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
+		nch := ceilDiv(s, span)
 		part, err := c.Empty(tq * heads * nch * (dh + 2))
 		if err != nil {
 			return err
 		}
 		defer part.Release()
 		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
-		if err := c.run("decode4.kc", "decode4_partial", d4, params, g, q, k, v, part); err != nil {
+		if err := c.run("decode4.kc", "decode4_partial", d4, append(params, uint32(span)), g, q, k, v, part); err != nil {
 			return err
 		}
 		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
@@ -141,31 +139,54 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
 }
 
-// decode4Defs returns decode4.kc's chunk length and specialisation for
-// these shapes, or nil where it does not apply: head dimensions that are
-// not a power of two from 32 to 256, or shared memory the device lacks
-// (many query heads per key/value head with long chunks). The chunk is the power of two
-// from 128 to 1024 that makes about decodeGroups workgroups, so that a
-// single query still fills the device and the merge stays short.
+// decodeTuning is decode4.kc's configuration: invocations per workgroup
+// (WG, 128 or 256), invocations per key in the score pass (LN: 1, 2 or
+// 4), value rows per online-softmax step (VB), keys per workgroup (Span, a
+// power of two, at least WG/LN; 0: chosen so that about Groups workgroups
+// run).
+type decodeTuning struct {
+	WG, LN, VB, Span, Groups int
+}
+
+// defaultDecode is the configuration decode4.kc runs unless a test or
+// benchmark sets another.
+var defaultDecode = decodeTuning{WG: 256, LN: 2, VB: 4, Groups: 1024}
+
+// decode4Defs returns decode4.kc's span and specialisation for these
+// shapes, or nil where it does not apply: head dimensions that are not a
+// power of two from 32 to 256, more than 16 query heads per key/value
+// head (their accumulators would not stay in registers), or shared memory
+// the device lacks.
 func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
 		return 0, nil
 	}
-	const wg = 256
-	g := heads / kvHeads
-	ch := c.decodeChunk
-	if ch == 0 {
-		ch = 128
-		for ch < 1024 && kvHeads*tq*ceilDiv(s, ch) > decodeGroups {
-			ch *= 2
-		}
+	t := c.decode
+	if t.WG == 0 {
+		t = defaultDecode
 	}
-	red := max(g, 4) * wg
-	// kc's checker allows 32 KiB of shared memory whatever the device
-	if need := 4 * (g*dh + g*ch + red + wg + 32); need > min(c.dev.Info().Limits.MaxSharedMemory, 32768) {
+	g, d4 := heads/kvHeads, dh/4
+	if g > 16 || d4 > t.WG || d4%t.LN != 0 {
 		return 0, nil
 	}
-	return ch, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "CH": strconv.Itoa(ch), "RED": strconv.Itoa(red)}
+	vb := min(t.VB, d4/t.LN)
+	ch := t.WG / t.LN
+	span := t.Span
+	if span == 0 {
+		span = ch
+		for span < 1<<20 && kvHeads*tq*ceilDiv(s, span) > t.Groups {
+			span *= 2
+		}
+	}
+	span = max(span, ch)
+	red := max(g, 4) * t.WG
+	// qs, red and st (the device's own limit: the backend checks it
+	// again when it loads the kernel)
+	if need := 16*g*d4 + 4*red + 8*g*(t.WG/d4); need > c.dev.Info().Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
+		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -181,18 +181,33 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 	}
 }
 
-// TestDecodeChunks: decode4.kc at every chunk length the host may choose
-// (the default picks 128 for caches this small), with a partial last chunk.
-func TestDecodeChunks(t *testing.T) {
+// TestDecodeVariants: decode4.kc in every configuration the host may
+// choose (invocations per workgroup, per key, value rows per step) with
+// spans of one round and of several, a partial last round and span, head
+// dimensions 32 to 256, and causal queries (tq = 3) whose last span ends
+// early.
+func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
 	rng := newRand(t)
-	for _, ch := range []int{128, 256, 512, 1024} {
-		c.SetDecodeChunk(ch)
-		for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}} {
-			qs, ks, vs := flashInputs(rng, tc)
-			got := runFlash(t, c, tc, qs, ks, vs, false)
-			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-			compare(t, fmt.Sprintf("decodeattention chunk %d", ch), got, want, attnTol)
+	for _, wg := range []int{128, 256} {
+		for _, ln := range []int{1, 2, 4} {
+			for _, vb := range []int{1, 4} {
+				for _, span := range []int{0, wg / ln, 4 * wg / ln} {
+					tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Span: span, Groups: 4}
+					c.SetDecodeTuning(tn)
+					for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}, {1, 333, 3, 1, 32}, {1, 300, 2, 2, 256}} {
+						qs, ks, vs := flashInputs(rng, tc)
+						got := runFlash(t, c, tc, qs, ks, vs, false)
+						want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
+						compare(t, fmt.Sprintf("decodeattention %+v %+v", tn, tc), got, want, attnTol)
+					}
+					tc := flashCase{3, 700, 4, 2, 64}
+					qs, ks, vs := flashInputs(rng, tc)
+					got := runFlash(t, c, tc, qs, ks, vs, true)
+					want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
+					compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
+				}
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"testing"
 	"time"
@@ -106,12 +107,34 @@ func BenchmarkOps(b *testing.B) {
 	q := fill(b, c, hq*dh)
 	q1, _ := q.Reshape(1, hq*dh)
 	bench(fmt.Sprintf("decodeattention/s%d", s), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
-	// the same at each fixed chunk length of decode4.kc, to tune the default
-	for _, ch := range []int{128, 512, 1024} {
-		c.SetDecodeChunk(ch)
-		bench(fmt.Sprintf("decodeattention/s%d/chunk%d", s, ch), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	// decode4.kc's configurations, to choose the default: invocations per
+	// workgroup and per key, value rows per step, workgroups in the grid
+	if !*sweep {
+		return
 	}
-	c.SetDecodeChunk(0)
+	dflt := kernels.DefaultDecode
+	for _, wg := range []int{128, 256} {
+		for _, ln := range []int{1, 2, 4} {
+			for _, groups := range []int{256, 512, 1024, 2048, 4096} {
+				tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: dflt.VB, Groups: groups}
+				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+			}
+		}
+	}
+	for _, vb := range []int{1, 2, 8} {
+		tn := dflt
+		tn.VB = vb
+		decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+	}
+	c.SetDecodeTuning(kernels.DecodeTuning{})
+}
+
+var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time every configuration of decode4.kc and of the 32k-column norms")
+
+func decodeBench(c *kernels.Context, bench func(string, int, func() (*kernels.Tensor, error)), tn kernels.DecodeTuning, s int, q, k, v *kernels.Tensor, hq, hkv int) {
+	c.SetDecodeTuning(tn)
+	name := fmt.Sprintf("decodeattention/s%d/wg%d-ln%d-vb%d-groups%d", s, tn.WG, tn.LN, tn.VB, tn.Groups)
+	bench(name, 2*s*hkv*128*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q, k, v, hq, hkv) })
 }
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {

@@ -40,9 +40,9 @@ type Context struct {
 	maxGroups int
 	// rowsLooped (tests) makes the row ops take rows.kc at every length.
 	rowsLooped bool
-	// decodeChunk, when positive (tests, benchmarks), fixes decode4.kc's
-	// chunk length (a power of two from 128 to 1024).
-	decodeChunk int
+	// decode, when set (tests, benchmarks), replaces decode4.kc's
+	// default configuration.
+	decode decodeTuning
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.

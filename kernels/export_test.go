@@ -11,5 +11,12 @@ func (c *Context) SetMaxGroups(n int) { c.maxGroups = n }
 // every row length.
 func (c *Context) SetRowsLooped(on bool) { c.rowsLooped = on }
 
-// SetDecodeChunk fixes decode4.kc's chunk length (0: the default choice).
-func (c *Context) SetDecodeChunk(n int) { c.decodeChunk = n }
+// DecodeTuning is decode4.kc's configuration (see decodeTuning).
+type DecodeTuning = decodeTuning
+
+// SetDecodeTuning replaces decode4.kc's configuration (the zero value:
+// the default).
+func (c *Context) SetDecodeTuning(t DecodeTuning) { c.decode = t }
+
+// DefaultDecode is decode4.kc's default configuration.
+var DefaultDecode = defaultDecode
