@@ -40,6 +40,9 @@ type Context struct {
 	maxGroups int
 	// rowsLooped (tests) makes the row ops take rows.kc at every length.
 	rowsLooped bool
+	// rowTune, when set (tests, benchmarks), replaces the configuration
+	// of long rows.
+	rowTune rowTuning
 	// decode, when set (tests, benchmarks), replaces decode4.kc's
 	// default configuration.
 	decode decodeTuning

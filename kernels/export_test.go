@@ -20,3 +20,10 @@ func (c *Context) SetDecodeTuning(t DecodeTuning) { c.decode = t }
 
 // DefaultDecode is decode4.kc's default configuration.
 var DefaultDecode = defaultDecode
+
+// RowTuning is the long rows' configuration (see rowTuning).
+type RowTuning = rowTuning
+
+// SetRowTuning replaces the long rows' configuration (the zero value: the
+// default).
+func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }

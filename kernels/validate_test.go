@@ -33,14 +33,15 @@ var variants = []struct {
 	{"rowsreg4.kc", map[string]string{"WG": "256", "PER": "1"}},
 	{"rowsreg4.kc", map[string]string{"WG": "256", "PER": "32"}},
 	{"rowsreg4.kc", map[string]string{"WG": "1024", "PER": "8"}},
+	{"rowsreg4.kc", map[string]string{"WG": "512", "PER": "16", "SH": "4", "SHN": "2048", "PF": "4", "PFN": "4", "ST": "1"}},
 	{"shape.kc", nil},
 	{"attention.kc", map[string]string{"DH": "1"}},
 	{"attention.kc", map[string]string{"DH": "256"}},
 	{"decode.kc", map[string]string{"DH": "1"}},
 	{"decode.kc", map[string]string{"DH": "256"}},
-	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "CH": "128", "RED": "1024"}},
-	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "CH": "1024", "RED": "1024"}},
-	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "CH": "256", "RED": "2048"}},
+	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "WG": "128", "LN": "4", "VB": "2", "RED": "512"}},
+	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "WG": "256", "LN": "1", "VB": "8", "RED": "1024"}},
+	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "WG": "256", "LN": "2", "VB": "4", "RED": "2048"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {
