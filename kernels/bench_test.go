@@ -81,18 +81,9 @@ func BenchmarkOps(b *testing.B) {
 		bench(fmt.Sprintf("layernorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 		bench(fmt.Sprintf("rmsnorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
 	}
-	// rows of 32k through rows.kc (reading x two or three times; the
-	// rereads may hit L2), beside the register kernels above
-	xr, err := x.Reshape(-1, 32768)
-	if err != nil {
-		b.Fatal(err)
+	if *sweep {
+		rowSweep(b, c, x, bench)
 	}
-	w, bias := fill(b, c, 32768), fill(b, c, 32768)
-	c.SetRowsLooped(true)
-	bench("softmax/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
-	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
-	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
-	c.SetRowsLooped(false)
 	// decode attention: 32 query heads, 8 KV heads of 128, over a cache
 	// of s keys; the bytes are the K and V read once.
 	const hq, hkv, dh = 32, 8, 128
@@ -130,6 +121,41 @@ func BenchmarkOps(b *testing.B) {
 }
 
 var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time every configuration of decode4.kc and of the 32k-column norms")
+
+// rowSweep times rows of 32k through rows.kc (reading x two or three
+// times; the rereads may hit L2) and in every long-row configuration of
+// rowsreg4.kc.
+func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(string, int, func() (*kernels.Tensor, error))) {
+	const d = 32768
+	xr, err := x.Reshape(-1, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := x.Len()
+	w, bias := fill(b, c, d), fill(b, c, d)
+	c.SetRowsLooped(true)
+	bench("softmax/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
+	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+	c.SetRowsLooped(false)
+	for _, wg := range []int{512, 1024} {
+		for _, sh := range []int{0, 1, 2} {
+			for _, pf := range []int{0, 4} {
+				for _, st := range []int{0, 1} {
+					tn := kernels.RowTuning{WG: wg, SH: sh, PF: pf, ST: st}
+					c.SetRowTuning(tn)
+					name := fmt.Sprintf("d32768/wg%d-sh%d-pf%d-st%d", wg, sh, pf, st)
+					if st == 0 {
+						bench("softmax/"+name, 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
+						bench("rmsnorm/"+name, 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+					}
+					bench("layernorm/"+name, 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+				}
+			}
+		}
+	}
+	c.SetRowTuning(kernels.RowTuning{})
+}
 
 func decodeBench(c *kernels.Context, bench func(string, int, func() (*kernels.Tensor, error)), tn kernels.DecodeTuning, s int, q, k, v *kernels.Tensor, hq, hkv int) {
 	c.SetDecodeTuning(tn)
