@@ -41,6 +41,8 @@ var variants = []struct {
 	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "CH": "128", "RED": "1024"}},
 	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "CH": "1024", "RED": "1024"}},
 	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "CH": "256", "RED": "2048"}},
+	{"half.kc", nil},
+	{"half.kc", map[string]string{"BF": "1"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {
