@@ -43,6 +43,9 @@ type Context struct {
 	// decodeChunk, when positive (tests, benchmarks), fixes decode4.kc's
 	// chunk length (a power of two from 128 to 1024).
 	decodeChunk int
+	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
+	// team size and rows per team.
+	gemvTeam, gemvR int
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.

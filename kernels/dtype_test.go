@@ -236,12 +236,17 @@ func TestDTypeErrors(t *testing.T) {
 	f := uploadOf(t, c, kernels.F32, make([]float32, 6), 2, 3)
 	h := uploadOf(t, c, kernels.F16, make([]float32, 6), 2, 3)
 	b := uploadOf(t, c, kernels.BF16, make([]float32, 3), 3)
+	b32 := uploadOf(t, c, kernels.BF16, make([]float32, 6), 3, 2)
+	f32 := uploadOf(t, c, kernels.F32, make([]float32, 6), 3, 2)
 	cases := []struct {
 		want string
 		run  func() (*kernels.Tensor, error)
 	}{
 		{"kernels: add f32[2 3] f16[2 3]: element types differ (f32 and f16)", func() (*kernels.Tensor, error) { return c.Add(f, h) }},
 		{"kernels: rmsnorm f16[2 3] bf16[3]: element types differ (f16 and bf16)", func() (*kernels.Tensor, error) { return c.RMSNorm(h, b, 1e-5) }},
+		{"kernels: matmul f16[2 3] bf16[3 2]: element types differ (f16 and bf16): want one type, or f32 times f16 or bf16", func() (*kernels.Tensor, error) { return c.MatMul(h, b32) }},
+		{"kernels: matmul f16[2 3] f32[3 2]: element types differ (f16 and f32): want one type, or f32 times f16 or bf16", func() (*kernels.Tensor, error) { return c.MatMul(h, f32) }},
+		{"kernels: matmulbt f16[2 3] bf16[3 2]: want [m k] and [n k]", func() (*kernels.Tensor, error) { return c.MatMulBT(h, b32, 1) }},
 		{"kernels: softmax f16[2 3]: softmax takes f32 tensors only, not f16", func() (*kernels.Tensor, error) { return c.Softmax(h) }},
 		{"kernels: gelu f16[2 3]: gelu takes f32 tensors only, not f16", func() (*kernels.Tensor, error) { return c.GELU(h) }},
 		{"kernels: tensorbits [1]: raw bits are for f16 and bf16 tensors, not f32", func() (*kernels.Tensor, error) { return c.TensorBits(kernels.F32, []uint16{1}, 1) }},

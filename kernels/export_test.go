@@ -13,3 +13,6 @@ func (c *Context) SetRowsLooped(on bool) { c.rowsLooped = on }
 
 // SetDecodeChunk fixes decode4.kc's chunk length (0: the default choice).
 func (c *Context) SetDecodeChunk(n int) { c.decodeChunk = n }
+
+// SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
+func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }

@@ -61,22 +61,28 @@ func (c *Context) halfRows(op, kernel string, x *Tensor, eps float32, vecs ...*T
 // viaF32 runs an f32 op on ts cast to f32 and casts its result to d,
 // releasing the temporaries (their work stays recorded).
 func (c *Context) viaF32(d DType, ts []*Tensor, op func([]*Tensor) (*Tensor, error)) (*Tensor, error) {
-	wide := make([]*Tensor, 0, len(ts))
+	wide := make([]*Tensor, len(ts))
+	var tmp []*Tensor
 	defer func() {
-		for _, t := range wide {
+		for _, t := range tmp {
 			t.Release()
 		}
 	}()
-	for _, t := range ts {
+	for i, t := range ts {
+		wide[i] = t
+		if t.dtype == F32 {
+			continue
+		}
 		w, err := c.Cast(t, F32)
 		if err != nil {
 			return nil, err
 		}
-		wide = append(wide, w)
+		wide[i] = w
+		tmp = append(tmp, w)
 	}
 	r, err := op(wide)
-	if err != nil {
-		return nil, err
+	if err != nil || d == F32 {
+		return r, err
 	}
 	defer r.Release()
 	return c.Cast(r, d)

@@ -19,6 +19,7 @@ func TestWGPU(t *testing.T) {
 		{"RoPE", testRoPE}, {"CausalAttention", testCausalAttention}, {"Causality", testCausality},
 		{"DecodeAttention", testDecodeAttention}, {"TransformerBlock", testTransformerBlock},
 		{"Cast", testCast}, {"HalfElementwise", testHalfElementwise}, {"HalfNorms", testHalfNorms},
+		{"HalfMatMul", testHalfMatMul},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
 	}
