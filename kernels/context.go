@@ -46,6 +46,9 @@ type Context struct {
 	// decode, when set (tests, benchmarks), replaces decode4.kc's
 	// default configuration.
 	decode decodeTuning
+	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
+	// team size and rows per team.
+	gemvTeam, gemvR int
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.
@@ -72,36 +75,19 @@ func (c *Context) Close() {
 	c.mms = map[coopmat.Options]*coopmat.Matmul{}
 }
 
-// Tensor uploads data as a tensor of the given shape (len(data) must be
-// the product of the dimensions).
+// Tensor uploads data as an f32 tensor of the given shape (len(data)
+// must be the product of the dimensions). TensorOf makes f16 and bf16
+// tensors.
 func (c *Context) Tensor(data []float32, shape ...int) (*Tensor, error) {
-	if err := checkShape("tensor", shape); err != nil {
-		return nil, err
-	}
-	if n := numel(shape); n != len(data) {
-		return nil, shapeErr("tensor", "%d values for %d elements", []any{len(data), n}, shape)
-	}
-	buf, err := c.dev.UploadF32(data)
-	if err != nil {
-		return nil, err
-	}
-	return &Tensor{c: c, st: &storage{buf: buf}, shape: append([]int(nil), shape...), dtype: F32}, nil
+	return c.TensorOf(F32, data, shape...)
 }
 
-// Empty allocates a tensor whose contents are undefined until an op or
-// kernel writes them.
-func (c *Context) Empty(shape ...int) (*Tensor, error) {
-	if err := checkShape("empty", shape); err != nil {
-		return nil, err
-	}
-	buf, err := c.dev.Alloc(int64(numel(shape)) * 4)
-	if err != nil {
-		return nil, err
-	}
-	return &Tensor{c: c, st: &storage{buf: buf}, shape: append([]int(nil), shape...), dtype: F32}, nil
-}
+// Empty allocates an f32 tensor whose contents are undefined until an op
+// or kernel writes them. EmptyOf allocates other types.
+func (c *Context) Empty(shape ...int) (*Tensor, error) { return c.EmptyOf(F32, shape...) }
 
-// ToHost reads several tensors back with one submit and one wait.
+// ToHost reads several tensors back with one submit and one wait, each
+// widened to float32 (exactly, from f16 and bf16).
 func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error) {
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
@@ -116,36 +102,27 @@ func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error
 	}
 	out := make([][]float32, len(bs))
 	for i, b := range bs {
-		out[i] = backend.BytesF32(b)
+		out[i] = decode(ts[i].dtype, b, ts[i].Len())
 	}
 	return out, nil
 }
 
-// output allocates an op's result, poisoned in tests.
-func (c *Context) output(shape []int) (*Tensor, error) {
-	t, err := c.Empty(shape...)
+// output allocates an op's f32 result, poisoned in tests.
+func (c *Context) output(shape []int) (*Tensor, error) { return c.outputOf(F32, shape) }
+
+// outputOf allocates an op's result of type d, poisoned in tests (every
+// word a NaN pattern of each type: f32, and two f16 or bf16 NaNs).
+func (c *Context) outputOf(d DType, shape []int) (*Tensor, error) {
+	t, err := c.EmptyOf(d, shape...)
 	if err != nil || !c.poison {
 		return t, err
 	}
-	n := t.Len()
-	if err := c.run("elementwise.kc", "fill", nil, []uint32{uint32(n), 0xffc0cdcd}, c.grid(n, 256), t); err != nil {
+	n := int(t.bind().Size / 4)
+	if err := c.run("elementwise.kc", "fill", nil, []uint32{uint32(n), 0xffc1ffc1}, c.grid(n, 256), t); err != nil {
 		t.Release()
 		return nil, err
 	}
 	return t, nil
-}
-
-// owns checks that every operand belongs to this context.
-func (c *Context) owns(op string, ts ...*Tensor) error {
-	for _, t := range ts {
-		if t == nil {
-			return fmt.Errorf("kernels: %s: nil tensor", op)
-		}
-		if t.c != c {
-			return fmt.Errorf("kernels: %s: tensor %s belongs to another context", op, t)
-		}
-	}
-	return nil
 }
 
 // pipeline returns kernel of the embedded file, specialised with defs,
@@ -197,7 +174,7 @@ func (c *Context) run(file, kernel string, defs map[string]string, params []uint
 	}
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
-		vs[i] = t.View()
+		vs[i] = t.bind()
 	}
 	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
 }

@@ -1,5 +1,5 @@
 // Package kernels is kc's library of tensor operations: device-resident
-// f32 tensors and the ops a transformer needs, every one a .kc kernel
+// tensors and the ops a transformer needs, every one a .kc kernel
 // compiled by kc's own emitters (or a coopmat product).
 //
 // A Context binds the library to one backend.Device. Tensors live on the
@@ -25,6 +25,18 @@
 // garbage result. Tensors are row-major and contiguous; Reshape is a view
 // sharing storage, Dup a copy. Release gives a tensor's storage back to the
 // device's pool (the storage of all its views).
+//
+// Element types (DType): F32, F16 and BF16. Context.Tensor and Empty make
+// f32 tensors, TensorOf and EmptyOf any type (host values rounded to
+// nearest even), TensorBits f16/bf16 from raw 16-bit patterns; ToHost
+// always returns float32 (widened exactly); Cast converts on the device.
+// 16-bit tensors are packed two elements to a 32-bit word and their
+// kernels compute in f32, so they run on every device. The ops taking
+// f16 and bf16: Add, Sub, Mul, Div, ReLU, Sigmoid, SiLU, RMSNorm,
+// LayerNorm (all operands of one type), MatMul and MatMulBT (both of one
+// type, or f32 activations times 16-bit weights), Cast, Dup, Reshape,
+// Rows and SetRows; every other op takes f32 only. Mixed or unsupported
+// types are *ShapeErrors naming the op and each operand's type and shape.
 //
 // Kernels are the .kc files of this package, embedded in the binary and
 // compiled at first use on each device (through Device.LoadIR and its

@@ -27,3 +27,6 @@ type RowTuning = rowTuning
 // SetRowTuning replaces the long rows' configuration (the zero value: the
 // default).
 func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
+
+// SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
+func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }

@@ -9,6 +9,12 @@ import (
 // rowOp records a row kernel (one workgroup per row of x's last
 // dimension) over x and extra [d] vectors.
 func (c *Context) rowOp(op, kernel string, x *Tensor, eps float32, hasEps bool, vecs ...*Tensor) (*Tensor, error) {
+	if err := c.sameDType(op, append([]*Tensor{x}, vecs...)...); err != nil {
+		return nil, err
+	}
+	if x.dtype.half() && hasEps {
+		return c.halfRows(op, kernel, x, eps, vecs...)
+	}
 	if err := c.owns(op, append([]*Tensor{x}, vecs...)...); err != nil {
 		return nil, err
 	}

@@ -42,6 +42,11 @@ var variants = []struct {
 	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "WG": "128", "LN": "4", "VB": "2", "RED": "512"}},
 	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "WG": "256", "LN": "1", "VB": "8", "RED": "1024"}},
 	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "WG": "256", "LN": "2", "VB": "4", "RED": "2048"}},
+	{"half.kc", nil},
+	{"half.kc", map[string]string{"BF": "1"}},
+	{"gemv.kc", nil},
+	{"gemv.kc", map[string]string{"M": "16", "R": "1", "TEAM": "256", "BF": "1"}},
+	{"gemv.kc", map[string]string{"M": "1", "R": "4", "TEAM": "32"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {
