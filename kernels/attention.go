@@ -70,11 +70,14 @@ const (
 )
 
 func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
-	if err := c.owns(op, q, k, v); err != nil {
+	if err := c.sameDType(op, q, k, v); err != nil {
 		return nil, err
 	}
 	if err := checkFlash(op, q, k, v, heads, kvHeads, causal); err != nil {
 		return nil, err
+	}
+	if q.dtype != F32 {
+		return c.flashHalf(op, q, k, v, heads, kvHeads, causal)
 	}
 	tq, s := q.shape[0], k.shape[0]
 	dh := q.shape[1] / heads
@@ -187,6 +190,77 @@ func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]st
 	}
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
+}
+
+// flashHalf is the fused attention of 16-bit q, k and v, giving q's type:
+// flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
+// f16 matrices with f32 accumulators and subgroups of 32, and more queries
+// than the split-key kernels take; otherwise the f32 kernels between casts.
+func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
+	tq, s := q.shape[0], k.shape[0]
+	dh := q.shape[1] / heads
+	if f, ok := c.flash16Config(q.dtype, tq, dh); ok {
+		out, err := c.outputOf(q.dtype, q.shape)
+		if err != nil {
+			return nil, err
+		}
+		var cz uint32
+		if causal {
+			cz = 1
+		}
+		scale := float32(1 / math.Sqrt(float64(dh)))
+		params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
+		p, err := c.pipelineOf(fmt.Sprintf("flash16?%+v", f), "flash16", f.module)
+		if err == nil {
+			g := [3]uint32{uint32(ceilDiv(tq, 16*f.NSG)), uint32(heads), 1}
+			err = c.dispatch(p, params, g, q, k, v, out)
+		}
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		return out, nil
+	}
+	var wide [3]*Tensor
+	for i, t := range []*Tensor{q, k, v} {
+		w, err := c.Cast(t, F32)
+		if err != nil {
+			return nil, err
+		}
+		defer w.Release()
+		wide[i] = w
+	}
+	o, err := c.flash(op, wide[0], wide[1], wide[2], heads, kvHeads, causal)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Release()
+	return c.Cast(o, q.dtype)
+}
+
+// flash16Config returns flash16's configuration for these shapes on this
+// device, or false where it does not apply (see flashHalf): the first of
+// 4 subgroups and blocks of 32 keys, 2 and 32, 2 and 16 that fits the
+// device's shared memory.
+func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
+	info := c.dev.Info()
+	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
+		return flash16Config{}, false
+	}
+	has := false
+	for _, s := range info.CoopMat {
+		has = has || (s.Scope == "subgroup" && s.Flavor == "khr" && s.A == "f16" && s.B == "f16" && s.C == "f32" &&
+			s.Result == "f32" && s.M == 16 && s.N == 16 && s.K == 16 && !s.Saturating)
+	}
+	if !has {
+		return flash16Config{}, false
+	}
+	for _, f := range []flash16Config{{dh, 4, 32, 32}, {dh, 2, 32, 32}, {dh, 2, 32, 16}} {
+		if f.shared() <= info.Limits.MaxSharedMemory && f.NSG*f.SUB <= info.Limits.MaxInvocationsPerWorkgroup {
+			return f, true
+		}
+	}
+	return flash16Config{}, false
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -211,3 +211,75 @@ func TestDecodeVariants(t *testing.T) {
 		}
 	}
 }
+
+// halfAttnTol: a result rounded once to d after f32 work (half an ulp of
+// d relative) and, for f16 on cooperative matrices (flash16), the
+// probabilities rounded to f16 before they weight the values: up to 2^-11
+// of Σp|v|/l <= 1 more, absolute.
+func halfAttnTol(d kernels.DType) tol {
+	if d == kernels.BF16 {
+		return tol{2e-5, 1.01 / 256}
+	}
+	return tol{1.0/2048 + 2e-5, 1.01 / 2048}
+}
+
+// TestHalfAttention: causal and decode attention of f16 and bf16 tensors
+// against float64 over the rounded inputs (on lavapipe through the f32
+// kernels between casts; on a device with f16 cooperative matrices f16
+// with more than 8 queries takes flash16), and causality.
+func TestHalfAttention(t *testing.T) { testHalfAttention(t, open(t, "vulkan")) }
+
+func testHalfAttention(t *testing.T, c *kernels.Context) {
+	rng := newRand(t)
+	for _, d := range halfTypes {
+		for _, tc := range []struct {
+			flashCase
+			causal bool
+		}{{flashCase{17, 17, 4, 2, 32}, true}, {flashCase{40, 40, 4, 1, 64}, true}, {flashCase{3, 500, 8, 2, 128}, true},
+			{flashCase{100, 130, 32, 8, 128}, true}, {flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{20, 40, 2, 1, 16}, false}} {
+			qs, ks, vs := flashInputs(rng, tc.flashCase)
+			for _, xs := range [][]float32{qs, ks, vs} {
+				for i := range xs {
+					xs[i] = round(d, xs[i])
+				}
+			}
+			got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
+			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
+			compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, halfAttnTol(d))
+			if !tc.causal || tc.tq < 2 {
+				continue
+			}
+			row := tc.hkv * tc.dh
+			for i := (tc.s - 1) * row; i < tc.s*row; i++ {
+				ks[i] = round(d, float32(rng.Float64()*4-2))
+				vs[i] = round(d, float32(rng.Float64()*4-2))
+			}
+			after := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, true)
+			last := (tc.tq - 1) * tc.hq * tc.dh
+			for i := 0; i < last; i++ {
+				if got[i] != after[i] {
+					t.Fatalf("%s %+v: output %d (query %d) changed when only the last key changed", d, tc.flashCase, i, i/(tc.hq*tc.dh))
+				}
+			}
+		}
+	}
+}
+
+func runHalfFlash(t *testing.T, c *kernels.Context, d kernels.DType, tc flashCase, qs, ks, vs []float32, causal bool) []float32 {
+	t.Helper()
+	q := uploadOf(t, c, d, qs, tc.tq, tc.hq*tc.dh)
+	k := uploadOf(t, c, d, ks, tc.s, tc.hkv*tc.dh)
+	v := uploadOf(t, c, d, vs, tc.s, tc.hkv*tc.dh)
+	run := c.DecodeAttention
+	if causal {
+		run = c.CausalAttention
+	}
+	o, err := run(q, k, v, tc.hq, tc.hkv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DType() != d {
+		t.Fatalf("%s attention returned %s", d, o.DType())
+	}
+	return host(t, o)
+}

@@ -128,7 +128,18 @@ func (c *Context) outputOf(d DType, shape []int) (*Tensor, error) {
 // pipeline returns kernel of the embedded file, specialised with defs,
 // compiling it on first use.
 func (c *Context) pipeline(file, kernel string, defs map[string]string) (*backend.Pipeline, error) {
-	mkey := file + defsKey(defs)
+	return c.pipelineOf(file+defsKey(defs), kernel, func() (*ir.Module, error) {
+		src, err := sources.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		return parse.Load(file, src, defs)
+	})
+}
+
+// pipelineOf returns kernel of the module cached under mkey, building the
+// module with load and compiling the kernel on first use.
+func (c *Context) pipelineOf(mkey, kernel string, load func() (*ir.Module, error)) (*backend.Pipeline, error) {
 	pkey := mkey + "#" + kernel
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -137,18 +148,15 @@ func (c *Context) pipeline(file, kernel string, defs map[string]string) (*backen
 	}
 	m := c.mods[mkey]
 	if m == nil {
-		src, err := sources.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("kernels: %w", err)
-		}
-		if m, err = parse.Load(file, src, defs); err != nil {
+		var err error
+		if m, err = load(); err != nil {
 			return nil, fmt.Errorf("kernels: %w", err)
 		}
 		c.mods[mkey] = m
 	}
 	p, err := c.dev.LoadIR(context.Background(), m, kernel)
 	if err != nil {
-		return nil, fmt.Errorf("kernels: %s in %s: %w", kernel, file, err)
+		return nil, fmt.Errorf("kernels: %s in %s: %w", kernel, mkey, err)
 	}
 	c.pipes[pkey] = p
 	return p, nil
@@ -172,9 +180,14 @@ func (c *Context) run(file, kernel string, defs map[string]string, params []uint
 	if err != nil {
 		return err
 	}
+	return c.dispatch(p, params, groups, ts...)
+}
+
+// dispatch records one dispatch of p with the tensors bound in order.
+func (c *Context) dispatch(p *backend.Pipeline, params []uint32, groups [3]uint32, ts ...*Tensor) error {
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
-		vs[i] = t.bind()
+		vs[i] = t.View()
 	}
 	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
 }
