@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
+	"math/rand"
 	"testing"
 	"time"
 
@@ -173,4 +175,118 @@ func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 		b.Fatal(err)
 	}
 	return t
+}
+
+// BenchmarkAttention16 measures causal GQA attention in f16 at the issue's
+// size (batch 4 as four CausalAttention calls over their own tensors,
+// sequence 4096, 32 query and 8 key/value heads of 128) in TFLOP/s counted
+// as PyTorch's baseline counts them (4·B·hq·T²·D/2), and checks 48
+// sampled output rows of the first batch against float64 first.
+func BenchmarkAttention16(b *testing.B) {
+	setXDG()
+	dev, err := backend.Open(context.Background(), "")
+	if err != nil {
+		b.Skipf("no device: %v", err)
+	}
+	defer dev.Close()
+	c := kernels.New(dev)
+	defer c.Close()
+	B, T, hq, hkv, D := 4, 4096, 32, 8, 128
+	if dev.Info().Type == backend.TypeCPU {
+		B, T = 1, 128 // lavapipe: keep it short
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	type batch struct {
+		q, k, v    *kernels.Tensor
+		qs, ks, vs []float32
+	}
+	bs := make([]batch, B)
+	for i := range bs {
+		r := func(n int) []float32 {
+			xs := make([]float32, n)
+			for j := range xs {
+				xs[j] = float32(rng.Float64()*2 - 1)
+			}
+			return xs
+		}
+		bs[i].qs, bs[i].ks, bs[i].vs = r(T*hq*D), r(T*hkv*D), r(T*hkv*D)
+		for _, x := range []struct {
+			t    **kernels.Tensor
+			xs   []float32
+			cols int
+		}{{&bs[i].q, bs[i].qs, hq * D}, {&bs[i].k, bs[i].ks, hkv * D}, {&bs[i].v, bs[i].vs, hkv * D}} {
+			if *x.t, err = c.TensorOf(kernels.F16, x.xs, T, x.cols); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	o, err := c.CausalAttention(bs[0].q, bs[0].k, bs[0].v, hq, hkv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, err := c.ToHost(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Release()
+	checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
+	b.ResetTimer()
+	start := time.Now()
+	s := dev.Begin()
+	for i := 0; i < b.N; i++ {
+		for _, x := range bs {
+			o, err := c.CausalAttention(x.q, x.k, x.v, hq, hkv)
+			if err != nil {
+				s.End()
+				b.Fatal(err)
+			}
+			o.Release()
+		}
+	}
+	if err := s.End(); err != nil {
+		b.Fatal(err)
+	}
+	if err := dev.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	el := time.Since(start).Seconds() / float64(b.N)
+	b.ReportMetric(4*float64(B*hq*T)*float64(T)*float64(D)/2/el/1e12, "TFLOP/s")
+}
+
+// checkAttentionRows compares 48 (query, head) rows of a causal prefill
+// (the first and last queries among them) with float64 over the f16
+// inputs, within halfAttnTol's f16 bound.
+func checkAttentionRows(b *testing.B, got, qs, ks, vs []float32, T, hq, hkv, D int) {
+	r16 := func(x float32) float64 { return float64(round(kernels.F16, x)) }
+	scale := float64(float32(1 / math.Sqrt(float64(D))))
+	tl := halfAttnTol(kernels.F16)
+	for n := 0; n < 48; n++ {
+		i, h := n*(T-1)/47, (n*7)%hq
+		kh := h / (hq / hkv)
+		sc := make([]float64, i+1)
+		mx := math.Inf(-1)
+		for j := range sc {
+			for c := 0; c < D; c++ {
+				sc[j] += r16(qs[(i*hq+h)*D+c]) * r16(ks[(j*hkv+kh)*D+c])
+			}
+			sc[j] *= scale
+			mx = math.Max(mx, sc[j])
+		}
+		var sum float64
+		for j := range sc {
+			sc[j] = math.Exp(sc[j] - mx)
+			sum += sc[j]
+		}
+		for c := 0; c < D; c++ {
+			var acc float64
+			for j := range sc {
+				acc += sc[j] * r16(vs[(j*hkv+kh)*D+c])
+			}
+			want := acc / sum
+			g := float64(got[(i*hq+h)*D+c])
+			if d := math.Abs(g - want); !(d <= tl.abs+tl.rel*math.Abs(want)) {
+				b.Fatalf("attention f16: o[query %d, head %d, %d] = %g, want %g", i, h, c, g, want)
+			}
+		}
+	}
 }
