@@ -255,7 +255,11 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if !has {
 		return flash16Config{}, false
 	}
-	for _, f := range []flash16Config{{dh, 4, 32, 32}, {dh, 2, 32, 32}, {dh, 2, 32, 16}} {
+	cands := []flash16Config{{dh, 4, 32, 32}, {dh, 2, 32, 32}, {dh, 2, 32, 16}}
+	if c.flash16.NSG != 0 {
+		cands = []flash16Config{{dh, c.flash16.NSG, 32, c.flash16.BK}}
+	}
+	for _, f := range cands {
 		if f.shared() <= info.Limits.MaxSharedMemory && f.NSG*f.SUB <= info.Limits.MaxInvocationsPerWorkgroup {
 			return f, true
 		}

@@ -196,11 +196,7 @@ func BenchmarkAttention16(b *testing.B) {
 		B, T = 1, 128 // lavapipe: keep it short
 	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	type batch struct {
-		q, k, v    *kernels.Tensor
-		qs, ks, vs []float32
-	}
-	bs := make([]batch, B)
+	bs := make([]attnBatch, B)
 	for i := range bs {
 		r := func(n int) []float32 {
 			xs := make([]float32, n)
@@ -230,6 +226,34 @@ func BenchmarkAttention16(b *testing.B) {
 	}
 	o.Release()
 	checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
+	cfgs := [][2]int{{0, 0}}
+	if *sweep {
+		cfgs = append(cfgs, [2]int{4, 16}, [2]int{2, 32}, [2]int{2, 64})
+	}
+	for _, cfg := range cfgs {
+		c.SetFlash16(cfg[0], cfg[1])
+		name := "default"
+		if cfg[0] != 0 {
+			name = fmt.Sprintf("nsg%d-bk%d", cfg[0], cfg[1])
+		}
+		b.Run(name, func(b *testing.B) { timeAttention(b, c, dev, bs, B, T, hq, hkv, D) })
+	}
+	c.SetFlash16(0, 0)
+}
+
+// attnBatch is one batch entry of BenchmarkAttention16: f16 tensors and
+// the f32 values they were rounded from.
+type attnBatch struct {
+	q, k, v    *kernels.Tensor
+	qs, ks, vs []float32
+}
+
+func timeAttention(b *testing.B, c *kernels.Context, dev *backend.Device, bs []attnBatch, B, T, hq, hkv, D int) {
+	if o, err := c.CausalAttention(bs[0].q, bs[0].k, bs[0].v, hq, hkv); err != nil { // compile outside the timing
+		b.Fatal(err)
+	} else {
+		o.Release()
+	}
 	b.ResetTimer()
 	start := time.Now()
 	s := dev.Begin()

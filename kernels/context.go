@@ -43,6 +43,9 @@ type Context struct {
 	// rowTune, when set (tests, benchmarks), replaces the configuration
 	// of long rows.
 	rowTune rowTuning
+	// flash16, when NSG is set (tests, benchmarks), fixes flash16's
+	// subgroups and key block (DH and SUB are ignored).
+	flash16 flash16Config
 	// decode, when set (tests, benchmarks), replaces decode4.kc's
 	// default configuration.
 	decode decodeTuning
