@@ -54,6 +54,8 @@ const DH = {{.DH}}
 const NSG = {{.NSG}}
 const SUB = {{.SUB}}
 const BK = {{.BK}}
+// rows of ks: the queries, then a block of keys
+const KR = {{.KR}}
 const BQ = NSG * 16
 const WG = NSG * SUB
 const D8 = DH / 8
@@ -65,7 +67,7 @@ const HB = BK / 2
 const LOW f32 = -3.4028235e+38
 
 // put8 writes the eight halves of w to a[o ..].
-fn put8(a shared [BQ * LD]f16, o u32, w vec4<u32>) {
+fn put8(a shared [KR * LD]f16, o u32, w vec4<u32>) {
 	for j := u32(0); j < 4; j++ {
 		let h = bitcast<vec2<f16>>(w[j])
 		a[o + j * 2] = h.x
@@ -84,7 +86,7 @@ fn putv8(a shared [BK * LD]f16, o u32, w vec4<u32>) {
 
 kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []f16) workgroup(WG) {
 	// ks holds the queries first, then each block's keys, finally the output
-	shared ks [BQ * LD]f16
+	shared ks [KR * LD]f16
 	shared vs [BK * LD]f16
 	shared ss [BQ * LS]f32
 	shared ps [BQ * LP]f16
@@ -218,7 +220,7 @@ type flash16Config struct {
 // shared is the kernel's shared memory in bytes: ks, vs, ss, ps and cs.
 func (f flash16Config) shared() int {
 	bq, ld := 16*f.NSG, f.DH+8
-	return 2*bq*ld + 2*f.BK*ld + 4*bq*(f.BK+4) + 2*bq*(f.BK+8) + 4*bq*16
+	return 2*max(bq, f.BK)*ld + 2*f.BK*ld + 4*bq*(f.BK+4) + 2*bq*(f.BK+8) + 4*bq*16
 }
 
 // module parses the kernel's text.
@@ -243,6 +245,7 @@ func (f flash16Config) source() (string, error) {
 	err := flash16Tmpl.Execute(&b, struct {
 		flash16Config
 		Ds []int
-	}{f, ds})
+		KR int
+	}{f, ds, max(16*f.NSG, f.BK)})
 	return b.String(), err
 }

@@ -103,8 +103,9 @@ func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float6
 // TestFlash16 runs the cooperative-matrix attention on the interpreter
 // (no driver here has cooperative matrices) against float64: prefill and
 // continued sequences, causal and not, sizes 1, 3, 17 and others across
-// the 16·NSG-query and BK-key tiles, head dimensions 16 to 128, two
-// configurations (those the host may choose); then causality (a changed last key changes no earlier
+// the 16·NSG-query and BK-key tiles, head dimensions 16 to 128, four
+// configurations (keys per block below, equal to and above the queries
+// per workgroup); then causality (a changed last key changes no earlier
 // query, bit for bit, and does change the last).
 func TestFlash16(t *testing.T) {
 	seed := time.Now().UnixNano()
