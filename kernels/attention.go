@@ -113,6 +113,22 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 // head dimension allows it, else decode.kc.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
+	if span, sg := c.decodeSGDefs(tq, s, heads, kvHeads, dh); sg != nil {
+		nch := ceilDiv(s, span)
+		part, err := c.Empty(tq * heads * nch * (dh + 2))
+		if err != nil {
+			return err
+		}
+		defer part.Release()
+		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
+		if err := c.run("decodesg.kc", "decodesg_partial", sg, append(params, uint32(span)), g, q, k, v, part); err != nil {
+			return err
+		}
+		// decode4_merge reads only DH and WG; the rest is any valid specialisation
+		md := map[string]string{"DH": sg["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
+		return c.run("decode4.kc", "decode4_merge", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+	}
 	if span, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
 		nch := ceilDiv(s, span)
 		part, err := c.Empty(tq * heads * nch * (dh + 2))
@@ -142,18 +158,21 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
 }
 
-// decodeTuning is decode4.kc's configuration: invocations per workgroup
-// (WG, 128 or 256), invocations per key in the score pass (LN: 1, 2 or
-// 4), value rows per online-softmax step (VB), keys per workgroup (Span, a
-// power of two, at least WG/LN; 0: chosen so that about Groups workgroups
-// run).
+// decodeTuning is the split-key kernels' configuration. Sub = 1 selects
+// decodesg.kc where the device allows it: KL invocations per key, NS
+// subgroups per workgroup. Otherwise decode4.kc: invocations per
+// workgroup (WG, 128 or 256), invocations per key in the score pass (LN:
+// 1, 2 or 4), value rows per online-softmax step (VB). Both: keys per
+// workgroup (Span, a power of two, at least one step or round; 0: chosen
+// so that about Groups workgroups run).
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
+	Sub, KL, NS              int
 }
 
 // defaultDecode is the configuration decode4.kc runs unless a test or
 // benchmark sets another.
-var defaultDecode = decodeTuning{WG: 256, LN: 2, VB: 4, Groups: 1024}
+var defaultDecode = decodeTuning{WG: 256, LN: 2, VB: 4, Groups: 1024, KL: 8, NS: 8}
 
 // decode4Defs returns decode4.kc's span and specialisation for these
 // shapes, or nil where it does not apply: head dimensions that are not a
@@ -165,23 +184,18 @@ func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]st
 		return 0, nil
 	}
 	t := c.decode
-	if t.WG == 0 {
-		t = defaultDecode
+	if t.WG == 0 || t.LN == 0 {
+		t.WG, t.LN, t.VB = defaultDecode.WG, defaultDecode.LN, defaultDecode.VB
+	}
+	if t.Groups == 0 {
+		t.Groups = defaultDecode.Groups
 	}
 	g, d4 := heads/kvHeads, dh/4
 	if g > 16 || d4 > t.WG || d4%t.LN != 0 {
 		return 0, nil
 	}
 	vb := min(t.VB, d4/t.LN)
-	ch := t.WG / t.LN
-	span := t.Span
-	if span == 0 {
-		span = ch
-		for span < 1<<20 && kvHeads*tq*ceilDiv(s, span) > t.Groups {
-			span *= 2
-		}
-	}
-	span = max(span, ch)
+	span := t.span(t.WG/t.LN, tq, s, kvHeads)
 	red := max(g, 4) * t.WG
 	// qs, red and st (the device's own limit: the backend checks it
 	// again when it loads the kernel)
@@ -265,6 +279,50 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 		}
 	}
 	return flash16Config{}, false
+}
+
+// span is the keys per workgroup: t.Span, or the power of two from step
+// up that gives about t.Groups workgroups.
+func (t decodeTuning) span(step, tq, s, kvHeads int) int {
+	span := t.Span
+	if span == 0 {
+		span = step
+		for span < 1<<20 && kvHeads*tq*ceilDiv(s, span) > t.Groups {
+			span *= 2
+		}
+	}
+	return max(span, step)
+}
+
+// decodeSGDefs returns decodesg.kc's span and specialisation, or nil
+// where the configuration does not ask for it or it does not apply: no
+// subgroups of 8, 16 or 32 (the kernel takes lanes local_index % SG of
+// consecutive invocations as one subgroup, as NVIDIA and lavapipe lay them
+// out), head dimensions that are not a multiple of 4·SG, more than 16
+// query heads per key/value head, or shared memory the device lacks.
+func (c *Context) decodeSGDefs(tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	t := c.decode
+	if t == (decodeTuning{}) {
+		t = defaultDecode
+	}
+	info := c.dev.Info()
+	sg := info.SubgroupSize
+	if t.Sub == 0 || !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > 256 {
+		return 0, nil
+	}
+	g, d4, kl := heads/kvHeads, dh/4, min(t.KL, sg)
+	if g > 16 || dh%4 != 0 || d4%sg != 0 || d4%kl != 0 || t.NS*sg > info.Limits.MaxInvocationsPerWorkgroup {
+		return 0, nil
+	}
+	if need := 16*g*d4 + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	if t.Groups == 0 {
+		t.Groups = defaultDecode.Groups
+	}
+	span := t.span(t.NS*sg/kl, tq, s, kvHeads)
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
+		"KL": strconv.Itoa(kl), "NS": strconv.Itoa(t.NS)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -188,28 +188,44 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 // early.
 func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
+	var tns []kernels.DecodeTuning
 	for _, wg := range []int{128, 256} {
 		for _, ln := range []int{1, 2, 4} {
 			for _, vb := range []int{1, 4} {
 				for _, span := range []int{0, wg / ln, 4 * wg / ln} {
-					tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Span: span, Groups: 4}
-					c.SetDecodeTuning(tn)
-					for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}, {1, 333, 3, 1, 32}, {1, 300, 2, 2, 256}} {
-						qs, ks, vs := flashInputs(rng, tc)
-						got := runFlash(t, c, tc, qs, ks, vs, false)
-						want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-						compare(t, fmt.Sprintf("decodeattention %+v %+v", tn, tc), got, want, attnTol)
-					}
-					tc := flashCase{3, 700, 4, 2, 64}
-					qs, ks, vs := flashInputs(rng, tc)
-					got := runFlash(t, c, tc, qs, ks, vs, true)
-					want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
-					compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
+					tns = append(tns, kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Span: span, Groups: 4})
 				}
 			}
 		}
 	}
+	// decodesg.kc (lavapipe's subgroups are 8 lanes: KL 16 becomes 8)
+	for _, kl := range []int{4, 8, 16} {
+		for _, ns := range []int{4, 8} {
+			for _, span := range []int{0, 64} {
+				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: span, Groups: 4})
+			}
+		}
+	}
+	for _, tn := range tns {
+		testDecodeTuning(t, c, tn)
+	}
+}
+
+func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning) {
+	rng := newRand(t)
+	c.SetDecodeTuning(tn)
+	defer c.SetDecodeTuning(kernels.DecodeTuning{})
+	for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}, {1, 333, 3, 1, 32}, {1, 300, 2, 2, 256}} {
+		qs, ks, vs := flashInputs(rng, tc)
+		got := runFlash(t, c, tc, qs, ks, vs, false)
+		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
+		compare(t, fmt.Sprintf("decodeattention %+v %+v", tn, tc), got, want, attnTol)
+	}
+	tc := flashCase{3, 700, 4, 2, 64}
+	qs, ks, vs := flashInputs(rng, tc)
+	got := runFlash(t, c, tc, qs, ks, vs, true)
+	want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
+	compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
 }
 
 // halfAttnTol: a result rounded once to d after f32 work (half an ulp of

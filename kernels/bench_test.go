@@ -108,16 +108,26 @@ func BenchmarkOps(b *testing.B) {
 	dflt := kernels.DefaultDecode
 	for _, wg := range []int{128, 256} {
 		for _, ln := range []int{1, 2, 4} {
-			for _, groups := range []int{256, 512, 1024, 2048, 4096} {
-				tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: dflt.VB, Groups: groups}
+			for _, groups := range []int{512, 1024, 2048} {
+				tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: 8, Groups: groups}
 				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
 			}
 		}
 	}
-	for _, vb := range []int{1, 2, 8} {
-		tn := dflt
-		tn.VB = vb
-		decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+	for _, vb := range []int{8, 16} {
+		for _, ln := range []int{2, 4} {
+			tn := dflt
+			tn.Sub, tn.VB, tn.LN = 0, vb, ln
+			decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+		}
+	}
+	for _, kl := range []int{4, 8, 16} {
+		for _, ns := range []int{4, 8} {
+			for _, groups := range []int{512, 1024, 2048} {
+				tn := kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Groups: groups}
+				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+			}
+		}
 	}
 	c.SetDecodeTuning(kernels.DecodeTuning{})
 }
@@ -162,6 +172,9 @@ func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(st
 func decodeBench(c *kernels.Context, bench func(string, int, func() (*kernels.Tensor, error)), tn kernels.DecodeTuning, s int, q, k, v *kernels.Tensor, hq, hkv int) {
 	c.SetDecodeTuning(tn)
 	name := fmt.Sprintf("decodeattention/s%d/wg%d-ln%d-vb%d-groups%d", s, tn.WG, tn.LN, tn.VB, tn.Groups)
+	if tn.Sub != 0 {
+		name = fmt.Sprintf("decodeattention/s%d/sg-kl%d-ns%d-groups%d", s, tn.KL, tn.NS, tn.Groups)
+	}
 	bench(name, 2*s*hkv*128*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q, k, v, hq, hkv) })
 }
 

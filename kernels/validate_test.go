@@ -42,6 +42,8 @@ var variants = []struct {
 	{"decode4.kc", map[string]string{"DH": "32", "G": "1", "WG": "128", "LN": "4", "VB": "2", "RED": "512"}},
 	{"decode4.kc", map[string]string{"DH": "256", "G": "4", "WG": "256", "LN": "1", "VB": "8", "RED": "1024"}},
 	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "WG": "256", "LN": "2", "VB": "4", "RED": "2048"}},
+	{"decodesg.kc", map[string]string{"DH": "32", "G": "1", "SG": "8", "KL": "8", "NS": "4"}},
+	{"decodesg.kc", map[string]string{"DH": "256", "G": "16", "SG": "32", "KL": "4", "NS": "8"}},
 	{"half.kc", nil},
 	{"half.kc", map[string]string{"BF": "1"}},
 	{"gemv.kc", nil},
