@@ -20,10 +20,11 @@ import (
 // their query rows held as DH/16 matrices (use a) for the whole kernel and
 // their output as DH/16 f32 accumulators. Per block of BK keys:
 //
-//   - the block's key and value rows go to shared memory by 16-byte loads
-//     (zeros past s);
 //   - S = q·kᵀ (each subgroup 16 x BK, f32) on the cooperative matrices,
-//     stored to shared memory;
+//     stored to shared memory; the key (and later value) matrices are
+//     loaded straight from k and v where the block lies inside them, else
+//     from a copy in shared memory with zeros past s (the queries and the
+//     output likewise, where the query tile passes tq);
 //   - the online softmax in f32, two invocations per query row (each half
 //     the block's columns; the halves meet by a subgroup shuffle): the row's
 //     running max m and sum l, P = e^(scale·S - m) as f16 into shared
@@ -32,8 +33,8 @@ import (
 //   - O = O ⊙ C + P·v, where C is that factor matrix loaded as an
 //     accumulator: the element-wise product scales each row of O.
 //
-// Finally O ⊙ (1/l) is rounded to f16, staged in shared memory and copied
-// to o for the queries that exist. Masked scores (keys past s, or past the
+// Finally O ⊙ (1/l) is rounded to f16 and stored (through shared memory
+// for the queries that exist, on the edge). Masked scores (keys past s, or past the
 // query's position when causal; queries past tq) get p = 0 and no part in
 // the max. The host specialises DH (a multiple of 16), NSG, SUB (the
 // device's subgroup size; 2·16 = 32 rows of softmax per subgroup needs SUB
@@ -54,38 +55,18 @@ const DH = {{.DH}}
 const NSG = {{.NSG}}
 const SUB = {{.SUB}}
 const BK = {{.BK}}
-// rows of ks: the queries, then a block of keys
+// rows of ks: the queries, or a block of keys
 const KR = {{.KR}}
 const BQ = NSG * 16
 const WG = NSG * SUB
-const D8 = DH / 8
-const DT = DH / 16
 const LD = DH + 8
 const LS = BK + 4
 const LP = BK + 8
 const HB = BK / 2
 const LOW f32 = -3.4028235e+38
 
-// put8 writes the eight halves of w to a[o ..].
-fn put8(a shared [KR * LD]f16, o u32, w vec4<u32>) {
-	for j := u32(0); j < 4; j++ {
-		let h = bitcast<vec2<f16>>(w[j])
-		a[o + j * 2] = h.x
-		a[o + j * 2 + 1] = h.y
-	}
-}
-
-// putv8 is put8 for the value stage.
-fn putv8(a shared [BK * LD]f16, o u32, w vec4<u32>) {
-	for j := u32(0); j < 4; j++ {
-		let h = bitcast<vec2<f16>>(w[j])
-		a[o + j * 2] = h.x
-		a[o + j * 2 + 1] = h.y
-	}
-}
-
-kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []f16) workgroup(WG) {
-	// ks holds the queries first, then each block's keys, finally the output
+kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f16, k read []f16, v read []f16, o read_write []f16) workgroup(WG) {
+	// ks and vs stage what lies partly outside q, k, v or o
 	shared ks [KR * LD]f16
 	shared vs [BK * LD]f16
 	shared ss [BQ * LS]f32
@@ -96,25 +77,37 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	let h = workgroup_id.y
 	let kh = h / (hq / hkv)
 	let q0 = workgroup_id.x * BQ
+	let qrow = hq * DH
+	let krow = hkv * DH
 	// keys the workgroup needs: up to its last query's position (uniform)
 	var kend = s
 	if causal != 0 {
 		kend = min(s, min(q0 + BQ, tq) + s - tq)
 	}
-	for e := t; e < BQ * D8; e += WG {
-		let r = e / D8
-		let c = e % D8
-		var w vec4<u32>
-		if q0 + r < tq {
-			w = q[((q0 + r) * hq + h) * D8 + c]
-		}
-		put8(ks, r * LD + c * 8, w)
-	}
-	workgroupBarrier()
+	let full = q0 + BQ <= tq
 {{- range .Ds}}
-	let qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(ks, sg * 16 * LD + {{.}} * 16, LD, row_major)
+	var qf{{.}} coopmat<f16, 16, 16, a>
 	var of{{.}} coopmat<f32, 16, 16, acc>
 {{- end}}
+	if full {
+{{- range .Ds}}
+		qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(q, (q0 + sg * 16) * qrow + h * DH + {{.}} * 16, qrow, row_major)
+{{- end}}
+	} else {
+		for e := t; e < BQ * DH; e += WG {
+			let r = e / DH
+			let c = e % DH
+			var x f16
+			if q0 + r < tq {
+				x = q[(q0 + r) * qrow + h * DH + c]
+			}
+			ks[r * LD + c] = x
+		}
+		workgroupBarrier()
+{{- range .Ds}}
+		qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(ks, sg * 16 * LD + {{.}} * 16, LD, row_major)
+{{- end}}
+	}
 	// this invocation's softmax row and half of the block's columns
 	let r = t / 2
 	let half = t % 2
@@ -129,27 +122,39 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	var m f32 = LOW
 	var l f32
 	for j0 := u32(0); j0 < kend; j0 += BK {
-		workgroupBarrier()
-		for e := t; e < BK * D8; e += WG {
-			let j = e / D8
-			let c = e % D8
-			var kw vec4<u32>
-			var vw vec4<u32>
-			if j0 + j < s {
-				let g = ((j0 + j) * hkv + kh) * D8 + c
-				kw = k[g]
-				vw = v[g]
-			}
-			put8(ks, j * LD + c * 8, kw)
-			putv8(vs, j * LD + c * 8, vw)
-		}
-		workgroupBarrier()
-		for jt := u32(0); jt < BK / 16; jt++ {
-			var sc coopmat<f32, 16, 16, acc>
+		// S = q·kᵀ: keys straight from k for a whole block, else staged
+		let inside = j0 + BK <= s
+		if inside {
+			for jt := u32(0); jt < BK / 16; jt++ {
+				var sc coopmat<f32, 16, 16, acc>
+				let kb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
-			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(ks, jt * 16 * LD + {{.}} * 16, LD, col_major), sc)
+				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(k, kb + {{.}} * 16, krow, col_major), sc)
 {{- end}}
-			coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
+				coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
+			}
+		} else {
+			workgroupBarrier()
+			for e := t; e < BK * DH; e += WG {
+				let j = e / DH
+				let c = e % DH
+				var kx f16
+				var vx f16
+				if j0 + j < s {
+					kx = k[(j0 + j) * krow + kh * DH + c]
+					vx = v[(j0 + j) * krow + kh * DH + c]
+				}
+				ks[j * LD + c] = kx
+				vs[j * LD + c] = vx
+			}
+			workgroupBarrier()
+			for jt := u32(0); jt < BK / 16; jt++ {
+				var sc coopmat<f32, 16, 16, acc>
+{{- range .Ds}}
+				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(ks, jt * 16 * LD + {{.}} * 16, LD, col_major), sc)
+{{- end}}
+				coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
+			}
 		}
 		workgroupBarrier()
 		var mx f32 = LOW
@@ -177,15 +182,23 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 			cs[r * 16 + c] = corr
 		}
 		workgroupBarrier()
+		// O = O ⊙ C + P·v
 		let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 16, 16, row_major)
 {{- range .Ds}}
 		of{{.}} = of{{.}} * cm
 {{- end}}
 		for jt := u32(0); jt < BK / 16; jt++ {
 			let pa = coopLoad<coopmat<f16, 16, 16, a>>(ps, sg * 16 * LP + jt * 16, LP, row_major)
+			if inside {
+				let vb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
-			of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(vs, jt * 16 * LD + {{.}} * 16, LD, row_major), of{{.}})
+				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(v, vb + {{.}} * 16, krow, row_major), of{{.}})
 {{- end}}
+			} else {
+{{- range .Ds}}
+				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(vs, jt * 16 * LD + {{.}} * 16, LD, row_major), of{{.}})
+{{- end}}
+			}
 		}
 	}
 	workgroupBarrier()
@@ -198,15 +211,21 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	}
 	workgroupBarrier()
 	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 16, 16, row_major)
+	if full {
 {{- range .Ds}}
-	coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), ks, sg * 16 * LD + {{.}} * 16, LD, row_major)
+		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), o, (q0 + sg * 16) * qrow + h * DH + {{.}} * 16, qrow, row_major)
 {{- end}}
-	workgroupBarrier()
-	for e := t; e < BQ * DH; e += WG {
-		let rr = e / DH
-		let c = e % DH
-		if q0 + rr < tq {
-			o[((q0 + rr) * hq + h) * DH + c] = ks[rr * LD + c]
+	} else {
+{{- range .Ds}}
+		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), ks, sg * 16 * LD + {{.}} * 16, LD, row_major)
+{{- end}}
+		workgroupBarrier()
+		for e := t; e < BQ * DH; e += WG {
+			let rr = e / DH
+			let c = e % DH
+			if q0 + rr < tq {
+				o[(q0 + rr) * qrow + h * DH + c] = ks[rr * LD + c]
+			}
 		}
 	}
 }
