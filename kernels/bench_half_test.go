@@ -103,6 +103,13 @@ func BenchmarkHalf(b *testing.B) {
 		if d == kernels.BF16 {
 			continue
 		}
+		// x·W with W [k, n] (gemvt.kc; PyTorch's skinny baseline is this form)
+		for _, m := range []int{1, 4} {
+			xm, _ := fillOf(b, c, kernels.F32, m*dim).Reshape(m, dim)
+			bench(fmt.Sprintf("decode_nt/f16_xf32/m%d/k%d", m, dim), wbytes, 2*float64(m*dim*dim), 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMul(xm, ws[i%mats])
+			})
+		}
 		// the f16 team shapes of gemv.kc at m = 1, to tune the default
 		xm, _ := fillOf(b, c, kernels.F32, dim).Reshape(1, dim)
 		for _, tr := range [][2]int{{32, 2}, {64, 1}, {64, 4}, {128, 2}, {256, 2}} {

@@ -46,6 +46,8 @@ var variants = []struct {
 	{"gemv.kc", nil},
 	{"gemv.kc", map[string]string{"M": "16", "R": "1", "TEAM": "256", "BF": "1"}},
 	{"gemv.kc", map[string]string{"M": "1", "R": "4", "TEAM": "32"}},
+	{"gemvt.kc", nil},
+	{"gemvt.kc", map[string]string{"M": "4", "BF": "1"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {
