@@ -43,6 +43,8 @@ var variants = []struct {
 	{"decode4.kc", map[string]string{"DH": "128", "G": "8", "CH": "256", "RED": "2048"}},
 	{"half.kc", nil},
 	{"half.kc", map[string]string{"BF": "1"}},
+	{"half4.kc", nil},
+	{"half4.kc", map[string]string{"BF": "1"}},
 	{"gemv.kc", nil},
 	{"gemv.kc", map[string]string{"M": "16", "R": "1", "TEAM": "256", "BF": "1"}},
 	{"gemv.kc", map[string]string{"M": "1", "R": "4", "TEAM": "32"}},
