@@ -118,7 +118,24 @@ func BenchmarkHalf(b *testing.B) {
 				return c.MatMulBT(xm, ws[i%mats], 1)
 			})
 		}
+		xm16, _ := fillOf(b, c, kernels.F32, 16*dim).Reshape(16, dim)
+		for _, tr := range [][2]int{{32, 1}, {128, 1}, {64, 2}} {
+			c.SetGEMV(tr[0], tr[1])
+			bench(fmt.Sprintf("decode/f16/m16/team%d_r%d", tr[0], tr[1]), wbytes, 0, 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMulBT(xm16, ws[i%mats], 1)
+			})
+		}
 		c.SetGEMV(0, 0)
+		// the same products without gemv.kc: cooperative matrices (x cast
+		// to f16) where the device has them, to place the threshold
+		c.SetNoGEMV(true)
+		for _, m := range []int{1, 16} {
+			xm, _ := fillOf(b, c, kernels.F32, m*dim).Reshape(m, dim)
+			bench(fmt.Sprintf("decode/f16/m%d/nogemv", m), wbytes, 2*float64(m*dim*dim), 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMulBT(xm, ws[i%mats], 1)
+			})
+		}
+		c.SetNoGEMV(false)
 		// the full product through the Tensor API (cooperative matrices)
 		a, _ := ws[1].Reshape(dim, dim)
 		bench(fmt.Sprintf("matmul/f16/%d", dim), 0, 2*math.Pow(float64(dim), 3), 5, func(int) (*kernels.Tensor, error) { return c.MatMul(a, ws[0]) })

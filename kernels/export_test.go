@@ -16,3 +16,6 @@ func (c *Context) SetDecodeChunk(n int) { c.decodeChunk = n }
 
 // SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
+
+// SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
+func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }

@@ -78,10 +78,10 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 
 // halfProduct records a product with 16-bit b; the result has a's type.
 func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
-	if o.TransB && o.M <= gemvMaxRows {
+	if o.TransB && o.M <= gemvMaxRows && !c.noGEMV {
 		return c.gemv(a, b, o)
 	}
-	if !o.TransB && o.M <= gemvtMaxRows {
+	if !o.TransB && o.M <= gemvtMaxRows && !c.noGEMV {
 		return c.gemvT(a, b, o)
 	}
 	dt := b.dtype
