@@ -114,6 +114,14 @@ func BenchmarkHalf(b *testing.B) {
 				return c.MatMul(xm, ws[i%mats])
 			})
 		}
+		xm1, _ := fillOf(b, c, kernels.F32, dim).Reshape(1, dim)
+		for _, sl := range []int{16, 32, 128} {
+			c.SetGEMVTSlices(sl)
+			bench(fmt.Sprintf("decode_nt/f16/m1/slices%d", sl), wbytes, 0, 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMul(xm1, ws[i%mats])
+			})
+		}
+		c.SetGEMVTSlices(0)
 		// the f16 team shapes of gemv.kc at m = 1, to tune the default
 		xm, _ := fillOf(b, c, kernels.F32, dim).Reshape(1, dim)
 		for _, tr := range [][2]int{{32, 2}, {64, 1}, {64, 4}, {128, 2}, {256, 2}} {

@@ -19,3 +19,6 @@ func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
 // SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
 func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
+
+// SetGEMVTSlices fixes gemvt.kc's slices of k (0: the default).
+func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }

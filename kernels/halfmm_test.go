@@ -121,7 +121,9 @@ func checkHalfProduct(t *testing.T, name string, got, as, bs []float32, m, k, n 
 func TestGEMVT(t *testing.T) {
 	c := open(t, "vulkan")
 	rng := newRand(t)
-	for _, d := range halfTypes {
+	defer c.SetGEMVTSlices(0)
+	for i, d := range halfTypes {
+		c.SetGEMVTSlices(i * 5) // the default, then 5 slices
 		for _, mkn := range [][3]int{{1, 64, 40}, {4, 1000, 1024}, {2, 4096, 16}, {3, 7, 2048}, {1, 300, 1001}} {
 			m, k, n := mkn[0], mkn[1], mkn[2]
 			for _, ad := range []kernels.DType{kernels.F32, d} {
