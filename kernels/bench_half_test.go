@@ -21,7 +21,9 @@ import (
 // GB/s over the weight bytes; they rotate through 8 weight matrices
 // (256 MiB, beyond the H200's 50 MiB L2) so that every read comes from
 // memory, as a model's layers do; "hot" repeats one matrix. Each
-// iteration records reps ops in one scope, then waits: wall time.
+// iteration records reps ops in one scope; the time is from the scope's
+// end (its one submit) to the wait's return, so it is the GPU's time for
+// the batch plus one submit and fence latency, not the host's recording.
 func BenchmarkHalf(b *testing.B) {
 	setXDG()
 	dev, err := backend.Open(context.Background(), "")
@@ -49,7 +51,7 @@ func BenchmarkHalf(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
-			start := time.Now()
+			var run time.Duration
 			for i := 0; i < b.N; i++ {
 				s := dev.Begin()
 				for r := 0; r < reps; r++ {
@@ -60,14 +62,16 @@ func BenchmarkHalf(b *testing.B) {
 					}
 					out.Release()
 				}
+				start := time.Now()
 				if err := s.End(); err != nil {
 					b.Fatal(err)
 				}
 				if err := dev.Wait(context.Background()); err != nil {
 					b.Fatal(err)
 				}
+				run += time.Since(start)
 			}
-			el := time.Since(start).Seconds() / float64(b.N*reps)
+			el := run.Seconds() / float64(b.N*reps)
 			if bytes > 0 {
 				b.ReportMetric(bytes/el/1e9, "GB/s")
 			}
@@ -103,6 +107,21 @@ func BenchmarkHalf(b *testing.B) {
 		if d == kernels.BF16 {
 			continue
 		}
+		// x·W with W [k, n] (gemvt.kc; PyTorch's skinny baseline is this form)
+		for _, m := range []int{1, 4} {
+			xm, _ := fillOf(b, c, kernels.F32, m*dim).Reshape(m, dim)
+			bench(fmt.Sprintf("decode_nt/f16_xf32/m%d/k%d", m, dim), wbytes, 2*float64(m*dim*dim), 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMul(xm, ws[i%mats])
+			})
+		}
+		xm1, _ := fillOf(b, c, kernels.F32, dim).Reshape(1, dim)
+		for _, sl := range []int{16, 32, 128} {
+			c.SetGEMVTSlices(sl)
+			bench(fmt.Sprintf("decode_nt/f16/m1/slices%d", sl), wbytes, 0, 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMul(xm1, ws[i%mats])
+			})
+		}
+		c.SetGEMVTSlices(0)
 		// the f16 team shapes of gemv.kc at m = 1, to tune the default
 		xm, _ := fillOf(b, c, kernels.F32, dim).Reshape(1, dim)
 		for _, tr := range [][2]int{{32, 2}, {64, 1}, {64, 4}, {128, 2}, {256, 2}} {
@@ -111,7 +130,24 @@ func BenchmarkHalf(b *testing.B) {
 				return c.MatMulBT(xm, ws[i%mats], 1)
 			})
 		}
+		xm16, _ := fillOf(b, c, kernels.F32, 16*dim).Reshape(16, dim)
+		for _, tr := range [][2]int{{32, 1}, {128, 1}, {64, 2}} {
+			c.SetGEMV(tr[0], tr[1])
+			bench(fmt.Sprintf("decode/f16/m16/team%d_r%d", tr[0], tr[1]), wbytes, 0, 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMulBT(xm16, ws[i%mats], 1)
+			})
+		}
 		c.SetGEMV(0, 0)
+		// the same products without gemv.kc: cooperative matrices (x cast
+		// to f16) where the device has them, to place the threshold
+		c.SetNoGEMV(true)
+		for _, m := range []int{1, 16} {
+			xm, _ := fillOf(b, c, kernels.F32, m*dim).Reshape(m, dim)
+			bench(fmt.Sprintf("decode/f16/m%d/nogemv", m), wbytes, 2*float64(m*dim*dim), 100, func(i int) (*kernels.Tensor, error) {
+				return c.MatMulBT(xm, ws[i%mats], 1)
+			})
+		}
+		c.SetNoGEMV(false)
 		// the full product through the Tensor API (cooperative matrices)
 		a, _ := ws[1].Reshape(dim, dim)
 		bench(fmt.Sprintf("matmul/f16/%d", dim), 0, 2*math.Pow(float64(dim), 3), 5, func(int) (*kernels.Tensor, error) { return c.MatMul(a, ws[0]) })

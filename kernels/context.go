@@ -52,6 +52,12 @@ type Context struct {
 	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
 	// team size and rows per team.
 	gemvTeam, gemvR int
+	// gemvtSlices, when positive (tests, benchmarks), fixes how many
+	// slices of k gemvt.kc cuts.
+	gemvtSlices int
+	// noGEMV (tests, benchmarks) sends every 16-bit product to the
+	// cooperative-matrix or f32 path.
+	noGEMV bool
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.

@@ -34,3 +34,9 @@ func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 // SetFlash16 fixes flash16's subgroups per workgroup and keys per block
 // (0, 0: the default choice).
 func (c *Context) SetFlash16(nsg, bk int) { c.flash16 = flash16Config{NSG: nsg, BK: bk} }
+
+// SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
+func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
+
+// SetGEMVTSlices fixes gemvt.kc's slices of k (0: the default).
+func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }

@@ -2,7 +2,8 @@ package kernels
 
 import "math"
 
-// The f16 and bf16 forms of the elementwise and row ops (half.kc). Both
+// The f16 and bf16 forms of the elementwise and row ops (half.kc, or
+// half4.kc's vector forms when lengths are multiples of 8). Both
 // operands and the result share one 16-bit type; the kernels compute in
 // f32 and round each result once.
 
@@ -20,8 +21,11 @@ func (c *Context) halfElementwise(op, kernel string, ts ...*Tensor) (*Tensor, er
 	if err != nil {
 		return nil, err
 	}
-	nw := ceilDiv(x.Len(), 2)
-	if err := c.run("half.kc", kernel, x.dtype.bfDef(), []uint32{uint32(nw)}, c.grid(nw, 256), append(ts, out)...); err != nil {
+	file, nw := "half.kc", ceilDiv(x.Len(), 2)
+	if x.Len()%8 == 0 && aligned16(ts...) {
+		file, nw = "half4.kc", x.Len()/8
+	}
+	if err := c.run(file, kernel, x.dtype.bfDef(), []uint32{uint32(nw)}, c.grid(nw, 256), append(ts, out)...); err != nil {
 		out.Release()
 		return nil, err
 	}
@@ -49,13 +53,28 @@ func (c *Context) halfRows(op, kernel string, x *Tensor, eps float32, vecs ...*T
 	if err != nil {
 		return nil, err
 	}
-	params := []uint32{uint32(rows), uint32(d / 2), math.Float32bits(eps)}
 	ts := append(append([]*Tensor{x}, vecs...), out)
-	if err := c.run("half.kc", kernel, x.dtype.bfDef(), params, c.grid2(rows), ts...); err != nil {
+	file, dw := "half.kc", d/2
+	if d%8 == 0 && aligned16(ts...) {
+		file, dw = "half4.kc", d/8
+	}
+	params := []uint32{uint32(rows), uint32(dw), math.Float32bits(eps)}
+	if err := c.run(file, kernel, x.dtype.bfDef(), params, c.grid2(rows), ts...); err != nil {
 		out.Release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// aligned16 reports that every tensor's view starts on 16 bytes, as
+// half4.kc's vector loads need.
+func aligned16(ts ...*Tensor) bool {
+	for _, t := range ts {
+		if t.off%16 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // viaF32 runs an f32 op on ts cast to f32 and casts its result to d,

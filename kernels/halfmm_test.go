@@ -114,3 +114,27 @@ func checkHalfProduct(t *testing.T, name string, got, as, bs []float32, m, k, n 
 		t.Errorf("%s: %d of %d values out of bounds", name, bad, m*n)
 	}
 }
+
+// TestGEMVT runs the decode shapes of MatMul (gemvt.kc) on the vector
+// kernel (n a multiple of 8) and the element one, with one slice of k and
+// several, f16 and bf16 weights.
+func TestGEMVT(t *testing.T) {
+	c := open(t, "vulkan")
+	rng := newRand(t)
+	defer c.SetGEMVTSlices(0)
+	for i, d := range halfTypes {
+		c.SetGEMVTSlices(i * 5) // the default, then 5 slices
+		for _, mkn := range [][3]int{{1, 64, 40}, {4, 1000, 1024}, {2, 4096, 16}, {3, 7, 2048}, {1, 300, 1001}} {
+			m, k, n := mkn[0], mkn[1], mkn[2]
+			for _, ad := range []kernels.DType{kernels.F32, d} {
+				as, bs := randn(rng, m*k, -1, 1), randn(rng, k*n, -1, 1)
+				a, b := uploadOf(t, c, ad, as, m, k), uploadOf(t, c, d, bs, k, n)
+				y, err := c.MatMul(a, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkHalfProduct(t, fmt.Sprintf("%s·%s %dx%dx%d", ad, d, m, k, n), host(t, y), as, bs, m, k, n, ad, d, false, 1)
+			}
+		}
+	}
+}

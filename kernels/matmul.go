@@ -29,7 +29,8 @@ func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 // in memory): a [m, n] tensor. This is q·kᵀ with the 1/√d folded in, and
 // x·Wᵀ for weights stored as [out, in]. A zero scale means 1. The types
 // are as for MatMul. With 16-bit b and at most 16 rows in a (decoding),
-// it runs gemv.kc, which streams b once at memory speed.
+// it runs gemv.kc, which streams b once at memory speed (MatMul, with at
+// most 4 rows, gemvt.kc).
 func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 	if err := c.ownsTyped("matmulbt", a, b); err != nil {
 		return nil, err
@@ -40,8 +41,13 @@ func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 	return c.product("matmulbt", a, b, coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[0], TransB: true, Scale: scale})
 }
 
-// gemvMaxRows is the most rows of a that MatMulBT gives to gemv.kc.
-const gemvMaxRows = 16
+// gemvMaxRows is the most rows of a that MatMulBT gives to gemv.kc, and
+// gemvtMaxRows that MatMul gives to gemvt.kc (whose partial sums, 8
+// columns of each row an invocation, stay in registers up to 4 rows).
+const (
+	gemvMaxRows  = 16
+	gemvtMaxRows = 4
+)
 
 // product records o: a coopmat product prepared once per problem, or
 // gemv.kc.
@@ -72,8 +78,11 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 
 // halfProduct records a product with 16-bit b; the result has a's type.
 func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
-	if o.TransB && o.M <= gemvMaxRows {
+	if o.TransB && o.M <= gemvMaxRows && !c.noGEMV {
 		return c.gemv(a, b, o)
+	}
+	if !o.TransB && o.M <= gemvtMaxRows && !c.noGEMV {
+		return c.gemvT(a, b, o)
 	}
 	dt := b.dtype
 	if _, ok := coopmat.CoopShape(c.dev.Info(), dt.String()); !ok {
@@ -147,6 +156,72 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	}
 	params := []uint32{uint32(o.N), uint32(kp), math.Float32bits(scale)}
 	if err := c.run("gemv.kc", kernel, defs, params, c.grid2(ceilDiv(o.N, 256/team*r)), a, b, y); err != nil {
+		y.Release()
+		return nil, err
+	}
+	if outT == F32 {
+		return y, nil
+	}
+	tmp = append(tmp, y)
+	return c.Cast(y, outT)
+}
+
+// gemvT records a·b for 16-bit b [k, n] through gemvt.kc: gemvt4 when n
+// is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a is
+// cast to f32 first when it is 16-bit, and the f32 result back. k is cut
+// into slices (workgroups enough to fill a large GPU: about 1024) whose
+// partial products sum adds up; the slices' extra traffic, 8·slices·m·n
+// bytes, stays under an eighth of b's 2·k·n.
+func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+	var tmp []*Tensor
+	defer func() {
+		for _, t := range tmp {
+			t.Release()
+		}
+	}()
+	outT := a.dtype
+	if a.dtype.half() {
+		x, err := c.Cast(a, F32)
+		if err != nil {
+			return nil, err
+		}
+		tmp = append(tmp, x)
+		a = x
+	}
+	kernel, cols, np := "gemvt4", 8*32, o.N/8
+	if o.N%8 != 0 || b.View().Off%16 != 0 {
+		kernel, cols, np = "gemvt1", 32, o.N
+	}
+	blocks := ceilDiv(o.N, cols)
+	slices := max(1, min(ceilDiv(1024, blocks), o.K/(32*o.M), ceilDiv(o.K, 32)))
+	if c.gemvtSlices > 0 {
+		slices = min(c.gemvtSlices, o.K)
+	}
+	ks := ceilDiv(o.K, slices)
+	slices = ceilDiv(o.K, ks)
+	y, err := c.output([]int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	part := y
+	if slices > 1 {
+		if part, err = c.output([]int{slices * o.M, o.N}); err != nil {
+			y.Release()
+			return nil, err
+		}
+		tmp = append(tmp, part)
+	}
+	defs := map[string]string{"M": strconv.Itoa(o.M)}
+	if b.dtype == BF16 {
+		defs["BF"] = "1"
+	}
+	params := []uint32{uint32(np), uint32(o.K), uint32(ks), math.Float32bits(1)}
+	err = c.run("gemvt.kc", kernel, defs, params, c.grid2(blocks*slices), a, b, part)
+	if err == nil && slices > 1 {
+		mn := o.M * o.N
+		err = c.run("gemvt.kc", "sum", defs, []uint32{uint32(mn), uint32(slices)}, c.grid(mn, 256), part, y)
+	}
+	if err != nil {
 		y.Release()
 		return nil, err
 	}

@@ -46,9 +46,13 @@ var variants = []struct {
 	{"decodesg.kc", map[string]string{"DH": "256", "G": "16", "SG": "32", "KL": "4", "NS": "8"}},
 	{"half.kc", nil},
 	{"half.kc", map[string]string{"BF": "1"}},
+	{"half4.kc", nil},
+	{"half4.kc", map[string]string{"BF": "1"}},
 	{"gemv.kc", nil},
 	{"gemv.kc", map[string]string{"M": "16", "R": "1", "TEAM": "256", "BF": "1"}},
 	{"gemv.kc", map[string]string{"M": "1", "R": "4", "TEAM": "32"}},
+	{"gemvt.kc", nil},
+	{"gemvt.kc", map[string]string{"M": "4", "BF": "1"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {

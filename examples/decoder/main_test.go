@@ -100,3 +100,62 @@ func TestDrawMatchesPython(t *testing.T) {
 		}
 	}
 }
+
+// torchPython returns a python3 that imports torch (PATH's, else
+// Debian's), or skips (fails in CI).
+func torchPython(t *testing.T) string {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if p, err := exec.LookPath(py); err == nil && exec.Command(p, "-c", "import torch").Run() == nil {
+			return p
+		}
+	}
+	kctest.Missing(t, "no python3 with torch (Debian: apt-get install python3-torch; scripts/test.sh installs it)")
+	return ""
+}
+
+// TestMatchesPyTorch: torch_decoder.py on the CPU, the same model in
+// PyTorch on the same weights, generates the same tokens as the Go
+// program on lavapipe, and its last logits agree to the 4 decimals both
+// print (f32 weights; with bf16 weights PyTorch also rounds the
+// activations, so only f32 is compared exactly).
+func TestMatchesPyTorch(t *testing.T) {
+	py := torchPython(t)
+	d := backendtest.Open(t, "vulkan")
+	args := []string{"-vocab", "300", "-dim", "96", "-layers", "2", "-heads", "6", "-kv-heads", "2", "-head-dim", "16", "-ffn", "200", "-context", "64", "-tokens", "10", "-seed", "5"}
+	var out bytes.Buffer
+	if err := run(append([]string{"-device", d.Info().Name}, args...), &out); err != nil {
+		t.Fatal(err)
+	}
+	pout, err := exec.Command(py, append([]string{"torch_decoder.py", "-device", "cpu"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("torch_decoder.py: %v\n%s", err, pout)
+	}
+	line := func(s, prefix string) []float64 {
+		for _, l := range strings.Split(s, "\n") {
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				var vs []float64
+				for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return r == '[' || r == ']' || r == ',' || r == ' ' }) {
+					var v float64
+					if _, err := fmt.Sscan(f, &v); err != nil {
+						t.Fatalf("%q in %q: %v", f, l, err)
+					}
+					vs = append(vs, v)
+				}
+				return vs
+			}
+		}
+		t.Fatalf("no %q line in:\n%s", prefix, s)
+		return nil
+	}
+	gt, pt := line(out.String(), "tokens: "), line(string(pout), "tokens: ")
+	if fmt.Sprint(gt) != fmt.Sprint(pt) {
+		t.Errorf("tokens: Go %v, PyTorch %v", gt, pt)
+	}
+	gl, pl := line(out.String(), "last logits [0:4]: "), line(string(pout), "last logits [0:4]: ")
+	for i := range gl {
+		if i >= len(pl) || math.Abs(gl[i]-pl[i]) > 2e-4 {
+			t.Errorf("last logits: Go %v, PyTorch %v", gl, pl)
+			break
+		}
+	}
+}

@@ -97,6 +97,23 @@ def main():
         L.update(kc=torch.zeros(a.context, kv, dtype=dt, device=dev), vc=torch.zeros(a.context, kv, dtype=dt, device=dev))
         layers.append(L)
     inv = 1.0 / (10000.0 ** (torch.arange(0, dh // 2, device=dev, dtype=torch.float32) * 2 / dh))
+    version = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2])
+    fused = version >= (2, 5)  # F.rms_norm and SDPA with enable_gqa; older PyTorch (a CPU check) composes them
+
+    def rms(x, w):
+        if fused:
+            return F.rms_norm(x, (d,), w, 1e-5)
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).to(x.dtype) * w
+
+    def attend(qs, ks, vs, mask):  # [heads, t, dh] against [kv heads, s, dh]
+        if fused:
+            return F.scaled_dot_product_attention(qs, ks, vs, attn_mask=mask, enable_gqa=True)
+        ks, vs = ks.repeat_interleave(hq // hkv, 0), vs.repeat_interleave(hq // hkv, 0)
+        sc = (qs.float() @ ks.float().transpose(1, 2)) / math.sqrt(dh)
+        if mask is not None:
+            sc = sc.masked_fill(~mask, float("-inf"))
+        return (sc.softmax(-1) @ vs.float()).to(qs.dtype)
 
     def rope(x, heads, pos):  # rotate-half on [t, heads·dh] at positions pos..
         t = x.shape[0]
@@ -110,7 +127,7 @@ def main():
         t = len(tokens)
         x = emb[torch.tensor(tokens, device=dev)]
         for L in layers:
-            h = F.rms_norm(x, (d,), L["n1"], 1e-5)
+            h = rms(x, L["n1"])
             qq = rope(F.linear(h, L["wq"]), hq, pos)
             kk = rope(F.linear(h, L["wk"]), hkv, pos)
             L["kc"][pos:pos + t] = kk
@@ -120,11 +137,11 @@ def main():
             qs = qq.view(t, hq, dh).transpose(0, 1)
             # query i attends keys 0..pos+i (causal over the cached prefix)
             mask = torch.ones(t, pos + t, dtype=torch.bool, device=dev).tril(pos) if t > 1 else None
-            att = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=mask, enable_gqa=True)
+            att = attend(qs, ks, vs, mask)
             x = x + F.linear(att.transpose(0, 1).reshape(t, q), L["wo"])
-            h2 = F.rms_norm(x, (d,), L["n2"], 1e-5)
+            h2 = rms(x, L["n2"])
             x = x + F.linear(F.silu(F.linear(h2, L["wg"])) * F.linear(h2, L["wu"]), L["wd"])
-        return F.linear(F.rms_norm(x, (d,), norm, 1e-5), head)
+        return F.linear(rms(x, norm), head)
 
     prompt = list(range(1, 9))
 
@@ -142,6 +159,8 @@ def main():
             return out, lg
 
     name = torch.cuda.get_device_name() if dev == "cuda" else dev
+    if dev == "cpu":
+        torch.set_num_threads(2)
     print(f"{name} (PyTorch {torch.__version__} eager)")
     print(f"model: vocab {a.vocab}, dim {d}, {a.layers} layers, {hq}/{hkv} heads of {dh}, ffn {ffn}, context {a.context}, {a.dtype} weights and activations")
     start = time.perf_counter()
