@@ -135,8 +135,8 @@ func BenchmarkOps(b *testing.B) {
 var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time every configuration of decode4.kc and of the 32k-column norms")
 
 // rowSweep times rows of 32k through rows.kc (reading x two or three
-// times; the rereads may hit L2) and in every long-row configuration of
-// rowsreg4.kc.
+// times; the rereads may hit L2) and in long-row configurations of
+// rowsreg4.kc beside the default.
 func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(string, int, func() (*kernels.Tensor, error))) {
 	const d = 32768
 	xr, err := x.Reshape(-1, d)
@@ -150,21 +150,14 @@ func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(st
 	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
 	c.SetRowsLooped(false)
-	for _, wg := range []int{512, 1024} {
-		for _, sh := range []int{0, 1, 2} {
-			for _, pf := range []int{0, 4} {
-				for _, st := range []int{0, 1} {
-					tn := kernels.RowTuning{WG: wg, SH: sh, PF: pf, ST: st}
-					c.SetRowTuning(tn)
-					name := fmt.Sprintf("d32768/wg%d-sh%d-pf%d-st%d", wg, sh, pf, st)
-					if st == 0 {
-						bench("softmax/"+name, 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
-						bench("rmsnorm/"+name, 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
-					}
-					bench("layernorm/"+name, 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
-				}
-			}
-		}
+	// the best of the first sweep (docs/PERF.md) and their neighbours
+	for _, tn := range []kernels.RowTuning{{WG: 1024, SH: 2, PF: 4}, {WG: 1024, SH: 2, PF: 6}, {WG: 1024, SH: 2, PF: 8}, {WG: 1024, SH: 0, PF: 6}} {
+		c.SetRowTuning(tn)
+		bench(fmt.Sprintf("rmsnorm/d32768/wg%d-sh%d-pf%d-st%d", tn.WG, tn.SH, tn.PF, tn.ST), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+	}
+	for _, tn := range []kernels.RowTuning{{WG: 1024, SH: 2}, {WG: 1024, SH: 1, PF: 2}, {WG: 1024, SH: 2, PF: 2}, {WG: 1024, SH: 2, PF: 2, ST: 1}} {
+		c.SetRowTuning(tn)
+		bench(fmt.Sprintf("layernorm/d32768/wg%d-sh%d-pf%d-st%d", tn.WG, tn.SH, tn.PF, tn.ST), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 	}
 	c.SetRowTuning(kernels.RowTuning{})
 }

@@ -196,7 +196,7 @@ func (c *Context) run(file, kernel string, defs map[string]string, params []uint
 func (c *Context) dispatch(p *backend.Pipeline, params []uint32, groups [3]uint32, ts ...*Tensor) error {
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
-		vs[i] = t.View()
+		vs[i] = t.bind()
 	}
 	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
 }

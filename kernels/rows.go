@@ -28,7 +28,7 @@ func (c *Context) rowOp(op, kernel string, x *Tensor, eps float32, hasEps bool, 
 	if err != nil {
 		return nil, err
 	}
-	file, n, defs := c.rowVariant(d)
+	file, n, defs := c.rowVariant(kernel, d)
 	params := []uint32{uint32(rows), uint32(n)}
 	if hasEps {
 		params = append(params, math.Float32bits(eps))
@@ -70,7 +70,7 @@ func (c *Context) RMSNorm(x, w *Tensor, eps float32) (*Tensor, error) {
 // and layernorm's spill cost it three quarters of the bandwidth on the
 // H200). A device without 1024-invocation workgroups keeps 256 and up to
 // 128 registers.
-func (c *Context) rowVariant(d int) (file string, n int, defs map[string]string) {
+func (c *Context) rowVariant(kernel string, d int) (file string, n int, defs map[string]string) {
 	if c.rowsLooped {
 		return "rows.kc", d, nil
 	}
@@ -81,7 +81,7 @@ func (c *Context) rowVariant(d int) (file string, n int, defs map[string]string)
 	lim := c.dev.Info().Limits
 	big := lim.MaxInvocationsPerWorkgroup >= 1024 && lim.MaxWorkgroupSize[0] >= 1024
 	if lanes == 4 && n > 256*8 && big {
-		if defs := c.longRows(n); defs != nil {
+		if defs := c.longRows(kernel, n); defs != nil {
 			return file, n, defs
 		}
 	}
@@ -106,17 +106,25 @@ func (c *Context) rowVariant(d int) (file string, n int, defs map[string]string)
 type rowTuning struct{ WG, SH, PF, ST int }
 
 // defaultLongRows is the configuration of rows of more than 8192
-// elements (multiples of 4) unless a test or benchmark sets another.
-var defaultLongRows = rowTuning{WG: 1024}
+// elements (multiples of 4) per kernel unless a test or benchmark sets
+// another: measured on the H200 at rows of 32768 (docs/PERF.md), rmsnorm
+// gains from loading a third of w beside x (0.84x to 0.87x of copy),
+// layernorm a little from a quarter of the row in shared memory, softmax
+// from neither.
+var defaultLongRows = map[string]rowTuning{
+	"softmax":   {WG: 1024},
+	"layernorm": {WG: 1024, SH: 1},
+	"rmsnorm":   {WG: 1024, PF: 4},
+}
 
-// longRows returns the specialisation of rowsreg4.kc for rows of n
-// vectors (more than 2048) under the long-row configuration, or nil where
+// longRows returns the specialisation of rowsreg4.kc's kernel for rows of
+// n vectors (more than 2048) under the long-row configuration, or nil where
 // it needs more than 64 registers of row an invocation or more shared
 // memory than the device has.
-func (c *Context) longRows(n int) map[string]string {
+func (c *Context) longRows(kernel string, n int) map[string]string {
 	t := c.rowTune
 	if t.WG == 0 {
-		t = defaultLongRows
+		t = defaultLongRows[kernel]
 	}
 	per := ceilDiv(n, t.WG)
 	if per*4 > 64 || t.SH >= per || t.WG > c.dev.Info().Limits.MaxInvocationsPerWorkgroup {
