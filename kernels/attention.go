@@ -113,7 +113,7 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 // head dimension allows it, else decode.kc.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	if span, sg := c.decodeSGDefs(tq, s, heads, kvHeads, dh); sg != nil {
+	if span, sg := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh); sg != nil {
 		nch := ceilDiv(s, span)
 		part, err := c.Empty(tq * heads * nch * (dh + 2))
 		if err != nil {
@@ -159,7 +159,8 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 }
 
 // decodeTuning is the split-key kernels' configuration. Sub = 1 selects
-// decodesg.kc where the device allows it: KL invocations per key, NS
+// decodesg.kc for f32 where the device allows it (for 16-bit caches it
+// is the only choice): KL invocations per key, NS
 // subgroups per workgroup. Otherwise decode4.kc: invocations per
 // workgroup (WG, 128 or 256), invocations per key in the score pass (LN:
 // 1, 2 or 4), value rows per online-softmax step (VB). Both: keys per
@@ -209,7 +210,9 @@ func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]st
 // flashHalf is the fused attention of 16-bit q, k and v, giving q's type:
 // flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
 // f16 matrices with f32 accumulators and subgroups of 32, and more queries
-// than the split-key kernels take; otherwise the f32 kernels between casts.
+// than the split-key kernels take; decodesg.kc reading the 16-bit cache
+// for up to that many queries where the device's subgroups allow it;
+// otherwise the f32 kernels between casts.
 func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
 	tq, s := q.shape[0], k.shape[0]
 	dh := q.shape[1] / heads
@@ -234,6 +237,25 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 			return nil, err
 		}
 		return out, nil
+	}
+	if tq <= splitMaxQueries {
+		if _, sg := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh); sg != nil {
+			// the 16-bit cache read as it is; the f32 result (tq rows) cast
+			o, err := c.output(q.shape)
+			if err != nil {
+				return nil, err
+			}
+			defer o.Release()
+			var cz uint32
+			if causal {
+				cz = 1
+			}
+			params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(float32(1 / math.Sqrt(float64(dh))))}
+			if err := c.splitKeys(params, nil, q, k, v, o); err != nil {
+				return nil, err
+			}
+			return c.Cast(o, q.dtype)
+		}
 	}
 	var wide [3]*Tensor
 	for i, t := range []*Tensor{q, k, v} {
@@ -294,35 +316,42 @@ func (t decodeTuning) span(step, tq, s, kvHeads int) int {
 	return max(span, step)
 }
 
-// decodeSGDefs returns decodesg.kc's span and specialisation, or nil
-// where the configuration does not ask for it or it does not apply: no
-// subgroups of 8, 16 or 32 (the kernel takes lanes local_index % SG of
-// consecutive invocations as one subgroup, as NVIDIA and lavapipe lay them
-// out), head dimensions that are not a multiple of 4·SG, more than 16
-// query heads per key/value head, or shared memory the device lacks.
-func (c *Context) decodeSGDefs(tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+// decodeSGDefs returns decodesg.kc's span and specialisation for
+// elements of type d, or nil where the configuration does not ask for it
+// or it does not apply: no subgroups of 8, 16 or 32 (the kernel takes
+// lanes local_index % SG of consecutive invocations as one subgroup, as
+// NVIDIA and lavapipe lay them out), rows of a head that are not a whole
+// number of 16-byte vectors, a power of two of them or a multiple of SG,
+// more than 16 query heads per key/value head, or shared memory the
+// device lacks.
+func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	t := c.decode
 	if t == (decodeTuning{}) {
 		t = defaultDecode
 	}
 	info := c.dev.Info()
 	sg := info.SubgroupSize
-	if t.Sub == 0 || !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > 256 {
+	// 16-bit caches take it whatever Sub says: decode4.kc reads f32 only
+	if (t.Sub == 0 && d == F32) || !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
 		return 0, nil
 	}
-	g, d4, kl := heads/kvHeads, dh/4, min(t.KL, sg)
-	if g > 16 || dh%4 != 0 || d4%sg != 0 || d4%kl != 0 || t.NS*sg > info.Limits.MaxInvocationsPerWorkgroup {
+	e := 16 / d.Size()
+	g, dv := heads/kvHeads, dh/e
+	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || t.NS*sg > info.Limits.MaxInvocationsPerWorkgroup {
 		return 0, nil
 	}
-	if need := 16*g*d4 + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
+	vl := min(sg, dv)
+	kl := min(t.KL, vl)
+	if need := 4*g*dh + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
 	if t.Groups == 0 {
 		t.Groups = defaultDecode.Groups
 	}
+	h16 := map[DType]string{F32: "0", F16: "1", BF16: "2"}[d]
 	span := t.span(t.NS*sg/kl, tq, s, kvHeads)
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"KL": strconv.Itoa(kl), "NS": strconv.Itoa(t.NS)}
+		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -100,6 +100,15 @@ func BenchmarkOps(b *testing.B) {
 	q := fill(b, c, hq*dh)
 	q1, _ := q.Reshape(1, hq*dh)
 	bench(fmt.Sprintf("decodeattention/s%d", s), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	// the same over an f16 cache (PyTorch's baseline is f16): the bytes
+	// are the 16-bit K and V read once
+	var h [3]*kernels.Tensor
+	for i, t := range []*kernels.Tensor{q1, k, v} {
+		if h[i], err = c.Cast(t, kernels.F16); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bench(fmt.Sprintf("decodeattention16/s%d", s), 2*s*hkv*dh*2, func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 	// decode4.kc's configurations, to choose the default: invocations per
 	// workgroup and per key, value rows per step, workgroups in the grid
 	if !*sweep {
@@ -126,6 +135,9 @@ func BenchmarkOps(b *testing.B) {
 			for _, groups := range []int{512, 1024, 2048} {
 				tn := kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Groups: groups}
 				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+				c.SetDecodeTuning(tn)
+				bench(fmt.Sprintf("decodeattention16/s%d/sg-kl%d-ns%d-groups%d", s, tn.KL, tn.NS, tn.Groups), 2*s*hkv*dh*2,
+					func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 			}
 		}
 	}

@@ -76,7 +76,8 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 	let sg = t / SUB
 	let h = workgroup_id.y
 	let kh = h / (hq / hkv)
-	let q0 = workgroup_id.x * BQ
+	// the last query tiles (the most keys, when causal) first
+	let q0 = (num_workgroups.x - 1 - workgroup_id.x) * BQ
 	let qrow = hq * DH
 	let krow = hkv * DH
 	// keys the workgroup needs: up to its last query's position (uniform)
