@@ -276,8 +276,8 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 
 // flash16Config returns flash16's configuration for these shapes on this
 // device, or false where it does not apply (see flashHalf): the first of
-// 4 subgroups and blocks of 32 keys, 2 and 32, 2 and 16 that fits the
-// device's shared memory.
+// 8 subgroups and blocks of 32 keys, 4 and 32, 2 and 32, 2 and 16 that
+// fits the device's shared memory and workgroup size.
 func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	info := c.dev.Info()
 	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
@@ -291,7 +291,7 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if !has {
 		return flash16Config{}, false
 	}
-	cands := []flash16Config{{dh, 4, 32, 32}, {dh, 2, 32, 32}, {dh, 2, 32, 16}}
+	cands := []flash16Config{{dh, 8, 32, 32}, {dh, 4, 32, 32}, {dh, 2, 32, 32}, {dh, 2, 32, 16}}
 	if c.flash16.NSG != 0 {
 		cands = []flash16Config{{dh, c.flash16.NSG, 32, c.flash16.BK}}
 	}

@@ -246,7 +246,7 @@ func BenchmarkAttention16(b *testing.B) {
 	checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
 	cfgs := [][2]int{{0, 0}}
 	if *sweep {
-		cfgs = append(cfgs, [2]int{4, 16}, [2]int{2, 32}, [2]int{2, 64})
+		cfgs = append(cfgs, [2]int{8, 16}, [2]int{4, 32}, [2]int{4, 16}, [2]int{4, 64}, [2]int{2, 64})
 	}
 	for _, cfg := range cfgs {
 		c.SetFlash16(cfg[0], cfg[1])

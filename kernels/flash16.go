@@ -23,8 +23,9 @@ import (
 //   - S = q·kᵀ (each subgroup 16 x BK, f32) on the cooperative matrices,
 //     stored to shared memory; the key (and later value) matrices are
 //     loaded straight from k and v where the block lies inside them, else
-//     from a copy in shared memory with zeros past s (the queries and the
-//     output likewise, where the query tile passes tq);
+//     16x16 at a time through a per-subgroup tile of shared memory with
+//     zeros past s (the queries and the output likewise, where the query
+//     tile passes tq), so that shared memory holds only S, P and factors;
 //   - the online softmax in f32, two invocations per query row (each half
 //     the block's columns; the halves meet by a subgroup shuffle): the row's
 //     running max m and sum l, P = e^(scale·S - m) as f16 into shared
@@ -55,31 +56,31 @@ const DH = {{.DH}}
 const NSG = {{.NSG}}
 const SUB = {{.SUB}}
 const BK = {{.BK}}
-// rows of ks: the queries, or a block of keys
-const KR = {{.KR}}
 const BQ = NSG * 16
 const WG = NSG * SUB
-const LD = DH + 8
 const LS = BK + 4
 const LP = BK + 8
 const HB = BK / 2
 const LOW f32 = -3.4028235e+38
 
 kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f16, k read []f16, v read []f16, o read_write []f16) workgroup(WG) {
-	// ks and vs stage what lies partly outside q, k, v or o
-	shared ks [KR * LD]f16
-	shared vs [BK * LD]f16
 	shared ss [BQ * LS]f32
 	shared ps [BQ * LP]f16
 	shared cs [BQ * 16]f32
+	// es: each subgroup's 16x16 tile of what lies partly outside q, k, v
+	// or o, zeros outside
+	shared es [NSG * 256]f16
 	let t = local_index
 	let sg = t / SUB
+	let lane = t % SUB
+	let eb = sg * 256
 	let h = workgroup_id.y
 	let kh = h / (hq / hkv)
 	// the last query tiles (the most keys, when causal) first
 	let q0 = (num_workgroups.x - 1 - workgroup_id.x) * BQ
 	let qrow = hq * DH
 	let krow = hkv * DH
+	let qs0 = q0 + sg * 16
 	// keys the workgroup needs: up to its last query's position (uniform)
 	var kend = s
 	if causal != 0 {
@@ -92,21 +93,20 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 {{- end}}
 	if full {
 {{- range .Ds}}
-		qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(q, (q0 + sg * 16) * qrow + h * DH + {{.}} * 16, qrow, row_major)
+		qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(q, qs0 * qrow + h * DH + {{.}} * 16, qrow, row_major)
 {{- end}}
 	} else {
-		for e := t; e < BQ * DH; e += WG {
-			let r = e / DH
-			let c = e % DH
+{{- range .Ds}}
+		for e := lane; e < 256; e += SUB {
 			var x f16
-			if q0 + r < tq {
-				x = q[(q0 + r) * qrow + h * DH + c]
+			if qs0 + e / 16 < tq {
+				x = q[(qs0 + e / 16) * qrow + h * DH + {{.}} * 16 + e % 16]
 			}
-			ks[r * LD + c] = x
+			es[eb + e] = x
 		}
 		workgroupBarrier()
-{{- range .Ds}}
-		qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(ks, sg * 16 * LD + {{.}} * 16, LD, row_major)
+		qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(es, eb, 16, row_major)
+		workgroupBarrier()
 {{- end}}
 	}
 	// this invocation's softmax row and half of the block's columns
@@ -123,39 +123,30 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 	var m f32 = LOW
 	var l f32
 	for j0 := u32(0); j0 < kend; j0 += BK {
-		// S = q·kᵀ: keys straight from k for a whole block, else staged
+		// S = q·kᵀ: keys straight from k for a whole block, else through es
 		let inside = j0 + BK <= s
-		if inside {
-			for jt := u32(0); jt < BK / 16; jt++ {
-				var sc coopmat<f32, 16, 16, acc>
-				let kb = (j0 + jt * 16) * krow + kh * DH
+		for jt := u32(0); jt < BK / 16; jt++ {
+			var sc coopmat<f32, 16, 16, acc>
+			let kb = (j0 + jt * 16) * krow + kh * DH
+			if inside {
 {{- range .Ds}}
 				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(k, kb + {{.}} * 16, krow, col_major), sc)
 {{- end}}
-				coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
-			}
-		} else {
-			workgroupBarrier()
-			for e := t; e < BK * DH; e += WG {
-				let j = e / DH
-				let c = e % DH
-				var kx f16
-				var vx f16
-				if j0 + j < s {
-					kx = k[(j0 + j) * krow + kh * DH + c]
-					vx = v[(j0 + j) * krow + kh * DH + c]
-				}
-				ks[j * LD + c] = kx
-				vs[j * LD + c] = vx
-			}
-			workgroupBarrier()
-			for jt := u32(0); jt < BK / 16; jt++ {
-				var sc coopmat<f32, 16, 16, acc>
+			} else {
 {{- range .Ds}}
-				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(ks, jt * 16 * LD + {{.}} * 16, LD, col_major), sc)
+				for e := lane; e < 256; e += SUB {
+					var x f16
+					if j0 + jt * 16 + e / 16 < s {
+						x = k[kb + e / 16 * krow + {{.}} * 16 + e % 16]
+					}
+					es[eb + e] = x
+				}
+				workgroupBarrier()
+				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(es, eb, 16, col_major), sc)
+				workgroupBarrier()
 {{- end}}
-				coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
 			}
+			coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
 		}
 		workgroupBarrier()
 		var mx f32 = LOW
@@ -190,14 +181,23 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 {{- end}}
 		for jt := u32(0); jt < BK / 16; jt++ {
 			let pa = coopLoad<coopmat<f16, 16, 16, a>>(ps, sg * 16 * LP + jt * 16, LP, row_major)
+			let vb = (j0 + jt * 16) * krow + kh * DH
 			if inside {
-				let vb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
 				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(v, vb + {{.}} * 16, krow, row_major), of{{.}})
 {{- end}}
 			} else {
 {{- range .Ds}}
-				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(vs, jt * 16 * LD + {{.}} * 16, LD, row_major), of{{.}})
+				for e := lane; e < 256; e += SUB {
+					var x f16
+					if j0 + jt * 16 + e / 16 < s {
+						x = v[vb + e / 16 * krow + {{.}} * 16 + e % 16]
+					}
+					es[eb + e] = x
+				}
+				workgroupBarrier()
+				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(es, eb, 16, row_major), of{{.}})
+				workgroupBarrier()
 {{- end}}
 			}
 		}
@@ -214,20 +214,19 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 16, 16, row_major)
 	if full {
 {{- range .Ds}}
-		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), o, (q0 + sg * 16) * qrow + h * DH + {{.}} * 16, qrow, row_major)
+		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), o, qs0 * qrow + h * DH + {{.}} * 16, qrow, row_major)
 {{- end}}
 	} else {
 {{- range .Ds}}
-		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), ks, sg * 16 * LD + {{.}} * 16, LD, row_major)
-{{- end}}
+		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), es, eb, 16, row_major)
 		workgroupBarrier()
-		for e := t; e < BQ * DH; e += WG {
-			let rr = e / DH
-			let c = e % DH
-			if q0 + rr < tq {
-				o[(q0 + rr) * qrow + h * DH + c] = ks[rr * LD + c]
+		for e := lane; e < 256; e += SUB {
+			if qs0 + e / 16 < tq {
+				o[(qs0 + e / 16) * qrow + h * DH + {{.}} * 16 + e % 16] = es[eb + e]
 			}
 		}
+		workgroupBarrier()
+{{- end}}
 	}
 }
 `
@@ -237,10 +236,10 @@ type flash16Config struct {
 	DH, NSG, SUB, BK int
 }
 
-// shared is the kernel's shared memory in bytes: ks, vs, ss, ps and cs.
+// shared is the kernel's shared memory in bytes: ss, ps, cs and es.
 func (f flash16Config) shared() int {
-	bq, ld := 16*f.NSG, f.DH+8
-	return 2*max(bq, f.BK)*ld + 2*f.BK*ld + 4*bq*(f.BK+4) + 2*bq*(f.BK+8) + 4*bq*16
+	bq := 16 * f.NSG
+	return 4*bq*(f.BK+4) + 2*bq*(f.BK+8) + 4*bq*16 + 2*bq*16
 }
 
 // module parses the kernel's text.
@@ -265,7 +264,6 @@ func (f flash16Config) source() (string, error) {
 	err := flash16Tmpl.Execute(&b, struct {
 		flash16Config
 		Ds []int
-		KR int
-	}{f, ds, max(16*f.NSG, f.BK)})
+	}{f, ds})
 	return b.String(), err
 }
