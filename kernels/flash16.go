@@ -125,14 +125,24 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 	for j0 := u32(0); j0 < kend; j0 += BK {
 		// S = q·kᵀ: keys straight from k for a whole block, else through es
 		let inside = j0 + BK <= s
-		for jt := u32(0); jt < BK / 16; jt++ {
-			var sc coopmat<f32, 16, 16, acc>
-			let kb = (j0 + jt * 16) * krow + kh * DH
-			if inside {
-{{- range .Ds}}
+		if inside {
+			// unrolled, so that every key matrix of the block can be in
+			// flight at once
+{{- range $jt := .Js}}
+			{
+				var sc coopmat<f32, 16, 16, acc>
+				let kb = (j0 + {{$jt}} * 16) * krow + kh * DH
+{{- range $.Ds}}
 				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(k, kb + {{.}} * 16, krow, col_major), sc)
 {{- end}}
-			} else {
+				coopStore(sc, ss, sg * 16 * LS + {{$jt}} * 16, LS, row_major)
+			}
+{{- end}}
+		}
+		if !inside {
+			for jt := u32(0); jt < BK / 16; jt++ {
+				var sc coopmat<f32, 16, 16, acc>
+				let kb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
 				for e := lane; e < 256; e += SUB {
 					var x f16
@@ -145,8 +155,8 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(es, eb, 16, col_major), sc)
 				workgroupBarrier()
 {{- end}}
+				coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
 			}
-			coopStore(sc, ss, sg * 16 * LS + jt * 16, LS, row_major)
 		}
 		workgroupBarrier()
 		var mx f32 = LOW
@@ -179,14 +189,21 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 {{- range .Ds}}
 		of{{.}} = of{{.}} * cm
 {{- end}}
-		for jt := u32(0); jt < BK / 16; jt++ {
-			let pa = coopLoad<coopmat<f16, 16, 16, a>>(ps, sg * 16 * LP + jt * 16, LP, row_major)
-			let vb = (j0 + jt * 16) * krow + kh * DH
-			if inside {
-{{- range .Ds}}
+		if inside {
+{{- range $jt := .Js}}
+			{
+				let pa = coopLoad<coopmat<f16, 16, 16, a>>(ps, sg * 16 * LP + {{$jt}} * 16, LP, row_major)
+				let vb = (j0 + {{$jt}} * 16) * krow + kh * DH
+{{- range $.Ds}}
 				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(v, vb + {{.}} * 16, krow, row_major), of{{.}})
 {{- end}}
-			} else {
+			}
+{{- end}}
+		}
+		if !inside {
+			for jt := u32(0); jt < BK / 16; jt++ {
+				let pa = coopLoad<coopmat<f16, 16, 16, a>>(ps, sg * 16 * LP + jt * 16, LP, row_major)
+				let vb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
 				for e := lane; e < 256; e += SUB {
 					var x f16
@@ -260,10 +277,14 @@ func (f flash16Config) source() (string, error) {
 	for i := range ds {
 		ds[i] = i
 	}
+	js := make([]int, f.BK/16)
+	for i := range js {
+		js[i] = i
+	}
 	var b strings.Builder
 	err := flash16Tmpl.Execute(&b, struct {
 		flash16Config
-		Ds []int
-	}{f, ds})
+		Ds, Js []int
+	}{f, ds, js})
 	return b.String(), err
 }
