@@ -171,9 +171,11 @@ type decodeTuning struct {
 	Sub, KL, NS              int
 }
 
-// defaultDecode is the configuration decode4.kc runs unless a test or
-// benchmark sets another.
-var defaultDecode = decodeTuning{WG: 256, LN: 2, VB: 4, Groups: 1024, KL: 8, NS: 8}
+// defaultDecode is the configuration the split-key kernels run unless a
+// test or benchmark sets another: decode4.kc with 4 invocations per key,
+// the fastest of the first H200 sweep (docs/PERF.md); decodesg.kc's KL and
+// NS for 16-bit caches.
+var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 4, Groups: 1024, KL: 8, NS: 8}
 
 // decode4Defs returns decode4.kc's span and specialisation for these
 // shapes, or nil where it does not apply: head dimensions that are not a
@@ -275,9 +277,10 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 }
 
 // flash16Config returns flash16's configuration for these shapes on this
-// device, or false where it does not apply (see flashHalf): the first of
-// 8 subgroups and blocks of 32 keys, 4 and 32, 2 and 32, 2 and 16 that
-// fits the device's shared memory and workgroup size.
+// device, or false where it does not apply (see flashHalf): the staged
+// layout with the first of 4 subgroups and blocks of 16 keys (the fastest
+// measured on the H200), 4 and 32, 2 and 32, 2 and 16 that fits the
+// device's shared memory and workgroup size.
 func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	info := c.dev.Info()
 	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
@@ -291,9 +294,9 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if !has {
 		return flash16Config{}, false
 	}
-	cands := []flash16Config{{dh, 8, 32, 32}, {dh, 4, 32, 32}, {dh, 2, 32, 32}, {dh, 2, 32, 16}}
+	cands := []flash16Config{{dh, 4, 32, 16, false}, {dh, 4, 32, 32, false}, {dh, 2, 32, 32, false}, {dh, 2, 32, 16, false}}
 	if c.flash16.NSG != 0 {
-		cands = []flash16Config{{dh, c.flash16.NSG, 32, c.flash16.BK}}
+		cands = []flash16Config{{dh, c.flash16.NSG, 32, c.flash16.BK, c.flash16.Direct}}
 	}
 	for _, f := range cands {
 		if f.shared() <= info.Limits.MaxSharedMemory && f.NSG*f.SUB <= info.Limits.MaxInvocationsPerWorkgroup {
@@ -328,6 +331,9 @@ func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map
 	t := c.decode
 	if t == (decodeTuning{}) {
 		t = defaultDecode
+	}
+	if t.KL == 0 || t.NS == 0 {
+		t.KL, t.NS = defaultDecode.KL, defaultDecode.NS
 	}
 	info := c.dev.Info()
 	sg := info.SubgroupSize

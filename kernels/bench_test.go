@@ -244,19 +244,23 @@ func BenchmarkAttention16(b *testing.B) {
 	}
 	o.Release()
 	checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
-	cfgs := [][2]int{{0, 0}}
-	if *sweep {
-		cfgs = append(cfgs, [2]int{8, 16}, [2]int{4, 32}, [2]int{4, 16}, [2]int{4, 64}, [2]int{2, 64})
+	type cfg struct {
+		nsg, bk int
+		direct  bool
 	}
-	for _, cfg := range cfgs {
-		c.SetFlash16(cfg[0], cfg[1])
+	cfgs := []cfg{{}}
+	if *sweep {
+		cfgs = append(cfgs, cfg{4, 32, false}, cfg{2, 32, false}, cfg{8, 32, true}, cfg{8, 16, true}, cfg{4, 32, true}, cfg{4, 16, true}, cfg{4, 64, true})
+	}
+	for _, f := range cfgs {
+		c.SetFlash16(f.nsg, f.bk, f.direct)
 		name := "default"
-		if cfg[0] != 0 {
-			name = fmt.Sprintf("nsg%d-bk%d", cfg[0], cfg[1])
+		if f.nsg != 0 {
+			name = fmt.Sprintf("nsg%d-bk%d-direct%v", f.nsg, f.bk, f.direct)
 		}
 		b.Run(name, func(b *testing.B) { timeAttention(b, c, dev, bs, B, T, hq, hkv, D) })
 	}
-	c.SetFlash16(0, 0)
+	c.SetFlash16(0, 0, false)
 }
 
 // attnBatch is one batch entry of BenchmarkAttention16: f16 tensors and

@@ -31,9 +31,11 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 // SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
-// SetFlash16 fixes flash16's subgroups per workgroup and keys per block
-// (0, 0: the default choice).
-func (c *Context) SetFlash16(nsg, bk int) { c.flash16 = flash16Config{NSG: nsg, BK: bk} }
+// SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
+// layout (0, 0: the default choice).
+func (c *Context) SetFlash16(nsg, bk int, direct bool) {
+	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: direct}
+}
 
 // SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
 func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }

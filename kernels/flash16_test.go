@@ -103,8 +103,8 @@ func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float6
 // TestFlash16 runs the cooperative-matrix attention on the interpreter
 // (no driver here has cooperative matrices) against float64: prefill and
 // continued sequences, causal and not, sizes 1, 3, 17 and others across
-// the 16·NSG-query and BK-key tiles, head dimensions 16 to 128, six
-// configurations (keys per block below, equal to and above the queries
+// the 16·NSG-query and BK-key tiles, head dimensions 16 to 128, both
+// layouts in six configurations each (keys per block below, equal to and above the queries
 // per workgroup); then causality (a changed last key changes no earlier
 // query, bit for bit, and does change the last).
 func TestFlash16(t *testing.T) {
@@ -120,8 +120,13 @@ func TestFlash16(t *testing.T) {
 	if testing.Short() {
 		cases = cases[:3]
 	}
-	for _, f := range []flash16Config{{DH: 0, NSG: 2, SUB: 32, BK: 16}, {DH: 0, NSG: 4, SUB: 32, BK: 32}, {DH: 0, NSG: 4, SUB: 32, BK: 16},
-		{DH: 0, NSG: 2, SUB: 32, BK: 64}, {DH: 0, NSG: 8, SUB: 32, BK: 32}, {DH: 0, NSG: 4, SUB: 32, BK: 64}} {
+	var cfgs []flash16Config
+	for _, direct := range []bool{false, true} {
+		for _, nb := range [][2]int{{2, 16}, {4, 32}, {4, 16}, {2, 64}, {8, 32}, {4, 64}} {
+			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Direct: direct})
+		}
+	}
+	for _, f := range cfgs {
 		for _, c := range cases {
 			f.DH = c.dh
 			qb, q := f16Rand(rng, c.tq*c.hq*c.dh, -1, 1)
