@@ -34,8 +34,13 @@
 // kernels compute in f32, so they run on every device. The ops taking
 // f16 and bf16: Add, Sub, Mul, Div, ReLU, Sigmoid, SiLU, RMSNorm,
 // LayerNorm (all operands of one type), MatMul and MatMulBT (both of one
-// type, or f32 activations times 16-bit weights), Cast, Dup, Reshape,
-// Rows and SetRows; every other op takes f32 only. Mixed or unsupported
+// type, or f32 activations times 16-bit weights), CausalAttention and
+// DecodeAttention (q, k and v of one type, the result too: f16 with more
+// than 8 queries on cooperative matrices where the device has f16 ones,
+// flash16; up to 8 queries reading the 16-bit cache through decodesg.kc
+// where the device's subgroups allow; otherwise the f32 kernels between
+// casts), Cast, Dup, Reshape, Rows and SetRows; every other op takes f32
+// only. Mixed or unsupported
 // types are *ShapeErrors naming the op and each operand's type and shape.
 //
 // Kernels are the .kc files of this package, embedded in the binary and
@@ -49,6 +54,6 @@
 // RMSNorm over the last dimension; RoPE (rotate-half) with a position
 // offset; Attention (single head, composed), CausalAttention (grouped-query,
 // flash-style online softmax) and DecodeAttention (queries against a KV
-// cache, the keys split into chunks merged by a second kernel); Rows and
+// cache, the keys split into spans merged by a second kernel); Rows and
 // SetRows, views of and writes into row ranges, for KV caches.
 package kernels
