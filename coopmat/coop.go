@@ -20,26 +20,30 @@ const coopSkew = 8
 // shared memory (Limits.MaxSharedMemory, checked by Plan.check). With one
 // stage the next slice waits in registers while the multiply-adds run,
 // and a second barrier per slice writes it; two stages take one barrier
-// per slice, and on the H200's 48 KiB two stages of a 128x128 tile with
-// slices of 32 fit (41 KiB with 4 subgroups' edge scratch, 45 KiB with
-// 8). Yet on the H200 (2026-12-01, docs/PERF.md) those were slower than
-// one stage (f16 128 against 179 TFLOP/s at 8192³), and the 256x128x32
-// one-stage tile the fastest by about 4% for f16 (mixed for bf16). The
-// one-stage 128x128x32 plan stays first: it is the one checked against
-// float64 on the device; the tuner (kc bench matmul) picks among the rest.
-var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
-	{2, 2, 4, 4, 2, 1}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
-	{4, 2, 4, 4, 2, 1}, // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
-	{4, 2, 4, 4, 1, 2}, // 256x128, two stages of 16
-	{2, 2, 4, 4, 2, 2}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
-	{2, 4, 4, 2, 2, 2}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
-	{2, 4, 4, 2, 2, 1}, // 8 subgroups, 128x128, one stage of 32
-	{2, 2, 4, 4, 1, 2}, // 4 subgroups, 128x128, two stages of 16
-	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128, two stages of 16
-	{4, 2, 2, 4, 1, 2}, // 8 subgroups, 128x128, the other way round
-	{2, 2, 2, 4, 2, 2}, // 4 subgroups, 64x128, two k-steps
-	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64
-	{1, 1, 2, 2, 2, 2}, // one subgroup: small and skinny products
+// per slice. Each layout is listed with packed staging (Plan.Packed) where
+// it has 16-byte loads; Elements also lists it with element staging.
+//
+// On the H200 (2026-12-01, docs/PERF.md), element staging: two stages
+// were slower than one (f16 128 against 179 TFLOP/s at 8192³), and the
+// 256x128x32 one-stage tile the fastest by about 4% for f16.
+var coopLayouts = []struct {
+	SM, SN, TM, TN, KSteps, Stages int
+	Elements                       bool
+}{
+	{2, 2, 4, 4, 2, 1, true},  // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
+	{4, 2, 4, 4, 2, 1, true},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
+	{2, 4, 4, 4, 2, 1, false}, // 8 subgroups of 64x64, 128x256, one stage of 32
+	{2, 2, 4, 4, 4, 1, false}, // 128x128, one stage of 64 (half the barriers, twice the staging registers)
+	{4, 2, 4, 4, 1, 2, false}, // 256x128, two stages of 16
+	{2, 2, 4, 4, 2, 2, false}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
+	{2, 4, 4, 2, 2, 2, false}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
+	{2, 4, 4, 2, 2, 1, false}, // 8 subgroups, 128x128, one stage of 32
+	{2, 2, 4, 4, 1, 2, false}, // 4 subgroups, 128x128, two stages of 16
+	{2, 4, 4, 2, 1, 2, false}, // 8 subgroups, 128x128, two stages of 16
+	{4, 2, 2, 4, 1, 2, false}, // 8 subgroups, 128x128, the other way round
+	{2, 2, 2, 4, 2, 2, false}, // 4 subgroups, 64x128, two k-steps
+	{2, 2, 2, 2, 2, 2, false}, // 4 subgroups, 64x64
+	{1, 1, 2, 2, 2, 2, false}, // one subgroup: small and skinny products
 }
 
 // CoopShape picks the instruction shape for a product of element type
@@ -72,19 +76,29 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 	if sub == 0 {
 		sub = 32
 	}
+	// Packed staging needs 16-byte loads of A or B and instruction shapes
+	// in multiples of 8 elements.
+	vec := o.K%8 == 0 || (!o.TransB && o.N%8 == 0)
+	pack := vec && shape.K%8 == 0 && shape.N%8 == 0
 	var out []Plan
 	for _, l := range coopLayouts {
 		t := Tile{BM: l.SM * l.TM * shape.M, BN: l.SN * l.TN * shape.N, BK: l.KSteps * shape.K, TM: l.TM, TN: l.TN, Pad: 1, Stages: l.Stages}
 		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
-		s, err := p.coopShape()
-		if err != nil {
-			continue
-		}
-		p.Shared = s.coopShared()
-		if p.check(info) == nil {
-			out = append(out, p)
+		for _, packed := range []bool{true, false} {
+			if (packed && !pack) || (!packed && pack && !l.Elements) {
+				continue
+			}
+			p.Packed = packed
+			s, err := p.coopShape()
+			if err != nil {
+				continue
+			}
+			p.Shared = s.coopShared()
+			if p.check(info) == nil {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -229,6 +229,9 @@ func TestStagingBanks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, l := range s.loads() {
+				if s.packed(l) {
+					continue // TestPackedStagingBanks
+				}
 				ideal := l.per(s.Threads) * (s.Threads / s.Sub) * 8
 				if c := stageCost(l, s.Threads, s.Sub, rotation{}); c != 4*ideal {
 					t.Errorf("%s %s: unrotated stores cost %d wavefronts, want 4x%d", p, l.Name, c, ideal)
@@ -238,5 +241,87 @@ func TestStagingBanks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPackedStagingBanks: the 16-byte staging stores of every packed H200
+// plan cost one shared-memory wavefront per phase of 8 invocations (the
+// model of banks.go), and the row order they take is a permutation of the
+// slice; rows of 4 vec4s (slices of 32 along k) in order would cost more.
+func TestPackedStagingBanks(t *testing.T) {
+	for _, tb := range []bool{false, true} {
+		o := Options{M: 8192, N: 8192, K: 8192, DType: "f16", TransB: tb}
+		for _, p := range CoopCandidates(h200(), o) {
+			if !p.Packed {
+				continue
+			}
+			s, err := p.coopShape()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range s.loads() {
+				ideal := l.per(s.Threads) * (s.Threads / s.Sub) * (s.Sub / 8)
+				st, c := bestSpread(l, s.Threads, s.Sub)
+				if c != ideal {
+					t.Errorf("%s %s: row step %d costs %d wavefronts, want %d", p, l.Name, st, c, ideal)
+				}
+				if vecs := l.Cols / l.Vec; vecs == 4 {
+					if c1 := packedCost(l, s.Threads, s.Sub, 1); c1 <= ideal {
+						t.Errorf("%s %s: rows in order cost %d wavefronts, expected more than %d", p, l.Name, c1, ideal)
+					}
+				}
+				seen := map[[2]int]bool{}
+				n := l.Rows * l.Cols / l.Vec
+				for e := 0; e < n; e++ {
+					r, c := spreadRow(l, st, e)
+					if r < 0 || r >= l.Rows || seen[[2]int{r, c}] {
+						t.Fatalf("%s %s: row step %d sends vector %d to (%d, %d): not a permutation", p, l.Name, st, e, r, c)
+					}
+					seen[[2]int{r, c}] = true
+				}
+			}
+		}
+	}
+}
+
+// TestCoopPackedPlans runs every packed plan of the H200 on the
+// interpreter once, at a size with one full tile (stored straight from the
+// accumulators), a ragged row of tiles below it (stored through the edge
+// path) and three slices along k (an odd count: the two-stage loop's last
+// half-iteration), f16 A·B and bf16 scale·A·Bᵀ in turn.
+func TestCoopPackedPlans(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, p := range CoopCandidates(h200(), Options{M: 8192, N: 8192, K: 8192, DType: "f16"}) {
+		if !p.Packed {
+			continue
+		}
+		o := Options{M: p.Tile.BM + 16, N: p.Tile.BN, K: 3 * p.Tile.BK, DType: "f16"}
+		if n%2 == 1 {
+			o.DType, o.TransB, o.Scale = "bf16", true, 0.5+rng.Float32()
+		}
+		n++
+		var plan Plan
+		for _, q := range CoopCandidates(h200(), o) {
+			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups {
+				plan = q
+			}
+		}
+		if !plan.Packed {
+			t.Fatalf("%s: no packed plan %s", o, p)
+		}
+		plan.Splits, plan.KS = 1, o.K
+		t.Run(fmt.Sprintf("%s/%s", o, plan), func(t *testing.T) {
+			e := runCoop(t, rng, coopCase{o: o, plan: plan})
+			t.Logf("max relative error %.3g", e)
+			if !(e < 1e-2) {
+				t.Errorf("relative error %.3g, want < 1e-2", e)
+			}
+		})
+	}
+	if n < 10 {
+		t.Errorf("%d packed plans, want the H200's 14", n)
 	}
 }

@@ -145,10 +145,17 @@ type Plan struct {
 	// Subgroups per workgroup, as rows x columns of subgroup blocks
 	// (cooperative-matrix plans; zero for register-tiled ones).
 	Subgroups [2]int
+	// Packed stages 16-byte global loads into shared arrays of vec4<u32>
+	// as they come, one store each, and reads the matrices from the
+	// words (cooperative-matrix plans; coopgen.go).
+	Packed bool `json:",omitempty"`
 }
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
+	if p.Packed {
+		s += " packed"
+	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)
 	}
