@@ -209,8 +209,11 @@ func spreadText(l stageLoad, s int) (row, col string) {
 		return fmt.Sprintf("e / %d", vecs), fmt.Sprintf("e %% %d", vecs)
 	}
 	rpp := 8 / vecs
-	return fmt.Sprintf("e / 32 * %d + e %% 32 / 8 %% %d + e %% 32 / 8 / %d * %d + %d * (e %% 8 / %d)", 32/vecs, s, s, s*rpp, s, vecs),
-		fmt.Sprintf("e %% %d", vecs)
+	ph := fmt.Sprintf("e %% 32 / 8 %% %d + e %% 32 / 8 / %d * %d", s, s, s*rpp)
+	if s == 4 { // every phase in the first block
+		ph = "e % 32 / 8"
+	}
+	return fmt.Sprintf("e / 32 * %d + %s + %d * (e %% 8 / %d)", 32/vecs, ph, s, vecs), fmt.Sprintf("e %% %d", vecs)
 }
 
 // packedCost is the wavefronts of one slice's 16-byte staging stores for

@@ -13,6 +13,7 @@ import (
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // The cooperative-matrix kernels run on the interpreter (no driver here has
@@ -270,6 +271,7 @@ func TestPackedStagingBanks(t *testing.T) {
 						t.Errorf("%s %s: rows in order cost %d wavefronts, expected more than %d", p, l.Name, c1, ideal)
 					}
 				}
+				checkSpreadText(t, l, st)
 				seen := map[[2]int]bool{}
 				n := l.Rows * l.Cols / l.Vec
 				for e := 0; e < n; e++ {
@@ -323,5 +325,30 @@ func TestCoopPackedPlans(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("%d packed plans, want the H200's 14", n)
+	}
+}
+
+// checkSpreadText runs the .kc text of row step st (what the kernels
+// compute) on the interpreter for every vector of l's slice and compares
+// it with spreadRow (what the bank model counts).
+func checkSpreadText(t *testing.T, l stageLoad, st int) {
+	t.Helper()
+	n := l.Rows * l.Cols / l.Vec
+	row, col := spreadText(l, st)
+	src := fmt.Sprintf("kernel k(out read_write []u32) workgroup(1) {\n\tfor e := u32(0); e < %d; e++ {\n\t\tout[2 * e] = %s\n\t\tout[2 * e + 1] = %s\n\t}\n}\n", n, row, col)
+	m, err := parse.Load("spread.kc", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := interp.Poison(8 * n)
+	if err := interp.Run(m, "k", [3]int{1, 1, 1}, &interp.Args{Buffers: map[string][]byte{"out": out}}, interp.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for e := 0; e < n; e++ {
+		r, c := spreadRow(l, st, e)
+		gr, gc := binary.LittleEndian.Uint32(out[8*e:]), binary.LittleEndian.Uint32(out[8*e+4:])
+		if int(gr) != r || int(gc) != c {
+			t.Fatalf("row step %d, vector %d: the kernel's text gives (%d, %d), the model (%d, %d)", st, e, gr, gc, r, c)
+		}
 	}
 }
