@@ -69,7 +69,7 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 	}
 	aBits, a := rnd(o.M * o.K)
 	bBits, b := rnd(nb)
-	m, kernel, err := buildCoop(p)
+	m, kernel, err := generators[p.Generator](p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,6 +349,81 @@ func checkSpreadText(t *testing.T, l stageLoad, st int) {
 		gr, gc := binary.LittleEndian.Uint32(out[8*e:]), binary.LittleEndian.Uint32(out[8*e+4:])
 		if int(gr) != r || int(gc) != c {
 			t.Fatalf("row step %d, vector %d: the kernel's text gives (%d, %d), the model (%d, %d)", st, e, gr, gc, r, c)
+		}
+	}
+}
+
+// TestGemv runs every skinny plan on the interpreter: rows 1, 3, 8 and 16
+// (8 and 4 columns a lane), ragged N and K, one block of k (C written
+// directly) and several (split-k partials and matmul_reduce), against
+// float64.
+func TestGemv(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, sz := range [][3]int{{1, 264, 300}, {3, 64, 96}, {8, 520, 130}, {16, 132, 1100}} {
+		for _, dt := range []string{"f16", "bf16"} {
+			o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: []string{"f32", "f16", "bf16"}[n%3], Scale: 0.5 + rng.Float32()}
+			n++
+			cs := gemvCandidates(h200(), o)
+			// 16 rows of A in 512-row blocks need 64 KiB: left out
+			if want := len(gemvBlocks) - sz[0]/16; len(cs) != want {
+				t.Fatalf("%s: %d skinny plans, want %d", o, len(cs), want)
+			}
+			if p, err := Choose(h200(), o); err != nil || p.Generator != "gemv" {
+				t.Errorf("%s: Choose = %s, %v; want a skinny plan", o, p, err)
+			}
+			for _, p := range cs {
+				t.Run(fmt.Sprintf("%s/%s", o, p), func(t *testing.T) {
+					e := runCoop(t, rng, coopCase{o: o, plan: p})
+					t.Logf("max relative error %.3g", e)
+					if !(e < 1e-2) {
+						t.Errorf("relative error %.3g, want < 1e-2", e)
+					}
+				})
+			}
+		}
+	}
+	for _, o := range []Options{{M: 17, N: 64, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64, DType: "f16", TransB: true}, {M: 1, N: 66, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64}} {
+		if cs := gemvCandidates(h200(), o); len(cs) != 0 {
+			t.Errorf("%s: skinny plans %v, want none", o, cs)
+		}
+	}
+}
+
+// TestGemvSPIRV: every skinny kernel variant (input and output types,
+// rows, 4 or 8 columns a lane, split-k partials) emits SPIR-V declaring
+// the plan's shared memory, which passes spirv-val where it has no bf16.
+func TestGemvSPIRV(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	ctx := context.Background()
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, ct := range []string{"f32", "f16", "bf16"} {
+			for _, sz := range [][3]int{{1, 4096, 4096}, {16, 4096, 4096}, {5, 4100, 256}} {
+				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct}
+				for _, p := range gemvCandidates(h200(), o) {
+					m, name, err := buildGemv(p)
+					if err != nil {
+						t.Fatalf("%s %s: %v", o, p, err)
+					}
+					a, err := spirv.Emit(m, spirv.Options{Kernel: name})
+					if err != nil {
+						t.Fatalf("%s %s: %v", o, p, err)
+					}
+					if dt == "bf16" || ct == "bf16" {
+						// SPIRV-Tools 2023.1 predates SPV_KHR_bfloat16
+						if _, err := spirv.Disassemble(a.Words); err != nil {
+							t.Errorf("%s %s: disassembly: %v", o, p, err)
+						}
+					} else if err := spirv.ValidateArtifact(ctx, a); err != nil {
+						t.Errorf("%s %s: %v", o, p, err)
+					}
+					if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+						t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
+					}
+				}
+			}
 		}
 	}
 }

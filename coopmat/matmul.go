@@ -13,16 +13,18 @@ import (
 var generators = map[string]func(Plan) (*ir.Module, string, error){
 	"f32":     buildF32,
 	"coopmat": buildCoop,
+	"gemv":    buildGemv,
 }
 
 // Candidates lists every plan the device can run for o, best guess first:
-// cooperative-matrix plans for f16/bf16, register-tiled ones for f32.
+// for f16/bf16 the skinny kernel's plans where it applies (gemv.go), then
+// cooperative-matrix plans; register-tiled ones for f32.
 func Candidates(info backend.AdapterInfo, o Options) ([]Plan, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.dtype() != "f32" {
-		cs := CoopCandidates(info, o)
+		cs := append(gemvCandidates(info, o), CoopCandidates(info, o)...)
 		if len(cs) == 0 {
 			return nil, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}
 		}
@@ -46,6 +48,9 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 		return p, nil
 	}
 	if o.dtype() != "f32" {
+		if g := gemvCandidates(info, o); len(g) > 0 {
+			return g[0], nil
+		}
 		cs, err := Candidates(info, o)
 		if err != nil {
 			return Plan{}, err
