@@ -17,10 +17,11 @@ import (
 
 // TestCoopDevice runs the tensor-core kernels on a Vulkan device with
 // cooperative matrices (the H200; scripts/h200-matmul.sh): correctness of
-// both SPIR-V flavours against float64 (every entry of small products,
-// 1024 sampled entries of large ones; relative error |c - ref| /
-// (|scale|·Σ|a·b|) < 1e-2), then the time of every candidate plan at
-// 8192³ (median of 10 after a second of load), twice. Devices without cooperative matrices (lavapipe, CI) skip it.
+// both SPIR-V flavours' default plans against float64 (every entry of
+// small products, 1024 sampled entries of large ones; relative error
+// |c - ref| / (|scale|·Σ|a·b|) < 1e-2), of every candidate plan of a
+// ragged and three skinny products (KHR), then the time of every
+// candidate plan at 8192³ (median of 10 after a second of load), twice. Devices without cooperative matrices (lavapipe, CI) skip it.
 func TestCoopDevice(t *testing.T) {
 	dev := backendtest.Open(t, "vulkan")
 	info := dev.Info()
@@ -35,7 +36,7 @@ func TestCoopDevice(t *testing.T) {
 			if flavor == "nv" && dt == "bf16" {
 				continue // SPV_NV_cooperative_matrix has no bf16
 			}
-			for _, sz := range [][3]int{{17, 33, 65}, {1000, 1000, 1000}, {4096, 4096, 1024}} {
+			for _, sz := range [][3]int{{17, 33, 65}, {1000, 1000, 1000}, {4096, 4096, 1024}, {1, 4096, 4096}} {
 				o := coopmat.Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: []string{"f32", "f16", "bf16"}[i%3], TransB: i%2 == 1}
 				if flavor == "nv" && o.CType == "bf16" {
 					o.CType = "f16" // nor bf16 results
@@ -56,6 +57,27 @@ func TestCoopDevice(t *testing.T) {
 				if !(e < 1e-2) {
 					t.Errorf("%s %s %s: relative error %.3g, want < 1e-2", flavor, o, p, e)
 				}
+			}
+		}
+	}
+	// Every candidate plan of a ragged product (edges on both sides of
+	// 256x128 and 128x256 tiles), and of the skinny shapes, KHR flavour.
+	for _, o := range []coopmat.Options{
+		{M: 1000, N: 1000, K: 1000, DType: "f16"},
+		{M: 1000, N: 1000, K: 1000, DType: "bf16", CType: "f32", TransB: true, Scale: 0.75},
+		{M: 1, N: 4096, K: 4096, DType: "f16"},
+		{M: 16, N: 4096, K: 4096, DType: "bf16"},
+		{M: 5, N: 4100, K: 1000, DType: "f16", CType: "f32"},
+	} {
+		cs, err := coopmat.Candidates(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range cs {
+			e := deviceCheck(t, ctx, dev, rng, p)
+			fmt.Printf("RESULT check flavor=khr problem=%q plan=%q splits=%d relerr=%.3g\n", o.String(), p.String(), p.Splits, e)
+			if !(e < 1e-2) {
+				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
 			}
 		}
 	}
@@ -104,6 +126,9 @@ func timeOne(t *testing.T, ctx context.Context, dev *backend.Device, p coopmat.P
 // withFlavor returns p with the device's instruction shape of the same
 // dimensions and types from the given extension's list.
 func withFlavor(info backend.AdapterInfo, p coopmat.Plan, flavor string) (coopmat.Plan, error) {
+	if p.Shape == nil {
+		return p, nil // no cooperative matrices (the skinny kernel)
+	}
 	for _, s := range info.CoopMat {
 		if s.Flavor == flavor && s.M == p.Shape.M && s.N == p.Shape.N && s.K == p.Shape.K && s.A == p.Shape.A && s.B == p.Shape.B &&
 			s.C == p.Shape.C && s.Result == p.Shape.Result && s.Scope == p.Shape.Scope && !s.Saturating {
