@@ -83,7 +83,7 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
 	g := p.Groups()
 	err = interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBits, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32})
+		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBits, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32, Races: true})
 	if err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}
