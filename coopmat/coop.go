@@ -35,6 +35,7 @@ var coopLayouts = []struct {
 	{2, 4, 4, 4, 2, 1, false}, // 8 subgroups of 64x64, 128x256, one stage of 32
 	{2, 2, 4, 4, 4, 1, false}, // 128x128, one stage of 64 (half the barriers, twice the staging registers)
 	{4, 2, 4, 4, 1, 2, false}, // 256x128, two stages of 16
+	{2, 4, 4, 4, 1, 2, false}, // 128x256, two stages of 16
 	{2, 2, 4, 4, 2, 2, false}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
 	{2, 4, 4, 2, 2, 2, false}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
 	{2, 4, 4, 2, 2, 1, false}, // 8 subgroups, 128x128, one stage of 32

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -21,7 +23,8 @@ import (
 // small products, 1024 sampled entries of large ones; relative error
 // |c - ref| / (|scale|·Σ|a·b|) < 1e-2), of every candidate plan of a
 // ragged and three skinny products (KHR), then the time of every
-// candidate plan at 8192³ (median of 10 after a second of load), twice. Devices without cooperative matrices (lavapipe, CI) skip it.
+// candidate plan at 8192³ (median of 10 after a second of load), twice.
+// Devices without cooperative matrices (lavapipe, CI) skip it.
 func TestCoopDevice(t *testing.T) {
 	dev := backendtest.Open(t, "vulkan")
 	info := dev.Info()
@@ -30,6 +33,78 @@ func TestCoopDevice(t *testing.T) {
 	}
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	// KC_COOP_FOCUS, a regular expression over plan names, narrows a
+	// follow-up measurement to the plans it matches (checked on the
+	// ragged and skinny products, timed at 8192³) and skips the default
+	// plans' checks.
+	focus := regexp.MustCompile(os.Getenv("KC_COOP_FOCUS"))
+	if os.Getenv("KC_COOP_FOCUS") == "" {
+		defaultChecks(t, ctx, dev, rng)
+	}
+	// Every candidate plan of a ragged product (edges on both sides of
+	// 256x128 and 128x256 tiles), and of the skinny shapes, KHR flavour.
+	for _, o := range []coopmat.Options{
+		{M: 1000, N: 1000, K: 1000, DType: "f16"},
+		{M: 1000, N: 1000, K: 1000, DType: "bf16", CType: "f32", TransB: true, Scale: 0.75},
+		{M: 1, N: 4096, K: 4096, DType: "f16"},
+		{M: 16, N: 4096, K: 4096, DType: "bf16"},
+		{M: 5, N: 4100, K: 1000, DType: "f16", CType: "f32"},
+	} {
+		cs, err := coopmat.Candidates(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range cs {
+			if !focus.MatchString(p.String()) {
+				continue
+			}
+			e := deviceCheck(t, ctx, dev, rng, p)
+			fmt.Printf("RESULT check flavor=khr problem=%q plan=%q splits=%d relerr=%.3g\n", o.String(), p.String(), p.Splits, e)
+			if !(e < 1e-2) {
+				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
+			}
+		}
+	}
+	for _, dt := range []string{"f16", "bf16"} {
+		o := coopmat.Options{M: 8192, N: 8192, K: 8192, DType: dt}
+		all, err := coopmat.Candidates(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs []coopmat.Plan
+		for _, p := range all {
+			if focus.MatchString(p.String()) {
+				cs = append(cs, p)
+			}
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		bufs := deviceBufs(t, dev, rng, o)
+		// Sustained load first (about a second), so that the clocks have
+		// risen before anything is timed; then two passes over the plans,
+		// so that the spread of one plan's figures shows.
+		timeOne(t, ctx, dev, cs[0], bufs, "warmup", 60, 1)
+		for pass := 0; pass < 2; pass++ {
+			for _, p := range cs {
+				timeOne(t, ctx, dev, p, bufs, "khr", 3, 10)
+			}
+			if dt == "f16" {
+				if p, err := withFlavor(info, cs[0], "nv"); err == nil {
+					timeOne(t, ctx, dev, p, bufs, "nv", 3, 10)
+				}
+			}
+		}
+		for _, b := range bufs {
+			b.Release()
+		}
+	}
+}
+
+// defaultChecks runs the default plans of both SPIR-V flavours on the
+// products of the issue against float64.
+func defaultChecks(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.Rand) {
+	info := dev.Info()
 	i := 0
 	for _, flavor := range []string{"khr", "nv"} {
 		for _, dt := range []string{"f16", "bf16"} {
@@ -58,52 +133,6 @@ func TestCoopDevice(t *testing.T) {
 					t.Errorf("%s %s %s: relative error %.3g, want < 1e-2", flavor, o, p, e)
 				}
 			}
-		}
-	}
-	// Every candidate plan of a ragged product (edges on both sides of
-	// 256x128 and 128x256 tiles), and of the skinny shapes, KHR flavour.
-	for _, o := range []coopmat.Options{
-		{M: 1000, N: 1000, K: 1000, DType: "f16"},
-		{M: 1000, N: 1000, K: 1000, DType: "bf16", CType: "f32", TransB: true, Scale: 0.75},
-		{M: 1, N: 4096, K: 4096, DType: "f16"},
-		{M: 16, N: 4096, K: 4096, DType: "bf16"},
-		{M: 5, N: 4100, K: 1000, DType: "f16", CType: "f32"},
-	} {
-		cs, err := coopmat.Candidates(info, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range cs {
-			e := deviceCheck(t, ctx, dev, rng, p)
-			fmt.Printf("RESULT check flavor=khr problem=%q plan=%q splits=%d relerr=%.3g\n", o.String(), p.String(), p.Splits, e)
-			if !(e < 1e-2) {
-				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
-			}
-		}
-	}
-	for _, dt := range []string{"f16", "bf16"} {
-		o := coopmat.Options{M: 8192, N: 8192, K: 8192, DType: dt}
-		cs, err := coopmat.Candidates(info, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bufs := deviceBufs(t, dev, rng, o)
-		// Sustained load first (about a second), so that the clocks have
-		// risen before anything is timed; then two passes over the plans,
-		// so that the spread of one plan's figures shows.
-		timeOne(t, ctx, dev, cs[0], bufs, "warmup", 60, 1)
-		for pass := 0; pass < 2; pass++ {
-			for _, p := range cs {
-				timeOne(t, ctx, dev, p, bufs, "khr", 3, 10)
-			}
-			if dt == "f16" {
-				if p, err := withFlavor(info, cs[0], "nv"); err == nil {
-					timeOne(t, ctx, dev, p, bufs, "nv", 3, 10)
-				}
-			}
-		}
-		for _, b := range bufs {
-			b.Release()
 		}
 	}
 }
