@@ -104,3 +104,23 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 	}
 	return out
 }
+
+// coopDefault is the untuned choice among cooperative-matrix candidates
+// (best first): the first whose tile does not dwarf the product and that
+// gives about one workgroup per multiprocessor of a large GPU (128 tiles)
+// without splitting k, else the first with 128 tiles, else defaultOf's
+// choice. On the H200 (2026-12-01, docs/PERF.md) that picks the fastest
+// plan at 512³ (32x32 tiles), 1024³ (64x64) and from 2048³ up (128x128),
+// where defaultOf's 32 tiles chose 128x128 with split-k at 1024³ (67
+// against 108 TFLOP/s).
+func coopDefault(cs []Plan, o Options) Plan {
+	for _, split := range []bool{false, true} {
+		for _, p := range cs {
+			fits := p.Tile.BM <= 2*max(o.M, 16) && p.Tile.BN <= 2*max(o.N, 16)
+			if fits && ceilDiv(o.M, p.Tile.BM)*ceilDiv(o.N, p.Tile.BN) >= 128 && (split || p.Splits == 1) {
+				return p
+			}
+		}
+	}
+	return defaultOf(cs, o)
+}

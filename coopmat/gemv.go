@@ -177,6 +177,11 @@ func buildGemv(p Plan) (*ir.Module, string, error) {
 	return m, s.name(), nil
 }
 
+// gemvDefaultRows is the most rows of A for which Choose takes the skinny
+// kernel untuned: on the H200 (2026-12-01) it was the fastest plan at 1 row
+// and lost to 64x64 cooperative tiles at 16.
+const gemvDefaultRows = 8
+
 // gemvBlocks are the candidate rows of B per workgroup, best guess first:
 // 256 rows make 256 workgroups of a 4096x4096 B with 8 columns a lane,
 // and the f32 partial sums a 16th of B's bytes at 8 rows of A.

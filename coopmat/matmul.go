@@ -48,14 +48,14 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 		return p, nil
 	}
 	if o.dtype() != "f32" {
-		if g := gemvCandidates(info, o); len(g) > 0 {
+		if g := gemvCandidates(info, o); len(g) > 0 && o.M <= gemvDefaultRows {
 			return g[0], nil
 		}
-		cs, err := Candidates(info, o)
-		if err != nil {
-			return Plan{}, err
+		cs := CoopCandidates(info, o)
+		if len(cs) == 0 {
+			return Plan{}, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}
 		}
-		return defaultOf(cs, o), nil
+		return coopDefault(cs, o), nil
 	}
 	return f32Default(info, o)
 }

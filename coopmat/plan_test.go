@@ -268,3 +268,29 @@ func TestCache(t *testing.T) {
 		t.Errorf("Remember over a damaged cache: %v", err)
 	}
 }
+
+// TestCoopDefaults: untuned, Choose picks on the H200 the plans measured
+// fastest there on 2026-12-01 (docs/PERF.md): packed 128x128x32 tiles in
+// one stage from 2048³ up, 64x64 tiles at 1024³, 32x32 at 512³, the
+// skinny kernel for one row.
+func TestCoopDefaults(t *testing.T) {
+	t.Setenv(EnvCacheDir, t.TempDir())
+	for _, tc := range []struct {
+		m, n, k int
+		want    string
+	}{
+		{8192, 8192, 8192, "coopmat 128x128x32/4x4+1 packed"},
+		{4096, 4096, 4096, "coopmat 128x128x32/4x4+1 packed"},
+		{2048, 2048, 2048, "coopmat 128x128x32/4x4+1 packed"},
+		{1024, 1024, 1024, "coopmat 64x64x32/2x2+1 s2 packed"},
+		{512, 512, 512, "coopmat 32x32x32/2x2+1 s2 packed"},
+		{1, 4096, 4096, "gemv 1x256x256/1x8 split-k 16"},
+	} {
+		for _, dt := range []string{"f16", "bf16"} {
+			o := Options{M: tc.m, N: tc.n, K: tc.k, DType: dt}
+			if p, err := Choose(h200(), o); err != nil || p.String() != tc.want {
+				t.Errorf("Choose(%s) = %s, %v; want %s", o, p, err, tc.want)
+			}
+		}
+	}
+}
