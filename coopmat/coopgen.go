@@ -16,18 +16,20 @@ import (
 // C (instruction shape IM x IN x IK; each subgroup owns TM x TN instruction
 // tiles, a block of TM·IM x TN·IN, held as TM·TN f32 accumulators in
 // separately named locals so that every matrix is a compile-time name):
-//   - shared As [Stages·BM·LDA] holds the k-slice of A row-major, LDA =
-//     BK+8; Bs holds B's slice row-major, BK·LDB a stage with LDB = BN+8
-//     (C = A·B), or B's rows n-major, BN·LDB with LDB = BK+8, read back
-//     with col_major loads (C = A·Bᵀ). The 8-element skew moves
-//     consecutive rows onto other banks;
+//   - shared As0/As1 [BM·LDA] hold the k-slice of A row-major, LDA = BK+8;
+//     Bs0/Bs1 hold B's slice row-major, [BK·LDB] with LDB = BN+8 (C = A·B),
+//     or B's rows n-major, [BN·LDB] with LDB = BK+8, read back with
+//     col_major loads (C = A·Bᵀ). The 8-element skew moves consecutive
+//     rows onto other banks;
 //   - the k loop is double-buffered through registers: each step loads the
 //     next slice from global memory into registers, runs the
 //     multiply-adds on one shared stage, writes the registers into the
-//     other stage (the stage index st, uniform, flips each step: one loop
-//     body, not two unrolled copies) and waits at one barrier; with one
-//     stage (Tile.Stages 1) it waits, writes the registers into the same
-//     stage, and waits again;
+//     other stage, and waits at one barrier (with one stage, Tile.Stages
+//     1: waits, writes the registers into the same stage, waits again).
+//     The two-stage loop is unrolled twice, each stage a named array: a
+//     rolled loop flipping a uniform stage index (one body, offsets
+//     computed at run time) was slower on the H200 (2026-12-01: 137-177
+//     against 189-202 TFLOP/s at 8192³, docs/PERF.md);
 //   - global loads are 16 bytes (vec4<u32>, 8 elements) when the row length
 //     allows (K%8 == 0 for A and for Bᵀ, N%8 == 0 for B), else one element;
 //   - packed plans (Plan.Packed) declare the shared stage of an operand
@@ -225,8 +227,14 @@ func coopSource(s coopShape) (string, error) {
 	ls := s.loads()
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
 		s.name(), elem(ls[0]), elem(ls[1]), s.Out, s.Threads)
-	for _, l := range ls {
-		p("\tshared %s [%d]%s", l.Sh, s.Stages*s.stageSize(l), s.shType(l))
+	for st := 0; st < s.Stages; st++ {
+		for _, l := range ls {
+			n := l.Rows * l.LD
+			if s.packed(l) {
+				n /= 8
+			}
+			p("\tshared %s%d [%d]%s", l.Sh, st, n, s.shType(l))
+		}
 	}
 	p("\tshared Cs [%d]f32", s.SM*s.SN*s.IM*s.IN)
 	p("\tlet t = local_index")
@@ -245,49 +253,33 @@ func coopSource(s coopShape) (string, error) {
 	}
 	s.regs(&w)
 	s.fetch(&w, "\t", "kbeg")
-	s.put(&w, "\t", "")
+	s.put(&w, "\t", 0)
 	p("\tworkgroupBarrier()")
 	if s.Stages == 1 {
 		p("\tfor k0 := kbeg; k0 < kend; k0 += %d {", s.BK)
 		s.fetch(&w, "\t\t", fmt.Sprintf("k0 + %d", s.BK))
-		s.compute(&w, "")
+		s.compute(&w, 0)
 		p("\t\tworkgroupBarrier()")
-		s.put(&w, "\t\t", "")
+		s.put(&w, "\t\t", 0)
 		p("\t\tworkgroupBarrier()")
 		p("\t}")
 		s.store(&w)
 		p("}")
 		return w.String(), nil
 	}
-	p("\tvar st = u32(0)")
-	p("\tfor k0 := kbeg; k0 < kend; k0 += %d {", s.BK)
+	p("\tfor k0 := kbeg; k0 < kend; k0 += %d {", 2*s.BK)
 	s.fetch(&w, "\t\t", fmt.Sprintf("k0 + %d", s.BK))
-	s.compute(&w, "st")
-	s.put(&w, "\t\t", "(1 - st)")
+	s.compute(&w, 0)
+	s.put(&w, "\t\t", 1)
 	p("\t\tworkgroupBarrier()")
-	p("\t\tst = 1 - st")
+	s.fetch(&w, "\t\t", fmt.Sprintf("k0 + %d", 2*s.BK))
+	s.compute(&w, 1)
+	s.put(&w, "\t\t", 0)
+	p("\t\tworkgroupBarrier()")
 	p("\t}")
 	s.store(&w)
 	p("}")
 	return w.String(), nil
-}
-
-// stageSize is the length of one stage of l's shared array, in its
-// elements (vec4s when packed).
-func (s coopShape) stageSize(l stageLoad) int {
-	if s.packed(l) {
-		return l.Rows * l.LD / 8
-	}
-	return l.Rows * l.LD
-}
-
-// at is the index prefix of stage st (a .kc expression; "" for the only
-// stage) in l's shared array.
-func (s coopShape) at(l stageLoad, st string) string {
-	if st == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s * %d + ", st, s.stageSize(l))
 }
 
 // regs declares the registers that carry one slice from fetch to put.
@@ -334,34 +326,33 @@ func (s coopShape) fetch(w *strings.Builder, in, k0 string) {
 	p("}")
 }
 
-// put writes the registers of fetch into shared stage st (a .kc
-// expression of the stage index; "" with one stage). A 16-byte
+// put writes the registers of fetch into shared stage st. A 16-byte
 // register goes out as eight 2-byte stores, its words in a rotated order
 // that keeps each store instruction free of bank conflicts (banks.go).
-func (s coopShape) put(w *strings.Builder, in string, st string) {
+func (s coopShape) put(w *strings.Builder, in string, st int) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, in+format+"\n", args...) }
 	for _, l := range s.loads() {
 		vecs := l.Cols / l.Vec
 		rot, _ := bestRotation(l, s.Threads, s.Sub)
 		for i := 0; i < l.per(s.Threads); i++ {
 			reg := fmt.Sprintf("r%s%d", l.Name, i)
-			sh, at := l.Sh, s.at(l, st)
+			sh := fmt.Sprintf("%s%d", l.Sh, st)
 			p("{")
 			p("\tlet e = t + %d", i*s.Threads)
 			if l.Vec == 1 {
-				p("\t%s[%se / %d * %d + e %% %d] = %s", sh, at, vecs, l.LD, vecs, reg)
+				p("\t%s[e / %d * %d + e %% %d] = %s", sh, vecs, l.LD, vecs, reg)
 				p("}")
 				continue
 			}
 			if s.packed(l) {
 				row, col := s.rowCol(l)
-				p("\t%s[%s(%s) * %d + %s] = %s", sh, at, row, l.LD/8, col, reg)
+				p("\t%s[(%s) * %d + %s] = %s", sh, row, l.LD/8, col, reg)
 				p("}")
 				continue
 			}
 			p("\tlet row = e / %d", vecs)
 			p("\tlet col = e %% %d", vecs)
-			p("\tlet o = %srow * %d + col * 8", at, l.LD)
+			p("\tlet o = row * %d + col * 8", l.LD)
 			if rt := rot.text(); rt != "" {
 				p("\tlet rot = %s", rt)
 			} else {
@@ -386,9 +377,9 @@ func (s coopShape) put(w *strings.Builder, in string, st string) {
 	}
 }
 
-// compute writes the multiply-adds on shared stage st (as for put): for each k-step,
+// compute writes the multiply-adds on shared stage st: for each k-step,
 // TM fragments of A, TN of B and TM·TN multiply-adds.
-func (s coopShape) compute(w *strings.Builder, st string) {
+func (s coopShape) compute(w *strings.Builder, st int) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t\t"+format+"\n", args...) }
 	ls := s.loads()
 	// u divides offsets and strides of a packed stage: they count vec4s.
@@ -402,16 +393,16 @@ func (s coopShape) compute(w *strings.Builder, st string) {
 	for kk := 0; kk < s.KSteps; kk++ {
 		p("{")
 		for i := 0; i < s.TM; i++ {
-			p("\tlet a%d = coopLoad<coopmat<%s, %d, %d, a>>(As, %s(wm * %d + %d) * %d + %d, %d, row_major)",
-				i, s.In, s.IM, s.IK, s.at(ls[0], st), s.TM*s.IM, i*s.IM, s.LDA/ua, kk*s.IK/ua, s.LDA/ua)
+			p("\tlet a%d = coopLoad<coopmat<%s, %d, %d, a>>(As%d, (wm * %d + %d) * %d + %d, %d, row_major)",
+				i, s.In, s.IM, s.IK, st, s.TM*s.IM, i*s.IM, s.LDA/ua, kk*s.IK/ua, s.LDA/ua)
 		}
 		for j := 0; j < s.TN; j++ {
 			if s.TransB {
-				p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs, %s(wn * %d + %d) * %d + %d, %d, col_major)",
-					j, s.In, s.IK, s.IN, s.at(ls[1], st), s.TN*s.IN, j*s.IN, s.LDB/ub, kk*s.IK/ub, s.LDB/ub)
+				p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs%d, (wn * %d + %d) * %d + %d, %d, col_major)",
+					j, s.In, s.IK, s.IN, st, s.TN*s.IN, j*s.IN, s.LDB/ub, kk*s.IK/ub, s.LDB/ub)
 			} else {
-				p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs, %s%d + wn * %d + %d, %d, row_major)",
-					j, s.In, s.IK, s.IN, s.at(ls[1], st), kk*s.IK*s.LDB/ub, s.TN*s.IN/ub, j*s.IN/ub, s.LDB/ub)
+				p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs%d, %d + wn * %d + %d, %d, row_major)",
+					j, s.In, s.IK, s.IN, st, kk*s.IK*s.LDB/ub, s.TN*s.IN/ub, j*s.IN/ub, s.LDB/ub)
 			}
 		}
 		for i := 0; i < s.TM; i++ {
