@@ -21,7 +21,8 @@ const coopSkew = 8
 // stage the next slice waits in registers while the multiply-adds run,
 // and a second barrier per slice writes it; two stages take one barrier
 // per slice. Each layout is listed with packed staging (Plan.Packed) where
-// it has 16-byte loads; Elements also lists it with element staging.
+// it has 16-byte loads; Elements also lists it with element staging,
+// Variants with Plan.Interior, Plan.StreamA and both.
 //
 // On the H200 (2026-12-01, docs/PERF.md), element staging: two stages
 // were slower than one (f16 128 against 179 TFLOP/s at 8192³), and the
@@ -29,22 +30,22 @@ const coopSkew = 8
 var coopLayouts = []struct {
 	SM, SN, TM, TN, KSteps, Stages int
 	Elements                       bool
+	Variants                       bool // also packed with Interior, StreamA and both
 }{
-	{2, 2, 4, 4, 2, 1, true},  // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
-	{4, 2, 4, 4, 2, 1, true},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
-	{2, 4, 4, 4, 2, 1, false}, // 8 subgroups of 64x64, 128x256, one stage of 32
-	{2, 2, 4, 4, 4, 1, false}, // 128x128, one stage of 64 (half the barriers, twice the staging registers)
-	{4, 2, 4, 4, 1, 2, false}, // 256x128, two stages of 16
-	{2, 4, 4, 4, 1, 2, false}, // 128x256, two stages of 16
-	{2, 2, 4, 4, 2, 2, false}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
-	{2, 4, 4, 2, 2, 2, false}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
-	{2, 4, 4, 2, 2, 1, false}, // 8 subgroups, 128x128, one stage of 32
-	{2, 2, 4, 4, 1, 2, false}, // 4 subgroups, 128x128, two stages of 16
-	{2, 4, 4, 2, 1, 2, false}, // 8 subgroups, 128x128, two stages of 16
-	{4, 2, 2, 4, 1, 2, false}, // 8 subgroups, 128x128, the other way round
-	{2, 2, 2, 4, 2, 2, false}, // 4 subgroups, 64x128, two k-steps
-	{2, 2, 2, 2, 2, 2, false}, // 4 subgroups, 64x64
-	{1, 1, 2, 2, 2, 2, false}, // one subgroup: small and skinny products
+	{2, 2, 4, 4, 2, 1, true, true},   // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
+	{4, 2, 4, 4, 2, 1, true, false},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
+	{2, 4, 4, 4, 2, 1, false, true},  // 8 subgroups of 64x64, 128x256, one stage of 32
+	{4, 2, 4, 4, 1, 2, false, false}, // 256x128, two stages of 16
+	{2, 4, 4, 4, 1, 2, false, false}, // 128x256, two stages of 16
+	{2, 2, 4, 4, 2, 2, false, false}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
+	{2, 4, 4, 2, 2, 2, false, false}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
+	{2, 4, 4, 2, 2, 1, false, false}, // 8 subgroups, 128x128, one stage of 32
+	{2, 2, 4, 4, 1, 2, false, false}, // 4 subgroups, 128x128, two stages of 16
+	{2, 4, 4, 2, 1, 2, false, false}, // 8 subgroups, 128x128, two stages of 16
+	{4, 2, 2, 4, 1, 2, false, false}, // 8 subgroups, 128x128, the other way round
+	{2, 2, 2, 4, 2, 2, false, false}, // 4 subgroups, 64x128, two k-steps
+	{2, 2, 2, 2, 2, 2, false, false}, // 4 subgroups, 64x64
+	{1, 1, 2, 2, 2, 2, false, false}, // one subgroup: small and skinny products
 }
 
 // CoopShape picks the instruction shape for a product of element type
@@ -97,8 +98,16 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 				continue
 			}
 			p.Shared = s.coopShared()
-			if p.check(info) == nil {
-				out = append(out, p)
+			if p.check(info) != nil {
+				continue
+			}
+			out = append(out, p)
+			if packed && l.Variants {
+				for _, v := range [][2]bool{{true, false}, {false, true}, {true, true}} {
+					q := p
+					q.Interior, q.StreamA = v[0], v[1]
+					out = append(out, q)
+				}
 			}
 		}
 	}

@@ -64,6 +64,8 @@ type coopShape struct {
 	KSteps, Sub  int  // instruction k-steps per slice (BK = KSteps·IK); subgroup size
 	Stages       int  // shared stages (1 or 2)
 	Packed       bool // 16-byte loads staged into vec4<u32> shared arrays
+	Interior     bool // unchecked fetches of slices inside A and B
+	StreamA      bool // one A fragment live at a time
 	BM, BN, BK   int
 	Threads, LDA int
 	LDB          int
@@ -78,7 +80,7 @@ func (p Plan) coopShape() (coopShape, error) {
 	s := coopShape{In: p.dtype(), Out: p.ctype(), TransB: p.TransB,
 		VecA: p.K%8 == 0, VecB: (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0),
 		IM: sh.M, IN: sh.N, IK: sh.K, SM: p.Subgroups[0], SN: p.Subgroups[1], TM: t.TM, TN: t.TN,
-		BM: t.BM, BN: t.BN, BK: t.BK, Threads: p.Threads, Packed: p.Packed}
+		BM: t.BM, BN: t.BN, BK: t.BK, Threads: p.Threads, Packed: p.Packed, Interior: p.Interior, StreamA: p.StreamA}
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
@@ -113,6 +115,12 @@ func (s coopShape) name() string {
 	}
 	if s.Packed {
 		n += "_p"
+	}
+	if s.Interior {
+		n += "_i"
+	}
+	if s.StreamA {
+		n += "_sa"
 	}
 	return n
 }
@@ -299,11 +307,28 @@ func (s coopShape) regType(l stageLoad) string {
 }
 
 // fetch loads the slice at k = k0 into the registers, zero outside the
-// matrix.
+// matrix. With Interior, a slice inside A and B (a test uniform over the
+// workgroup) is loaded without the per-load checks.
 func (s coopShape) fetch(w *strings.Builder, in, k0 string) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, in+format+"\n", args...) }
 	p("{")
 	p("\tlet K0 = %s", k0)
+	if s.Interior {
+		p("\tif row0 + %d <= M && col0 + %d <= N && K0 + %d <= kend {", s.BM, s.BN, s.BK)
+		s.loadSlice(w, in+"\t", false)
+		p("\t} else {")
+		s.loadSlice(w, in+"\t", true)
+		p("\t}")
+	} else {
+		s.loadSlice(w, in, true)
+	}
+	p("}")
+}
+
+// loadSlice writes the loads of one slice into the registers, checked
+// against the matrix bounds (zero outside) or not.
+func (s coopShape) loadSlice(w *strings.Builder, in string, checked bool) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, in+format+"\n", args...) }
 	for _, l := range s.loads() {
 		for i := 0; i < l.per(s.Threads); i++ {
 			reg := fmt.Sprintf("r%s%d", l.Name, i)
@@ -312,18 +337,21 @@ func (s coopShape) fetch(w *strings.Builder, in, k0 string) {
 			p("\t\tlet e = t + %d", i*s.Threads)
 			p("\t\tlet r = %s + %s", l.Row, row)
 			p("\t\tlet c = %s + (%s) * %d", l.Col, col, l.Vec)
-			p("\t\t%s = %s(0)", reg, s.regType(l))
-			p("\t\tif r < %s && c < %s {", l.RowLim, l.ColLim)
+			load := fmt.Sprintf("%s[r * %s + c]", l.Buf, l.Stride)
 			if l.Vec == 8 {
-				p("\t\t\t%s = %s[(r * %s + c) / 8]", reg, l.Buf, l.Stride)
-			} else {
-				p("\t\t\t%s = %s[r * %s + c]", reg, l.Buf, l.Stride)
+				load = fmt.Sprintf("%s[(r * %s + c) / 8]", l.Buf, l.Stride)
 			}
-			p("\t\t}")
+			if checked {
+				p("\t\t%s = %s(0)", reg, s.regType(l))
+				p("\t\tif r < %s && c < %s {", l.RowLim, l.ColLim)
+				p("\t\t\t%s = %s", reg, load)
+				p("\t\t}")
+			} else {
+				p("\t\t%s = %s", reg, load)
+			}
 			p("\t}")
 		}
 	}
-	p("}")
 }
 
 // put writes the registers of fetch into shared stage st. A 16-byte
@@ -378,7 +406,8 @@ func (s coopShape) put(w *strings.Builder, in string, st int) {
 }
 
 // compute writes the multiply-adds on shared stage st: for each k-step,
-// TM fragments of A, TN of B and TM·TN multiply-adds.
+// TM fragments of A, TN of B and TM·TN multiply-adds (StreamA: B's
+// fragments first, then each fragment of A before its TN multiply-adds).
 func (s coopShape) compute(w *strings.Builder, st int) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t\t"+format+"\n", args...) }
 	ls := s.loads()
@@ -392,9 +421,14 @@ func (s coopShape) compute(w *strings.Builder, st int) {
 	}
 	for kk := 0; kk < s.KSteps; kk++ {
 		p("{")
-		for i := 0; i < s.TM; i++ {
+		aLoad := func(i int) {
 			p("\tlet a%d = coopLoad<coopmat<%s, %d, %d, a>>(As%d, (wm * %d + %d) * %d + %d, %d, row_major)",
 				i, s.In, s.IM, s.IK, st, s.TM*s.IM, i*s.IM, s.LDA/ua, kk*s.IK/ua, s.LDA/ua)
+		}
+		if !s.StreamA {
+			for i := 0; i < s.TM; i++ {
+				aLoad(i)
+			}
 		}
 		for j := 0; j < s.TN; j++ {
 			if s.TransB {
@@ -406,6 +440,9 @@ func (s coopShape) compute(w *strings.Builder, st int) {
 			}
 		}
 		for i := 0; i < s.TM; i++ {
+			if s.StreamA {
+				aLoad(i)
+			}
 			for j := 0; j < s.TN; j++ {
 				p("\tc%d_%d = coopMulAdd(a%d, b%d, c%d_%d)", i, j, i, j, i, j)
 			}

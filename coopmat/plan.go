@@ -149,12 +149,25 @@ type Plan struct {
 	// as they come, one store each, and reads the matrices from the
 	// words (cooperative-matrix plans; coopgen.go).
 	Packed bool `json:",omitempty"`
+	// Interior fetches slices that lie inside A and B without a bounds
+	// check per load (one uniform test a slice; cooperative-matrix plans).
+	Interior bool `json:",omitempty"`
+	// StreamA holds B's fragments and loads A's one at a time, each just
+	// before its multiply-adds: TN+1 fragments live instead of TM+TN
+	// (cooperative-matrix plans).
+	StreamA bool `json:",omitempty"`
 }
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
 	if p.Packed {
 		s += " packed"
+	}
+	if p.Interior {
+		s += " interior"
+	}
+	if p.StreamA {
+		s += " stream-a"
 	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)

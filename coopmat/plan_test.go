@@ -57,10 +57,13 @@ func TestCoopCandidates(t *testing.T) {
 	o := Options{M: 8192, N: 8192, K: 8192, DType: "f16"}
 	h := h200()
 	cs := CoopCandidates(h, o)
-	want := len(coopLayouts) // packed, and element staging where a layout asks for both
+	want := len(coopLayouts) // packed, and element staging and variants where a layout asks
 	for _, l := range coopLayouts {
 		if l.Elements {
 			want++
+		}
+		if l.Variants {
+			want += 3
 		}
 	}
 	if len(cs) != want {
