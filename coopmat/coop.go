@@ -21,16 +21,18 @@ const coopSkew = 8
 // stage the next slice waits in registers while the multiply-adds run,
 // and a second barrier per slice writes it; two stages take one barrier
 // per slice. Each layout is listed with packed staging (Plan.Packed) where
-// it has 16-byte loads; Elements also lists it with element staging,
-// Variants with Plan.Interior, Plan.StreamA and both.
+// it has 16-byte loads (Interior: first with Plan.Interior, then
+// without); Elements also lists it with element staging.
 //
-// On the H200 (2026-12-01, docs/PERF.md), element staging: two stages
-// were slower than one (f16 128 against 179 TFLOP/s at 8192³), and the
-// 256x128x32 one-stage tile the fastest by about 4% for f16.
+// On the H200 (2026-12-01, docs/PERF.md, f16 at 8192³): packed staging
+// took the one-stage 128x128x32 tile from 178 to 271 TFLOP/s, interior
+// fetches to about 305; 128x256x32 packed matched 271 (interior: no
+// gain), 256x128x32 packed 262; two stages stayed slower than one
+// (189-202), and the element-staged plans are listed for comparison.
 var coopLayouts = []struct {
 	SM, SN, TM, TN, KSteps, Stages int
 	Elements                       bool
-	Variants                       bool // also packed with Interior, StreamA and both
+	Interior                       bool // packed with Interior first, then without
 }{
 	{2, 2, 4, 4, 2, 1, true, true},   // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
 	{4, 2, 4, 4, 2, 1, true, false},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
@@ -101,14 +103,12 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 			if p.check(info) != nil {
 				continue
 			}
-			out = append(out, p)
-			if packed && l.Variants {
-				for _, v := range [][2]bool{{true, false}, {false, true}, {true, true}} {
-					q := p
-					q.Interior, q.StreamA = v[0], v[1]
-					out = append(out, q)
-				}
+			if packed && l.Interior {
+				q := p
+				q.Interior = true
+				out = append(out, q)
 			}
+			out = append(out, p)
 		}
 	}
 	return out

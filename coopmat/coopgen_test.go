@@ -307,7 +307,7 @@ func TestCoopPackedPlans(t *testing.T) {
 		n++
 		var plan Plan
 		for _, q := range CoopCandidates(h200(), o) {
-			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups && q.Interior == p.Interior && q.StreamA == p.StreamA {
+			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups && q.Interior == p.Interior {
 				plan = q
 			}
 		}

@@ -152,10 +152,6 @@ type Plan struct {
 	// Interior fetches slices that lie inside A and B without a bounds
 	// check per load (one uniform test a slice; cooperative-matrix plans).
 	Interior bool `json:",omitempty"`
-	// StreamA holds B's fragments and loads A's one at a time, each just
-	// before its multiply-adds: TN+1 fragments live instead of TM+TN
-	// (cooperative-matrix plans).
-	StreamA bool `json:",omitempty"`
 }
 
 func (p Plan) String() string {
@@ -165,9 +161,6 @@ func (p Plan) String() string {
 	}
 	if p.Interior {
 		s += " interior"
-	}
-	if p.StreamA {
-		s += " stream-a"
 	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)
