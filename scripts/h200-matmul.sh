@@ -18,6 +18,8 @@
 # 1000^3 and three skinny products; every candidate timed at 8192^3 f16 and
 # bf16, twice), kc bench matmul tuning f16 and bf16 at 512-4096 and
 # 4096x4096x{1,16,128}, then PyTorch's copy and matmul in the same call.
+# The inner timeouts add up to less than the call's. KC_COOP_FOCUS=REGEXP
+# before ./coopmat.test narrows a follow-up to the plans it matches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-.}
@@ -34,7 +36,7 @@ if [ "${2:-}" = coop ]; then
 	sizes=4096x4096x4096,2048x2048x2048,1024x1024x1024,512x512x512,1x4096x4096,16x4096x4096,128x4096x4096
 	cat <<CMD
 run carry=[".gl/$dir"] timeout_s=300 command:
-for f in .gl/$dir/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/$dir; timeout 150 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; for d in f16 bf16; do timeout 50 ./kc bench matmul -device vulkan -dtype \$d -sizes $sizes > \$OUT/bench-\$d.log 2> \$OUT/tune-\$d.log; echo "bench rc=\$?" >> \$OUT/bench-\$d.log; done; timeout 70 python3 torch_baselines.py copy matmul > \$OUT/torch.log 2>&1; grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-160; grep 'RESULT time' \$OUT/coop.log | sed 's/RESULT time //' | sort -t= -k6 -g | tail -12; cat \$OUT/bench-*.log; grep -E 'copy|float16|bfloat16' \$OUT/torch.log
+for f in .gl/$dir/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/$dir; timeout 150 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; for d in f16 bf16; do timeout 40 ./kc bench matmul -device vulkan -dtype \$d -sizes $sizes > \$OUT/bench-\$d.log 2> \$OUT/tune-\$d.log; echo "bench rc=\$?" >> \$OUT/bench-\$d.log; done; timeout 60 python3 torch_baselines.py copy matmul > \$OUT/torch.log 2>&1; grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-160; grep 'RESULT time' \$OUT/coop.log | sed 's/RESULT time //' | sort -t= -k6 -g | tail -12; cat \$OUT/bench-*.log; grep -E 'copy|float16|bfloat16' \$OUT/torch.log
 CMD
 	exit 0
 fi
