@@ -148,7 +148,8 @@ func (c *checker) coopStore(s *CoopStore) {
 }
 
 // coopMemory checks the buffer or shared array of a cooperative load or
-// store: its elements must be of type elem (Invalid: not known).
+// store: its elements must be of type elem or pack it (CoopPacks; elem
+// Invalid: not known).
 func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool {
 	if id == nil {
 		c.errorf(c.at, "%s: missing buffer or shared array", op)
@@ -182,8 +183,8 @@ func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool
 		c.errorf(posOf(id, c.at), "%s needs a storage buffer or a shared array, not %s", op, c.describe(id, t))
 		return false
 	}
-	if elem != Invalid && have != Type(elem) {
-		c.errorf(posOf(id, c.at), "%s: %s holds %s, but the matrix elements are %s", op, id.Name, typeText(have), elem)
+	if elem != Invalid && !CoopPacks(have, elem) {
+		c.errorf(posOf(id, c.at), "%s: %s holds %s, but the matrix elements are %s (want %s, or packed u32 or i32 words: a scalar, vec2 or vec4 of them)", op, id.Name, typeText(have), elem, elem)
 		return false
 	}
 	return true

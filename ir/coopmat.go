@@ -20,6 +20,14 @@ package ir
 // Layout is how a cooperative load or store addresses memory: element (i, j)
 // of an R x C matrix is at off + i*stride + j (RowMajor) or
 // off + j*stride + i (ColMajor), in elements of the buffer or array.
+//
+// The buffer or array may also be packed: its elements of another type
+// than the matrix's (CoopPacks), as SPV_KHR_cooperative_matrix allows. Then
+// offset and stride count the memory's elements, and a row (RowMajor; a
+// column for ColMajor) is read from consecutive bytes: with P the byte
+// size of the memory's element type and E that of the matrix's, element
+// (i, j) starts at byte (off + i*stride)*P + j*E. When the types are the
+// same, P = E and this is the rule above.
 type Layout uint8
 
 const (
@@ -64,8 +72,10 @@ func (e *CoopMake) IsConversion() bool {
 
 // CoopLoad is `coopLoad<coopmat<...>>(src, offset, stride, layout)`: a
 // matrix read from Src, a storage buffer or a shared array whose element
-// type is the matrix's element type. Offset and Stride (i32 or u32) count
-// elements and must be the same for all invocations of the subgroup.
+// type is the matrix's element type, or packed (CoopPacks: say a shared
+// array of vec4<u32> holding f16 matrices, which kernels fill with
+// 16-byte stores). Offset and Stride (i32 or u32) count elements of Src
+// (Layout) and must be the same for all invocations of the subgroup.
 type CoopLoad struct {
 	Pos            Pos
 	To             CoopMat
@@ -122,6 +132,23 @@ func (e *CoopLoad) Position() Pos   { return e.Pos }
 func (e *CoopMulAdd) Position() Pos { return e.Pos }
 func (e *CoopLength) Position() Pos { return e.Pos }
 func (s *CoopStore) Position() Pos  { return s.Pos }
+
+// CoopPacks reports whether cooperative loads and stores of matrices with
+// element type elem may address memory (a buffer or shared array) whose
+// elements are of type mem: mem is elem itself, or packed words: u32 or
+// i32, or a vec2 or vec4 of them, holding the matrix's elements as bits
+// (vec3 is left out: its array stride is not its size). Other mismatches,
+// such as f16 matrices in an f32 array, stay errors: they are more likely
+// mistakes than packing.
+func CoopPacks(mem Type, elem Scalar) bool {
+	if mem == Type(elem) {
+		return true
+	}
+	if v, ok := mem.(Vector); ok && (v.N == 2 || v.N == 4) {
+		mem = v.Elem
+	}
+	return (mem == Type(U32) || mem == Type(I32)) && elem.Size() > 0
+}
 
 // IsCoopMat reports whether t is a cooperative matrix type.
 func IsCoopMat(t Type) bool {

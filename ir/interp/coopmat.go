@@ -190,35 +190,50 @@ func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
 	}
 }
 
-// coopMem is the memory and element type of a load's source or a store's
-// destination.
-func (c *compiler) coopMem(id *ir.Ident) ([]byte, ir.Scalar) {
+// coopMem is the memory of a load's source or a store's destination and
+// the byte size of its elements: the matrix's element size, or that of
+// the packed words (ir.CoopPacks), in which offsets and strides count.
+func (c *compiler) coopMem(id *ir.Ident) ([]byte, int) {
 	r := c.ref(id)
 	t := r.ty
 	if a, ok := t.(*ir.Array); ok {
 		t = a.Elem
 	}
-	s, ok := t.(ir.Scalar)
-	if !ok || r.mem == nil {
-		c.errorf(id.Pos, "%s is not a buffer or shared array of scalars", id.Name)
+	unit := 0
+	switch t := t.(type) {
+	case ir.Scalar:
+		unit = compSize(t)
+	case ir.Vector:
+		unit = memStride(t)
 	}
-	return r.mem, s
+	if unit == 0 || r.mem == nil {
+		c.errorf(id.Pos, "%s is not a buffer or shared array of scalars or vectors", id.Name)
+	}
+	return r.mem, unit
 }
 
-// coopAddr returns the byte offset of element (i, j) of a matrix, checking
-// bounds: off and stride in elements of size cs.
-func (c *compiler) coopAddrs(pos ir.Pos, op string, lane int32, t ir.CoopMat, layout ir.Layout, off, stride int64, cs, memLen int) []int {
+// coopAddrs returns the byte offset of each element (i, j) of a matrix
+// (row-major order), checking bounds: off and stride count units of unit
+// bytes, and a row (col_major: a column) runs on in elements of the
+// matrix's size (ir.Layout).
+func (c *compiler) coopAddrs(pos ir.Pos, op string, lane int32, t ir.CoopMat, layout ir.Layout, off, stride int64, unit, memLen int) []int {
 	addrs := make([]int, t.Rows*t.Cols)
+	es := int64(compSize(t.Elem))
 	for i := 0; i < t.Rows; i++ {
 		for j := 0; j < t.Cols; j++ {
-			e := off + int64(i)*stride + int64(j)
+			line, at := int64(i), int64(j)
 			if layout == ir.ColMajor {
-				e = off + int64(j)*stride + int64(i)
+				line, at = at, line
 			}
-			if e < 0 || (e+1)*int64(cs) > int64(memLen) {
-				c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at index %d, outside the %d elements", op, i, j, e, memLen/cs)
+			b := (off+line*stride)*int64(unit) + at*es
+			if off+line*stride < 0 || b+es > int64(memLen) {
+				if int64(unit) == es {
+					c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at index %d, outside the %d elements", op, i, j, off+line*stride+at, memLen/unit)
+				} else {
+					c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at byte %d, outside the %d bytes", op, i, j, b, memLen)
+				}
 			}
-			addrs[i*t.Cols+j] = int(e) * cs
+			addrs[i*t.Cols+j] = int(b)
 		}
 	}
 	return addrs
@@ -233,17 +248,18 @@ func index(v uint32, s ir.Scalar) int64 {
 }
 
 func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
-	mem, s := c.coopMem(e.Src)
+	mem, unit := c.coopMem(e.Src)
 	offE, strE := c.expr(e.Offset), c.expr(e.Stride)
 	os, ss := ir.ElemScalar(e.Offset.Type()), ir.ElemScalar(e.Stride.Type())
-	m, t, cs := c.m, e.To, compSize(s)
+	m, t := c.m, e.To
+	s := t.Elem
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		offs, strs := offE(act), strE(act)
 		c.groups(e.Pos, "coopLoad", t.Scope, act, func(lanes []int32) {
 			off := index(c.same(e.Pos, "coopLoad", "offset", offs, lanes), os)
 			str := index(c.same(e.Pos, "coopLoad", "stride", strs, lanes), ss)
-			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, cs, len(mem))
+			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, unit, len(mem))
 			dst, h := m.newMat(t)
 			for i, a := range addrs {
 				dst.v[i] = elemF64(loadComp(mem, a, s), s)
@@ -255,17 +271,18 @@ func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
 }
 
 func (c *compiler) coopStore(st *ir.CoopStore) stmtFn {
-	mem, s := c.coopMem(st.Dst)
+	mem, unit := c.coopMem(st.Dst)
 	mE, offE, strE := c.expr(st.M), c.expr(st.Offset), c.expr(st.Stride)
 	os, ss := ir.ElemScalar(st.Offset.Type()), ir.ElemScalar(st.Stride.Type())
-	m, t, cs := c.m, st.M.Type().(ir.CoopMat), compSize(s)
+	m, t := c.m, st.M.Type().(ir.CoopMat)
+	s := t.Elem
 	return func(act []int32) []int32 {
 		ms, offs, strs := mE(act), offE(act), strE(act)
 		c.groups(st.Pos, "coopStore", t.Scope, act, func(lanes []int32) {
 			src := m.mat(c.same(st.Pos, "coopStore", "matrix", ms, lanes), t)
 			off := index(c.same(st.Pos, "coopStore", "offset", offs, lanes), os)
 			str := index(c.same(st.Pos, "coopStore", "stride", strs, lanes), ss)
-			addrs := c.coopAddrs(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, cs, len(mem))
+			addrs := c.coopAddrs(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, unit, len(mem))
 			for i, a := range addrs {
 				storeComp(mem, a, s, fromElem(src.v[i], s))
 			}
