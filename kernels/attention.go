@@ -294,9 +294,12 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if !has {
 		return flash16Config{}, false
 	}
-	cands := []flash16Config{{dh, 4, 32, 16, false}, {dh, 4, 32, 32, false}, {dh, 2, 32, 32, false}, {dh, 2, 32, 16, false}}
+	cands := []flash16Config{{DH: dh, NSG: 4, SUB: 32, BK: 16}, {DH: dh, NSG: 4, SUB: 32, BK: 32},
+		{DH: dh, NSG: 2, SUB: 32, BK: 32}, {DH: dh, NSG: 2, SUB: 32, BK: 16}}
 	if c.flash16.NSG != 0 {
-		cands = []flash16Config{{dh, c.flash16.NSG, 32, c.flash16.BK, c.flash16.Direct}}
+		f := c.flash16
+		f.DH, f.SUB = dh, 32
+		cands = []flash16Config{f}
 	}
 	for _, f := range cands {
 		if f.shared() <= info.Limits.MaxSharedMemory && f.NSG*f.SUB <= info.Limits.MaxInvocationsPerWorkgroup {

@@ -32,9 +32,9 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
-// layout (0, 0: the default choice).
-func (c *Context) SetFlash16(nsg, bk int, direct bool) {
-	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: direct}
+// layout ("staged", "direct" or "packed"; 0, 0: the default choice).
+func (c *Context) SetFlash16(nsg, bk int, layout string) {
+	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: layout == "direct", Packed: layout == "packed"}
 }
 
 // SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
@@ -42,3 +42,11 @@ func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
 
 // SetGEMVTSlices fixes gemvt.kc's slices of k (0: the default).
 func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }
+
+// Flash16Fits reports whether flash16 runs in the configuration SetFlash16
+// fixed for head dimension dh on c's device (else attention takes
+// another kernel).
+func Flash16Fits(c *Context, dh int) bool {
+	_, ok := c.flash16Config(F16, 4096, dh)
+	return ok
+}

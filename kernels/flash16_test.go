@@ -121,9 +121,9 @@ func TestFlash16(t *testing.T) {
 		cases = cases[:3]
 	}
 	var cfgs []flash16Config
-	for _, direct := range []bool{false, true} {
+	for _, lay := range [][2]bool{{false, false}, {true, false}, {false, true}} {
 		for _, nb := range [][2]int{{2, 16}, {4, 32}, {4, 16}, {2, 64}, {8, 32}, {4, 64}} {
-			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Direct: direct})
+			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Direct: lay[0], Packed: lay[1]})
 		}
 	}
 	for _, f := range cfgs {
