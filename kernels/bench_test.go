@@ -250,7 +250,7 @@ func BenchmarkAttention16(b *testing.B) {
 	}
 	cfgs := []cfg{{}}
 	if *sweep {
-		cfgs = append(cfgs, cfg{4, 16, "staged"}, cfg{4, 32, "packed"}, cfg{4, 16, "packed"}, cfg{2, 32, "packed"},
+		cfgs = append(cfgs, cfg{4, 16, "staged"}, cfg{4, 32, "packed"}, cfg{8, 16, "packed"}, cfg{4, 16, "packed"}, cfg{2, 32, "packed"},
 			cfg{2, 16, "packed"}, cfg{4, 32, "staged"}, cfg{4, 32, "direct"})
 	}
 	for _, f := range cfgs {

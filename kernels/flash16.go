@@ -441,7 +441,8 @@ const DH = {{.DH}}
 const NSG = {{.NSG}}
 const SUB = {{.SUB}}
 const BK = {{.BK}}
-// rows of kv: the queries at first, then a block of keys and one of values
+// rows of kv: a block of keys and one of values (the queries first, in
+// passes of KR rows where there are more)
 const KR = {{.KR}}
 const BQ = NSG * 16
 const WG = NSG * SUB
@@ -454,7 +455,7 @@ const LP = BK + 8
 const HB = BK / 2
 const LOW f32 = -3.4028235e+38
 
-kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []vec4<u32>) workgroup(WG) {
+kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []f16) workgroup(WG) {
 	shared kv [KR * LV]vec4<u32>
 	shared ss [BQ * LS]f32
 	shared ps [BQ * LP]f16
@@ -470,6 +471,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	if causal != 0 {
 		kend = min(s, min(q0 + BQ, tq) + s - tq)
 	}
+{{- if eq .QP 1}}
 	for e := t; e < BQ * D8; e += WG {
 		let r = e / D8
 		var w vec4<u32>
@@ -482,6 +484,37 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- range .Ds}}
 	let qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(kv, sg * 16 * LV + {{.}} * 2, LV, row_major)
 	var of{{.}} coopmat<f32, 16, 16, acc>
+{{- end}}
+{{- else}}
+	// the query tile has more rows than kv: KR rows a pass, each subgroup
+	// adding its rows from the pass that holds them (cooperative loads must
+	// be uniform, so every subgroup loads in every pass, scaled by 0 or 1)
+{{- range .Ds}}
+	var qf{{.}} coopmat<f16, 16, 16, a>
+	var of{{.}} coopmat<f32, 16, 16, acc>
+{{- end}}
+	for p := u32(0); p < BQ; p += KR {
+		for e := t; e < KR * D8; e += WG {
+			let r = p + e / D8
+			var w vec4<u32>
+			if r < BQ && q0 + r < tq {
+				w = q[((q0 + r) * hq + h) * D8 + e % D8]
+			}
+			kv[(e / D8) * LV + e % D8] = w
+		}
+		workgroupBarrier()
+		let mine = sg * 16 >= p && sg * 16 < p + KR
+		var at u32
+		var sel f16
+		if mine {
+			at = sg * 16 - p
+			sel = 1.0
+		}
+{{- range .Ds}}
+		qf{{.}} = qf{{.}} + coopLoad<coopmat<f16, 16, 16, a>>(kv, at * LV + {{.}} * 2, LV, row_major) * sel
+{{- end}}
+		workgroupBarrier()
+	}
 {{- end}}
 	// this invocation's softmax row and half of the block's columns
 	let r = t / 2
@@ -599,15 +632,23 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	}
 	workgroupBarrier()
 	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 16, 16, row_major)
+	// a whole tile straight to o; the last one 16 columns at a time
+	// through ss, for the queries that exist
+	if q0 + BQ <= tq {
 {{- range .Ds}}
-	coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), kv, sg * 16 * LV + {{.}} * 2, LV, row_major)
+		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), o, ((q0 + sg * 16) * hq + h) * DH + {{.}} * 16, hq * DH, row_major)
 {{- end}}
-	workgroupBarrier()
-	for e := t; e < BQ * D8; e += WG {
-		let rr = e / D8
-		if q0 + rr < tq {
-			o[((q0 + rr) * hq + h) * D8 + e % D8] = kv[rr * LV + e % D8]
+	} else {
+{{- range .Ds}}
+		coopStore(of{{.}} * cm, ss, sg * 16 * LS, LS, row_major)
+		workgroupBarrier()
+		for e := t; e < BQ * 16; e += WG {
+			if q0 + e / 16 < tq {
+				o[((q0 + e / 16) * hq + h) * DH + {{.}} * 16 + e % 16] = f16(ss[e / 16 * LS + e % 16])
+			}
 		}
+		workgroupBarrier()
+{{- end}}
 	}
 }
 `
@@ -631,7 +672,7 @@ func (f flash16Config) shared() int {
 		return n + 2*bq*16
 	}
 	if f.Packed {
-		return n + 16*max(bq, 2*f.BK)*(f.DH/8+1)
+		return n + 16*2*f.BK*(f.DH/8+1)
 	}
 	ld := f.DH + 8
 	return n + 2*max(bq, f.BK)*ld + 2*f.BK*ld
@@ -669,13 +710,13 @@ func (f flash16Config) source() (string, error) {
 	case f.Direct:
 		tm = flash16Tmpl
 	case f.Packed:
-		tm, kr = flash16PackedTmpl, max(16*f.NSG, 2*f.BK)
+		tm, kr = flash16PackedTmpl, 2*f.BK
 	}
 	var b strings.Builder
 	err := tm.Execute(&b, struct {
 		flash16Config
 		Ds, Js, Ps []int
-		KR         int
-	}{f, ds, js, ps, kr})
+		KR, QP     int
+	}{f, ds, js, ps, kr, (16*f.NSG + kr - 1) / kr})
 	return b.String(), err
 }
