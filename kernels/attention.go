@@ -160,15 +160,15 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 
 // decodeTuning is the split-key kernels' configuration. Sub = 1 selects
 // decodesg.kc for f32 where the device allows it (for 16-bit caches it
-// is the only choice): KL invocations per key, NS
-// subgroups per workgroup. Otherwise decode4.kc: invocations per
-// workgroup (WG, 128 or 256), invocations per key in the score pass (LN:
+// is the only choice): KL invocations per key, NS subgroups per
+// workgroup, U steps of keys per batch (0: 1). Otherwise decode4.kc:
+// invocations per workgroup (WG, 128 or 256), invocations per key in the score pass (LN:
 // 1, 2 or 4), value rows per online-softmax step (VB). Both: keys per
 // workgroup (Span, a power of two, at least one step or round; 0: chosen
 // so that about Groups workgroups run).
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
-	Sub, KL, NS              int
+	Sub, KL, NS, U           int
 }
 
 // defaultDecode is the configuration the split-key kernels run unless a
@@ -358,9 +358,11 @@ func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map
 		t.Groups = defaultDecode.Groups
 	}
 	h16 := map[DType]string{F32: "0", F16: "1", BF16: "2"}[d]
-	span := t.span(t.NS*sg/kl, tq, s, kvHeads)
+	u := max(t.U, 1)
+	span := t.span(t.NS*sg/kl*u, tq, s, kvHeads)
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4)}
+		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4),
+		"U": strconv.Itoa(u)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -202,7 +202,10 @@ func TestDecodeVariants(t *testing.T) {
 	for _, kl := range []int{4, 8, 16} {
 		for _, ns := range []int{4, 8} {
 			for _, span := range []int{0, 64} {
-				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: span, Groups: 4})
+				// batches of 1 and 3 steps (3: spans end inside a batch)
+				for _, u := range []int{1, 3} {
+					tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: span, Groups: 4, U: u})
+				}
 			}
 		}
 	}
