@@ -321,3 +321,41 @@ func runHalfFlash(t *testing.T, c *kernels.Context, d kernels.DType, tc flashCas
 	}
 	return host(t, o)
 }
+
+// flash16Layouts are the flash16 configurations the device tests and the
+// benchmark sweep run: subgroups, keys per block, layout.
+var flash16Layouts = []struct {
+	NSG, BK int
+	Layout  string
+}{{4, 16, "staged"}, {4, 32, "packed"}, {8, 16, "packed"}, {4, 16, "packed"}, {2, 32, "packed"}, {2, 16, "packed"},
+	{4, 32, "staged"}, {4, 32, "direct"}}
+
+// TestFlash16Layouts: every flash16 configuration of the sweep through
+// CausalAttention against float64, on a device that runs flash16 (f16
+// cooperative matrices, subgroups of 32: the H200); elsewhere the
+// interpreter's TestFlash16 covers the kernels. Sizes cross the query
+// tiles (a last tile partly past tq) and the key blocks, prefill and a
+// continued sequence.
+func TestFlash16Layouts(t *testing.T) {
+	c := open(t, "vulkan")
+	rng := newRand(t)
+	for _, f := range flash16Layouts {
+		c.SetFlash16(f.NSG, f.BK, f.Layout)
+		if !kernels.Flash16Fits(c, 128) {
+			c.SetFlash16(0, 0, "")
+			t.Skipf("flash16 %+v does not run on this device (no f16 cooperative matrices or subgroups of 32, or too little shared memory)", f)
+		}
+		for _, tc := range []flashCase{{100, 130, 32, 8, 128}, {300, 300, 4, 1, 128}, {9, 9, 2, 2, 128}} {
+			qs, ks, vs := flashInputs(rng, tc)
+			for _, xs := range [][]float32{qs, ks, vs} {
+				for i := range xs {
+					xs[i] = round(kernels.F16, xs[i])
+				}
+			}
+			got := runHalfFlash(t, c, kernels.F16, tc, qs, ks, vs, true)
+			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
+			compare(t, fmt.Sprintf("flash16 %+v %+v", f, tc), got, want, halfAttnTol(kernels.F16))
+		}
+	}
+	c.SetFlash16(0, 0, "")
+}

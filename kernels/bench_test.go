@@ -109,37 +109,30 @@ func BenchmarkOps(b *testing.B) {
 		}
 	}
 	bench(fmt.Sprintf("decodeattention16/s%d", s), 2*s*hkv*dh*2, func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
-	// decode4.kc's configurations, to choose the default: invocations per
-	// workgroup and per key, value rows per step, workgroups in the grid
+	// the split-key kernels' configurations, to choose the default
 	if !*sweep {
 		return
 	}
-	dflt := kernels.DefaultDecode
-	for _, wg := range []int{128, 256} {
-		for _, ln := range []int{1, 2, 4} {
-			for _, groups := range []int{512, 1024, 2048} {
-				tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: 8, Groups: groups}
-				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
-			}
-		}
+	// decode4.kc: the default's neighbours
+	for _, tn := range []kernels.DecodeTuning{{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 2, VB: 8, Groups: 1024}} {
+		decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
 	}
-	for _, vb := range []int{8, 16} {
-		for _, ln := range []int{2, 4} {
-			tn := dflt
-			tn.Sub, tn.VB, tn.LN = 0, vb, ln
-			decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
-		}
-	}
-	for _, kl := range []int{4, 8, 16} {
+	// decodesg.kc over f32 and f16 caches: lanes per key, subgroups,
+	// steps per batch, then the workgroups in the grid
+	tns := []kernels.DecodeTuning{}
+	for _, kl := range []int{4, 8} {
 		for _, ns := range []int{4, 8} {
-			for _, groups := range []int{512, 1024, 2048} {
-				tn := kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Groups: groups}
-				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
-				c.SetDecodeTuning(tn)
-				bench(fmt.Sprintf("decodeattention16/s%d/sg-kl%d-ns%d-groups%d", s, tn.KL, tn.NS, tn.Groups), 2*s*hkv*dh*2,
-					func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
+			for _, u := range []int{1, 2, 4} {
+				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, U: u, Groups: 1024})
 			}
 		}
+	}
+	tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: 8, NS: 8, U: 2, Groups: 512}, kernels.DecodeTuning{Sub: 1, KL: 8, NS: 8, U: 2, Groups: 2048})
+	for _, tn := range tns {
+		decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+		c.SetDecodeTuning(tn)
+		bench(fmt.Sprintf("decodeattention16/s%d/sg-kl%d-ns%d-u%d-groups%d", s, tn.KL, tn.NS, tn.U, tn.Groups), 2*s*hkv*dh*2,
+			func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 	}
 	c.SetDecodeTuning(kernels.DecodeTuning{})
 }
@@ -178,7 +171,7 @@ func decodeBench(c *kernels.Context, bench func(string, int, func() (*kernels.Te
 	c.SetDecodeTuning(tn)
 	name := fmt.Sprintf("decodeattention/s%d/wg%d-ln%d-vb%d-groups%d", s, tn.WG, tn.LN, tn.VB, tn.Groups)
 	if tn.Sub != 0 {
-		name = fmt.Sprintf("decodeattention/s%d/sg-kl%d-ns%d-groups%d", s, tn.KL, tn.NS, tn.Groups)
+		name = fmt.Sprintf("decodeattention/s%d/sg-kl%d-ns%d-u%d-groups%d", s, tn.KL, tn.NS, tn.U, tn.Groups)
 	}
 	bench(name, 2*s*hkv*128*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q, k, v, hq, hkv) })
 }
@@ -199,7 +192,8 @@ func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 // size (batch 4 as four CausalAttention calls over their own tensors,
 // sequence 4096, 32 query and 8 key/value heads of 128) in TFLOP/s counted
 // as PyTorch's baseline counts them (4·B·hq·T²·D/2), and checks 48
-// sampled output rows of the first batch against float64 first.
+// sampled output rows of the first batch against float64 first, in each
+// configuration of the sweep (-sweep: flash16Layouts).
 func BenchmarkAttention16(b *testing.B) {
 	setXDG()
 	dev, err := backend.Open(context.Background(), "")
@@ -234,24 +228,15 @@ func BenchmarkAttention16(b *testing.B) {
 			}
 		}
 	}
-	o, err := c.CausalAttention(bs[0].q, bs[0].k, bs[0].v, hq, hkv)
-	if err != nil {
-		b.Fatal(err)
-	}
-	got, err := c.ToHost(context.Background(), o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	o.Release()
-	checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
 	type cfg struct {
 		nsg, bk int
 		layout  string
 	}
 	cfgs := []cfg{{}}
 	if *sweep {
-		cfgs = append(cfgs, cfg{4, 16, "staged"}, cfg{4, 32, "packed"}, cfg{8, 16, "packed"}, cfg{4, 16, "packed"}, cfg{2, 32, "packed"},
-			cfg{2, 16, "packed"}, cfg{4, 32, "staged"}, cfg{4, 32, "direct"})
+		for _, f := range flash16Layouts {
+			cfgs = append(cfgs, cfg{f.NSG, f.BK, f.Layout})
+		}
 	}
 	for _, f := range cfgs {
 		c.SetFlash16(f.nsg, f.bk, f.layout)
@@ -259,10 +244,26 @@ func BenchmarkAttention16(b *testing.B) {
 		if f.nsg != 0 {
 			name = fmt.Sprintf("nsg%d-bk%d-%s", f.nsg, f.bk, f.layout)
 		}
+		checked := false
 		b.Run(name, func(b *testing.B) {
 			// a configuration that does not fit is no result (the default would run)
 			if f.nsg != 0 && !kernels.Flash16Fits(c, D) {
 				b.Skip("does not fit the device")
+			}
+			// each configuration checked at the full size before it is
+			// first timed
+			if !checked {
+				o, err := c.CausalAttention(bs[0].q, bs[0].k, bs[0].v, hq, hkv)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got, err := c.ToHost(context.Background(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o.Release()
+				checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
+				checked = true
 			}
 			timeAttention(b, c, dev, bs, B, T, hq, hkv, D)
 		})
