@@ -201,11 +201,10 @@ func TestDecodeVariants(t *testing.T) {
 	// decodesg.kc (lavapipe's subgroups are 8 lanes: KL 16 becomes 8)
 	for _, kl := range []int{4, 8, 16} {
 		for _, ns := range []int{4, 8} {
-			for _, span := range []int{0, 64} {
-				// batches of 1 and 3 steps (3: spans end inside a batch)
-				for _, u := range []int{1, 3} {
-					tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: span, Groups: 4, U: u})
-				}
+			tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: 64, Groups: 4})
+			// batches of 1 to 4 steps (3: spans end inside a batch)
+			for u := 1; u <= 4; u++ {
+				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Groups: 4, U: u})
 			}
 		}
 	}
@@ -339,12 +338,15 @@ var flash16Layouts = []struct {
 func TestFlash16Layouts(t *testing.T) {
 	c := open(t, "vulkan")
 	rng := newRand(t)
+	defer c.SetFlash16(0, 0, "")
+	ran := 0
 	for _, f := range flash16Layouts {
 		c.SetFlash16(f.NSG, f.BK, f.Layout)
 		if !kernels.Flash16Fits(c, 128) {
-			c.SetFlash16(0, 0, "")
-			t.Skipf("flash16 %+v does not run on this device (no f16 cooperative matrices or subgroups of 32, or too little shared memory)", f)
+			t.Logf("flash16 %+v does not run on this device", f)
+			continue
 		}
+		ran++
 		for _, tc := range []flashCase{{100, 130, 32, 8, 128}, {300, 300, 4, 1, 128}, {9, 9, 2, 2, 128}} {
 			qs, ks, vs := flashInputs(rng, tc)
 			for _, xs := range [][]float32{qs, ks, vs} {
@@ -357,5 +359,7 @@ func TestFlash16Layouts(t *testing.T) {
 			compare(t, fmt.Sprintf("flash16 %+v %+v", f, tc), got, want, halfAttnTol(kernels.F16))
 		}
 	}
-	c.SetFlash16(0, 0, "")
+	if ran == 0 {
+		t.Skip("flash16 does not run on this device (no f16 cooperative matrices or subgroups of 32, or too little shared memory)")
+	}
 }

@@ -549,6 +549,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		kr{{.}} = k[(((BK + ({{.}} * WG + t) / D8)) * hkv + kh) * D8 + ({{.}} * WG + t) % D8]
 	}
 {{- end}}
+	let sl2 = scale * 1.4426950408889634
 	var m f32 = LOW
 	var l f32
 	for j0 := u32(0); j0 < kend; j0 += BK {
@@ -583,22 +584,27 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 			}
 		}
 {{- end}}
+		// scores in log2 units (m too), the row's half read once into
+		// registers
+		var sv [HB]f32
 		var mx f32 = LOW
-		for c := half * HB; c < half * HB + HB; c++ {
-			if j0 + c < last {
-				mx = max(mx, ss[r * LS + c] * scale)
+		for c := u32(0); c < HB; c++ {
+			sv[c] = LOW
+			if j0 + half * HB + c < last {
+				sv[c] = ss[r * LS + half * HB + c] * sl2
 			}
+			mx = max(mx, sv[c])
 		}
 		mx = max(mx, subgroupShuffleXor(mx, 1))
 		let mn = max(m, mx)
-		let corr = exp(m - mn)
+		let corr = exp2(m - mn)
 		var sum f32
-		for c := half * HB; c < half * HB + HB; c++ {
+		for c := u32(0); c < HB; c++ {
 			var p f32
-			if j0 + c < last {
-				p = exp(ss[r * LS + c] * scale - mn)
+			if j0 + half * HB + c < last {
+				p = exp2(sv[c] - mn)
 			}
-			ps[r * LP + c] = f16(p)
+			ps[r * LP + half * HB + c] = f16(p)
 			sum += p
 		}
 		sum += subgroupShuffleXor(sum, 1)
