@@ -1,0 +1,113 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// TestDecodeSG32 runs decodesg.kc and decode4_merge on the interpreter
+// with subgroups of 32 (NVIDIA's; lavapipe, where the package's other
+// tests run it, has 8) against float64: f32 and f16 caches, the lanes per
+// key, subgroups and batch steps of the H200 sweep, spans that end inside
+// a batch and a last span cut short.
+func TestDecodeSG32(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	const tq, s, hq, hkv, dh, span = 1, 300, 8, 2, 128, 128
+	cfgs := [][3]int{{4, 4, 2}, {8, 8, 1}, {4, 8, 3}, {8, 4, 4}}
+	if testing.Short() {
+		cfgs = cfgs[:1]
+	}
+	for _, h16 := range []bool{false, true} {
+		for _, cf := range cfgs {
+			kl, ns, u := cf[0], cf[1], cf[2]
+			e := 4
+			if h16 {
+				e = 8
+			}
+			dv := dh / e
+			defs := map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(hq / hkv), "SG": "32", "KL": strconv.Itoa(min(kl, min(32, dv))),
+				"VL": strconv.Itoa(min(32, dv)), "NS": strconv.Itoa(ns), "H16": "0", "VE": strconv.Itoa(e / 4), "U": strconv.Itoa(u)}
+			var q, k, v []float64
+			var qb, kb, vb []byte
+			if h16 {
+				defs["H16"] = "1"
+				qb, q = f16Rand(rng, tq*hq*dh, -1, 1)
+				kb, k = f16Rand(rng, s*hkv*dh, -1, 1)
+				vb, v = f16Rand(rng, s*hkv*dh, -1, 1)
+			} else {
+				qb, q = f32Rand(rng, tq*hq*dh)
+				kb, k = f32Rand(rng, s*hkv*dh)
+				vb, v = f32Rand(rng, s*hkv*dh)
+			}
+			got := runDecodeSG(t, defs, tq, s, hq, hkv, dh, span, qb, kb, vb)
+			want := flash16Ref(q, k, v, tq, s, hq, hkv, dh, false)
+			name := fmt.Sprintf("decodesg f16 %v KL %d NS %d U %d", h16, kl, ns, u)
+			for i := range want {
+				if d, tl := math.Abs(got[i]-want[i]), 2e-5*(math.Abs(want[i])+1); !(d <= tl) {
+					t.Fatalf("%s: o[%d] = %g, want %g (|error| %.3g > %.3g)", name, i, got[i], want[i], d, tl)
+				}
+			}
+		}
+	}
+}
+
+// f32Rand returns n random f32 values in [-1, 1) as bytes and as float64.
+func f32Rand(rng *rand.Rand, n int) ([]byte, []float64) {
+	b, x := make([]byte, 4*n), make([]float64, n)
+	for i := range x {
+		f := float32(rng.Float64()*2 - 1)
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+		x[i] = float64(f)
+	}
+	return b, x
+}
+
+// runDecodeSG runs decodesg_partial and decode4_merge on the interpreter
+// as splitKeys records them and returns o.
+func runDecodeSG(t *testing.T, defs map[string]string, tq, s, hq, hkv, dh, span int, qb, kb, vb []byte) []float64 {
+	t.Helper()
+	load := func(file string, defs map[string]string) *ir.Module {
+		src, err := sources.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := parse.Load(file, src, defs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	nch := (s + span - 1) / span
+	part := interp.Poison(4 * tq * hq * nch * (dh + 2))
+	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
+	params := map[string]ir.Value{"tq": iv(tq), "s": iv(s), "hq": iv(hq), "hkv": iv(hkv), "causal": iv(0),
+		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(dh))))), "span": iv(span)}
+	err := interp.Run(load("decodesg.kc", defs), "decodesg_partial", [3]int{hkv, nch, tq},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32})
+	if err != nil {
+		t.Fatalf("%v: %v", defs, err)
+	}
+	md := map[string]string{"DH": defs["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+	ob := interp.Poison(4 * tq * hq * dh)
+	err = interp.Run(load("decode4.kc", md), "decode4_merge", [3]int{hq, tq, dh / 32},
+		&interp.Args{Params: map[string]ir.Value{"hq": iv(hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, tq*hq*dh)
+	for i := range out {
+		out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(ob[4*i:])))
+	}
+	return out
+}
