@@ -172,10 +172,11 @@ type decodeTuning struct {
 }
 
 // defaultDecode is the configuration the split-key kernels run unless a
-// test or benchmark sets another: decode4.kc with 4 invocations per key,
-// the fastest of the first H200 sweep (docs/PERF.md); decodesg.kc's KL and
-// NS for 16-bit caches.
-var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 4, Groups: 1024, KL: 8, NS: 8}
+// test or benchmark sets another, the fastest of the H200 sweeps
+// (docs/PERF.md): decode4.kc with 4 invocations per key and 8 value rows a
+// step for f32 caches; for 16-bit caches decodesg.kc with 4 lanes per key,
+// 4 subgroups and batches of 2 steps.
+var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
 // decode4Defs returns decode4.kc's span and specialisation for these
 // shapes, or nil where it does not apply: head dimensions that are not a
@@ -277,10 +278,11 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 }
 
 // flash16Config returns flash16's configuration for these shapes on this
-// device, or false where it does not apply (see flashHalf): the staged
-// layout with the first of 4 subgroups and blocks of 16 keys (the fastest
-// measured on the H200), 4 and 32, 2 and 32, 2 and 16 that fits the
-// device's shared memory and workgroup size.
+// device, or false where it does not apply (see flashHalf): the first
+// that fits the device's shared memory and workgroup size of the packed
+// layout with 4 subgroups and blocks of 32 keys (the fastest measured on
+// the H200, docs/PERF.md), then the staged layout with 4 and 32, 4 and 16,
+// 2 and 32, 2 and 16.
 func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	info := c.dev.Info()
 	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
@@ -294,8 +296,8 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if !has {
 		return flash16Config{}, false
 	}
-	cands := []flash16Config{{DH: dh, NSG: 4, SUB: 32, BK: 16}, {DH: dh, NSG: 4, SUB: 32, BK: 32},
-		{DH: dh, NSG: 2, SUB: 32, BK: 32}, {DH: dh, NSG: 2, SUB: 32, BK: 16}}
+	cands := []flash16Config{{DH: dh, NSG: 4, SUB: 32, BK: 32, Packed: true}, {DH: dh, NSG: 4, SUB: 32, BK: 32},
+		{DH: dh, NSG: 4, SUB: 32, BK: 16}, {DH: dh, NSG: 2, SUB: 32, BK: 32}, {DH: dh, NSG: 2, SUB: 32, BK: 16}}
 	if c.flash16.NSG != 0 {
 		f := c.flash16
 		f.DH, f.SUB = dh, 32
