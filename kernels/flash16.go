@@ -41,9 +41,14 @@ import (
 // device's subgroup size; 2·16 = 32 rows of softmax per subgroup needs SUB
 // = 32) and BK (a multiple of 16).
 //
+// That is the direct layout (flash16Text); two others stage the tiles in
+// shared memory: as f16 elements (flash16StagedText) and as packed
+// 16-byte words with loads a block ahead (flash16PackedText, the default:
+// see flash16Config and Context.flash16Config).
+//
 // Cooperative matrices cannot be array elements, so the DH/16 query and
 // output matrices are separately named locals: the kernel's text is
-// generated per head dimension from flash16Text.
+// generated per head dimension from the layout's template.
 var (
 	flash16Tmpl       = template.Must(template.New("flash16").Parse(flash16Text))
 	flash16StagedTmpl = template.Must(template.New("flash16staged").Parse(flash16StagedText))
