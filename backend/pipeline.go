@@ -107,6 +107,11 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 			return &ir.UnsupportedError{Target: target + " on " + d.info.Name, Feature: h.f.Name()}
 		}
 	}
+	if feats&ir.FeatureCoopMat != 0 {
+		if err := d.coopFlavorFits(a, e); err != nil {
+			return err
+		}
+	}
 	if err := d.coopElems(target+" on "+d.info.Name, e); err != nil {
 		return err
 	}
