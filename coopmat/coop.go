@@ -78,6 +78,7 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
+		p.fitSplits(info)
 		s, err := p.coopShape()
 		if err != nil {
 			continue
