@@ -17,8 +17,9 @@ import (
 // the input buffers and from shared arrays (random offsets, strides and
 // layouts, within bounds), multiply-adds (some accumulated in a `var` over
 // a counted loop), element-wise + - *, negation, scaling by a constant or
-// by the parameter pf, conversions between f16, f32 and bf16, and stores
-// to the output buffers and shared arrays. Its signature is
+// by the parameter pf, conversions between f16, f32 and bf16, a matrix
+// chosen or multiply-added under a uniform condition (on pf: values merged
+// from two branches), and stores to the output buffers and shared arrays. Its signature is
 //
 //	kernel coopgen(pf f32, in_f read []f32, in_h read []f16, [in_b read []bf16,]
 //		[in_i8 read []i8, in_u8 read []u8,] out_f read_write []f32,
@@ -101,6 +102,9 @@ const (
 	copNeg
 	copConv
 	copStore
+	// copIf: dst = X, then, when pf < s (uniform: a parameter), dst = Y,
+	// or dst = A·B + dst with A and B in y and z (loop 1)
+	copIf
 )
 
 // cop is one operation. Matrices are numbered in order of definition
@@ -167,6 +171,11 @@ func GenerateCoop(seed uint64, cfg CoopConfig) (*CoopKernel, error) {
 			used[o.x], used[o.y] = true, true
 		case copScale, copNeg, copConv, copStore:
 			used[o.x] = true
+		case copIf:
+			used[o.x], used[o.y] = true, true
+			if o.loop > 0 {
+				used[o.z] = true
+			}
 		}
 	}
 	for v := range g.vars {
@@ -255,7 +264,7 @@ func (g *coopGen) pick(ok func(mtype) bool) int {
 
 // step adds one operation.
 func (g *coopGen) step() {
-	switch n := g.r.IntN(16); {
+	switch n := g.r.IntN(17); {
 	case n < 3:
 		g.load(g.randomType())
 	case n < 4:
@@ -270,6 +279,8 @@ func (g *coopGen) step() {
 		g.neg()
 	case n < 14:
 		g.conv()
+	case n < 15:
+		g.cond()
 	default:
 		if v := g.pick(func(mtype) bool { return true }); v >= 0 {
 			g.store(v, true)
@@ -505,6 +516,35 @@ func (g *coopGen) conv() {
 	g.emit(o)
 }
 
+// cond adds a matrix chosen, or multiply-added, under a uniform condition
+// (on pf): cooperative values merged from two branches, and a cooperative
+// operation inside one.
+func (g *coopGen) cond() {
+	x := g.pick(func(mtype) bool { return true })
+	if x < 0 {
+		return
+	}
+	t := g.vars[x]
+	o := cop{kind: copIf, t: t, x: x, s: []float64{-1, 0, 0.5, 1}[g.r.IntN(4)]}
+	b := g.bound[x]
+	if t.use == "acc" && (t.elem == "f32" || t.elem == "i32" || t.elem == "u32") && g.r.IntN(2) == 0 {
+		in, k := "f16", g.k.K
+		if t.elem != "f32" {
+			in, k = "i8", 2*g.k.K
+		}
+		o.y, o.z, o.loop = g.operand(mtype{in, g.k.M, k, "a"}), g.operand(mtype{in, k, g.k.N, "b"}), 1
+		b += float64(k) * g.bound[o.y] * g.bound[o.z]
+		if b > maxBound(t.elem) {
+			return
+		}
+	} else {
+		o.y = g.operand(t)
+		b = max(b, g.bound[o.y])
+	}
+	o.dst = g.def(t, b)
+	g.emit(o)
+}
+
 // store adds a store of matrix v to an output buffer or, with shared, sometimes a
 // shared array.
 func (g *coopGen) store(v int, shared bool) {
@@ -642,6 +682,15 @@ func (k *CoopKernel) renderOp(p func(string, ...any), o cop) {
 		p("\tlet %s = -%s", v(o.dst), v(o.x))
 	case copConv:
 		p("\tlet %s = %s(%s)", v(o.dst), o.t, v(o.x))
+	case copIf:
+		p("\tvar %s = %s", v(o.dst), v(o.x))
+		p("\tif pf < %s {", lit(o.s, "f32"))
+		if o.loop > 0 {
+			p("\t\t%s = coopMulAdd(%s, %s, %s)", v(o.dst), v(o.y), v(o.z), v(o.dst))
+		} else {
+			p("\t\t%s = %s", v(o.dst), v(o.y))
+		}
+		p("\t}")
 	case copStore:
 		p("\tcoopStore(%s, %s, %s, %d, %s)", v(o.x), o.mem, k.where(o), o.stride, layout(o.colMaj))
 		if o.shared() {

@@ -155,6 +155,15 @@ func (k *CoopKernel) refSubgroup(mem map[string]*refMem, pf float64, sg, lsg int
 				v[i] = roundElem(x.v[i], o.t.elem)
 			}
 			mats[o.dst] = rounded(refMat{v: v}, x.err, o.t.elem)
+		case copIf:
+			mats[o.dst] = mats[o.x]
+			switch {
+			case pf >= o.s:
+			case o.loop > 0:
+				mats[o.dst] = refMulAdd(mats[o.y], mats[o.z], mats[o.x], o)
+			default:
+				mats[o.dst] = mats[o.y]
+			}
 		case copStore:
 			refStore(mem[o.mem], k.base(o, sg, lsg), o, mats[o.x])
 		}
