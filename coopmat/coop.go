@@ -90,6 +90,7 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
+		p.fitSplits(info)
 		for _, packed := range []bool{true, false} {
 			if (packed && !pack) || (!packed && pack && !l.Elements) {
 				continue

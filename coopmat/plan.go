@@ -192,6 +192,9 @@ func (p Plan) check(info backend.AdapterInfo) error {
 			return err
 		}
 	}
+	if err := p.checkSplits(info); err != nil {
+		return err
+	}
 	g := p.Groups()
 	for _, n := range g {
 		if l.MaxWorkgroupsPerDimension > 0 && n > l.MaxWorkgroupsPerDimension {
