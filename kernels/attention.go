@@ -186,9 +186,9 @@ const llvmpipeLoops = 65535
 
 // loopBudget is how many loop iterations (counted as flashLoops counts
 // them) one invocation may run on this device: three quarters of
-// llvmpipe's budget there, since its compiler adds loops of its own
-// (measured: 70 to 180 iterations more than flashLoops for attention.kc
-// at head dimensions 64 to 128), and no limit elsewhere.
+// llvmpipe's budget there, since its count runs a little above
+// flashLoops (measured: by 70 to 180 iterations for attention.kc at head
+// dimensions 64 to 128), and no limit elsewhere.
 func (c *Context) loopBudget() int {
 	if strings.HasPrefix(c.dev.Info().Name, "llvmpipe") {
 		return llvmpipeLoops / 4 * 3
