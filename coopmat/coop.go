@@ -58,6 +58,8 @@ var coopLayouts = []struct {
 	{4, 2, 2, 4, 1, 2, false, false, false, 0}, // 8 subgroups, 128x128, the other way round
 	{2, 2, 2, 4, 2, 2, false, false, false, 0}, // 4 subgroups, 64x128, two k-steps
 	{2, 2, 2, 2, 2, 2, false, false, false, 0}, // 4 subgroups, 64x64
+	{2, 1, 4, 4, 2, 1, false, true, true, 0},   // 2 subgroups of 64x64, 128x64, direct, one stage of 32: small workgroups, more of them a multiprocessor
+	{2, 1, 4, 4, 2, 2, false, true, true, 0},   // the same, two stages of 32
 	{1, 1, 2, 2, 2, 2, false, false, false, 0}, // one subgroup: small and skinny products
 }
 
