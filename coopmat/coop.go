@@ -26,9 +26,14 @@ const coopSkew = 8
 //
 // On the H200 (2026-12-01, docs/PERF.md, f16 at 8192³): packed staging
 // took the one-stage 128x128x32 tile from 178 to 271 TFLOP/s, interior
-// fetches to about 305; 128x256x32 packed matched 271 (interior: no
-// gain), 256x128x32 packed 262; two stages stayed slower than one
+// fetches to about 302-307, swizzling in bands of 8 tile rows to 305-307
+// (about 1% over the unswizzled tile in the same call; bands of 16:
+// 303); 128x256x32 packed matched 271 (interior: no gain), 256x128x32
+// packed 262 (interior: 248); two stages stayed slower than one
 // (189-202), and the element-staged plans are listed for comparison.
+// Direct staging: one stage of 64 about as fast as the best (298-304),
+// one stage of 32 218, two stages of 32 196-199, 128x64 tiles of two
+// subgroups 176-215 (those three are not listed).
 var coopLayouts = []struct {
 	SM, SN, TM, TN, KSteps, Stages int
 	Elements                       bool
@@ -38,15 +43,10 @@ var coopLayouts = []struct {
 	Direct  bool
 	Swizzle int
 }{
-	{2, 2, 4, 4, 2, 1, true, true, false, 0},   // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
-	{2, 2, 4, 4, 2, 1, false, true, false, 8},  // the same, swizzled in bands of 8 tile rows
-	{2, 2, 4, 4, 2, 1, false, true, false, 16}, // in bands of 16
-	{2, 2, 4, 4, 2, 1, false, true, true, 0},   // direct staging, one stage of 32 (two barriers a slice)
-	{2, 2, 4, 4, 4, 1, false, true, true, 0},   // direct staging, one stage of 64: half the barriers (39 KiB)
-	{2, 2, 4, 4, 4, 1, false, true, true, 8},   // the same, swizzled
-	{2, 2, 4, 4, 2, 2, false, true, true, 0},   // direct staging, two stages of 32, one barrier a slice (41 KiB)
-	{2, 2, 4, 4, 2, 2, false, true, true, 8},   // the same, swizzled
-	{4, 2, 4, 4, 2, 1, true, true, false, 0},   // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
+	{2, 2, 4, 4, 2, 1, false, true, false, 8},  // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32, swizzled in bands of 8 tile rows
+	{2, 2, 4, 4, 2, 1, true, true, false, 0},   // the same, unswizzled
+	{2, 2, 4, 4, 4, 1, false, true, true, 8},   // direct staging, one stage of 64 (half the barriers; 39 KiB), swizzled
+	{4, 2, 4, 4, 2, 1, true, false, false, 0},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
 	{2, 4, 4, 4, 2, 1, false, true, false, 0},  // 8 subgroups of 64x64, 128x256, one stage of 32
 	{4, 2, 4, 4, 1, 2, false, false, false, 0}, // 256x128, two stages of 16
 	{2, 4, 4, 4, 1, 2, false, false, false, 0}, // 128x256, two stages of 16
@@ -58,8 +58,6 @@ var coopLayouts = []struct {
 	{4, 2, 2, 4, 1, 2, false, false, false, 0}, // 8 subgroups, 128x128, the other way round
 	{2, 2, 2, 4, 2, 2, false, false, false, 0}, // 4 subgroups, 64x128, two k-steps
 	{2, 2, 2, 2, 2, 2, false, false, false, 0}, // 4 subgroups, 64x64
-	{2, 1, 4, 4, 2, 1, false, true, true, 0},   // 2 subgroups of 64x64, 128x64, direct, one stage of 32: small workgroups, more of them a multiprocessor
-	{2, 1, 4, 4, 2, 2, false, true, true, 0},   // the same, two stages of 32
 	{1, 1, 2, 2, 2, 2, false, false, false, 0}, // one subgroup: small and skinny products
 }
 
