@@ -56,9 +56,18 @@ func (f *fn) ex(x ir.Expr) hx {
 		return f.ident(x)
 	case *ir.BuiltinValue:
 		return f.builtinValue(x)
+	case *ir.CoopMake, *ir.CoopLoad, *ir.CoopMulAdd, *ir.CoopLength:
+		h, _ := f.coopExpr(x)
+		return h
 	case *ir.Unary:
+		if h, ok := f.coopExpr(x); ok {
+			return h
+		}
 		return f.unary(x)
 	case *ir.Binary:
+		if h, ok := f.coopExpr(x); ok {
+			return h
+		}
 		if x.Op.IsLogical() {
 			return f.logical(x)
 		}
