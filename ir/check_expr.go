@@ -315,6 +315,10 @@ func (c *checker) indexBase(x Expr) (Type, int) {
 		return bt.Elem, bt.Len
 	case Vector:
 		return bt.Elem, bt.N
+	case CoopMat:
+		// this invocation's elements: coopLength(m) of them, a number
+		// only the target knows (coopmat.go)
+		return bt.Elem, 0
 	}
 	if t == noValue || isUntyped(t) {
 		c.asValue(x, t)

@@ -35,6 +35,9 @@ import (
 //     OpMatrixTimesScalar for floats (s * m is written m * s: IEEE
 //     multiplication commutes); integer scaling and m / s multiply or
 //     divide by M::Splat(s), as the SPIR-V emitter does; -m is m.negate().
+//   - Element access: m[i] is m.Get(i), m[i] = x is m.Set(x, i) (an
+//     OpAccessChain into the matrix variable, as the header implements
+//     them); m[i] op= x is m.Set(m.Get(i) op x, i).
 
 // coopUse names the template alias of each use.
 var coopUse = [...]string{ir.UseA: "CooperativeMatrixA", ir.UseB: "CooperativeMatrixB", ir.UseAccumulator: "CooperativeMatrixAccumulator"}
@@ -158,4 +161,24 @@ func opPrec(op ir.BinaryOp) int {
 		return precAdd
 	}
 	return precMul
+}
+
+// coopSet returns the text of m[i] = x (or m[i] op= x) as m.Set(x, i), m
+// a matrix variable (the checker allows no other).
+func (f *fn) coopSet(a *ir.Assign, x *ir.Index) string {
+	hs := f.seq([]ir.Expr{x.X, x.Index, a.RHS}, false)
+	m, i, v := hs[0], hs[1], hs[2]
+	if a.Op != ir.OpNone && !isName(i.s) {
+		// i is read twice (Get and Set): evaluate it once
+		t := f.local.Fresh(fmt.Sprintf("kc_t%d", f.tmp))
+		f.tmp++
+		f.pre = append(f.pre, decl(x.Index.Type(), t)+" = "+i.s+";")
+		i = primary(t)
+	}
+	if a.Op != ir.OpNone {
+		elem := x.Ty
+		get := primary(m.s + ".Get(" + i.s + ")")
+		v = f.binop(a.Op, get, elem, v, a.RHS, elem)
+	}
+	return m.s + ".Set(" + v.s + ", " + i.s + ")"
 }

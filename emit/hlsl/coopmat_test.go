@@ -121,3 +121,29 @@ func TestCoopMatGlslangRefused(t *testing.T) {
 		t.Errorf("dxil: got %v, want an *ir.UnsupportedError for target dxil", err)
 	}
 }
+
+// TestCoopMatElements: m[i] is m.Get(i), m[i] = x is m.Set(x, i), and a
+// compound assignment reads the element once through an index evaluated
+// once.
+func TestCoopMatElements(t *testing.T) {
+	src := "enable cooperative_matrix\nkernel k(c read_write []f32, u read_write []atomic<u32>) workgroup(32) {\n" +
+		"\tvar m = coopLoad<coopmat<f32, 16, 16, acc>>(c, 0, 16, row_major)\n" +
+		"\tc[0] = m[1] + m[coopLength(m) - 1]\n" +
+		"\tm[2] = 3.0\n" +
+		"\tm[atomicAdd(u[0], 1) % 8] *= 2.0\n" +
+		"\tcoopStore(m, c, 0, 16, row_major)\n}\n"
+	a, err := hlsl.Emit(checked(t, src), hlsl.Options{NoLineDirectives: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mat = "vk::khr::CooperativeMatrixAccumulator<float, vk::ScopeSubgroup, 16, 16>"
+	for _, w := range []string{
+		"c[0] = m.Get(1) + m.Get(" + mat + "::GetLength() - 1u);",
+		"m.Set(3.0f, 2);",
+		"m.Set(m.Get(kc_t1) * 2.0f, kc_t1);",
+	} {
+		if !strings.Contains(string(a.Code), w) {
+			t.Errorf("no %q in\n%s", w, a.Code)
+		}
+	}
+}

@@ -82,6 +82,10 @@ func (f *fn) ex(x ir.Expr) hx {
 	case *ir.Bitcast:
 		return f.bitcast(f.ex(x.X), x.X.Type(), x.To)
 	case *ir.Index:
+		if ir.IsCoopMat(x.X.Type()) {
+			hs := f.seq([]ir.Expr{x.X, x.Index}, false)
+			return primary(hs[0].at(precPrimary) + ".Get(" + hs[1].s + ")")
+		}
 		return f.index(x)
 	case *ir.Swizzle:
 		// precise does not reach through a swizzle of a computed

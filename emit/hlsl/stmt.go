@@ -129,6 +129,9 @@ func (f *fn) declStmt(d *ir.Decl) {
 
 // assign returns the text of an assignment (without the semicolon).
 func (f *fn) assign(a *ir.Assign) string {
+	if x, ok := a.LHS.(*ir.Index); ok && ir.IsCoopMat(x.X.Type()) {
+		return f.coopSet(a, x)
+	}
 	var lhs hx
 	if f.hasEffects(a.RHS) {
 		// kc finds the target before evaluating the value (func.go).

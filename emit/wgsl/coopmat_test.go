@@ -60,6 +60,10 @@ func TestCoopMatRefused(t *testing.T) {
 			"k.kc:5:12: cooperative-matrix element-type conversion is not supported by target " + chromium},
 		{wgsl.CoopMatChromium, load + "\tu[0] = coopLength(m)\n",
 			"k.kc:5:9: coopLength (the extension does not expose the elements an invocation holds) is not supported by target " + chromium},
+		{wgsl.CoopMatWGPU, "\tvar m = coopLoad<coopmat<f32, 16, 16, acc>>(c, 0, 16, row_major)\n\tc[0] = m[0]\n",
+			"k.kc:5:10: cooperative-matrix element access (the extension has none) is not supported by target " + wgpu},
+		{wgsl.CoopMatChromium, "\tvar m = coopLoad<coopmat<f32, 16, 16, acc>>(c, 0, 16, row_major)\n\tm[1] = 2.0\n\tcoopStore(m, c, 0, 16, row_major)\n",
+			"k.kc:5:3: cooperative-matrix element access (the extension has none) is not supported by target " + chromium},
 	} {
 		m := parseSrc(t, "k.kc", coopKernel(tc.body))
 		a, err := wgsl.Emit(m, wgsl.Options{CoopMat: tc.dialect})

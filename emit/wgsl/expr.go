@@ -134,6 +134,10 @@ func (f *fn) expr(x ir.Expr) wx {
 	case *ir.Bitcast:
 		return f.bitcast(x)
 	case *ir.Index:
+		if ir.IsCoopMat(x.X.Type()) {
+			f.e.coopRefuse(x.Pos, "cooperative-matrix element access (the extension has none)")
+			return prim("0")
+		}
 		if f.valueIndex(x) {
 			return f.indexHelper(x)
 		}
