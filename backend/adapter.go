@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -69,8 +70,62 @@ type CoopMatShape struct {
 	A, B, C    string
 	Result     string
 	Saturating bool   `json:",omitempty"`
-	Scope      string // "subgroup" (the only scope kc uses), "workgroup", ...
-	Flavor     string // "khr" or "nv"
+	Scope      string // "subgroup" or "workgroup" (NV cooperative_matrix2), ...
+	Flavor     string // "khr", "nv", or "flex" (CoopMat2.Flexible)
+	// Invocations is the workgroup size a workgroup-scope flexible shape
+	// requires (VkCooperativeMatrixFlexibleDimensionsPropertiesNV's
+	// workgroupInvocations); 0 otherwise.
+	Invocations int `json:",omitempty"`
+}
+
+// CoopMat2 is what a device offers of VK_NV_cooperative_matrix2: its
+// features (as enabled on the device kc creates), limits and flexible
+// dimensions. kc's workgroup-scope matrices (`enable cooperative_matrix2`)
+// need WorkgroupScope, and shapes other than CoopMat's fixed ones need
+// FlexibleDimensions.
+type CoopMat2 struct {
+	WorkgroupScope     bool // cooperativeMatrixWorkgroupScope
+	FlexibleDimensions bool // cooperativeMatrixFlexibleDimensions
+	Reductions         bool // cooperativeMatrixReductions
+	Conversions        bool // cooperativeMatrixConversions
+	PerElementOps      bool // cooperativeMatrixPerElementOperations
+	TensorAddressing   bool // cooperativeMatrixTensorAddressing
+	BlockLoads         bool // cooperativeMatrixBlockLoads
+	// MaxWorkgroupSize bounds the invocations of a workgroup that uses a
+	// workgroup-scope matrix (cooperativeMatrixWorkgroupScopeMaxWorkgroupSize).
+	MaxWorkgroupSize int
+	// MaxDimension bounds the rows and columns of a flexible-dimension
+	// matrix (cooperativeMatrixFlexibleDimensionsMaxDimension).
+	MaxDimension int
+	// ReservedShared is the shared memory, in bytes, the driver keeps for
+	// itself in a workgroup that uses a workgroup-scope matrix
+	// (cooperativeMatrixWorkgroupScopeReservedSharedMemory): such a kernel
+	// may declare Limits.MaxSharedMemory minus this.
+	ReservedShared int
+	// Flexible lists the flexible-dimension shapes: M, N and K are
+	// granularities (a matrix's rows and columns are multiples of them),
+	// Scope and Invocations say at which scope and workgroup size.
+	Flexible []CoopMatShape
+}
+
+// WorkgroupShapes returns the flexible workgroup-scope entries for inputs
+// of type in and accumulators of type acc ("f16", "bf16", "f32"), most
+// invocations first (the H200 offers 32, 64, 128 and 256), leaving out
+// those over MaxWorkgroupSize; none when the device lacks workgroup scope
+// or flexible dimensions.
+func (c *CoopMat2) WorkgroupShapes(in, acc string) []CoopMatShape {
+	if c == nil || !c.WorkgroupScope || !c.FlexibleDimensions {
+		return nil
+	}
+	var out []CoopMatShape
+	for _, s := range c.Flexible {
+		if s.Scope == "workgroup" && s.A == in && s.B == in && s.C == acc && s.Result == acc && !s.Saturating &&
+			s.Invocations > 0 && (c.MaxWorkgroupSize == 0 || s.Invocations <= c.MaxWorkgroupSize) {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Invocations > out[j].Invocations })
+	return out
 }
 
 func (s CoopMatShape) String() string {
@@ -91,8 +146,17 @@ type AdapterInfo struct {
 
 	Targets []Target // artifact kinds the device accepts, preferred first
 
-	Limits       Limits
-	F16          bool           // f16 arithmetic and 16-bit storage in shaders
+	Limits Limits
+	F16    bool // f16 arithmetic and 16-bit storage in shaders
+	// BF16: the bf16 type in shaders, its conversions and 16-bit storage
+	// (Vulkan: VK_KHR_shader_bfloat16's shaderBFloat16Type and
+	// storageBuffer16BitAccess). bf16 cooperative matrices need, besides,
+	// a CoopMat shape with bf16 inputs.
+	BF16 bool
+	// Int8: 8-bit integers in shaders and 8-bit storage (Vulkan: shaderInt8
+	// and storageBuffer8BitAccess). i8/u8 cooperative matrices need,
+	// besides, a CoopMat shape with s8/u8 inputs.
+	Int8         bool
 	Subgroups    bool           // subgroup operations usable from the accepted targets
 	SubgroupSize int            // the default subgroup size (0: unknown)
 	SubgroupMin  int            // smallest subgroup size (0: unknown)
@@ -100,6 +164,9 @@ type AdapterInfo struct {
 	Timestamps   bool           // GPU timestamps between commands
 	TimestampNs  float64        // nanoseconds per timestamp tick (the period)
 	CoopMat      []CoopMatShape // cooperative-matrix shapes; empty when none
+	// CoopMat2: VK_NV_cooperative_matrix2 (workgroup-scope matrices,
+	// flexible dimensions); nil when the device lacks it
+	CoopMat2 *CoopMat2 `json:",omitempty"`
 	// IntegerDot: the packed 4x8-bit integer dot products (dot4I8Packed,
 	// dot4U8Packed) are usable from the accepted targets (Vulkan's
 	// shaderIntegerDotProduct)
@@ -258,7 +325,10 @@ func Supports(a AdapterInfo, need ir.Features) bool {
 	return (need&ir.FeatureF16 == 0 || a.F16) &&
 		(need&ir.FeatureSubgroups == 0 || a.Subgroups) &&
 		(need&ir.FeatureCoopMat == 0 || len(a.CoopMat) > 0) &&
-		(need&ir.FeatureDot4Packed == 0 || a.IntegerDot)
+		(need&ir.FeatureDot4Packed == 0 || a.IntegerDot) &&
+		(need&ir.FeatureBF16 == 0 || a.BF16) &&
+		(need&ir.FeatureInt8 == 0 || a.Int8) &&
+		(need&ir.FeatureCoopMat2 == 0 || (a.CoopMat2 != nil && a.CoopMat2.WorkgroupScope))
 }
 
 // OpenFor is Open for kernels that need features: with no selector (sel
@@ -290,7 +360,7 @@ func OpenFor(ctx context.Context, sel string, need ir.Features) (*Device, error)
 
 func featureNames(f ir.Features) string {
 	var names []string
-	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed} {
+	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed, ir.FeatureBF16, ir.FeatureInt8, ir.FeatureCoopMat2} {
 		if f&x != 0 {
 			names = append(names, x.Name())
 		}

@@ -257,8 +257,26 @@ func (d *Device) Copy(dst, src View) error {
 	return d.copyLocked(dst, src)
 }
 
-// copyLocked records a checked copy.
+// CopyDevice is implemented by a DeviceImpl that submits a copy made
+// outside any scope by itself, faster than through an encoder (the Vulkan
+// driver resubmits the command buffer it recorded for the same copy
+// before). SubmitCopy has Copy's contract followed by a submit: ordered
+// after all work submitted before it, not waited for.
+type CopyDevice interface {
+	SubmitCopy(src BufferImpl, srcOff int64, dst BufferImpl, dstOff int64, size int64) error
+}
+
+// copyLocked records a checked copy. Outside a scope, with no encoder
+// open, a driver that implements CopyDevice submits it directly.
 func (d *Device) copyLocked(dst, src View) error {
+	if cd, ok := d.impl.(CopyDevice); ok && d.depth == 0 && d.enc == nil && len(d.deferred) == 0 {
+		if err := cd.SubmitCopy(src.Buf.impl, src.Off, dst.Buf.impl, dst.Off, roundUp(src.Size, 4)); err != nil {
+			return fmt.Errorf("backend: copy: %w", err)
+		}
+		d.stats.Copies++
+		d.stats.Submits++
+		return nil
+	}
 	e, err := d.encoder()
 	if err != nil {
 		return d.failLocked(fmt.Errorf("backend: new encoder: %w", err))

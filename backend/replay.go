@@ -56,11 +56,19 @@ type GraphImpl interface {
 	// encoder first) and before all work submitted after it; it does not
 	// wait for the graph to complete. If the previous replay of this graph
 	// is still running it waits for it first (honouring ctx), since the
-	// params memory and the command buffer are the graph's own.
+	// params memory and the command buffer are the graph's own. A driver
+	// that gave dispatches with equal params one params block returns
+	// ErrRerecord, before writing or submitting anything, when the updates
+	// would give them different ones; package backend then records the
+	// graph again (with the params as they now are) and replays that.
 	Replay(ctx context.Context, updates []ParamUpdate) error
 	// Release frees the graph once its last replay has completed.
 	Release()
 }
+
+// ErrRerecord is a GraphImpl's answer to params updates it cannot write in
+// place (GraphImpl.Replay).
+var ErrRerecord = errors.New("backend: graph must be recorded again for these params")
 
 // Graph is recorded work, replayable many times (Device.Record).
 type Graph struct {
@@ -92,7 +100,16 @@ func (d *Device) Record(ops ...Op) (*Graph, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
-	g := &Graph{d: d}
+	g := &Graph{d: d, ops: make([]graphOp, 0, len(ops))}
+	// The ops' arguments are copied into two slabs (one allocation each,
+	// not two per dispatch).
+	np, nb := 0, 0
+	for _, op := range ops {
+		if o, ok := op.(*DispatchOp); ok {
+			np, nb = np+len(o.Args.Params), nb+len(o.Args.Buffers)
+		}
+	}
+	params, views := make([]uint32, 0, np), make([]View, 0, nb)
 	n := 0
 	for i, op := range ops {
 		switch o := op.(type) {
@@ -100,7 +117,12 @@ func (d *Device) Record(ops ...Op) (*Graph, error) {
 			if err := d.checkDispatch(o.Pipeline, o.Args, o.Groups); err != nil {
 				return nil, fmt.Errorf("backend: record op %d: %w", i, err)
 			}
-			args := Args{Params: slices.Clone(o.Args.Params), Buffers: slices.Clone(o.Args.Buffers)}
+			p0, v0 := len(params), len(views)
+			params, views = append(params, o.Args.Params...), append(views, o.Args.Buffers...)
+			args := Args{Params: params[p0:len(params):len(params)], Buffers: views[v0:len(views):len(views)]}
+			if len(args.Params) == 0 && o.Args.Params == nil {
+				args.Params = nil
+			}
 			g.ops = append(g.ops, graphOp{p: o.Pipeline, args: args, groups: o.Groups, dispatch: n})
 			n++
 		case *CopyOp:
@@ -262,6 +284,11 @@ func (g *Graph) Replay(ctx context.Context) error {
 		}
 	}
 	err := g.impl.Replay(ctx, g.updates)
+	if errors.Is(err, ErrRerecord) {
+		if err = g.recordLocked(); err == nil {
+			err = g.impl.Replay(ctx, nil)
+		}
+	}
 	g.updates = g.updates[:0]
 	d.stats.Submits++
 	d.stats.Replays++

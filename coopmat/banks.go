@@ -162,3 +162,98 @@ func bestRotation(l stageLoad, threads, sub int) (rotation, int) {
 	rotMemo.Store(k, [2]any{best, cost})
 	return best, cost
 }
+
+// Packed staging (Plan.Packed) stores each 16-byte load whole. A subgroup's
+// 16-byte stores are served in phases of 8 invocations (128 bytes, all 32
+// banks); a phase is conflict-free when its 8 vec4s fall in 8 distinct
+// 16-byte bank groups (vec4 index mod 8). With 8 or more vec4s per row the
+// 8 invocations of a phase write consecutive vec4s of one row: free. With
+// fewer (slices of 32 along k: 4 vec4s a row, 5 with the skew) a phase
+// covers several rows, and consecutive ones collide (rows 0 and 1 of a
+// 5-vec4 stride put vec4s 0 and 8 on one group). So invocations are given
+// rows in another order: phase ph of a 32-invocation chunk takes rows
+// (ph % s) + (ph / s)·s·rpp + s·h for its h-th row (rpp rows a phase), a
+// permutation of the chunk's rows; s = 4 makes the phases of 4-vec4 rows
+// write rows r and r+4, s = 2 those of 2-vec4 rows rows r, r+2, r+4, r+6.
+// Global loads keep whole 64- or 32-byte row pieces per invocation group.
+
+// spreadOK reports whether row step s permutes the rows of l's slice.
+func spreadOK(l stageLoad, s int) bool {
+	vecs := l.Cols / l.Vec
+	if s == 1 {
+		return true
+	}
+	if vecs >= 8 || 8%vecs != 0 {
+		return false
+	}
+	rpp := 8 / vecs
+	return 4%s == 0 && (l.Rows*vecs)%32 == 0 && s*rpp <= 32/vecs
+}
+
+// spreadRow is the slice row and vector column of vector e of l's slice
+// with row step s.
+func spreadRow(l stageLoad, s, e int) (row, col int) {
+	vecs := l.Cols / l.Vec
+	if s == 1 {
+		return e / vecs, e % vecs
+	}
+	rpp := 8 / vecs
+	q, ph := e%32, e%32/8
+	return e/32*(32/vecs) + ph%s + ph/s*s*rpp + s*(q%8/vecs), e % vecs
+}
+
+// spreadText is spreadRow as .kc text over e.
+func spreadText(l stageLoad, s int) (row, col string) {
+	vecs := l.Cols / l.Vec
+	if s == 1 {
+		return fmt.Sprintf("e / %d", vecs), fmt.Sprintf("e %% %d", vecs)
+	}
+	rpp := 8 / vecs
+	ph := fmt.Sprintf("e %% 32 / 8 %% %d + e %% 32 / 8 / %d * %d", s, s, s*rpp)
+	if s == 4 { // every phase in the first block
+		ph = "e % 32 / 8"
+	}
+	return fmt.Sprintf("e / 32 * %d + %s + %d * (e %% 8 / %d)", 32/vecs, ph, s, vecs), fmt.Sprintf("e %% %d", vecs)
+}
+
+// packedCost is the wavefronts of one slice's 16-byte staging stores for
+// load l with row step s: per store instruction, subgroup and phase of 8
+// invocations, the most distinct vec4s in one 16-byte bank group.
+func packedCost(l stageLoad, threads, sub, s int) int {
+	ld := l.LD / 8
+	total := 0
+	for i := 0; i < l.per(threads); i++ {
+		for w0 := 0; w0 < threads; w0 += sub {
+			for p0 := 0; p0 < sub; p0 += 8 {
+				var seen [8][]int
+				worst := 0
+				for lane := p0; lane < min(p0+8, sub); lane++ {
+					row, col := spreadRow(l, s, i*threads+w0+lane)
+					v := row*ld + col
+					g := v % 8
+					if !slices.Contains(seen[g], v) {
+						seen[g] = append(seen[g], v)
+						worst = max(worst, len(seen[g]))
+					}
+				}
+				total += worst
+			}
+		}
+	}
+	return total
+}
+
+// bestSpread picks the row step of l's packed staging: the cheapest of 1, 2
+// and 4 (the smaller on ties), with its cost.
+func bestSpread(l stageLoad, threads, sub int) (int, int) {
+	best, cost := 1, packedCost(l, threads, sub, 1)
+	for _, s := range []int{2, 4} {
+		if !spreadOK(l, s) {
+			continue
+		}
+		if c := packedCost(l, threads, sub, s); c < cost {
+			best, cost = s, c
+		}
+	}
+	return best, cost
+}

@@ -20,26 +20,34 @@ const coopSkew = 8
 // shared memory (Limits.MaxSharedMemory, checked by Plan.check). With one
 // stage the next slice waits in registers while the multiply-adds run,
 // and a second barrier per slice writes it; two stages take one barrier
-// per slice, and on the H200's 48 KiB two stages of a 128x128 tile with
-// slices of 32 fit (41 KiB with 4 subgroups' edge scratch, 45 KiB with
-// 8). Yet on the H200 (2026-12-01, docs/PERF.md) those were slower than
-// one stage (f16 128 against 179 TFLOP/s at 8192³), and the 256x128x32
-// one-stage tile the fastest by about 4% for f16 (mixed for bf16). The
-// one-stage 128x128x32 plan stays first: it is the one checked against
-// float64 on the device; the tuner (kc bench matmul) picks among the rest.
-var coopLayouts = []struct{ SM, SN, TM, TN, KSteps, Stages int }{
-	{2, 2, 4, 4, 2, 1}, // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
-	{4, 2, 4, 4, 2, 1}, // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
-	{4, 2, 4, 4, 1, 2}, // 256x128, two stages of 16
-	{2, 2, 4, 4, 2, 2}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
-	{2, 4, 4, 2, 2, 2}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
-	{2, 4, 4, 2, 2, 1}, // 8 subgroups, 128x128, one stage of 32
-	{2, 2, 4, 4, 1, 2}, // 4 subgroups, 128x128, two stages of 16
-	{2, 4, 4, 2, 1, 2}, // 8 subgroups, 128x128, two stages of 16
-	{4, 2, 2, 4, 1, 2}, // 8 subgroups, 128x128, the other way round
-	{2, 2, 2, 4, 2, 2}, // 4 subgroups, 64x128, two k-steps
-	{2, 2, 2, 2, 2, 2}, // 4 subgroups, 64x64
-	{1, 1, 2, 2, 2, 2}, // one subgroup: small and skinny products
+// per slice. Each layout is listed with packed staging (Plan.Packed) where
+// it has 16-byte loads (Interior: first with Plan.Interior, then
+// without); Elements also lists it with element staging.
+//
+// On the H200 (2026-12-01, docs/PERF.md, f16 at 8192³): packed staging
+// took the one-stage 128x128x32 tile from 178 to 271 TFLOP/s, interior
+// fetches to about 305; 128x256x32 packed matched 271 (interior: no
+// gain), 256x128x32 packed 262; two stages stayed slower than one
+// (189-202), and the element-staged plans are listed for comparison.
+var coopLayouts = []struct {
+	SM, SN, TM, TN, KSteps, Stages int
+	Elements                       bool
+	Interior                       bool // packed with Interior first, then without
+}{
+	{2, 2, 4, 4, 2, 1, true, true},   // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
+	{4, 2, 4, 4, 2, 1, true, false},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
+	{2, 4, 4, 4, 2, 1, false, true},  // 8 subgroups of 64x64, 128x256, one stage of 32
+	{4, 2, 4, 4, 1, 2, false, false}, // 256x128, two stages of 16
+	{2, 4, 4, 4, 1, 2, false, false}, // 128x256, two stages of 16
+	{2, 2, 4, 4, 2, 2, false, false}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
+	{2, 4, 4, 2, 2, 2, false, false}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
+	{2, 4, 4, 2, 2, 1, false, false}, // 8 subgroups, 128x128, one stage of 32
+	{2, 2, 4, 4, 1, 2, false, false}, // 4 subgroups, 128x128, two stages of 16
+	{2, 4, 4, 2, 1, 2, false, false}, // 8 subgroups, 128x128, two stages of 16
+	{4, 2, 2, 4, 1, 2, false, false}, // 8 subgroups, 128x128, the other way round
+	{2, 2, 2, 4, 2, 2, false, false}, // 4 subgroups, 64x128, two k-steps
+	{2, 2, 2, 2, 2, 2, false, false}, // 4 subgroups, 64x64
+	{1, 1, 2, 2, 2, 2, false, false}, // one subgroup: small and skinny products
 }
 
 // CoopShape picks the instruction shape for a product of element type
@@ -72,20 +80,57 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 	if sub == 0 {
 		sub = 32
 	}
+	// Packed staging needs 16-byte loads of A or B and instruction shapes
+	// in multiples of 8 elements.
+	vec := o.K%8 == 0 || (!o.TransB && o.N%8 == 0)
+	pack := vec && shape.K%8 == 0 && shape.N%8 == 0
 	var out []Plan
 	for _, l := range coopLayouts {
 		t := Tile{BM: l.SM * l.TM * shape.M, BN: l.SN * l.TN * shape.N, BK: l.KSteps * shape.K, TM: l.TM, TN: l.TN, Pad: 1, Stages: l.Stages}
 		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
-		s, err := p.coopShape()
-		if err != nil {
-			continue
-		}
-		p.Shared = s.coopShared()
-		if p.check(info) == nil {
+		p.fitSplits(info)
+		for _, packed := range []bool{true, false} {
+			if (packed && !pack) || (!packed && pack && !l.Elements) {
+				continue
+			}
+			p.Packed = packed
+			s, err := p.coopShape()
+			if err != nil {
+				continue
+			}
+			p.Shared = s.coopShared()
+			if p.check(info) != nil {
+				continue
+			}
+			if packed && l.Interior {
+				q := p
+				q.Interior = true
+				out = append(out, q)
+			}
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// coopDefault is the untuned choice among cooperative-matrix candidates
+// (best first): the first whose tile does not dwarf the product and that
+// gives about one workgroup per multiprocessor of a large GPU (128 tiles)
+// without splitting k, else the first with 128 tiles, else defaultOf's
+// choice. On the H200 (2026-12-01, docs/PERF.md) that picks the fastest
+// plan at 512³ (32x32 tiles), 1024³ (64x64) and from 2048³ up (128x128),
+// where defaultOf's 32 tiles chose 128x128 with split-k at 1024³ (67
+// against 108 TFLOP/s).
+func coopDefault(cs []Plan, o Options) Plan {
+	for _, split := range []bool{false, true} {
+		for _, p := range cs {
+			fits := p.Tile.BM <= 2*max(o.M, 16) && p.Tile.BN <= 2*max(o.N, 16)
+			if fits && ceilDiv(o.M, p.Tile.BM)*ceilDiv(o.N, p.Tile.BN) >= 128 && (split || p.Splits == 1) {
+				return p
+			}
+		}
+	}
+	return defaultOf(cs, o)
 }

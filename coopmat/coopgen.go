@@ -25,11 +25,22 @@ import (
 //     next slice from global memory into registers, runs the
 //     multiply-adds on one shared stage, writes the registers into the
 //     other stage, and waits at one barrier (with one stage, Tile.Stages
-//     1: waits, writes the registers into the same stage, waits again);
+//     1: waits, writes the registers into the same stage, waits again).
+//     The two-stage loop is unrolled twice, each stage a named array: a
+//     rolled loop flipping a uniform stage index (one body, offsets
+//     computed at run time) was slower on the H200 (2026-12-01: 137-177
+//     against 189-202 TFLOP/s at 8192³, docs/PERF.md);
 //   - global loads are 16 bytes (vec4<u32>, 8 elements) when the row length
 //     allows (K%8 == 0 for A and for Bᵀ, N%8 == 0 for B), else one element;
-//     f16 lanes come out of the words by bitcast, bf16 ones through f32
-//     (bf16(bitcast<f32>(w << 16)) is exact: bf16 is f32's upper half).
+//   - packed plans (Plan.Packed) declare the shared stage of an operand
+//     with 16-byte loads as an array of vec4<u32>: each load goes into
+//     shared memory as it came, one 16-byte store, and coopLoad reads the
+//     matrices from the words (ir.CoopPacks: offsets and strides in
+//     vec4s, so the skewed row length stays a multiple of 8 elements);
+//     otherwise the stage holds elements, and a load's eight f16 lanes
+//     come out of its words by bitcast, bf16 ones through f32
+//     (bf16(bitcast<f32>(w << 16)) is exact: bf16 is f32's upper half),
+//     in eight 2-byte stores (banks.go).
 //
 // Edges: loads outside the matrix (rows past M or N, k past the slice's
 // end) leave zeros in shared memory, so the multiply-adds need no guards.
@@ -52,6 +63,8 @@ type coopShape struct {
 	TM, TN       int  // instruction tiles per subgroup
 	KSteps, Sub  int  // instruction k-steps per slice (BK = KSteps·IK); subgroup size
 	Stages       int  // shared stages (1 or 2)
+	Packed       bool // 16-byte loads staged into vec4<u32> shared arrays
+	Interior     bool // unchecked fetches of slices inside A and B
 	BM, BN, BK   int
 	Threads, LDA int
 	LDB          int
@@ -66,13 +79,16 @@ func (p Plan) coopShape() (coopShape, error) {
 	s := coopShape{In: p.dtype(), Out: p.ctype(), TransB: p.TransB,
 		VecA: p.K%8 == 0, VecB: (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0),
 		IM: sh.M, IN: sh.N, IK: sh.K, SM: p.Subgroups[0], SN: p.Subgroups[1], TM: t.TM, TN: t.TN,
-		BM: t.BM, BN: t.BN, BK: t.BK, Threads: p.Threads}
+		BM: t.BM, BN: t.BN, BK: t.BK, Threads: p.Threads, Packed: p.Packed, Interior: p.Interior}
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
 	if s.SM < 1 || s.SN < 1 || s.TM < 1 || s.TN < 1 || s.IK < 1 || t.BK%s.IK != 0 ||
 		s.BM != s.SM*s.TM*s.IM || s.BN != s.SN*s.TN*s.IN || s.Threads%(s.SM*s.SN) != 0 {
 		return coopShape{}, fmt.Errorf("coopmat: cooperative tile %s with %v subgroups and shape %s is inconsistent", t, p.Subgroups, sh)
+	}
+	if s.Packed && (s.IK%8 != 0 || s.IN%8 != 0) {
+		return coopShape{}, fmt.Errorf("coopmat: packed staging needs instruction shapes in multiples of 8 elements, not %s", sh)
 	}
 	s.KSteps = t.BK / s.IK
 	s.Stages = min(max(t.Stages, 1), 2)
@@ -95,6 +111,12 @@ func (s coopShape) name() string {
 	}
 	if s.VecB {
 		n += "_vb"
+	}
+	if s.Packed {
+		n += "_p"
+	}
+	if s.Interior {
+		n += "_i"
 	}
 	return n
 }
@@ -149,6 +171,28 @@ func (s coopShape) loads() []stageLoad {
 	return []stageLoad{a, b}
 }
 
+// packed reports whether l's shared stage holds vec4<u32> words.
+func (s coopShape) packed(l stageLoad) bool { return s.Packed && l.Vec == 8 }
+
+// shType is the element type of l's shared stage.
+func (s coopShape) shType(l stageLoad) string {
+	if s.packed(l) {
+		return "vec4<u32>"
+	}
+	return s.In
+}
+
+// rowCol is the slice row and vector column that vector e of l's slice
+// goes to, as .kc text over e: in order, or for packed stages in the
+// bank-conflict-free order of banks.go.
+func (s coopShape) rowCol(l stageLoad) (row, col string) {
+	st := 1
+	if s.packed(l) {
+		st, _ = bestSpread(l, s.Threads, s.Sub)
+	}
+	return spreadText(l, st)
+}
+
 // per is the number of loads each invocation makes for one slice.
 func (l stageLoad) per(threads int) int { return l.Rows * l.Cols / l.Vec / threads }
 
@@ -188,8 +232,13 @@ func coopSource(s coopShape) (string, error) {
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
 		s.name(), elem(ls[0]), elem(ls[1]), s.Out, s.Threads)
 	for st := 0; st < s.Stages; st++ {
-		p("\tshared As%d [%d]%s", st, s.BM*s.LDA, s.In)
-		p("\tshared Bs%d [%d]%s", st, s.bRows()*s.LDB, s.In)
+		for _, l := range ls {
+			n := l.Rows * l.LD
+			if s.packed(l) {
+				n /= 8
+			}
+			p("\tshared %s%d [%d]%s", l.Sh, st, n, s.shType(l))
+		}
 	}
 	p("\tshared Cs [%d]f32", s.SM*s.SN*s.IM*s.IN)
 	p("\tlet t = local_index")
@@ -254,31 +303,51 @@ func (s coopShape) regType(l stageLoad) string {
 }
 
 // fetch loads the slice at k = k0 into the registers, zero outside the
-// matrix.
+// matrix. With Interior, a slice inside A and B (a test uniform over the
+// workgroup) is loaded without the per-load checks.
 func (s coopShape) fetch(w *strings.Builder, in, k0 string) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, in+format+"\n", args...) }
 	p("{")
 	p("\tlet K0 = %s", k0)
+	if s.Interior {
+		p("\tif row0 + %d <= M && col0 + %d <= N && K0 + %d <= kend {", s.BM, s.BN, s.BK)
+		s.loadSlice(w, in+"\t", false)
+		p("\t} else {")
+		s.loadSlice(w, in+"\t", true)
+		p("\t}")
+	} else {
+		s.loadSlice(w, in, true)
+	}
+	p("}")
+}
+
+// loadSlice writes the loads of one slice into the registers, checked
+// against the matrix bounds (zero outside) or not.
+func (s coopShape) loadSlice(w *strings.Builder, in string, checked bool) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, in+format+"\n", args...) }
 	for _, l := range s.loads() {
-		vecs := l.Cols / l.Vec // loads per row
 		for i := 0; i < l.per(s.Threads); i++ {
 			reg := fmt.Sprintf("r%s%d", l.Name, i)
 			p("\t{")
+			row, col := s.rowCol(l)
 			p("\t\tlet e = t + %d", i*s.Threads)
-			p("\t\tlet r = %s + e / %d", l.Row, vecs)
-			p("\t\tlet c = %s + e %% %d * %d", l.Col, vecs, l.Vec)
-			p("\t\t%s = %s(0)", reg, s.regType(l))
-			p("\t\tif r < %s && c < %s {", l.RowLim, l.ColLim)
+			p("\t\tlet r = %s + %s", l.Row, row)
+			p("\t\tlet c = %s + (%s) * %d", l.Col, col, l.Vec)
+			load := fmt.Sprintf("%s[r * %s + c]", l.Buf, l.Stride)
 			if l.Vec == 8 {
-				p("\t\t\t%s = %s[(r * %s + c) / 8]", reg, l.Buf, l.Stride)
-			} else {
-				p("\t\t\t%s = %s[r * %s + c]", reg, l.Buf, l.Stride)
+				load = fmt.Sprintf("%s[(r * %s + c) / 8]", l.Buf, l.Stride)
 			}
-			p("\t\t}")
+			if checked {
+				p("\t\t%s = %s(0)", reg, s.regType(l))
+				p("\t\tif r < %s && c < %s {", l.RowLim, l.ColLim)
+				p("\t\t\t%s = %s", reg, load)
+				p("\t\t}")
+			} else {
+				p("\t\t%s = %s", reg, load)
+			}
 			p("\t}")
 		}
 	}
-	p("}")
 }
 
 // put writes the registers of fetch into shared stage st. A 16-byte
@@ -296,6 +365,12 @@ func (s coopShape) put(w *strings.Builder, in string, st int) {
 			p("\tlet e = t + %d", i*s.Threads)
 			if l.Vec == 1 {
 				p("\t%s[e / %d * %d + e %% %d] = %s", sh, vecs, l.LD, vecs, reg)
+				p("}")
+				continue
+			}
+			if s.packed(l) {
+				row, col := s.rowCol(l)
+				p("\t%s[(%s) * %d + %s] = %s", sh, row, l.LD/8, col, reg)
 				p("}")
 				continue
 			}
@@ -327,22 +402,33 @@ func (s coopShape) put(w *strings.Builder, in string, st int) {
 }
 
 // compute writes the multiply-adds on shared stage st: for each k-step,
-// TM fragments of A, TN of B and TM·TN multiply-adds.
+// TM fragments of A, TN of B and TM·TN multiply-adds. (Loading B's
+// fragments first and each of A's just before its multiply-adds, fewer
+// fragments live, was no faster on the H200: 270 against 271 TFLOP/s.)
 func (s coopShape) compute(w *strings.Builder, st int) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t\t"+format+"\n", args...) }
+	ls := s.loads()
+	// u divides offsets and strides of a packed stage: they count vec4s.
+	ua, ub := 1, 1
+	if s.packed(ls[0]) {
+		ua = 8
+	}
+	if s.packed(ls[1]) {
+		ub = 8
+	}
 	for kk := 0; kk < s.KSteps; kk++ {
 		p("{")
 		for i := 0; i < s.TM; i++ {
 			p("\tlet a%d = coopLoad<coopmat<%s, %d, %d, a>>(As%d, (wm * %d + %d) * %d + %d, %d, row_major)",
-				i, s.In, s.IM, s.IK, st, s.TM*s.IM, i*s.IM, s.LDA, kk*s.IK, s.LDA)
+				i, s.In, s.IM, s.IK, st, s.TM*s.IM, i*s.IM, s.LDA/ua, kk*s.IK/ua, s.LDA/ua)
 		}
 		for j := 0; j < s.TN; j++ {
 			if s.TransB {
 				p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs%d, (wn * %d + %d) * %d + %d, %d, col_major)",
-					j, s.In, s.IK, s.IN, st, s.TN*s.IN, j*s.IN, s.LDB, kk*s.IK, s.LDB)
+					j, s.In, s.IK, s.IN, st, s.TN*s.IN, j*s.IN, s.LDB/ub, kk*s.IK/ub, s.LDB/ub)
 			} else {
 				p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs%d, %d + wn * %d + %d, %d, row_major)",
-					j, s.In, s.IK, s.IN, st, kk*s.IK*s.LDB, s.TN*s.IN, j*s.IN, s.LDB)
+					j, s.In, s.IK, s.IN, st, kk*s.IK*s.LDB/ub, s.TN*s.IN/ub, j*s.IN/ub, s.LDB/ub)
 			}
 		}
 		for i := 0; i < s.TM; i++ {

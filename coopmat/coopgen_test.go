@@ -13,6 +13,7 @@ import (
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // The cooperative-matrix kernels run on the interpreter (no driver here has
@@ -68,7 +69,7 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 	}
 	aBits, a := rnd(o.M * o.K)
 	bBits, b := rnd(nb)
-	m, kernel, err := buildCoop(p)
+	m, kernel, err := generators[p.Generator](p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
 	g := p.Groups()
 	err = interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBits, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32})
+		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBits, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32, Races: true})
 	if err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}
@@ -229,12 +230,198 @@ func TestStagingBanks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, l := range s.loads() {
+				if s.packed(l) {
+					continue // TestPackedStagingBanks
+				}
 				ideal := l.per(s.Threads) * (s.Threads / s.Sub) * 8
 				if c := stageCost(l, s.Threads, s.Sub, rotation{}); c != 4*ideal {
 					t.Errorf("%s %s: unrotated stores cost %d wavefronts, want 4x%d", p, l.Name, c, ideal)
 				}
 				if r, c := bestRotation(l, s.Threads, s.Sub); c != ideal {
 					t.Errorf("%s %s: rotation %q costs %d wavefronts, want %d", p, l.Name, r.text(), c, ideal)
+				}
+			}
+		}
+	}
+}
+
+// TestPackedStagingBanks: the 16-byte staging stores of every packed H200
+// plan cost one shared-memory wavefront per phase of 8 invocations (the
+// model of banks.go), and the row order they take is a permutation of the
+// slice; rows of 4 vec4s (slices of 32 along k) in order would cost more.
+func TestPackedStagingBanks(t *testing.T) {
+	for _, tb := range []bool{false, true} {
+		o := Options{M: 8192, N: 8192, K: 8192, DType: "f16", TransB: tb}
+		for _, p := range CoopCandidates(h200(), o) {
+			if !p.Packed {
+				continue
+			}
+			s, err := p.coopShape()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range s.loads() {
+				ideal := l.per(s.Threads) * (s.Threads / s.Sub) * (s.Sub / 8)
+				st, c := bestSpread(l, s.Threads, s.Sub)
+				if c != ideal {
+					t.Errorf("%s %s: row step %d costs %d wavefronts, want %d", p, l.Name, st, c, ideal)
+				}
+				if vecs := l.Cols / l.Vec; vecs == 4 {
+					if c1 := packedCost(l, s.Threads, s.Sub, 1); c1 <= ideal {
+						t.Errorf("%s %s: rows in order cost %d wavefronts, expected more than %d", p, l.Name, c1, ideal)
+					}
+				}
+				checkSpreadText(t, l, st)
+				seen := map[[2]int]bool{}
+				n := l.Rows * l.Cols / l.Vec
+				for e := 0; e < n; e++ {
+					r, c := spreadRow(l, st, e)
+					if r < 0 || r >= l.Rows || seen[[2]int{r, c}] {
+						t.Fatalf("%s %s: row step %d sends vector %d to (%d, %d): not a permutation", p, l.Name, st, e, r, c)
+					}
+					seen[[2]int{r, c}] = true
+				}
+			}
+		}
+	}
+}
+
+// TestCoopPackedPlans runs every packed plan of the H200 on the
+// interpreter once, at a size with one full tile (stored straight from the
+// accumulators), a ragged row of tiles below it (stored through the edge
+// path) and three slices along k (an odd count: the two-stage loop's last
+// half-iteration), f16 A·B and bf16 scale·A·Bᵀ in turn.
+func TestCoopPackedPlans(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, p := range CoopCandidates(h200(), Options{M: 8192, N: 8192, K: 8192, DType: "f16"}) {
+		if !p.Packed {
+			continue
+		}
+		o := Options{M: p.Tile.BM + 16, N: p.Tile.BN, K: 3 * p.Tile.BK, DType: "f16"}
+		if n%2 == 1 {
+			o.DType, o.TransB, o.Scale = "bf16", true, 0.5+rng.Float32()
+		}
+		n++
+		var plan Plan
+		for _, q := range CoopCandidates(h200(), o) {
+			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups && q.Interior == p.Interior {
+				plan = q
+			}
+		}
+		if !plan.Packed {
+			t.Fatalf("%s: no packed plan %s", o, p)
+		}
+		plan.Splits, plan.KS = 1, o.K
+		t.Run(fmt.Sprintf("%s/%s", o, plan), func(t *testing.T) {
+			e := runCoop(t, rng, coopCase{o: o, plan: plan})
+			t.Logf("max relative error %.3g", e)
+			if !(e < 1e-2) {
+				t.Errorf("relative error %.3g, want < 1e-2", e)
+			}
+		})
+	}
+	if n < 10 {
+		t.Errorf("%d packed plans, want the H200's 14", n)
+	}
+}
+
+// checkSpreadText runs the .kc text of row step st (what the kernels
+// compute) on the interpreter for every vector of l's slice and compares
+// it with spreadRow (what the bank model counts).
+func checkSpreadText(t *testing.T, l stageLoad, st int) {
+	t.Helper()
+	n := l.Rows * l.Cols / l.Vec
+	row, col := spreadText(l, st)
+	src := fmt.Sprintf("kernel k(out read_write []u32) workgroup(1) {\n\tfor e := u32(0); e < %d; e++ {\n\t\tout[2 * e] = %s\n\t\tout[2 * e + 1] = %s\n\t}\n}\n", n, row, col)
+	m, err := parse.Load("spread.kc", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := interp.Poison(8 * n)
+	if err := interp.Run(m, "k", [3]int{1, 1, 1}, &interp.Args{Buffers: map[string][]byte{"out": out}}, interp.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for e := 0; e < n; e++ {
+		r, c := spreadRow(l, st, e)
+		gr, gc := binary.LittleEndian.Uint32(out[8*e:]), binary.LittleEndian.Uint32(out[8*e+4:])
+		if int(gr) != r || int(gc) != c {
+			t.Fatalf("row step %d, vector %d: the kernel's text gives (%d, %d), the model (%d, %d)", st, e, gr, gc, r, c)
+		}
+	}
+}
+
+// TestGemv runs every skinny plan on the interpreter: rows 1, 3, 8 and 16
+// (8 and 4 columns a lane), ragged N and K, one block of k (C written
+// directly) and several (split-k partials and matmul_reduce), against
+// float64.
+func TestGemv(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, sz := range [][3]int{{1, 264, 300}, {3, 64, 96}, {8, 520, 130}, {16, 132, 1100}} {
+		for _, dt := range []string{"f16", "bf16"} {
+			o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: []string{"f32", "f16", "bf16"}[n%3], Scale: 0.5 + rng.Float32()}
+			n++
+			cs := gemvCandidates(h200(), o)
+			// 16 rows of A in 512-row blocks need 64 KiB: left out
+			if want := len(gemvBlocks) - sz[0]/16; len(cs) != want {
+				t.Fatalf("%s: %d skinny plans, want %d", o, len(cs), want)
+			}
+			if p, err := Choose(h200(), o); err != nil || (p.Generator == "gemv") != (o.M <= gemvDefaultRows) {
+				t.Errorf("%s: Choose = %s, %v; want a skinny plan for at most %d rows", o, p, err, gemvDefaultRows)
+			}
+			for _, p := range cs {
+				t.Run(fmt.Sprintf("%s/%s", o, p), func(t *testing.T) {
+					e := runCoop(t, rng, coopCase{o: o, plan: p})
+					t.Logf("max relative error %.3g", e)
+					if !(e < 1e-2) {
+						t.Errorf("relative error %.3g, want < 1e-2", e)
+					}
+				})
+			}
+		}
+	}
+	for _, o := range []Options{{M: 17, N: 64, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64, DType: "f16", TransB: true}, {M: 1, N: 66, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64}} {
+		if cs := gemvCandidates(h200(), o); len(cs) != 0 {
+			t.Errorf("%s: skinny plans %v, want none", o, cs)
+		}
+	}
+}
+
+// TestGemvSPIRV: every skinny kernel variant (input and output types,
+// rows, 4 or 8 columns a lane, split-k partials) emits SPIR-V declaring
+// the plan's shared memory, which passes spirv-val where it has no bf16.
+func TestGemvSPIRV(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	ctx := context.Background()
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, ct := range []string{"f32", "f16", "bf16"} {
+			for _, sz := range [][3]int{{1, 4096, 4096}, {16, 4096, 4096}, {5, 4100, 256}} {
+				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct}
+				for _, p := range gemvCandidates(h200(), o) {
+					m, name, err := buildGemv(p)
+					if err != nil {
+						t.Fatalf("%s %s: %v", o, p, err)
+					}
+					a, err := spirv.Emit(m, spirv.Options{Kernel: name})
+					if err != nil {
+						t.Fatalf("%s %s: %v", o, p, err)
+					}
+					if dt == "bf16" || ct == "bf16" {
+						// SPIRV-Tools 2023.1 predates SPV_KHR_bfloat16
+						if _, err := spirv.Disassemble(a.Words); err != nil {
+							t.Errorf("%s %s: disassembly: %v", o, p, err)
+						}
+					} else if err := spirv.ValidateArtifact(ctx, a); err != nil {
+						t.Errorf("%s %s: %v", o, p, err)
+					}
+					if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+						t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
+					}
 				}
 			}
 		}

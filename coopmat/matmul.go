@@ -13,16 +13,20 @@ import (
 var generators = map[string]func(Plan) (*ir.Module, string, error){
 	"f32":     buildF32,
 	"coopmat": buildCoop,
+	"coop2":   buildCoop2,
+	"gemv":    buildGemv,
 }
 
 // Candidates lists every plan the device can run for o, best guess first:
-// cooperative-matrix plans for f16/bf16, register-tiled ones for f32.
+// for f16/bf16 the skinny kernel's plans where it applies (gemv.go), then
+// cooperative-matrix plans (subgroup scope; Coop2Candidates lists the
+// workgroup-scope ones); register-tiled ones for f32.
 func Candidates(info backend.AdapterInfo, o Options) ([]Plan, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.dtype() != "f32" {
-		cs := CoopCandidates(info, o)
+		cs := append(gemvCandidates(info, o), CoopCandidates(info, o)...)
 		if len(cs) == 0 {
 			return nil, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}
 		}
@@ -46,11 +50,14 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 		return p, nil
 	}
 	if o.dtype() != "f32" {
-		cs, err := Candidates(info, o)
-		if err != nil {
-			return Plan{}, err
+		if g := gemvCandidates(info, o); len(g) > 0 && o.M <= gemvDefaultRows {
+			return g[0], nil
 		}
-		return defaultOf(cs, o), nil
+		cs := CoopCandidates(info, o)
+		if len(cs) == 0 {
+			return Plan{}, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}
+		}
+		return coopDefault(cs, o), nil
 	}
 	return f32Default(info, o)
 }
@@ -81,6 +88,9 @@ func NewPlan(ctx context.Context, dev *backend.Device, p Plan) (*Matmul, error) 
 		return nil, err
 	}
 	if err := p.check(dev.Info()); err != nil {
+		return nil, err
+	}
+	if err := p.checkSplits(dev.Info()); err != nil {
 		return nil, err
 	}
 	gen := generators[p.Generator]

@@ -145,10 +145,26 @@ type Plan struct {
 	// Subgroups per workgroup, as rows x columns of subgroup blocks
 	// (cooperative-matrix plans; zero for register-tiled ones).
 	Subgroups [2]int
+	// Packed stages 16-byte global loads into shared arrays of vec4<u32>
+	// as they come, one store each, and reads the matrices from the
+	// words (cooperative-matrix plans; coopgen.go).
+	Packed bool `json:",omitempty"`
+	// Interior fetches slices that lie inside A and B without a bounds
+	// check per load (one uniform test a slice; cooperative-matrix plans).
+	Interior bool `json:",omitempty"`
 }
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
+	if p.Generator == "coop2" { // the flexible entry's workgroup size
+		s += fmt.Sprintf(" @%d", p.Threads)
+	}
+	if p.Packed {
+		s += " packed"
+	}
+	if p.Interior {
+		s += " interior"
+	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)
 	}
@@ -170,6 +186,14 @@ func (p Plan) check(info backend.AdapterInfo) error {
 	}
 	if l.MaxInvocationsPerWorkgroup > 0 && p.Threads > l.MaxInvocationsPerWorkgroup {
 		return fmt.Errorf("coopmat: plan %s needs %d invocations per workgroup; %s has %d", p, p.Threads, info.Name, l.MaxInvocationsPerWorkgroup)
+	}
+	if p.Generator == "coop2" {
+		if err := p.checkCoop2(info); err != nil {
+			return err
+		}
+	}
+	if err := p.checkSplits(info); err != nil {
+		return err
 	}
 	g := p.Groups()
 	for _, n := range g {

@@ -97,7 +97,7 @@ func lookupTuned(info backend.AdapterInfo, o Options) (Plan, bool) {
 		return Plan{}, false
 	}
 	t, ok := c[deviceKey(info)][o.String()]
-	if !ok || t.Plan.check(info) != nil || generators[t.Plan.Generator] == nil {
+	if !ok || t.Plan.check(info) != nil || t.Plan.checkSplits(info) != nil || generators[t.Plan.Generator] == nil {
 		return Plan{}, false
 	}
 	p := t.Plan
@@ -150,6 +150,10 @@ type TuneOptions struct {
 	Progress         func(i, n int, t Trial)          // called after each candidate
 	Inputs           func(a, b, c backend.View) error // optional: fills A and B once
 	Max              int                              // at most this many candidates (0: all)
+	// Workgroup also times the workgroup-scope plans (Coop2Candidates) of
+	// an f16/bf16 product on a device with VK_NV_cooperative_matrix2, so
+	// that the cache keeps whichever scope is faster for the shape.
+	Workgroup bool
 }
 
 // Tune times every candidate plan for o on dev (on A, B, C buffers it
@@ -166,6 +170,9 @@ func Tune(ctx context.Context, dev *backend.Device, o Options, opts TuneOptions)
 	cands, err := Candidates(dev.Info(), o)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Workgroup && o.dtype() != "f32" {
+		cands = append(cands, Coop2Candidates(dev.Info(), o)...)
 	}
 	if opts.Max > 0 && len(cands) > opts.Max {
 		cands = cands[:opts.Max]

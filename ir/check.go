@@ -180,7 +180,7 @@ func (c *checker) enables() {
 			continue
 		}
 		switch e.Feature {
-		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8:
+		case FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8, FeatureCoopMat2:
 			c.enabled |= e.Feature
 		default:
 			c.errorf(e.Pos, "unknown feature in enable directive (Feature(%d))", uint8(e.Feature))
@@ -223,6 +223,7 @@ func (c *checker) kernel(k *Kernel) {
 	k.Size = [3]int{}
 	k.Features = 0
 	k.FeatPos = nil
+	k.Coops = nil
 	c.k, c.featErr, c.loopDepth, c.switchDepth = k, 0, 0, 0
 	defer func() { c.k = nil }()
 	nerr := len(c.errs)

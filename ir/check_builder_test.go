@@ -178,9 +178,9 @@ func TestCheckBuilderErrors(t *testing.T) {
 			}}}},
 			[]string{"parameter a: invalid kind 9", "buffer b: invalid access mode 5 (want read or read_write)",
 				"missing type", "kernel k: nil parameter"}},
-		{"unknown feature", &ir.Module{Enables: []*ir.Enable{{Feature: 64}},
+		{"unknown feature", &ir.Module{Enables: []*ir.Enable{{Feature: 128}},
 			Kernels: []*ir.Kernel{{Name: "k", Workgroup: []ir.Expr{ir.Int(1)}, Body: &ir.Block{}}}},
-			[]string{"unknown feature in enable directive (Feature(64))"}},
+			[]string{"unknown feature in enable directive (Feature(128))"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, errorStrings(t, tc.m)); diff != "" {

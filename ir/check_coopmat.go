@@ -31,11 +31,23 @@ func (c *checker) coopType(t CoopMat, pos Pos) bool {
 	case t.Use > UseAccumulator:
 		c.errorf(pos, "invalid type %s: the use must be a, b or acc", t)
 		return false
-	case t.Scope != ScopeSubgroup:
-		c.errorf(pos, "invalid type %s: workgroup-scope cooperative matrices (NV cooperative_matrix2) are not supported yet", t)
+	case t.Scope > ScopeWorkgroup:
+		c.errorf(pos, "invalid type %s: the scope must be subgroup or workgroup", t)
 		return false
 	}
 	c.useFeature(FeatureCoopMat, pos, "cooperative matrix type "+t.String())
+	if c.fn != nil {
+		c.fn.Coops = addCoop(c.fn.Coops, t)
+	}
+	if c.k != nil {
+		c.k.Coops = addCoop(c.k.Coops, t)
+	}
+	if t.Scope == ScopeWorkgroup {
+		// Workgroup scope is NV cooperative_matrix2's alone: a second,
+		// explicit enable, so that a kernel meant for every
+		// cooperative-matrix device cannot pick it up by accident.
+		c.useFeature(FeatureCoopMat2, pos, "workgroup-scope cooperative matrix type "+t.String())
+	}
 	return true
 }
 
@@ -142,7 +154,8 @@ func (c *checker) coopStore(s *CoopStore) {
 }
 
 // coopMemory checks the buffer or shared array of a cooperative load or
-// store: its elements must be of type elem (Invalid: not known).
+// store: its elements must be of type elem or pack it (CoopPacks; elem
+// Invalid: not known).
 func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool {
 	if id == nil {
 		c.errorf(c.at, "%s: missing buffer or shared array", op)
@@ -176,8 +189,8 @@ func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool
 		c.errorf(posOf(id, c.at), "%s needs a storage buffer or a shared array, not %s", op, c.describe(id, t))
 		return false
 	}
-	if elem != Invalid && have != Type(elem) {
-		c.errorf(posOf(id, c.at), "%s: %s holds %s, but the matrix elements are %s", op, id.Name, typeText(have), elem)
+	if elem != Invalid && !CoopPacks(have, elem) {
+		c.errorf(posOf(id, c.at), "%s: %s holds %s, but the matrix elements are %s (want %s, or packed u32 or i32 words: a scalar, vec2 or vec4 of them)", op, id.Name, typeText(have), elem, elem)
 		return false
 	}
 	return true
@@ -226,6 +239,9 @@ func (c *checker) coopMulAdd(e *CoopMulAdd) Type {
 	switch {
 	case a.Cols != b.Rows || a.Rows != acc.Rows || b.Cols != acc.Cols:
 		c.errorf(c.at, "coopMulAdd: shapes do not match: A is %dx%d, B is %dx%d, C is %dx%d (want A MxK, B KxN, C MxN)", a.Rows, a.Cols, b.Rows, b.Cols, acc.Rows, acc.Cols)
+		return Invalid
+	case a.Scope != b.Scope || a.Scope != acc.Scope:
+		c.errorf(c.at, "coopMulAdd: A, B and C must have one scope: A is %s, B is %s, C is %s", a.Scope, b.Scope, acc.Scope)
 		return Invalid
 	case a.Elem != b.Elem:
 		c.errorf(c.at, "coopMulAdd: A holds %s and B holds %s (want one element type)", a.Elem, b.Elem)
@@ -330,4 +346,14 @@ func (c *checker) coopElementwiseOK(op fmt.Stringer, m CoopMat) bool {
 		return false
 	}
 	return true
+}
+
+// addCoop adds t to the set ts (kept in order of first use).
+func addCoop(ts []CoopMat, t CoopMat) []CoopMat {
+	for _, u := range ts {
+		if u == t {
+			return ts
+		}
+	}
+	return append(ts, t)
 }

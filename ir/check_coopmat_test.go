@@ -47,9 +47,20 @@ let x = coopMulAdd(ta, tb, coopmat<bf16, 16, 16, acc>(0.0))`, []string{
 	{"element type of memory", `let ta = coopLoad<coopmat<f16, 16, 16, a>>(r, 0, 16, row_major)
 coopStore(coopmat<f32, 16, 16, acc>(0.0), r, 0, 16, row_major)
 coopStore(coopmat<f16, 16, 16, acc>(0.0), c, 0, 16, row_major)`, []string{
-		"5:45: coopLoad: r holds f32, but the matrix elements are f16",
+		"5:45: coopLoad: r holds f32, but the matrix elements are f16 (want f16, or packed u32 or i32 words: a scalar, vec2 or vec4 of them)",
 		"6:44: coopStore to buffer r, which is read-only (declared read)",
-		"7:44: coopStore: c holds f32, but the matrix elements are f16",
+		"7:44: coopStore: c holds f32, but the matrix elements are f16 (want f16, or packed u32 or i32 words: a scalar, vec2 or vec4 of them)",
+	}},
+	{"packed memory", `shared p4 [64]vec4<u32>
+shared p2 [64]vec2<i32>
+shared p1 [64]u32
+shared p3 [64]vec3<u32>
+let ta = coopLoad<coopmat<f16, 16, 16, a>>(p4, 2, 5, row_major)
+let tb = coopLoad<coopmat<bf16, 16, 16, b>>(p2, 0, 4, col_major)
+coopStore(coopmat<f32, 16, 16, acc>(0.0), p1, 0, 16, row_major)
+coopStore(coopmat<f16, 16, 16, acc>(0.0), p4, 0, 4, row_major)
+let tc = coopLoad<coopmat<f16, 16, 16, a>>(p3, 0, 4, row_major)`, []string{
+		"13:45: coopLoad: p3 holds vec3<u32>, but the matrix elements are f16 (want f16, or packed u32 or i32 words: a scalar, vec2 or vec4 of them)",
 	}},
 	{"not memory", `var x = 1.0
 let ta = coopLoad<coopmat<f32, 16, 16, a>>(x, 0, 16, row_major)`, []string{

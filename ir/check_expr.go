@@ -318,6 +318,10 @@ func (c *checker) indexBase(x Expr) (Type, int) {
 	case CoopMat:
 		// this invocation's elements: coopLength(m) of them, a number
 		// only the target knows (coopmat.go)
+		if bt.Scope != ScopeSubgroup {
+			c.errorf(posOf(x, c.at), "invalid operation: cannot index %s: element access is for subgroup-scope matrices only", c.describe(x, t))
+			return Invalid, 0
+		}
 		return bt.Elem, 0
 	}
 	if t == noValue || isUntyped(t) {

@@ -4,7 +4,9 @@ package ir
 // (CoopMat) is one value owned by a whole subgroup: every cooperative
 // operation is executed by all invocations of the subgroup together, in
 // uniform control flow, with the same operands, and acts once for the
-// subgroup (a load reads the matrix once, a store writes it once). In .kc:
+// subgroup (a load reads the matrix once, a store writes it once). A
+// workgroup-scope matrix (coopmat<..., workgroup>, NV cooperative_matrix2)
+// is the same with the workgroup in place of the subgroup. In .kc:
 //
 //	coopmat<f32, 16, 16, acc>(0.0)                    fill (CoopMake)
 //	coopmat<f16, 16, 16, acc>(m)                      element-type conversion (CoopMake)
@@ -29,6 +31,14 @@ package ir
 // Layout is how a cooperative load or store addresses memory: element (i, j)
 // of an R x C matrix is at off + i*stride + j (RowMajor) or
 // off + j*stride + i (ColMajor), in elements of the buffer or array.
+//
+// The buffer or array may also be packed: its elements of another type
+// than the matrix's (CoopPacks), as SPV_KHR_cooperative_matrix allows. Then
+// offset and stride count the memory's elements, and a row (RowMajor; a
+// column for ColMajor) is read from consecutive bytes: with P the byte
+// size of the memory's element type and E that of the matrix's, element
+// (i, j) starts at byte (off + i*stride)*P + j*E. When the types are the
+// same, P = E and this is the rule above.
 type Layout uint8
 
 const (
@@ -73,8 +83,10 @@ func (e *CoopMake) IsConversion() bool {
 
 // CoopLoad is `coopLoad<coopmat<...>>(src, offset, stride, layout)`: a
 // matrix read from Src, a storage buffer or a shared array whose element
-// type is the matrix's element type. Offset and Stride (i32 or u32) count
-// elements and must be the same for all invocations of the subgroup.
+// type is the matrix's element type, or packed (CoopPacks: say a shared
+// array of vec4<u32> holding f16 matrices, which kernels fill with
+// 16-byte stores). Offset and Stride (i32 or u32) count elements of Src
+// (Layout) and must be the same for all invocations of the subgroup.
 type CoopLoad struct {
 	Pos            Pos
 	To             CoopMat
@@ -107,7 +119,8 @@ type CoopMulAdd struct {
 
 // CoopLength is `coopLength(m)`: the number of elements of m each invocation
 // holds, a u32 that depends on the target (the interpreter: rows*cols
-// divided by the subgroup size, rounded up). Only m's type matters.
+// divided by the subgroup size, or for workgroup scope by the workgroup's
+// invocations, rounded up). Only m's type matters.
 type CoopLength struct {
 	Pos Pos
 	M   Expr
@@ -130,6 +143,23 @@ func (e *CoopLoad) Position() Pos   { return e.Pos }
 func (e *CoopMulAdd) Position() Pos { return e.Pos }
 func (e *CoopLength) Position() Pos { return e.Pos }
 func (s *CoopStore) Position() Pos  { return s.Pos }
+
+// CoopPacks reports whether cooperative loads and stores of matrices with
+// element type elem may address memory (a buffer or shared array) whose
+// elements are of type mem: mem is elem itself, or packed words: u32 or
+// i32, or a vec2 or vec4 of them, holding the matrix's elements as bits
+// (vec3 is left out: its array stride is not its size). Other mismatches,
+// such as f16 matrices in an f32 array, stay errors: they are more likely
+// mistakes than packing.
+func CoopPacks(mem Type, elem Scalar) bool {
+	if mem == Type(elem) {
+		return true
+	}
+	if v, ok := mem.(Vector); ok && (v.N == 2 || v.N == 4) {
+		mem = v.Elem
+	}
+	return (mem == Type(U32) || mem == Type(I32)) && elem.Size() > 0
+}
 
 // IsCoopMat reports whether t is a cooperative matrix type.
 func IsCoopMat(t Type) bool {

@@ -58,7 +58,10 @@
 // CoopMat is coopmat<T, R, C, use>: T f16, bf16 or f32, or i8/u8 inputs
 // with i32/u32 accumulators (scalars I8 and U8: storage types converting
 // to and from i32/u32, `enable int8`); use a (MxK), b
-// (KxN) or acc (MxN); subgroup scope. Its nodes (coopmat.go): CoopMake
+// (KxN) or acc (MxN); subgroup scope, or workgroup scope (one matrix per
+// workgroup, NV cooperative_matrix2: FeatureCoopMat2, `enable
+// cooperative_matrix2`, besides FeatureCoopMat; every rule below then
+// reads "workgroup" for "subgroup"). Its nodes (coopmat.go): CoopMake
 // (fill from a scalar, or convert the element type of a matrix), CoopLoad
 // and the statement CoopStore (a buffer or shared array of T, element
 // offset and stride, RowMajor or ColMajor), CoopMulAdd, CoopLength;

@@ -5,7 +5,7 @@ package ir
 // (Kernel.Features) and where each is first used (Kernel.FeatPos).
 
 // featureOrder is the order in which RequireFeatures reports missing features.
-var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8}
+var featureOrder = [...]Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8, FeatureCoopMat2}
 
 // useFeature records that the current kernel uses f at pos (what names the
 // use in messages) and reports it, once per kernel or constant, when not
@@ -47,7 +47,8 @@ func posBefore(a, b Pos) bool {
 
 // RequireFeatures reports an *UnsupportedError for the first feature that
 // kernel k of a checked module uses and the target (named in messages)
-// lacks, in the order f16, subgroups, cooperative matrices, packed dot products, bf16, int8. It returns nil
+// lacks, in the order f16, subgroups, cooperative matrices, packed dot products, bf16, int8,
+// workgroup-scope cooperative matrices. It returns nil
 // when the target has everything k uses.
 func RequireFeatures(k *Kernel, target string, have Features) error {
 	if k == nil {

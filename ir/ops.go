@@ -180,6 +180,9 @@ const (
 	FeatureDot4Packed
 	FeatureBF16 // bf16 storage and conversions ("enable bf16")
 	FeatureInt8 // i8/u8 storage and conversions ("enable int8")
+	// workgroup-scope cooperative matrices ("enable cooperative_matrix2",
+	// after "enable cooperative_matrix"): SPV_NV_cooperative_matrix2
+	FeatureCoopMat2
 )
 
 // Features is a set of Feature bits.
@@ -200,13 +203,15 @@ func (f Feature) Name() string {
 		return "bf16"
 	case FeatureInt8:
 		return "int8"
+	case FeatureCoopMat2:
+		return "cooperative_matrix2"
 	}
 	return "features"
 }
 
 // FeatureByName maps an `enable` name to its Feature.
 func FeatureByName(name string) (Feature, bool) {
-	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8} {
+	for _, f := range []Feature{FeatureF16, FeatureSubgroups, FeatureCoopMat, FeatureDot4Packed, FeatureBF16, FeatureInt8, FeatureCoopMat2} {
 		if f.Name() == name {
 			return f, true
 		}

@@ -170,8 +170,8 @@ type MatrixScope uint8
 const (
 	// ScopeSubgroup: one matrix per subgroup (SPV_KHR/NV_cooperative_matrix).
 	ScopeSubgroup MatrixScope = iota
-	// ScopeWorkgroup: one matrix per workgroup (NV cooperative_matrix2);
-	// reserved, the checker refuses it.
+	// ScopeWorkgroup: one matrix per workgroup (NV cooperative_matrix2;
+	// `enable cooperative_matrix2`).
 	ScopeWorkgroup
 )
 
@@ -183,7 +183,8 @@ func (s MatrixScope) String() string {
 }
 
 // CoopMat is a cooperative matrix coopmat<Elem, Rows, Cols, Use>, owned
-// jointly by the invocations of a subgroup (Scope): one value per subgroup,
+// jointly by the invocations of a subgroup or, with ScopeWorkgroup, of the
+// whole workgroup (Scope): one value per subgroup (workgroup),
 // its elements spread over the invocations in a way each target decides.
 // Elem is f16, bf16 or f32. See coopmat.go for its operations.
 type CoopMat struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Attention returns softmax(scale·q·kᵀ)·v for one head: q [tq, d],
@@ -48,10 +49,12 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // Both attentions run one of two designs: for up to 8 queries the keys are
 // split into chunks whose partial softmax results a second kernel merges
 // (flash-decoding), so that a single query still spreads over the device
-// (decode4.kc, one workgroup per key/value head and chunk reading whole
-// key rows by vec4, for head dimensions that are powers of two from 32 to
-// 256; decode.kc, chunks of 256 per query head, otherwise); for more
-// queries a query-parallel kernel streams the keys through shared memory.
+// (decode4.kc, one workgroup per key/value head and span of keys reading
+// key and value rows by vec4, for head dimensions that are powers of two
+// from 32 to 256; decode.kc, chunks of 256 per query head, otherwise); for more
+// queries a query-parallel kernel streams the keys through shared memory
+// (attention.kc; decode.kc's chunks instead on lavapipe where that kernel
+// would run past the driver's loop budget: docs/lavapipe.md).
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
 }
@@ -67,16 +70,17 @@ const (
 	// splitChunk (decode.kc) instead
 	splitMaxQueries = 8
 	splitChunk      = 256
-	// decode4.kc's chunks aim at this many workgroups
-	decodeGroups = 1024
 )
 
 func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
-	if err := c.owns(op, q, k, v); err != nil {
+	if err := c.sameDType(op, q, k, v); err != nil {
 		return nil, err
 	}
 	if err := checkFlash(op, q, k, v, heads, kvHeads, causal); err != nil {
 		return nil, err
+	}
+	if q.dtype != F32 {
+		return c.flashHalf(op, q, k, v, heads, kvHeads, causal)
 	}
 	tq, s := q.shape[0], k.shape[0]
 	dh := q.shape[1] / heads
@@ -94,9 +98,15 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	scale := float32(1 / math.Sqrt(float64(dh)))
 	params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
 	defs := map[string]string{"DH": strconv.Itoa(dh)}
-	if tq <= splitMaxQueries {
+	switch {
+	case tq <= splitMaxQueries:
 		err = c.splitKeys(params, defs, q, k, v, out)
-	} else {
+	case flashLoops(s, dh) > c.loopBudget():
+		// lavapipe would end the query-parallel kernel's loops early
+		// and leave outputs unwritten (docs/lavapipe.md); decode.kc's
+		// chunks need a bounded number of iterations at any length
+		err = c.chunkKeys(params, defs, q, k, v, out)
+	default:
 		g := [3]uint32{uint32(ceilDiv(tq, flashBQ)), uint32(heads), 1}
 		err = c.run("attention.kc", "attention", defs, params, g, q, k, v, out)
 	}
@@ -107,25 +117,51 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	return out, nil
 }
 
-// splitKeys records the split-key kernels: per-chunk partial results into
+// splitKeys records the split-key kernels: per-span partial results into
 // a pooled scratch buffer, then their merge into out. decode4.kc where the
 // head dimension allows it, else decode.kc.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	if ch, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
-		nch := ceilDiv(s, ch)
+	if span, sg := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh); sg != nil {
+		nch := ceilDiv(s, span)
 		part, err := c.Empty(tq * heads * nch * (dh + 2))
 		if err != nil {
 			return err
 		}
 		defer part.Release()
 		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
-		if err := c.run("decode4.kc", "decode4_partial", d4, params, g, q, k, v, part); err != nil {
+		if err := c.run("decodesg.kc", "decodesg_partial", sg, append(params, uint32(span)), g, q, k, v, part); err != nil {
+			return err
+		}
+		// decode4_merge reads only DH and WG; the rest is any valid specialisation
+		md := map[string]string{"DH": sg["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
+		return c.run("decode4.kc", "decode4_merge", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+	}
+	if span, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
+		nch := ceilDiv(s, span)
+		part, err := c.Empty(tq * heads * nch * (dh + 2))
+		if err != nil {
+			return err
+		}
+		defer part.Release()
+		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
+		if err := c.run("decode4.kc", "decode4_partial", d4, append(params, uint32(span)), g, q, k, v, part); err != nil {
 			return err
 		}
 		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
 		return c.run("decode4.kc", "decode4_merge", d4, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 	}
+	return c.chunkKeys(params, defs, q, k, v, out)
+}
+
+// chunkKeys records decode.kc: per (query, head, chunk of splitChunk
+// keys) partial results into a pooled scratch buffer, then their merge
+// into out. An invocation's loops run a number of iterations that grows
+// with s only by s/splitChunk (the merge), so it also serves devices
+// whose loop budget the query-parallel kernel would exceed.
+func (c *Context) chunkKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
+	tq, s, heads, dh := int(params[0]), int(params[1]), int(params[2]), q.shape[1]/int(params[2])
 	nch := ceilDiv(s, splitChunk)
 	part, err := c.Empty(tq * heads * nch * (dh + 2))
 	if err != nil {
@@ -141,31 +177,236 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
 }
 
-// decode4Defs returns decode4.kc's chunk length and specialisation for
-// these shapes, or nil where it does not apply: head dimensions that are
-// not a power of two from 32 to 256, or shared memory the device lacks
-// (many query heads per key/value head with long chunks). The chunk is the power of two
-// from 128 to 1024 that makes about decodeGroups workgroups, so that a
-// single query still fills the device and the merge stays short.
+// llvmpipeLoops is the loop budget of Mesa's llvmpipe (lavapipe): its
+// shader compiler (gallivm) counts every loop iteration of an invocation,
+// each loop's exit test included, on one counter for the whole shader,
+// and once 65535 have run every loop exits, silently (Mesa 22.3.6;
+// docs/lavapipe.md, internal/difftest's TestLoopBudget).
+const llvmpipeLoops = 65535
+
+// loopBudget is how many loop iterations (counted as flashLoops counts
+// them) one invocation may run on this device: three quarters of
+// llvmpipe's budget there, since its count runs a little above
+// flashLoops (measured: by 70 to 180 iterations for attention.kc at head
+// dimensions 64 to 128), and no limit elsewhere.
+func (c *Context) loopBudget() int {
+	if strings.HasPrefix(c.dev.Info().Name, "llvmpipe") {
+		return llvmpipeLoops / 4 * 3
+	}
+	return math.MaxInt
+}
+
+// flashLoops bounds the loop iterations of an invocation of attention.kc
+// that attends s keys with head dimension dh, each loop counting its
+// iterations and its exit test: the query row, then per block of flashBK
+// keys the staging of keys and values and the key loop, per key the score
+// and the accumulator over dh, and the output row.
+func flashLoops(s, dh int) int {
+	nb := ceilDiv(s, flashBK)
+	stage := ceilDiv(flashBK*dh, flashBQ) + 1
+	return 2*(dh+1) + nb + 1 + nb*(stage+flashBK+1) + 2*s*(dh+1)
+}
+
+// decodeTuning is the split-key kernels' configuration. Sub = 1 selects
+// decodesg.kc for f32 where the device allows it (for 16-bit caches it
+// is the only choice): KL invocations per key, NS
+// subgroups per workgroup. Otherwise decode4.kc: invocations per
+// workgroup (WG, 128 or 256), invocations per key in the score pass (LN:
+// 1, 2 or 4), value rows per online-softmax step (VB). Both: keys per
+// workgroup (Span, a power of two, at least one step or round; 0: chosen
+// so that about Groups workgroups run).
+type decodeTuning struct {
+	WG, LN, VB, Span, Groups int
+	Sub, KL, NS              int
+}
+
+// defaultDecode is the configuration the split-key kernels run unless a
+// test or benchmark sets another: decode4.kc with 4 invocations per key,
+// the fastest of the first H200 sweep (docs/PERF.md); decodesg.kc's KL and
+// NS for 16-bit caches.
+var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 4, Groups: 1024, KL: 8, NS: 8}
+
+// decode4Defs returns decode4.kc's span and specialisation for these
+// shapes, or nil where it does not apply: head dimensions that are not a
+// power of two from 32 to 256, more than 16 query heads per key/value
+// head (their accumulators would not stay in registers), or shared memory
+// the device lacks.
 func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
 		return 0, nil
 	}
-	const wg = 256
-	g := heads / kvHeads
-	ch := c.decodeChunk
-	if ch == 0 {
-		ch = 128
-		for ch < 1024 && kvHeads*tq*ceilDiv(s, ch) > decodeGroups {
-			ch *= 2
-		}
+	t := c.decode
+	if t.WG == 0 || t.LN == 0 {
+		t.WG, t.LN, t.VB = defaultDecode.WG, defaultDecode.LN, defaultDecode.VB
 	}
-	red := max(g, 4) * wg
-	// kc's checker allows 32 KiB of shared memory whatever the device
-	if need := 4 * (g*dh + g*ch + red + wg + 32); need > min(c.dev.Info().Limits.MaxSharedMemory, 32768) {
+	if t.Groups == 0 {
+		t.Groups = defaultDecode.Groups
+	}
+	g, d4 := heads/kvHeads, dh/4
+	if g > 16 || d4 > t.WG || d4%t.LN != 0 {
 		return 0, nil
 	}
-	return ch, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "CH": strconv.Itoa(ch), "RED": strconv.Itoa(red)}
+	vb := min(t.VB, d4/t.LN)
+	span := t.span(t.WG/t.LN, tq, s, kvHeads)
+	red := max(g, 4) * t.WG
+	// qs, red and st (the device's own limit: the backend checks it
+	// again when it loads the kernel)
+	if need := 16*g*d4 + 4*red + 8*g*(t.WG/d4); need > c.dev.Info().Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
+		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
+}
+
+// flashHalf is the fused attention of 16-bit q, k and v, giving q's type:
+// flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
+// f16 matrices with f32 accumulators and subgroups of 32, and more queries
+// than the split-key kernels take; decodesg.kc reading the 16-bit cache
+// for up to that many queries where the device's subgroups allow it;
+// otherwise the f32 kernels between casts.
+func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
+	tq, s := q.shape[0], k.shape[0]
+	dh := q.shape[1] / heads
+	if f, ok := c.flash16Config(q.dtype, tq, dh); ok {
+		out, err := c.outputOf(q.dtype, q.shape)
+		if err != nil {
+			return nil, err
+		}
+		var cz uint32
+		if causal {
+			cz = 1
+		}
+		scale := float32(1 / math.Sqrt(float64(dh)))
+		params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
+		p, err := c.pipelineOf(fmt.Sprintf("flash16?%+v", f), "flash16", f.module)
+		if err == nil {
+			g := [3]uint32{uint32(ceilDiv(tq, 16*f.NSG)), uint32(heads), 1}
+			err = c.dispatch(p, params, g, q, k, v, out)
+		}
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		return out, nil
+	}
+	if tq <= splitMaxQueries {
+		if _, sg := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh); sg != nil {
+			// the 16-bit cache read as it is; the f32 result (tq rows) cast
+			o, err := c.output(q.shape)
+			if err != nil {
+				return nil, err
+			}
+			defer o.Release()
+			var cz uint32
+			if causal {
+				cz = 1
+			}
+			params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(float32(1 / math.Sqrt(float64(dh))))}
+			if err := c.splitKeys(params, nil, q, k, v, o); err != nil {
+				return nil, err
+			}
+			return c.Cast(o, q.dtype)
+		}
+	}
+	var wide [3]*Tensor
+	for i, t := range []*Tensor{q, k, v} {
+		w, err := c.Cast(t, F32)
+		if err != nil {
+			return nil, err
+		}
+		defer w.Release()
+		wide[i] = w
+	}
+	o, err := c.flash(op, wide[0], wide[1], wide[2], heads, kvHeads, causal)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Release()
+	return c.Cast(o, q.dtype)
+}
+
+// flash16Config returns flash16's configuration for these shapes on this
+// device, or false where it does not apply (see flashHalf): the staged
+// layout with the first of 4 subgroups and blocks of 16 keys (the fastest
+// measured on the H200), 4 and 32, 2 and 32, 2 and 16 that fits the
+// device's shared memory and workgroup size.
+func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
+	info := c.dev.Info()
+	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
+		return flash16Config{}, false
+	}
+	has := false
+	for _, s := range info.CoopMat {
+		has = has || (s.Scope == "subgroup" && s.Flavor == "khr" && s.A == "f16" && s.B == "f16" && s.C == "f32" &&
+			s.Result == "f32" && s.M == 16 && s.N == 16 && s.K == 16 && !s.Saturating)
+	}
+	if !has {
+		return flash16Config{}, false
+	}
+	cands := []flash16Config{{dh, 4, 32, 16, false}, {dh, 4, 32, 32, false}, {dh, 2, 32, 32, false}, {dh, 2, 32, 16, false}}
+	if c.flash16.NSG != 0 {
+		cands = []flash16Config{{dh, c.flash16.NSG, 32, c.flash16.BK, c.flash16.Direct}}
+	}
+	for _, f := range cands {
+		if f.shared() <= info.Limits.MaxSharedMemory && f.NSG*f.SUB <= info.Limits.MaxInvocationsPerWorkgroup {
+			return f, true
+		}
+	}
+	return flash16Config{}, false
+}
+
+// span is the keys per workgroup: t.Span, or the power of two from step
+// up that gives about t.Groups workgroups.
+func (t decodeTuning) span(step, tq, s, kvHeads int) int {
+	span := t.Span
+	if span == 0 {
+		span = step
+		for span < 1<<20 && kvHeads*tq*ceilDiv(s, span) > t.Groups {
+			span *= 2
+		}
+	}
+	return max(span, step)
+}
+
+// decodeSGDefs returns decodesg.kc's span and specialisation for
+// elements of type d, or nil where the configuration does not ask for it
+// or it does not apply: no subgroups of 8, 16 or 32 (the kernel takes
+// lanes local_index % SG of consecutive invocations as one subgroup, as
+// NVIDIA and lavapipe lay them out), rows of a head that are not a whole
+// number of 16-byte vectors, a power of two of them or a multiple of SG,
+// more than 16 query heads per key/value head, or shared memory the
+// device lacks.
+func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	t := c.decode
+	if t == (decodeTuning{}) {
+		t = defaultDecode
+	}
+	if t.KL == 0 || t.NS == 0 {
+		t.KL, t.NS = defaultDecode.KL, defaultDecode.NS
+	}
+	info := c.dev.Info()
+	sg := info.SubgroupSize
+	// 16-bit caches take it whatever Sub says: decode4.kc reads f32 only
+	if (t.Sub == 0 && d == F32) || !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
+		return 0, nil
+	}
+	e := 16 / d.Size()
+	g, dv := heads/kvHeads, dh/e
+	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || t.NS*sg > info.Limits.MaxInvocationsPerWorkgroup {
+		return 0, nil
+	}
+	vl := min(sg, dv)
+	kl := min(t.KL, vl)
+	if need := 4*g*dh + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	if t.Groups == 0 {
+		t.Groups = defaultDecode.Groups
+	}
+	h16 := map[DType]string{F32: "0", F16: "1", BF16: "2"}[d]
+	span := t.span(t.NS*sg/kl, tq, s, kvHeads)
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
+		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -132,6 +132,40 @@ func testCausalAttention(t *testing.T, c *kernels.Context) {
 	}
 }
 
+// TestAttentionLoopBudget: on lavapipe, whose loops stop after 65535
+// iterations in all (docs/lavapipe.md), the query-parallel kernel left
+// outputs unwritten from 248 keys at head dimension 128 (tq = s = 256:
+// every query of the last workgroup but column 0 of its last 16); the ops
+// now take the chunked kernels past the budget. Cases at the budget's
+// edge (the largest s the query-parallel kernel takes, and one more), the
+// reported size, and a longer cache at head dimension 256 without the
+// mask, through both drivers.
+func TestAttentionLoopBudget(t *testing.T) {
+	for _, drv := range []string{"vulkan", "wgpu"} {
+		t.Run(drv, func(t *testing.T) {
+			c := open(t, drv)
+			rng := newRand(t)
+			edge := 9
+			for kernels.FlashLoops(edge+1, 128) <= c.LoopBudget() && edge < 600 {
+				edge++
+			}
+			if edge < 600 {
+				t.Logf("%s: loop budget %d: attention.kc up to %d keys at head dimension 128", drv, c.LoopBudget(), edge)
+			}
+			for _, tc := range []struct {
+				flashCase
+				causal bool
+			}{{flashCase{edge, edge, 2, 1, 128}, true}, {flashCase{edge + 1, edge + 1, 2, 1, 128}, true},
+				{flashCase{256, 256, 2, 1, 128}, true}, {flashCase{40, 300, 2, 2, 256}, false}} {
+				qs, ks, vs := flashInputs(rng, tc.flashCase)
+				got := runFlash(t, c, tc.flashCase, qs, ks, vs, tc.causal)
+				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
+				compare(t, fmt.Sprintf("%+v causal=%v", tc.flashCase, tc.causal), got, want, attnTol)
+			}
+		})
+	}
+}
+
 // TestCausality: changing the last key and value changes no output but
 // the last query's (bit for bit), and does change the last query's; for
 // both kernels (40 queries: query-parallel; 5 queries at the end of 600
@@ -181,18 +215,140 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 	}
 }
 
-// TestDecodeChunks: decode4.kc at every chunk length the host may choose
-// (the default picks 128 for caches this small), with a partial last chunk.
-func TestDecodeChunks(t *testing.T) {
+// TestDecodeVariants: decode4.kc in every configuration the host may
+// choose (invocations per workgroup, per key, value rows per step) with
+// spans of one round and of several, a partial last round and span, head
+// dimensions 32 to 256, and causal queries (tq = 3) whose last span ends
+// early.
+func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
-	for _, ch := range []int{128, 256, 512, 1024} {
-		c.SetDecodeChunk(ch)
-		for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}} {
-			qs, ks, vs := flashInputs(rng, tc)
-			got := runFlash(t, c, tc, qs, ks, vs, false)
-			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-			compare(t, fmt.Sprintf("decodeattention chunk %d", ch), got, want, attnTol)
+	var tns []kernels.DecodeTuning
+	for _, wg := range []int{128, 256} {
+		for _, ln := range []int{1, 2, 4} {
+			for _, vb := range []int{1, 4} {
+				for _, span := range []int{0, wg / ln, 4 * wg / ln} {
+					tns = append(tns, kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Span: span, Groups: 4})
+				}
+			}
 		}
 	}
+	// decodesg.kc (lavapipe's subgroups are 8 lanes: KL 16 becomes 8)
+	for _, kl := range []int{4, 8, 16} {
+		for _, ns := range []int{4, 8} {
+			for _, span := range []int{0, 64} {
+				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: span, Groups: 4})
+			}
+		}
+	}
+	for _, tn := range tns {
+		testDecodeTuning(t, c, tn)
+	}
+}
+
+func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning) {
+	rng := newRand(t)
+	c.SetDecodeTuning(tn)
+	defer c.SetDecodeTuning(kernels.DecodeTuning{})
+	for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}, {1, 333, 3, 1, 32}, {1, 300, 2, 2, 256}} {
+		qs, ks, vs := flashInputs(rng, tc)
+		got := runFlash(t, c, tc, qs, ks, vs, false)
+		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
+		compare(t, fmt.Sprintf("decodeattention %+v %+v", tn, tc), got, want, attnTol)
+	}
+	tc := flashCase{3, 700, 4, 2, 64}
+	qs, ks, vs := flashInputs(rng, tc)
+	got := runFlash(t, c, tc, qs, ks, vs, true)
+	want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
+	compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
+	// 16-bit caches take decodesg.kc whatever the configuration asks (8
+	// elements a vector)
+	cases := []flashCase{{1, 900, 8, 2, 128}, {2, 300, 3, 1, 64}, {1, 200, 2, 2, 256}}
+	if tn.Sub == 0 {
+		cases = cases[:1] // decodesg.kc's own KL and NS: the default's
+	}
+	for _, d := range halfTypes {
+		for _, tc := range cases {
+			qs, ks, vs := flashInputs(rng, tc)
+			for _, xs := range [][]float32{qs, ks, vs} {
+				for i := range xs {
+					xs[i] = round(d, xs[i])
+				}
+			}
+			got := runHalfFlash(t, c, d, tc, qs, ks, vs, false)
+			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
+			compare(t, fmt.Sprintf("decodeattention %s %+v %+v", d, tn, tc), got, want, halfAttnTol(d))
+		}
+	}
+}
+
+// halfAttnTol: a result rounded once to d after f32 work (half an ulp of
+// d relative) and, for f16 on cooperative matrices (flash16), the
+// probabilities rounded to f16 before they weight the values: up to 2^-11
+// of Σp|v|/l <= 1 more, absolute.
+func halfAttnTol(d kernels.DType) tol {
+	if d == kernels.BF16 {
+		return tol{2e-5, 1.01 / 256}
+	}
+	return tol{1.0/2048 + 2e-5, 1.01 / 2048}
+}
+
+// TestHalfAttention: causal and decode attention of f16 and bf16 tensors
+// against float64 over the rounded inputs (on lavapipe through the f32
+// kernels between casts; on a device with f16 cooperative matrices f16
+// with more than 8 queries takes flash16), and causality.
+func TestHalfAttention(t *testing.T) { testHalfAttention(t, open(t, "vulkan")) }
+
+func testHalfAttention(t *testing.T, c *kernels.Context) {
+	rng := newRand(t)
+	for _, d := range halfTypes {
+		for _, tc := range []struct {
+			flashCase
+			causal bool
+		}{{flashCase{17, 17, 4, 2, 32}, true}, {flashCase{40, 40, 4, 1, 64}, true}, {flashCase{3, 500, 8, 2, 128}, true},
+			{flashCase{100, 130, 32, 8, 128}, true}, {flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{20, 40, 2, 1, 16}, false}} {
+			qs, ks, vs := flashInputs(rng, tc.flashCase)
+			for _, xs := range [][]float32{qs, ks, vs} {
+				for i := range xs {
+					xs[i] = round(d, xs[i])
+				}
+			}
+			got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
+			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
+			compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, halfAttnTol(d))
+			if !tc.causal || tc.tq < 2 {
+				continue
+			}
+			row := tc.hkv * tc.dh
+			for i := (tc.s - 1) * row; i < tc.s*row; i++ {
+				ks[i] = round(d, float32(rng.Float64()*4-2))
+				vs[i] = round(d, float32(rng.Float64()*4-2))
+			}
+			after := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, true)
+			last := (tc.tq - 1) * tc.hq * tc.dh
+			for i := 0; i < last; i++ {
+				if got[i] != after[i] {
+					t.Fatalf("%s %+v: output %d (query %d) changed when only the last key changed", d, tc.flashCase, i, i/(tc.hq*tc.dh))
+				}
+			}
+		}
+	}
+}
+
+func runHalfFlash(t *testing.T, c *kernels.Context, d kernels.DType, tc flashCase, qs, ks, vs []float32, causal bool) []float32 {
+	t.Helper()
+	q := uploadOf(t, c, d, qs, tc.tq, tc.hq*tc.dh)
+	k := uploadOf(t, c, d, ks, tc.s, tc.hkv*tc.dh)
+	v := uploadOf(t, c, d, vs, tc.s, tc.hkv*tc.dh)
+	run := c.DecodeAttention
+	if causal {
+		run = c.CausalAttention
+	}
+	o, err := run(q, k, v, tc.hq, tc.hkv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DType() != d {
+		t.Fatalf("%s attention returned %s", d, o.DType())
+	}
+	return host(t, o)
 }

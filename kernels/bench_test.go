@@ -2,7 +2,10 @@ package kernels_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"math"
+	"math/rand"
 	"testing"
 	"time"
 
@@ -80,18 +83,9 @@ func BenchmarkOps(b *testing.B) {
 		bench(fmt.Sprintf("layernorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 		bench(fmt.Sprintf("rmsnorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
 	}
-	// rows of 32k through rows.kc (reading x two or three times; the
-	// rereads may hit L2), beside the register kernels above
-	xr, err := x.Reshape(-1, 32768)
-	if err != nil {
-		b.Fatal(err)
+	if *sweep {
+		rowSweep(b, c, x, bench)
 	}
-	w, bias := fill(b, c, 32768), fill(b, c, 32768)
-	c.SetRowsLooped(true)
-	bench("softmax/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
-	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
-	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
-	c.SetRowsLooped(false)
 	// decode attention: 32 query heads, 8 KV heads of 128, over a cache
 	// of s keys; the bytes are the K and V read once.
 	const hq, hkv, dh = 32, 8, 128
@@ -106,12 +100,87 @@ func BenchmarkOps(b *testing.B) {
 	q := fill(b, c, hq*dh)
 	q1, _ := q.Reshape(1, hq*dh)
 	bench(fmt.Sprintf("decodeattention/s%d", s), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
-	// the same at each fixed chunk length of decode4.kc, to tune the default
-	for _, ch := range []int{128, 512, 1024} {
-		c.SetDecodeChunk(ch)
-		bench(fmt.Sprintf("decodeattention/s%d/chunk%d", s, ch), 2*s*hkv*dh*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+	// the same over an f16 cache (PyTorch's baseline is f16): the bytes
+	// are the 16-bit K and V read once
+	var h [3]*kernels.Tensor
+	for i, t := range []*kernels.Tensor{q1, k, v} {
+		if h[i], err = c.Cast(t, kernels.F16); err != nil {
+			b.Fatal(err)
+		}
 	}
-	c.SetDecodeChunk(0)
+	bench(fmt.Sprintf("decodeattention16/s%d", s), 2*s*hkv*dh*2, func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
+	// decode4.kc's configurations, to choose the default: invocations per
+	// workgroup and per key, value rows per step, workgroups in the grid
+	if !*sweep {
+		return
+	}
+	dflt := kernels.DefaultDecode
+	for _, wg := range []int{128, 256} {
+		for _, ln := range []int{1, 2, 4} {
+			for _, groups := range []int{512, 1024, 2048} {
+				tn := kernels.DecodeTuning{WG: wg, LN: ln, VB: 8, Groups: groups}
+				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+			}
+		}
+	}
+	for _, vb := range []int{8, 16} {
+		for _, ln := range []int{2, 4} {
+			tn := dflt
+			tn.Sub, tn.VB, tn.LN = 0, vb, ln
+			decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+		}
+	}
+	for _, kl := range []int{4, 8, 16} {
+		for _, ns := range []int{4, 8} {
+			for _, groups := range []int{512, 1024, 2048} {
+				tn := kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Groups: groups}
+				decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
+				c.SetDecodeTuning(tn)
+				bench(fmt.Sprintf("decodeattention16/s%d/sg-kl%d-ns%d-groups%d", s, tn.KL, tn.NS, tn.Groups), 2*s*hkv*dh*2,
+					func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
+			}
+		}
+	}
+	c.SetDecodeTuning(kernels.DecodeTuning{})
+}
+
+var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time every configuration of decode4.kc and of the 32k-column norms")
+
+// rowSweep times rows of 32k through rows.kc (reading x two or three
+// times; the rereads may hit L2) and in long-row configurations of
+// rowsreg4.kc beside the default.
+func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(string, int, func() (*kernels.Tensor, error))) {
+	const d = 32768
+	xr, err := x.Reshape(-1, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := x.Len()
+	w, bias := fill(b, c, d), fill(b, c, d)
+	c.SetRowsLooped(true)
+	bench("softmax/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
+	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+	c.SetRowsLooped(false)
+	// the best of the first sweep (docs/PERF.md) and their neighbours
+	for _, tn := range []kernels.RowTuning{{WG: 1024, SH: 2, PF: 4}, {WG: 1024, SH: 2, PF: 6}, {WG: 1024, SH: 2, PF: 8}, {WG: 1024, SH: 0, PF: 6}} {
+		c.SetRowTuning(tn)
+		bench(fmt.Sprintf("rmsnorm/d32768/wg%d-sh%d-pf%d-st%d", tn.WG, tn.SH, tn.PF, tn.ST), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
+	}
+	for _, tn := range []kernels.RowTuning{{WG: 1024, SH: 2}, {WG: 1024, SH: 1, PF: 2}, {WG: 1024, SH: 2, PF: 2}, {WG: 1024, SH: 2, PF: 2, ST: 1}} {
+		c.SetRowTuning(tn)
+		bench(fmt.Sprintf("layernorm/d32768/wg%d-sh%d-pf%d-st%d", tn.WG, tn.SH, tn.PF, tn.ST), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+	}
+	c.SetRowTuning(kernels.RowTuning{})
+}
+
+func decodeBench(c *kernels.Context, bench func(string, int, func() (*kernels.Tensor, error)), tn kernels.DecodeTuning, s int, q, k, v *kernels.Tensor, hq, hkv int) {
+	c.SetDecodeTuning(tn)
+	name := fmt.Sprintf("decodeattention/s%d/wg%d-ln%d-vb%d-groups%d", s, tn.WG, tn.LN, tn.VB, tn.Groups)
+	if tn.Sub != 0 {
+		name = fmt.Sprintf("decodeattention/s%d/sg-kl%d-ns%d-groups%d", s, tn.KL, tn.NS, tn.Groups)
+	}
+	bench(name, 2*s*hkv*128*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q, k, v, hq, hkv) })
 }
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
@@ -124,4 +193,146 @@ func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 		b.Fatal(err)
 	}
 	return t
+}
+
+// BenchmarkAttention16 measures causal GQA attention in f16 at the issue's
+// size (batch 4 as four CausalAttention calls over their own tensors,
+// sequence 4096, 32 query and 8 key/value heads of 128) in TFLOP/s counted
+// as PyTorch's baseline counts them (4·B·hq·T²·D/2), and checks 48
+// sampled output rows of the first batch against float64 first.
+func BenchmarkAttention16(b *testing.B) {
+	setXDG()
+	dev, err := backend.Open(context.Background(), "")
+	if err != nil {
+		b.Skipf("no device: %v", err)
+	}
+	defer dev.Close()
+	c := kernels.New(dev)
+	defer c.Close()
+	B, T, hq, hkv, D := 4, 4096, 32, 8, 128
+	if dev.Info().Type == backend.TypeCPU {
+		B, T = 1, 128 // lavapipe: keep it short
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	bs := make([]attnBatch, B)
+	for i := range bs {
+		r := func(n int) []float32 {
+			xs := make([]float32, n)
+			for j := range xs {
+				xs[j] = float32(rng.Float64()*2 - 1)
+			}
+			return xs
+		}
+		bs[i].qs, bs[i].ks, bs[i].vs = r(T*hq*D), r(T*hkv*D), r(T*hkv*D)
+		for _, x := range []struct {
+			t    **kernels.Tensor
+			xs   []float32
+			cols int
+		}{{&bs[i].q, bs[i].qs, hq * D}, {&bs[i].k, bs[i].ks, hkv * D}, {&bs[i].v, bs[i].vs, hkv * D}} {
+			if *x.t, err = c.TensorOf(kernels.F16, x.xs, T, x.cols); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	o, err := c.CausalAttention(bs[0].q, bs[0].k, bs[0].v, hq, hkv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, err := c.ToHost(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Release()
+	checkAttentionRows(b, got[0], bs[0].qs, bs[0].ks, bs[0].vs, T, hq, hkv, D)
+	type cfg struct {
+		nsg, bk int
+		direct  bool
+	}
+	cfgs := []cfg{{}}
+	if *sweep {
+		cfgs = append(cfgs, cfg{4, 32, false}, cfg{2, 32, false}, cfg{8, 32, true}, cfg{8, 16, true}, cfg{4, 32, true}, cfg{4, 16, true}, cfg{4, 64, true})
+	}
+	for _, f := range cfgs {
+		c.SetFlash16(f.nsg, f.bk, f.direct)
+		name := "default"
+		if f.nsg != 0 {
+			name = fmt.Sprintf("nsg%d-bk%d-direct%v", f.nsg, f.bk, f.direct)
+		}
+		b.Run(name, func(b *testing.B) { timeAttention(b, c, dev, bs, B, T, hq, hkv, D) })
+	}
+	c.SetFlash16(0, 0, false)
+}
+
+// attnBatch is one batch entry of BenchmarkAttention16: f16 tensors and
+// the f32 values they were rounded from.
+type attnBatch struct {
+	q, k, v    *kernels.Tensor
+	qs, ks, vs []float32
+}
+
+func timeAttention(b *testing.B, c *kernels.Context, dev *backend.Device, bs []attnBatch, B, T, hq, hkv, D int) {
+	if o, err := c.CausalAttention(bs[0].q, bs[0].k, bs[0].v, hq, hkv); err != nil { // compile outside the timing
+		b.Fatal(err)
+	} else {
+		o.Release()
+	}
+	b.ResetTimer()
+	start := time.Now()
+	s := dev.Begin()
+	for i := 0; i < b.N; i++ {
+		for _, x := range bs {
+			o, err := c.CausalAttention(x.q, x.k, x.v, hq, hkv)
+			if err != nil {
+				s.End()
+				b.Fatal(err)
+			}
+			o.Release()
+		}
+	}
+	if err := s.End(); err != nil {
+		b.Fatal(err)
+	}
+	if err := dev.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	el := time.Since(start).Seconds() / float64(b.N)
+	b.ReportMetric(4*float64(B*hq*T)*float64(T)*float64(D)/2/el/1e12, "TFLOP/s")
+}
+
+// checkAttentionRows compares 48 (query, head) rows of a causal prefill
+// (the first and last queries among them) with float64 over the f16
+// inputs, within halfAttnTol's f16 bound.
+func checkAttentionRows(b *testing.B, got, qs, ks, vs []float32, T, hq, hkv, D int) {
+	r16 := func(x float32) float64 { return float64(round(kernels.F16, x)) }
+	scale := float64(float32(1 / math.Sqrt(float64(D))))
+	tl := halfAttnTol(kernels.F16)
+	for n := 0; n < 48; n++ {
+		i, h := n*(T-1)/47, (n*7)%hq
+		kh := h / (hq / hkv)
+		sc := make([]float64, i+1)
+		mx := math.Inf(-1)
+		for j := range sc {
+			for c := 0; c < D; c++ {
+				sc[j] += r16(qs[(i*hq+h)*D+c]) * r16(ks[(j*hkv+kh)*D+c])
+			}
+			sc[j] *= scale
+			mx = math.Max(mx, sc[j])
+		}
+		var sum float64
+		for j := range sc {
+			sc[j] = math.Exp(sc[j] - mx)
+			sum += sc[j]
+		}
+		for c := 0; c < D; c++ {
+			var acc float64
+			for j := range sc {
+				acc += sc[j] * r16(vs[(j*hkv+kh)*D+c])
+			}
+			want := acc / sum
+			g := float64(got[(i*hq+h)*D+c])
+			if d := math.Abs(g - want); !(d <= tl.abs+tl.rel*math.Abs(want)) {
+				b.Fatalf("attention f16: o[query %d, head %d, %d] = %g, want %g", i, h, c, g, want)
+			}
+		}
+	}
 }

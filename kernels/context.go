@@ -40,9 +40,24 @@ type Context struct {
 	maxGroups int
 	// rowsLooped (tests) makes the row ops take rows.kc at every length.
 	rowsLooped bool
-	// decodeChunk, when positive (tests, benchmarks), fixes decode4.kc's
-	// chunk length (a power of two from 128 to 1024).
-	decodeChunk int
+	// rowTune, when set (tests, benchmarks), replaces the configuration
+	// of long rows.
+	rowTune rowTuning
+	// flash16, when NSG is set (tests, benchmarks), fixes flash16's
+	// subgroups and key block (DH and SUB are ignored).
+	flash16 flash16Config
+	// decode, when set (tests, benchmarks), replaces decode4.kc's
+	// default configuration.
+	decode decodeTuning
+	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
+	// team size and rows per team.
+	gemvTeam, gemvR int
+	// gemvtSlices, when positive (tests, benchmarks), fixes how many
+	// slices of k gemvt.kc cuts.
+	gemvtSlices int
+	// noGEMV (tests, benchmarks) sends every 16-bit product to the
+	// cooperative-matrix or f32 path.
+	noGEMV bool
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.
@@ -69,36 +84,19 @@ func (c *Context) Close() {
 	c.mms = map[coopmat.Options]*coopmat.Matmul{}
 }
 
-// Tensor uploads data as a tensor of the given shape (len(data) must be
-// the product of the dimensions).
+// Tensor uploads data as an f32 tensor of the given shape (len(data)
+// must be the product of the dimensions). TensorOf makes f16 and bf16
+// tensors.
 func (c *Context) Tensor(data []float32, shape ...int) (*Tensor, error) {
-	if err := checkShape("tensor", shape); err != nil {
-		return nil, err
-	}
-	if n := numel(shape); n != len(data) {
-		return nil, shapeErr("tensor", "%d values for %d elements", []any{len(data), n}, shape)
-	}
-	buf, err := c.dev.UploadF32(data)
-	if err != nil {
-		return nil, err
-	}
-	return &Tensor{c: c, st: &storage{buf: buf}, shape: append([]int(nil), shape...), dtype: F32}, nil
+	return c.TensorOf(F32, data, shape...)
 }
 
-// Empty allocates a tensor whose contents are undefined until an op or
-// kernel writes them.
-func (c *Context) Empty(shape ...int) (*Tensor, error) {
-	if err := checkShape("empty", shape); err != nil {
-		return nil, err
-	}
-	buf, err := c.dev.Alloc(int64(numel(shape)) * 4)
-	if err != nil {
-		return nil, err
-	}
-	return &Tensor{c: c, st: &storage{buf: buf}, shape: append([]int(nil), shape...), dtype: F32}, nil
-}
+// Empty allocates an f32 tensor whose contents are undefined until an op
+// or kernel writes them. EmptyOf allocates other types.
+func (c *Context) Empty(shape ...int) (*Tensor, error) { return c.EmptyOf(F32, shape...) }
 
-// ToHost reads several tensors back with one submit and one wait.
+// ToHost reads several tensors back with one submit and one wait, each
+// widened to float32 (exactly, from f16 and bf16).
 func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error) {
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
@@ -113,42 +111,44 @@ func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error
 	}
 	out := make([][]float32, len(bs))
 	for i, b := range bs {
-		out[i] = backend.BytesF32(b)
+		out[i] = decode(ts[i].dtype, b, ts[i].Len())
 	}
 	return out, nil
 }
 
-// output allocates an op's result, poisoned in tests.
-func (c *Context) output(shape []int) (*Tensor, error) {
-	t, err := c.Empty(shape...)
+// output allocates an op's f32 result, poisoned in tests.
+func (c *Context) output(shape []int) (*Tensor, error) { return c.outputOf(F32, shape) }
+
+// outputOf allocates an op's result of type d, poisoned in tests (every
+// word a NaN pattern of each type: f32, and two f16 or bf16 NaNs).
+func (c *Context) outputOf(d DType, shape []int) (*Tensor, error) {
+	t, err := c.EmptyOf(d, shape...)
 	if err != nil || !c.poison {
 		return t, err
 	}
-	n := t.Len()
-	if err := c.run("elementwise.kc", "fill", nil, []uint32{uint32(n), 0xffc0cdcd}, c.grid(n, 256), t); err != nil {
+	n := int(t.bind().Size / 4)
+	if err := c.run("elementwise.kc", "fill", nil, []uint32{uint32(n), 0xffc1ffc1}, c.grid(n, 256), t); err != nil {
 		t.Release()
 		return nil, err
 	}
 	return t, nil
 }
 
-// owns checks that every operand belongs to this context.
-func (c *Context) owns(op string, ts ...*Tensor) error {
-	for _, t := range ts {
-		if t == nil {
-			return fmt.Errorf("kernels: %s: nil tensor", op)
-		}
-		if t.c != c {
-			return fmt.Errorf("kernels: %s: tensor %s belongs to another context", op, t)
-		}
-	}
-	return nil
-}
-
 // pipeline returns kernel of the embedded file, specialised with defs,
 // compiling it on first use.
 func (c *Context) pipeline(file, kernel string, defs map[string]string) (*backend.Pipeline, error) {
-	mkey := file + defsKey(defs)
+	return c.pipelineOf(file+defsKey(defs), kernel, func() (*ir.Module, error) {
+		src, err := sources.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		return parse.Load(file, src, defs)
+	})
+}
+
+// pipelineOf returns kernel of the module cached under mkey, building the
+// module with load and compiling the kernel on first use.
+func (c *Context) pipelineOf(mkey, kernel string, load func() (*ir.Module, error)) (*backend.Pipeline, error) {
 	pkey := mkey + "#" + kernel
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -157,18 +157,15 @@ func (c *Context) pipeline(file, kernel string, defs map[string]string) (*backen
 	}
 	m := c.mods[mkey]
 	if m == nil {
-		src, err := sources.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("kernels: %w", err)
-		}
-		if m, err = parse.Load(file, src, defs); err != nil {
+		var err error
+		if m, err = load(); err != nil {
 			return nil, fmt.Errorf("kernels: %w", err)
 		}
 		c.mods[mkey] = m
 	}
 	p, err := c.dev.LoadIR(context.Background(), m, kernel)
 	if err != nil {
-		return nil, fmt.Errorf("kernels: %s in %s: %w", kernel, file, err)
+		return nil, fmt.Errorf("kernels: %s in %s: %w", kernel, mkey, err)
 	}
 	c.pipes[pkey] = p
 	return p, nil
@@ -192,9 +189,14 @@ func (c *Context) run(file, kernel string, defs map[string]string, params []uint
 	if err != nil {
 		return err
 	}
+	return c.dispatch(p, params, groups, ts...)
+}
+
+// dispatch records one dispatch of p with the tensors bound in order.
+func (c *Context) dispatch(p *backend.Pipeline, params []uint32, groups [3]uint32, ts ...*Tensor) error {
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
-		vs[i] = t.View()
+		vs[i] = t.bind()
 	}
 	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
 }

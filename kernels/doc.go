@@ -1,5 +1,5 @@
 // Package kernels is kc's library of tensor operations: device-resident
-// f32 tensors and the ops a transformer needs, every one a .kc kernel
+// tensors and the ops a transformer needs, every one a .kc kernel
 // compiled by kc's own emitters (or a coopmat product).
 //
 // A Context binds the library to one backend.Device. Tensors live on the
@@ -26,6 +26,23 @@
 // sharing storage, Dup a copy. Release gives a tensor's storage back to the
 // device's pool (the storage of all its views).
 //
+// Element types (DType): F32, F16 and BF16. Context.Tensor and Empty make
+// f32 tensors, TensorOf and EmptyOf any type (host values rounded to
+// nearest even), TensorBits f16/bf16 from raw 16-bit patterns; ToHost
+// always returns float32 (widened exactly); Cast converts on the device.
+// 16-bit tensors are packed two elements to a 32-bit word and their
+// kernels compute in f32, so they run on every device. The ops taking
+// f16 and bf16: Add, Sub, Mul, Div, ReLU, Sigmoid, SiLU, RMSNorm,
+// LayerNorm (all operands of one type), MatMul and MatMulBT (both of one
+// type, or f32 activations times 16-bit weights), CausalAttention and
+// DecodeAttention (q, k and v of one type, the result too: f16 with more
+// than 8 queries on cooperative matrices where the device has f16 ones,
+// flash16; up to 8 queries reading the 16-bit cache through decodesg.kc
+// where the device's subgroups allow; otherwise the f32 kernels between
+// casts), Cast, Dup, Reshape, Rows and SetRows; every other op takes f32
+// only. Mixed or unsupported
+// types are *ShapeErrors naming the op and each operand's type and shape.
+//
 // Kernels are the .kc files of this package, embedded in the binary and
 // compiled at first use on each device (through Device.LoadIR and its
 // pipeline cache), then kept by the Context. Ops take no context.Context:
@@ -37,6 +54,6 @@
 // RMSNorm over the last dimension; RoPE (rotate-half) with a position
 // offset; Attention (single head, composed), CausalAttention (grouped-query,
 // flash-style online softmax) and DecodeAttention (queries against a KV
-// cache, the keys split into chunks merged by a second kernel); Rows and
+// cache, the keys split into spans merged by a second kernel); Rows and
 // SetRows, views of and writes into row ranges, for KV caches.
 package kernels

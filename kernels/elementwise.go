@@ -26,13 +26,16 @@ func (c *Context) elementwise(kernel string, n int, extra []int, ts ...*Tensor) 
 	return c.run(file, kernel, nil, params, c.grid(n/per, 256), ts...)
 }
 
-// binary records out = a op b for tensors of one shape.
+// binary records out = a op b for tensors of one shape and type.
 func (c *Context) binary(op, kernel string, a, b *Tensor) (*Tensor, error) {
-	if err := c.owns(op, a, b); err != nil {
+	if err := c.sameDType(op, a, b); err != nil {
 		return nil, err
 	}
 	if !slices.Equal(a.shape, b.shape) {
-		return nil, shapeErr(op, "shapes differ", nil, a.shape, b.shape)
+		return nil, operandErr(op, "shapes differ", nil, a, b)
+	}
+	if a.dtype.half() {
+		return c.halfElementwise(op, kernel, a, b)
 	}
 	out, err := c.output(a.shape)
 	if err != nil {
@@ -47,8 +50,11 @@ func (c *Context) binary(op, kernel string, a, b *Tensor) (*Tensor, error) {
 
 // unary records out = f(x) elementwise.
 func (c *Context) unary(op, kernel string, x *Tensor) (*Tensor, error) {
-	if err := c.owns(op, x); err != nil {
+	if err := c.ownsTyped(op, x); err != nil {
 		return nil, err
+	}
+	if x.dtype.half() {
+		return c.halfElementwise(op, kernel, x)
 	}
 	out, err := c.output(x.shape)
 	if err != nil {

@@ -11,5 +11,34 @@ func (c *Context) SetMaxGroups(n int) { c.maxGroups = n }
 // every row length.
 func (c *Context) SetRowsLooped(on bool) { c.rowsLooped = on }
 
-// SetDecodeChunk fixes decode4.kc's chunk length (0: the default choice).
-func (c *Context) SetDecodeChunk(n int) { c.decodeChunk = n }
+// DecodeTuning is decode4.kc's configuration (see decodeTuning).
+type DecodeTuning = decodeTuning
+
+// SetDecodeTuning replaces decode4.kc's configuration (the zero value:
+// the default).
+func (c *Context) SetDecodeTuning(t DecodeTuning) { c.decode = t }
+
+// DefaultDecode is decode4.kc's default configuration.
+var DefaultDecode = defaultDecode
+
+// RowTuning is the long rows' configuration (see rowTuning).
+type RowTuning = rowTuning
+
+// SetRowTuning replaces the long rows' configuration (the zero value: the
+// default).
+func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
+
+// SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
+func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
+
+// SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
+// layout (0, 0: the default choice).
+func (c *Context) SetFlash16(nsg, bk int, direct bool) {
+	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: direct}
+}
+
+// SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
+func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
+
+// SetGEMVTSlices fixes gemvt.kc's slices of k (0: the default).
+func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }

@@ -2,36 +2,65 @@ package kernels
 
 import (
 	"context"
+	"math"
+	"strconv"
 
 	"github.com/kcgo/kc/coopmat"
 )
 
-// MatMul returns a·b for a [m, k] and b [k, n]: a [m, n] tensor.
+// MatMul returns a·b for a [m, k] and b [k, n]: a [m, n] tensor. a and b
+// are both f32, both f16 or both bf16, or a is f32 and b f16 or bf16
+// (weights stored narrow); the result has a's type and every product
+// accumulates in f32. 16-bit products run on the device's cooperative
+// matrices (a cast to b's type first when it is f32) where it has them
+// for b's type, else through f32 (the operands cast up, the f32 product,
+// the result cast back).
 func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
-	if err := c.owns("matmul", a, b); err != nil {
+	if err := c.ownsTyped("matmul", a, b); err != nil {
 		return nil, err
 	}
 	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
-		return nil, shapeErr("matmul", "want [m k] and [k n]", nil, a.shape, b.shape)
+		return nil, operandErr("matmul", "want [m k] and [k n]", nil, a, b)
 	}
 	return c.product("matmul", a, b, coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[1]})
 }
 
 // MatMulBT returns scale·a·bᵀ for a [m, k] and b [n, k] (b not transposed
 // in memory): a [m, n] tensor. This is q·kᵀ with the 1/√d folded in, and
-// x·Wᵀ for weights stored as [out, in]. A zero scale means 1.
+// x·Wᵀ for weights stored as [out, in]. A zero scale means 1. The types
+// are as for MatMul. With 16-bit b and at most 16 rows in a (decoding),
+// it runs gemv.kc, which streams b once at memory speed (MatMul, with at
+// most 4 rows, gemvt.kc).
 func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
-	if err := c.owns("matmulbt", a, b); err != nil {
+	if err := c.ownsTyped("matmulbt", a, b); err != nil {
 		return nil, err
 	}
 	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[1] {
-		return nil, shapeErr("matmulbt", "want [m k] and [n k]", nil, a.shape, b.shape)
+		return nil, operandErr("matmulbt", "want [m k] and [n k]", nil, a, b)
 	}
 	return c.product("matmulbt", a, b, coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[0], TransB: true, Scale: scale})
 }
 
-// product records o through a coopmat product prepared once per problem.
+// gemvMaxRows is the most rows of a that MatMulBT gives to gemv.kc, and
+// gemvtMaxRows that MatMul gives to gemvt.kc (whose partial sums, 8
+// columns of each row an invocation, stay in registers up to 4 rows).
+const (
+	gemvMaxRows  = 16
+	gemvtMaxRows = 4
+)
+
+// product records o: a coopmat product prepared once per problem, or
+// gemv.kc.
 func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+	switch {
+	case a.dtype == b.dtype:
+	case a.dtype == F32 && b.dtype.half():
+	default:
+		return nil, operandErr(op, "element types differ (%s and %s): want one type, or f32 times f16 or bf16", []any{a.dtype, b.dtype}, a, b)
+	}
+	if b.dtype.half() {
+		return c.halfProduct(op, a, b, o)
+	}
 	mm, err := c.matmul(o)
 	if err != nil {
 		return nil, err
@@ -45,6 +74,184 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// halfProduct records a product with 16-bit b; the result has a's type.
+func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+	if o.TransB && o.M <= gemvMaxRows && !c.noGEMV {
+		return c.gemv(a, b, o)
+	}
+	if !o.TransB && o.M <= gemvtMaxRows && !c.noGEMV {
+		return c.gemvT(a, b, o)
+	}
+	dt := b.dtype
+	if _, ok := coopmat.CoopShape(c.dev.Info(), dt.String()); !ok {
+		return c.viaF32(a.dtype, []*Tensor{a, b}, func(ts []*Tensor) (*Tensor, error) {
+			return c.product(op, ts[0], ts[1], o)
+		})
+	}
+	x := a
+	if a.dtype != dt {
+		var err error
+		if x, err = c.Cast(a, dt); err != nil {
+			return nil, err
+		}
+		defer x.Release()
+	}
+	o.DType, o.CType = dt.String(), a.dtype.String()
+	mm, err := c.matmul(o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.outputOf(a.dtype, []int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	if err := mm.Run(x.View(), b.View(), out.View()); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
+// a) when k is a multiple of 8 and the views start on 16 bytes, else
+// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
+func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+	var tmp []*Tensor
+	defer func() {
+		for _, t := range tmp {
+			t.Release()
+		}
+	}()
+	outT := a.dtype
+	vec := o.K%8 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0
+	kernel, kp := "gemv4", o.K/8
+	switch {
+	case vec && a.dtype.half():
+		kernel = "gemv4h"
+	case !vec:
+		kernel, kp = "gemv1", o.K
+		if a.dtype.half() {
+			x, err := c.Cast(a, F32)
+			if err != nil {
+				return nil, err
+			}
+			tmp = append(tmp, x)
+			a = x
+		}
+	}
+	team, r := c.gemvShape(o.M)
+	y, err := c.output([]int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	defs := map[string]string{"M": strconv.Itoa(o.M), "R": strconv.Itoa(r), "TEAM": strconv.Itoa(team)}
+	if b.dtype == BF16 {
+		defs["BF"] = "1"
+	}
+	scale := o.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	params := []uint32{uint32(o.N), uint32(kp), math.Float32bits(scale)}
+	if err := c.run("gemv.kc", kernel, defs, params, c.grid2(ceilDiv(o.N, 256/team*r)), a, b, y); err != nil {
+		y.Release()
+		return nil, err
+	}
+	if outT == F32 {
+		return y, nil
+	}
+	tmp = append(tmp, y)
+	return c.Cast(y, outT)
+}
+
+// gemvT records a·b for 16-bit b [k, n] through gemvt.kc: gemvt4 when n
+// is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a is
+// cast to f32 first when it is 16-bit, and the f32 result back. k is cut
+// into slices (workgroups enough to fill a large GPU: about 1024) whose
+// partial products sum adds up; the slices' extra traffic, 8·slices·m·n
+// bytes, stays under an eighth of b's 2·k·n.
+func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+	var tmp []*Tensor
+	defer func() {
+		for _, t := range tmp {
+			t.Release()
+		}
+	}()
+	outT := a.dtype
+	if a.dtype.half() {
+		x, err := c.Cast(a, F32)
+		if err != nil {
+			return nil, err
+		}
+		tmp = append(tmp, x)
+		a = x
+	}
+	kernel, cols, np := "gemvt4", 8*32, o.N/8
+	if o.N%8 != 0 || b.View().Off%16 != 0 {
+		kernel, cols, np = "gemvt1", 32, o.N
+	}
+	blocks := ceilDiv(o.N, cols)
+	slices := max(1, min(ceilDiv(1024, blocks), o.K/(32*o.M), ceilDiv(o.K, 32)))
+	if c.gemvtSlices > 0 {
+		slices = min(c.gemvtSlices, o.K)
+	}
+	ks := ceilDiv(o.K, slices)
+	slices = ceilDiv(o.K, ks)
+	y, err := c.output([]int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	part := y
+	if slices > 1 {
+		if part, err = c.output([]int{slices * o.M, o.N}); err != nil {
+			y.Release()
+			return nil, err
+		}
+		tmp = append(tmp, part)
+	}
+	defs := map[string]string{"M": strconv.Itoa(o.M)}
+	if b.dtype == BF16 {
+		defs["BF"] = "1"
+	}
+	params := []uint32{uint32(np), uint32(o.K), uint32(ks), math.Float32bits(1)}
+	err = c.run("gemvt.kc", kernel, defs, params, c.grid2(blocks*slices), a, b, part)
+	if err == nil && slices > 1 {
+		mn := o.M * o.N
+		err = c.run("gemvt.kc", "sum", defs, []uint32{uint32(mn), uint32(slices)}, c.grid(mn, 256), part, y)
+	}
+	if err != nil {
+		y.Release()
+		return nil, err
+	}
+	if outT == F32 {
+		return y, nil
+	}
+	tmp = append(tmp, y)
+	return c.Cast(y, outT)
+}
+
+// gemvShape is gemv.kc's team size and rows per team for m rows of a:
+// two rows a team (two 16-byte loads in flight per invocation) while the
+// partial sums stay few, one beyond 8 rows; fewer where the partial sums
+// (TEAM·(m·r·TEAMS + 1) f32) would not fit the device's shared memory.
+func (c *Context) gemvShape(m int) (team, r int) {
+	team, r = 64, 2
+	if m > 8 {
+		r = 1
+	}
+	if c.gemvTeam > 0 {
+		team = c.gemvTeam
+	}
+	if c.gemvR > 0 {
+		r = c.gemvR
+	}
+	shared := int(c.dev.Info().Limits.MaxSharedMemory)
+	for r > 1 && shared > 0 && 4*team*(m*r*(256/team)+1) > shared {
+		r /= 2
+	}
+	return team, r
 }
 
 // matmul returns the prepared product for o. A split-k product's scratch

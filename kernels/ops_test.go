@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"fmt"
 	"github.com/kcgo/kc/kernels"
 	"math"
 	"testing"
@@ -69,12 +70,38 @@ func testMatMul(t *testing.T, c *kernels.Context) {
 // multiple of the 256-wide workgroup; up to 32768 the row lives in
 // registers (rowsreg4.kc where d is a multiple of 4: 1000 and 5000 in 256
 // invocations, 32768 in 1024 of 8 vectors; rowsreg.kc for the others:
-// 20001 in 1024 of 20), 40000 and 131075 take the looping kernel.
-var rowShapes = [][]int{{1, 1}, {3, 3}, {5, 17}, {2, 1000}, {4, 257}, {2, 3, 300}, {2, 5000}, {1, 20001}, {1, 32768}, {1, 40000}, {1, 131075}}
+// 20001 in 1024 of 20), 40000 and 131075 take the looping kernel; 12004
+// is a long row (more than 8192) that leaves invocations without a full
+// share.
+var rowShapes = [][]int{{1, 1}, {3, 3}, {5, 17}, {2, 1000}, {4, 257}, {2, 3, 300}, {2, 5000}, {1, 20001}, {3, 12004}, {1, 32768}, {1, 40000}, {1, 131075}}
+
+// TestLongRowVariants runs softmax and the norms in every configuration
+// of long rows the host may choose (those lavapipe's 32 KiB of shared
+// memory refuse fall back to the default, tested as well).
+func TestLongRowVariants(t *testing.T) {
+	c := open(t, "vulkan")
+	for _, wg := range []int{512, 1024} {
+		for _, sh := range []int{0, 1, 2} {
+			for _, pf := range []int{0, 4} {
+				for _, st := range []int{0, 1} {
+					tn := kernels.RowTuning{WG: wg, SH: sh, PF: pf, ST: st}
+					c.SetRowTuning(tn)
+					t.Run(fmt.Sprintf("%+v", tn), func(t *testing.T) {
+						long := [][]int{{3, 12004}, {2, 32768}}
+						testSoftmaxShapes(t, c, long)
+						testNormsShapes(t, c, long)
+					})
+				}
+			}
+		}
+	}
+}
 
 func TestSoftmax(t *testing.T) { testSoftmax(t, open(t, "vulkan")) }
 
-func testSoftmax(t *testing.T, c *kernels.Context) {
+func testSoftmax(t *testing.T, c *kernels.Context) { testSoftmaxShapes(t, c, rowShapes) }
+
+func testSoftmaxShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
 	rng := newRand(t)
 	for _, shape := range rowShapes {
 		rows, d := rowsD(shape)
@@ -115,7 +142,9 @@ func rowsD(shape []int) (rows, d int) {
 
 func TestNorms(t *testing.T) { testNorms(t, open(t, "vulkan")) }
 
-func testNorms(t *testing.T, c *kernels.Context) {
+func testNorms(t *testing.T, c *kernels.Context) { testNormsShapes(t, c, rowShapes) }
+
+func testNormsShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
 	rng := newRand(t)
 	const eps = 1e-5
 	for _, shape := range rowShapes {

@@ -9,6 +9,12 @@ import (
 // rowOp records a row kernel (one workgroup per row of x's last
 // dimension) over x and extra [d] vectors.
 func (c *Context) rowOp(op, kernel string, x *Tensor, eps float32, hasEps bool, vecs ...*Tensor) (*Tensor, error) {
+	if err := c.sameDType(op, append([]*Tensor{x}, vecs...)...); err != nil {
+		return nil, err
+	}
+	if x.dtype.half() && hasEps {
+		return c.halfRows(op, kernel, x, eps, vecs...)
+	}
 	if err := c.owns(op, append([]*Tensor{x}, vecs...)...); err != nil {
 		return nil, err
 	}
@@ -22,7 +28,7 @@ func (c *Context) rowOp(op, kernel string, x *Tensor, eps float32, hasEps bool, 
 	if err != nil {
 		return nil, err
 	}
-	file, n, defs := c.rowVariant(d)
+	file, n, defs := c.rowVariant(kernel, d)
 	params := []uint32{uint32(rows), uint32(n)}
 	if hasEps {
 		params = append(params, math.Float32bits(eps))
@@ -58,11 +64,13 @@ func (c *Context) RMSNorm(x, w *Tensor, eps float32) (*Tensor, error) {
 // multiple of 4, else rowsreg.kc, which read each element once and keep
 // the row in registers, or rows.kc, which loops over the row two or three
 // times. Up to 8192 elements a workgroup of 256 holds the row in at most
-// 32 registers an invocation; up to 32768 one of 1024 does (a row of 32k
-// in 256 invocations would need 128 registers each, and layernorm's spill
-// cost it three quarters of the bandwidth on the H200). A device without
-// 1024-invocation workgroups keeps 256 and up to 128 registers.
-func (c *Context) rowVariant(d int) (file string, n int, defs map[string]string) {
+// 32 registers an invocation; longer rows of vectors take longRows (up to
+// 32768 elements: 1024 invocations of 8 vectors), others a workgroup of
+// 1024 (a row of 32k in 256 invocations would need 128 registers each,
+// and layernorm's spill cost it three quarters of the bandwidth on the
+// H200). A device without 1024-invocation workgroups keeps 256 and up to
+// 128 registers.
+func (c *Context) rowVariant(kernel string, d int) (file string, n int, defs map[string]string) {
 	if c.rowsLooped {
 		return "rows.kc", d, nil
 	}
@@ -72,13 +80,66 @@ func (c *Context) rowVariant(d int) (file string, n int, defs map[string]string)
 	}
 	lim := c.dev.Info().Limits
 	big := lim.MaxInvocationsPerWorkgroup >= 1024 && lim.MaxWorkgroupSize[0] >= 1024
+	if lanes == 4 && n > 256*8 && big {
+		if defs := c.longRows(kernel, n); defs != nil {
+			return file, n, defs
+		}
+	}
 	for _, v := range []struct{ wg, regs int }{{256, 32}, {1024, 32}, {256, 128}} {
 		if v.wg == 1024 && !big {
 			continue
 		}
 		if per := ceilDiv(n, v.wg); per*lanes <= v.regs {
-			return file, n, map[string]string{"WG": strconv.Itoa(v.wg), "PER": strconv.Itoa(per)}
+			if lanes == 1 {
+				return file, n, map[string]string{"WG": strconv.Itoa(v.wg), "PER": strconv.Itoa(per)}
+			}
+			return file, n, rowDefs(v.wg, per, rowTuning{})
 		}
 	}
 	return "rows.kc", d, nil
+}
+
+// rowTuning configures rowsreg4.kc for long rows: invocations per
+// workgroup (WG), vectors per invocation kept in shared memory instead of
+// registers (SH), weight vectors loaded before the reduction (PF), and
+// layernorm's statistics from one reduction of shifted sums (ST = 1).
+type rowTuning struct{ WG, SH, PF, ST int }
+
+// defaultLongRows is the configuration of rows of more than 8192
+// elements (multiples of 4) per kernel unless a test or benchmark sets
+// another: measured on the H200 at rows of 32768 (docs/PERF.md), rmsnorm
+// gains from loading a third of w beside x (0.84x to 0.87x of copy),
+// layernorm a little from a quarter of the row in shared memory, softmax
+// from neither.
+var defaultLongRows = map[string]rowTuning{
+	"softmax":   {WG: 1024},
+	"layernorm": {WG: 1024, SH: 1},
+	"rmsnorm":   {WG: 1024, PF: 4},
+}
+
+// longRows returns the specialisation of rowsreg4.kc's kernel for rows of
+// n vectors (more than 2048) under the long-row configuration, or nil where
+// it needs more than 64 registers of row an invocation or more shared
+// memory than the device has.
+func (c *Context) longRows(kernel string, n int) map[string]string {
+	t := c.rowTune
+	if t.WG == 0 {
+		t = defaultLongRows[kernel]
+	}
+	per := ceilDiv(n, t.WG)
+	if per*4 > 64 || t.SH >= per || t.WG > c.dev.Info().Limits.MaxInvocationsPerWorkgroup {
+		return nil
+	}
+	// xsh, then layernorm's red, part, red2 and part2
+	if need := 16*t.SH*t.WG + 12*t.WG + 384; need > c.dev.Info().Limits.MaxSharedMemory {
+		return nil
+	}
+	return rowDefs(t.WG, per, t)
+}
+
+// rowDefs is rowsreg4.kc's specialisation.
+func rowDefs(wg, per int, t rowTuning) map[string]string {
+	pf := min(t.PF, per)
+	return map[string]string{"WG": strconv.Itoa(wg), "PER": strconv.Itoa(per), "SH": strconv.Itoa(t.SH),
+		"SHN": strconv.Itoa(max(t.SH*wg, 1)), "PF": strconv.Itoa(pf), "PFN": strconv.Itoa(max(pf, 1)), "ST": strconv.Itoa(t.ST)}
 }

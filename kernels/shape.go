@@ -72,9 +72,9 @@ func (c *Context) Gather(data *Tensor, idx []int) (*Tensor, error) {
 
 // Dup returns a copy of x with the given shape (the same number of
 // elements; one dimension may be -1): a recorded device-to-device copy.
-// Use Reshape for a view without copying.
+// Use Reshape for a view without copying. x may be of any type.
 func (c *Context) Dup(x *Tensor, shape ...int) (*Tensor, error) {
-	if err := c.owns("dup", x); err != nil {
+	if err := c.ownsTyped("dup", x); err != nil {
 		return nil, err
 	}
 	if len(shape) == 0 {
@@ -84,11 +84,11 @@ func (c *Context) Dup(x *Tensor, shape ...int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.output(s)
+	out, err := c.outputOf(x.dtype, s)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.dev.Copy(out.View(), x.View()); err != nil {
+	if err := c.dev.Copy(out.bind(), x.bind()); err != nil {
 		out.Release()
 		return nil, err
 	}
@@ -126,9 +126,10 @@ func (c *Context) RoPE(x *Tensor, heads int, base float64, offset int) (*Tensor,
 // SetRows records a copy of src [n, ...] into rows at..at+n of dst
 // [rows, ...] (the same trailing dimensions): appending a token's keys and
 // values to a KV cache. It is the one op that writes an existing tensor;
-// like every op it is ordered after the work recorded before it.
+// like every op it is ordered after the work recorded before it. dst and
+// src share one type, any of them.
 func (c *Context) SetRows(dst *Tensor, at int, src *Tensor) error {
-	if err := c.owns("setrows", dst, src); err != nil {
+	if err := c.sameDType("setrows", dst, src); err != nil {
 		return err
 	}
 	if len(dst.shape) != len(src.shape) || !slices.Equal(dst.shape[1:], src.shape[1:]) || at < 0 || at+src.shape[0] > dst.shape[0] {

@@ -18,6 +18,8 @@ func TestWGPU(t *testing.T) {
 		{"Softmax", testSoftmax}, {"Norms", testNorms}, {"Transpose", testTranspose},
 		{"RoPE", testRoPE}, {"CausalAttention", testCausalAttention}, {"Causality", testCausality},
 		{"DecodeAttention", testDecodeAttention}, {"TransformerBlock", testTransformerBlock},
+		{"Cast", testCast}, {"HalfElementwise", testHalfElementwise}, {"HalfNorms", testHalfNorms},
+		{"HalfMatMul", testHalfMatMul},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
 	}
@@ -35,6 +37,7 @@ func TestGrid2D(t *testing.T) {
 	}{
 		{"Binary", testBinary}, {"Unary", testUnary}, {"ScaleAndBias", testScaleAndBias},
 		{"Softmax", testSoftmax}, {"Norms", testNorms}, {"Gather", testGather}, {"RoPE", testRoPE},
+		{"Cast", testCast}, {"HalfElementwise", testHalfElementwise}, {"HalfNorms", testHalfNorms},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
 	}

@@ -8,26 +8,6 @@ import (
 	"github.com/kcgo/kc/backend"
 )
 
-// DType is a tensor's element type. Only F32 exists today; f16 and bf16
-// follow with the cooperative-matrix kernels.
-type DType uint8
-
-// The element types.
-const (
-	F32 DType = iota
-)
-
-func (d DType) String() string {
-	switch d {
-	case F32:
-		return "f32"
-	}
-	return fmt.Sprintf("DType(%d)", uint8(d))
-}
-
-// Size is the bytes of one element.
-func (d DType) Size() int { return 4 }
-
 // Tensor is a row-major, contiguous array on a device: a shape, an element
 // type and a view of a device buffer. Ops never change their operands
 // (SetRows, which writes into a KV cache, is the one exception); Reshape
@@ -57,7 +37,23 @@ func (t *Tensor) Len() int { return numel(t.shape) }
 // View is the device bytes the tensor covers, for use with package backend
 // (custom kernels, copies, Device.ReadMany).
 func (t *Tensor) View() backend.View {
-	return t.st.buf.Slice(t.off, int64(t.Len())*int64(t.dtype.Size()))
+	return t.st.buf.Slice(t.off, t.bytes())
+}
+
+// bytes is the size of the tensor's elements.
+func (t *Tensor) bytes() int64 { return int64(t.Len()) * int64(t.dtype.Size()) }
+
+// bind is the view a kernel binds: View rounded up to whole 32-bit words
+// where the storage holds them (the kernels read f16 and bf16 tensors as
+// u32 words of two elements; Context allocates every tensor in whole
+// words, so only a view's last word may hold a neighbour's element, which
+// the kernels never use).
+func (t *Tensor) bind() backend.View {
+	n := (t.bytes() + 3) &^ 3
+	if t.off+n > t.st.buf.Size() {
+		n = t.bytes()
+	}
+	return t.st.buf.Slice(t.off, n)
 }
 
 func (t *Tensor) String() string {
@@ -108,17 +104,31 @@ func (t *Tensor) Rows(lo, hi int) (*Tensor, error) {
 }
 
 // ShapeError is an op refused on the host because of its operands' shapes
-// (or a size argument that does not fit them).
+// or element types (or a size argument that does not fit them).
 type ShapeError struct {
 	Op     string  // the op's Go name, lower case: "matmul", "rope"
 	Shapes [][]int // the operands' shapes, in argument order
-	Msg    string  // what is wrong
+	// DTypes are the operands' element types, parallel to Shapes; nil
+	// when the error is about shapes alone.
+	DTypes []DType
+	Msg    string // what is wrong
 }
 
+// Error names the op, the operands and the fault:
+// "kernels: add [2 3] [3 2]: shapes differ". An operand's shape carries
+// its element type as a prefix ("f16[2 3]") when some operand is not
+// f32, f32 being the default.
 func (e *ShapeError) Error() string {
+	typed := false
+	for _, d := range e.DTypes {
+		typed = typed || d != F32
+	}
 	ss := make([]string, len(e.Shapes))
 	for i, s := range e.Shapes {
 		ss[i] = shapeString(s)
+		if typed && i < len(e.DTypes) {
+			ss[i] = e.DTypes[i].String() + ss[i]
+		}
 	}
 	return fmt.Sprintf("kernels: %s %s: %s", e.Op, strings.Join(ss, " "), e.Msg)
 }

@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# Builds the kernel library's benchmark binary (kernels.test, linux/amd64)
-# into ROOT/.gl/k with the Vulkan loader .debs and PyTorch's baseline script,
-# and prints the device tool's `run` command that measures the library's
-# memory-bound ops beside PyTorch's copy, norms and decode attention in one
-# call (docs/PERF.md, "Kernel library on the H200").
+# Builds the kernel library's test and benchmark binary (kernels.test,
+# linux/amd64) into ROOT/.gl/DIR with the Vulkan loader .debs and PyTorch's
+# baseline script, and prints the device tool's `run` command that, in one
+# call: runs the attention and row tests on the device (flash16 on the
+# cooperative matrices, decodesg.kc on 32-lane subgroups), measures the
+# memory-bound ops (BenchmarkOps -sweep: every decode configuration and
+# the long-row neighbours) and causal GQA f16 attention
+# (BenchmarkAttention16 -sweep), then PyTorch's copy, norms, decode and
+# attention baselines (docs/PERF.md, "Kernel library on the H200").
 #
-# Usage: scripts/h200-kernels.sh [ROOT]   (default: this checkout; give the
-# checkout the device tool sends, e.g. /work/main). Only .gl/k is carried.
+# Usage: scripts/h200-kernels.sh [ROOT [DIR]]   (ROOT: default this
+# checkout; give the checkout the device tool sends, e.g. /work/main. DIR:
+# default k.) Only .gl/DIR is carried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-.}
-gl=$root/.gl/k
+dir=${2:-k}
+gl=$root/.gl/$dir
 mkdir -p "$gl"
 cp "$root"/.gl/*.deb "$gl/"
-GOOS=linux GOARCH=amd64 go test -c -o "$gl/kernels.test" ./kernels
+GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
 base=../shared/baselines/torch_baselines.py
 [ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
 cp "$base" "$gl/torch_baselines.py"
-cat <<'CMD'
-run carry=[".gl/k"] timeout_s=420 command:
-for f in .gl/k/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; export PYTHONUNBUFFERED=1; set -o pipefail; (cd kernels && ../.gl/k/kernels.test -test.run '^$' -test.bench Ops -test.benchtime 50x 2>&1) | tee $OUT/kernels.txt; python3 .gl/k/torch_baselines.py copy norms decode 2>&1 | tee $OUT/torch.txt
+sed "s|@DIR@|$dir|g" <<'CMD'
+run carry=[".gl/@DIR@"] timeout_s=300 command:
+for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd kernels; T=../.gl/@DIR@/kernels.test; $T -test.run 'TestHalfAttention|TestDecodeVariants|TestDecodeAttention|TestCausal|TestLongRowVariants|TestNorms|TestSoftmax' -test.count 1 > $OUT/tests.txt 2>&1; tail -3 $OUT/tests.txt; $T -test.run '^$' -test.bench 'Ops' -test.benchtime 50x -sweep > $OUT/kernels.txt 2>&1; $T -test.run '^$' -test.bench 'Attention16' -test.benchtime 10x -sweep >> $OUT/kernels.txt 2>&1; cd ..; python3 .gl/@DIR@/torch_baselines.py copy norms decode attention > $OUT/torch.txt 2>&1; grep RESULT $OUT/torch.txt; grep -E "GB/s|TFLOP|FAIL|rror" $OUT/kernels.txt | awk '{print $1, $(NF-1)}' | sed 's/Benchmark//'
 CMD

@@ -4,32 +4,39 @@
 # tool's `run` command that runs them beside PyTorch's baseline in one call
 # (see docs/PERF.md and ../shared/DEVICE.md for the loader .debs in .gl/).
 #
-# Usage: scripts/h200-matmul.sh [ROOT [coop]]   (ROOT defaults to this
-# checkout; give the checkout the device tool sends, e.g. /work/main).
-# Everything goes into ROOT/.gl/coop (ROOT/.gl/coop2 for coop), with the
-# loader .debs copied from ROOT/.gl, which alone is carried, so other work
-# parked in .gl does not count against the 64 MiB. Delete that folder
-# (about 27 MB) after the call: a later call that carries all of .gl would
-# carry it too.
+# Usage: scripts/h200-matmul.sh [ROOT [coop [DIR]]]   (ROOT defaults to
+# this checkout; give the checkout the device tool sends, e.g. /work/main).
+# Everything goes into ROOT/.gl/coop (ROOT/.gl/DIR for coop, DIR defaulting
+# to coop2), with the loader .debs copied from ROOT/.gl, and only that
+# folder is carried, so other work parked in .gl does not count against the
+# 64 MiB. Delete that folder (about 30 MB) after the call: a later call that
+# carries all of .gl would carry it too.
 #
-# With "coop" it measures the tensor-core kernels instead: coopmat's
-# TestCoopDevice (both SPIR-V flavours against float64 on 17x33x65,
-# 1000^3 and 4096x4096x1024; every candidate plan timed at 8192^3 f16 and
-# bf16) beside PyTorch's matmul in the same call.
+# With "coop" it measures the f16/bf16 kernels instead: coopmat's
+# TestCoopDevice (default plans of both SPIR-V flavours against float64 on
+# 17x33x65, 1000^3, 4096x4096x1024 and 1x4096x4096; every candidate plan of
+# 1000^3 and three skinny products; every candidate timed at 8192^3 f16 and
+# bf16, twice), kc bench matmul tuning f16 and bf16 at 512-4096 and
+# 4096x4096x{1,16,128}, then PyTorch's copy and matmul in the same call.
+# The inner timeouts add up to less than the call's. KC_COOP_FOCUS=REGEXP
+# before ./coopmat.test narrows a follow-up to the plans it matches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-.}
 if [ "${2:-}" = coop ]; then
-	gl=$root/.gl/coop2
+	dir=${3:-coop2}
+	gl=$root/.gl/$dir
 	mkdir -p "$gl"
 	cp "$root"/.gl/*.deb "$gl/"
 	GOOS=linux GOARCH=amd64 go test -ldflags=-s -c -o "$gl/coopmat.test" ./coopmat
+	GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/kc" ./cmd/kc
 	base=../shared/baselines/torch_baselines.py
 	[ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
 	cp "$base" "$gl/torch_baselines.py"
+	sizes=4096x4096x4096,2048x2048x2048,1024x1024x1024,512x512x512,1x4096x4096,16x4096x4096,128x4096x4096
 	cat <<CMD
-run carry=[".gl/coop2"] timeout_s=360 command:
-for f in .gl/coop2/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/coop2; timeout 200 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; timeout 100 python3 torch_baselines.py matmul > \$OUT/torch.log 2>&1; grep -E 'RESULT|FAIL|ok|rc=|panic|Error' \$OUT/coop.log | cut -c1-200; grep -E 'float16|bfloat16' \$OUT/torch.log
+run carry=[".gl/$dir"] timeout_s=300 command:
+for f in .gl/$dir/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/$dir; timeout 150 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; for d in f16 bf16; do timeout 40 ./kc bench matmul -device vulkan -dtype \$d -sizes $sizes > \$OUT/bench-\$d.log 2> \$OUT/tune-\$d.log; echo "bench rc=\$?" >> \$OUT/bench-\$d.log; done; timeout 60 python3 torch_baselines.py copy matmul > \$OUT/torch.log 2>&1; grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-160; grep 'RESULT time' \$OUT/coop.log | sed 's/RESULT time //' | sort -t= -k6 -g | tail -12; cat \$OUT/bench-*.log; grep -E 'copy|float16|bfloat16' \$OUT/torch.log
 CMD
 	exit 0
 fi

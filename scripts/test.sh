@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs kc's whole test suite. Installs what the tests need when it is missing
 # (Debian packages: the Vulkan loader, lavapipe, SPIRV-Tools, glslang, Node,
-# Chromium for the browser tests; npm: Dawn's `webgpu` binding that carries
-# Tint), then runs `go test ./...`.
+# Chromium for the browser tests, PyTorch for examples/decoder's check against
+# the same model in PyTorch; npm: Dawn's `webgpu` binding that carries Tint),
+# then runs `go test ./...`.
 # Extra arguments go to `go test` (for example -run, -v or -update).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,8 @@ command -v npm >/dev/null 2>&1 || need+=(npm)
 # The browser tests (internal/browser) take the first of these on PATH.
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
 	command -v google-chrome-stable >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 || need+=(chromium)
+# examples/decoder's TestMatchesPyTorch (PATH's python3, else Debian's).
+python3 -c 'import torch' >/dev/null 2>&1 || /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
 if ((${#need[@]})); then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo=sudo

@@ -25,6 +25,7 @@ typedef int32_t (*kc_fn6)(U, U, U, U, U, U);
 typedef int32_t (*kc_fn7)(U, U, U, U, U, U, U);
 typedef int32_t (*kc_fn8)(U, U, U, U, U, U, U, U);
 typedef int32_t (*kc_fn10)(U, U, U, U, U, U, U, U, U, U);
+typedef int32_t (*kc_fn11)(U, U, U, U, U, U, U, U, U, U, U);
 typedef U (*kc_fnp2)(U, U);
 
 static int32_t kc_call0(U f) { return ((kc_fn0)f)(); }
@@ -37,6 +38,7 @@ static int32_t kc_call6(U f, U a, U b, U c, U d, U e, U g) { return ((kc_fn6)f)(
 static int32_t kc_call7(U f, U a, U b, U c, U d, U e, U g, U h) { return ((kc_fn7)f)(a, b, c, d, e, g, h); }
 static int32_t kc_call8(U f, U a, U b, U c, U d, U e, U g, U h, U i) { return ((kc_fn8)f)(a, b, c, d, e, g, h, i); }
 static int32_t kc_call10(U f, U a, U b, U c, U d, U e, U g, U h, U i, U j, U k) { return ((kc_fn10)f)(a, b, c, d, e, g, h, i, j, k); }
+static int32_t kc_call11(U f, U a, U b, U c, U d, U e, U g, U h, U i, U j, U k, U m) { return ((kc_fn11)f)(a, b, c, d, e, g, h, i, j, k, m); }
 static U kc_callp2(U f, U a, U b) { return ((kc_fnp2)f)(a, b); }
 
 // kc_dispatch records one compute dispatch: an optional barrier against
@@ -45,6 +47,7 @@ static U kc_callp2(U f, U a, U b) { return ((kc_fnp2)f)(a, b); }
 // vkCmdDispatch. One cgo crossing per dispatch keeps recording cheap.
 typedef struct {
 	U barrier, bindPipeline, bindSets, dispatch;
+	U barrier2; // vkCmdPipelineBarrier2 for compute-to-compute barriers, or 0
 } kc_cmdfns;
 
 typedef struct {
@@ -69,9 +72,30 @@ static void kc_computeBarrier(U fn, U cmd) {
 	((kc_fn10)fn)(cmd, 0x800, 0x800, 0, 1, (U)&mb, 0, 0, 0, 0);
 }
 
-// barrier: 0 none, 1 kc_computeBarrier, 2 kc_barrier.
+// kc_computeBarrier2 is kc_computeBarrier through synchronization2
+// (VkMemoryBarrier2 in a VkDependencyInfo): COMPUTE_SHADER stage on both
+// sides, SHADER_STORAGE_WRITE -> SHADER_STORAGE_READ|SHADER_STORAGE_WRITE.
+typedef struct {
+	uint32_t sType; uint32_t pad; U pNext;
+	uint64_t srcStage, srcAccess, dstStage, dstAccess;
+} kc_membarrier2;
+typedef struct {
+	uint32_t sType; uint32_t pad; U pNext;
+	uint32_t flags, memoryBarrierCount; U pMemoryBarriers;
+	uint32_t bufferCount, pad2; U pBuffers;
+	uint32_t imageCount, pad3; U pImages;
+} kc_depinfo;
+
+static void kc_computeBarrier2(U fn, U cmd) {
+	kc_membarrier2 mb = {1000314000, 0, 0, 0x800, 0x400000000ull, 0x800, 0x200000000ull | 0x400000000ull};
+	kc_depinfo di = {1000314003, 0, 0, 0, 1, (U)&mb, 0, 0, 0, 0, 0, 0};
+	((kc_fn2)fn)(cmd, (U)&di);
+}
+
+// barrier: 0 none, 1 kc_computeBarrier (or kc_computeBarrier2), 2 kc_barrier.
 static void kc_dispatch(kc_cmdfns *fns, U cmd, int barrier, U pipeline, U layout, U set, int dyn, uint32_t dynOff, uint32_t x, uint32_t y, uint32_t z) {
-	if (barrier == 1) kc_computeBarrier(fns->barrier, cmd);
+	if (barrier == 1 && fns->barrier2) kc_computeBarrier2(fns->barrier2, cmd);
+	else if (barrier == 1) kc_computeBarrier(fns->barrier, cmd);
 	if (barrier == 2) kc_barrier(fns->barrier, cmd);
 	if (pipeline) ((kc_fn3)fns->bindPipeline)(cmd, 1, pipeline);
 	if (set) {
@@ -150,6 +174,8 @@ func call(fn uintptr, a ...uintptr) int32 {
 		return int32(C.kc_call8(f, u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7)))
 	case 10:
 		return int32(C.kc_call10(f, u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)))
+	case 11:
+		return int32(C.kc_call11(f, u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10)))
 	}
 	panic(fmt.Sprintf("vulkan: no trampoline for %d arguments", len(a)))
 }
@@ -177,6 +203,10 @@ func newCmdFns(barrier, bindPipeline, bindSets, dispatch uintptr) *cmdFns {
 }
 
 func freeCmdFns(p *cmdFns) { C.free(unsafe.Pointer(p)) }
+
+// setBarrier2 makes kc_dispatch record compute-to-compute barriers through
+// vkCmdPipelineBarrier2 (fn), or through vkCmdPipelineBarrier when fn is 0.
+func setBarrier2(p *cmdFns, fn uintptr) { p.barrier2 = C.U(fn) }
 
 // Barrier kinds for recordDispatch.
 const (

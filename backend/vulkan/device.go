@@ -95,8 +95,12 @@ func (p *physical) enabledExtensions() []string {
 			continue
 		}
 		switch e {
-		case extPushDescr, extShaderClock, extCoopMat2NV, extIntegerDot:
+		case extPushDescr, extShaderClock, extIntegerDot:
 			continue
+		case extCoopMat2NV:
+			if !p.coopMat2Enabled() {
+				continue
+			}
 		}
 		out = append(out, e)
 	}
@@ -182,6 +186,11 @@ func (in *instance) createDeviceIn(arenaIn *arena, p *physical) (*logical, unsaf
 		if f.ext == extBFloat16 {
 			c.f[1] = f.feat.f[1]
 		}
+		links = append(links, link(c))
+	}
+	if p.coopMat2Enabled() {
+		c := newIn[vkCoopMat2Features](&a)
+		*c = p.cm2.feat
 		links = append(links, link(c))
 	}
 	for _, l := range links {

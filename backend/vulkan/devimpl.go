@@ -42,9 +42,14 @@ type device struct {
 	graphFree []*frame            // released graphs' frames, for new graphs
 	buffers   map[uintptr]*buffer // live buffers by VkBuffer, for descriptor-cache eviction
 	pipes     []*pipeline
-	stats     struct{ submits, dispatches, setAllocs, setHits int }
+	stats     struct{ submits, dispatches, setAllocs, setHits, graphs int }
 
-	bufferBarrierMode bool     // KC_VULKAN_BARRIER=buffer (hazard.go)
+	bufferBarrierMode bool // KC_VULKAN_BARRIER=buffer (hazard.go)
+	sharedPool        bool // KC_VULKAN_POOLS=shared: frames' command buffers from cmdPool (frame.go)
+	noCopyCache       bool // KC_VULKAN_COPYCACHE=off (copycache.go)
+	copies            []copyFrame
+	copyTick          uint64
+	resetCmdPool      uintptr  // vkResetCommandPool
 	scratch           *scratch // C memory for the hot paths (mem.go)
 
 	cachePath   string // pipeline-cache file ("" when off)
@@ -56,6 +61,7 @@ type device struct {
 // openDevice creates the logical device and its command pool and pipeline
 // cache.
 func openDevice(in *instance, p *physical, index int) (*device, error) {
+	p = queueChoice(in, p)
 	l, err := in.createDevice(p)
 	if err != nil {
 		return nil, err
@@ -75,6 +81,8 @@ func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 		graphs:   map[*graph]struct{}{},
 
 		bufferBarrierMode: os.Getenv(envBarrier) == "buffer",
+		sharedPool:        os.Getenv(envPools) == "shared",
+		noCopyCache:       copyCacheOff(),
 		scratch:           newScratch(),
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
@@ -83,6 +91,12 @@ func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 		d.tsMask = ^uint64(0)
 	}
 	d.cmdFns = newCmdFns(l.fn.CmdPipelineBarrier, l.fn.CmdBindPipeline, l.fn.CmdBindDescriptorSets, l.fn.CmdDispatch)
+	if os.Getenv(envBarrier) == "sync2" && p.hasV13 && p.v13.f[v13Synchronization2] != 0 {
+		setBarrier2(d.cmdFns, procAddr(l.in.fn.getDeviceProcAddr, l.handle, "vkCmdPipelineBarrier2"))
+	}
+	if d.resetCmdPool = procAddr(l.in.fn.getDeviceProcAddr, l.handle, "vkResetCommandPool"); d.resetCmdPool == 0 {
+		d.sharedPool = true
+	}
 	var a arena
 	defer a.free()
 	pci := newIn[vkCommandPoolCreateInfo](&a)
@@ -147,6 +161,9 @@ func (b *buffer) Release() {
 		return
 	}
 	delete(d.buffers, b.raw.handle)
+	if len(d.copies) > 0 {
+		d.dropCopies(b.raw.handle)
+	}
 	for _, r := range b.refs {
 		r.p.evict(r.key)
 	}

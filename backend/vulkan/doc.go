@@ -31,32 +31,50 @@
 // and image access excepted: package backend checks bounds on the host) and
 // the cooperative-matrix, bfloat16, subgroup-size-control, memory-model,
 // 16-bit/8-bit storage and float16/int8 extensions that are present, on one
-// queue of the first compute-capable family with timestamps.
+// queue of a compute-only family with timestamps where there is one (cheaper
+// submits on NVIDIA), else of the first compute-capable family with
+// timestamps (queue.go).
 //
 // # Recording
 //
 // An encoder records one command buffer ("frame"), submitted once with a
-// fence. Every command is preceded by a global memory barrier
-// (compute/transfer writes to compute/transfer reads and writes), so
-// dependent dispatches, copies and earlier submissions are ordered without
-// tracking resources. Params blocks go into a per-frame host-visible ring
-// bound as a dynamic uniform buffer, so a descriptor set depends only on
-// the storage ranges it binds: sets are cached per pipeline and reused
-// across dispatches and frames, and a dispatch on a cache hit is one cgo
-// call (barrier, binds and vkCmdDispatch together). Buffers are device
-// local with their own allocation; uploads are staged through host-visible
-// memory and batched into one submission ahead of the next encoder; reads
-// are copied into a host-visible (cached where possible) buffer after the
-// recorded work. Released buffers, their cached sets and released pipelines
-// are freed when the frames that might use them have completed. Pipelines
-// share one VkPipelineCache; a pipeline whose workgroup x size is a multiple
-// of the largest subgroup size requires full subgroups.
+// fence. A barrier goes only where a command touches memory an earlier
+// one (since the last barrier) wrote, or writes memory one read (hazard.go):
+// one global memory barrier per link of a dependent chain, none between
+// independent dispatches; the first command of a frame is ordered after
+// all earlier submissions. Params blocks go into a per-frame host-visible
+// ring bound as a dynamic uniform buffer, so a descriptor set depends only
+// on the storage ranges it binds: sets are cached per pipeline and reused
+// across dispatches and frames; a dispatch whose params equal the previous
+// one's reuses its block and leaves the set bound; a dispatch is one cgo
+// call (barrier, binds and vkCmdDispatch together). A graph (graph.go) is
+// a frame recorded once and resubmitted by each replay, its params
+// rewritten in place. A copy made outside any scope reuses the command
+// buffer recorded for the same copy before (copycache.go). Buffers are
+// sub-allocated from large device-local blocks (alloc.go); uploads are
+// staged through host memory and batched into one submission ahead of the
+// next encoder; reads are copied into a host-visible (cached where
+// possible) buffer after the recorded work, in pipelined groups. Released
+// buffers, their cached sets and released pipelines are freed when the
+// frames that might use them have completed. Pipelines share one
+// VkPipelineCache; a pipeline whose workgroup x size is a multiple of the
+// largest subgroup size requires full subgroups.
 //
 // # Environment
 //
 //	KC_VULKAN_CACHE       directory of the pipeline-cache files (default
 //	                      kc/ under os.UserCacheDir); "off" disables them
 //	KC_VULKAN_VALIDATION  1: enable VK_LAYER_KHRONOS_validation when installed
+//	KC_VULKAN_BARRIER     buffer: buffer memory barriers between dependent
+//	                      dispatches; sync2: vkCmdPipelineBarrier2 with
+//	                      storage-only access masks (default: one global
+//	                      VkMemoryBarrier; docs/PERF.md has what each costs)
+//	KC_VULKAN_QUEUE       universal: the first compute family (default: a
+//	                      compute-only family where there is one)
+//	KC_VULKAN_POOLS       shared: one command pool for all frames (default: a
+//	                      pool per frame, reset as a whole)
+//	KC_VULKAN_COPYCACHE   off: record every standalone copy afresh (default:
+//	                      keep and resubmit the command buffers of recent ones)
 //	KC_TEST_VULKAN        tests: run on the adapter whose name contains this
 //	KC_REQUIRE_COOPMAT    tests: 1 makes a missing cooperative-matrix shape
 //	                      a failure instead of a reported skip (the H200 run)

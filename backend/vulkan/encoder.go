@@ -27,6 +27,11 @@ type encoder struct {
 	lastUni    *rawBuffer
 	lastUOff   uint64
 	graph      *graph // recording a graph (graph.go), or nil
+
+	// The graph set the last dispatch bound, and its key.
+	lastGP *pipeline
+	lastGK setKey
+	lastGS uintptr
 }
 
 // NewEncoder implements backend.DeviceImpl. Pending uploads are submitted
@@ -73,10 +78,15 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 	var uni *rawBuffer
 	var uoff uint64
 	if p.params > 0 {
-		if e.graph == nil && e.lastUni != nil && bytes.Equal(params, e.lastParams) {
-			// The previous dispatch's params block serves again (a graph
-			// gives every dispatch its own, for SetParams).
+		if e.lastUni != nil && bytes.Equal(params, e.lastParams) {
+			// The previous dispatch's params block serves again (the set
+			// stays bound). In a graph the block is then shared: replays
+			// write it in place only while its users' params stay equal
+			// (graph.inPlace).
 			uni, uoff = e.lastUni, e.lastUOff
+			if g := e.graph; g != nil {
+				g.share(uni, uoff)
+			}
 		} else {
 			var err error
 			if uni, uoff, err = d.params(f, params); err != nil {
@@ -154,8 +164,15 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 		if g != nil {
 			// A graph's sets are its own (the device cache may free a set
 			// while the graph still binds it), shared within the graph.
-			if s, ok := g.sets[graphSetKey{p, k}]; ok {
+			// A chain binding what the previous dispatch bound skips the
+			// map.
+			if p == e.lastGP && k == e.lastGK {
 				d.stats.setHits++
+				return e.lastGS, nil
+			}
+			if s, ok := g.sets.get(p, &k); ok {
+				d.stats.setHits++
+				e.lastGP, e.lastGK, e.lastGS = p, k, s
 				return s, nil
 			}
 		} else if s, ok := p.sets[k]; ok {
@@ -166,13 +183,14 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 	var set, pool uintptr
 	var err error
 	if g != nil {
-		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+		set, err = d.frameSet(e.f, p.setLayout)
 		if err != nil {
 			return 0, err
 		}
 		d.writeSet(set, p, uni, raws, bufs)
 		if cacheable {
-			g.sets[graphSetKey{p, k}] = set
+			g.sets.put(p, &k, set)
+			e.lastGP, e.lastGK, e.lastGS = p, k, set
 		}
 		return set, nil
 	}
@@ -180,7 +198,7 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 		n := len(d.setPools)
 		set, pool, err = d.allocSet(&d.setPools, &n, p.setLayout, true)
 	} else {
-		set, _, err = d.allocSet(&e.f.pools, &e.f.poolN, p.setLayout, false)
+		set, err = d.frameSet(e.f, p.setLayout)
 	}
 	if err != nil {
 		return 0, err
@@ -443,9 +461,9 @@ func (d *device) recordGroup(f *frame, group []readPiece) error {
 // hostBarrier records a barrier making transfer and shader writes visible
 // to host reads (after the fence wait).
 func (d *device) hostBarrier(f *frame) {
-	var a arena
-	defer a.free()
-	mb := newIn[vkMemoryBarrier](&a)
+	a := d.scratch
+	defer a.reset()
+	mb := newIn[vkMemoryBarrier](a)
 	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite | accessShaderWrite, dstAccessMask: accessHostRead}
 	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer|pipelineStageComputeShader, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
 }

@@ -18,6 +18,7 @@ import (
 // has signalled.
 type frame struct {
 	cmd    uintptr
+	pool   uintptr // the command pool cmd comes from, when the frame has its own
 	fence  uintptr
 	serial uint64 // submission order; assigned at submit
 
@@ -33,14 +34,23 @@ type frame struct {
 	query    uintptr
 	tsUsed   int // timestamps recorded (0: pool not reset yet)
 
-	pools []uintptr // descriptor pools for sets not worth caching
-	poolN int       // pools in use
+	pools []uintptr             // descriptor pools for sets not worth caching
+	poolN int                   // pools in use
+	spare map[uintptr][]uintptr // sets allocated ahead from pools[poolN-1], by layout (frameSet)
 
-	commands int     // commands recorded since begin
-	owner    *graph  // the graph whose command buffer this is, or nil
-	hostRead bool    // a command wrote a mapped buffer the host may read
-	hold     bool    // completed work whose memory is still being read: not recycled yet
-	haz      hazards // what needs a barrier before the next command (hazard.go)
+	// A graph's bookkeeping, kept with its frame so that the next graph
+	// recorded on the frame reuses the memory.
+	gsets   graphSets
+	gparams []paramLoc
+
+	commands int    // commands recorded since begin
+	owner    *graph // the graph whose command buffer this is, or nil
+	hostRead bool   // a command wrote a mapped buffer the host may read
+	hold     bool   // completed work whose memory is still being read: not recycled yet
+
+	copyKept    bool    // a kept standalone copy (copycache.go): not recycled to the free list
+	pendingCopy bool    // a kept copy submitted and not yet seen complete
+	haz         hazards // what needs a barrier before the next command (hazard.go)
 }
 
 const (
@@ -83,12 +93,7 @@ func (d *device) newRecording() (*frame, error) {
 			return nil, err
 		}
 	}
-	var a arena
-	defer a.free()
-	bi := newIn[vkCommandBufferBeginInfo](&a)
-	bi.sType = stCommandBufferBeginInfo
-	bi.flags = cmdBufferOneTimeSubmit
-	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
+	if err := d.begin(f, cmdBufferOneTimeSubmit); err != nil {
 		d.free = append(d.free, f)
 		return nil, err
 	}
@@ -97,36 +102,84 @@ func (d *device) newRecording() (*frame, error) {
 	f.haz.reset()
 	f.haz.collect = d.bufferBarrierMode
 	f.hostRead = false
-	if f.poolN > 0 {
-		for _, p := range f.pools[:f.poolN] {
-			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
-		}
-		f.poolN = 0
-	}
+	d.resetPools(f)
 	return f, nil
 }
 
-// newFrame allocates a command buffer and a fence.
+// envPools selects where frames' command buffers come from: "shared" is
+// one command pool for all (created with RESET_COMMAND_BUFFER, each
+// buffer reset implicitly when it is begun again); otherwise each frame
+// has a pool of its own, reset as a whole before each recording, which
+// drivers can do without freeing and reallocating (NVIDIA advises against
+// RESET_COMMAND_BUFFER pools). It exists to measure the two on a device
+// (scripts/h200-runtime.sh).
+const envPools = "KC_VULKAN_POOLS"
+
+// begin resets f's command buffer (through its pool, when it has its own)
+// and begins recording with flags.
+func (d *device) begin(f *frame, flags uint32) error {
+	if f.pool != 0 {
+		if err := check("vkResetCommandPool", call(d.resetCmdPool, d.l.handle, f.pool, 0)); err != nil {
+			return err
+		}
+	}
+	a := d.scratch
+	defer a.reset()
+	bi := newIn[vkCommandBufferBeginInfo](a)
+	bi.sType = stCommandBufferBeginInfo
+	bi.flags = flags
+	return check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi)))
+}
+
+// resetPools frees every descriptor set allocated from f's pools.
+func (d *device) resetPools(f *frame) {
+	for _, p := range f.pools[:f.poolN] {
+		call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
+	}
+	f.poolN = 0
+	clear(f.spare)
+}
+
+// newFrame allocates a command buffer (from a pool of the frame's own
+// unless KC_VULKAN_POOLS=shared) and a fence.
 func (d *device) newFrame() (*frame, error) {
 	var a arena
 	defer a.free()
+	pool, own := d.cmdPool, uintptr(0)
+	if !d.sharedPool {
+		pci := newIn[vkCommandPoolCreateInfo](&a)
+		pci.sType = stCommandPoolCreateInfo
+		pci.queueFamilyIndex = uint32(d.l.phys.family)
+		ph := newIn[uintptr](&a)
+		if err := check("vkCreateCommandPool", call(d.l.fn.CreateCommandPool, d.l.handle, addr(pci), 0, addr(ph))); err != nil {
+			return nil, err
+		}
+		pool, own = *ph, *ph
+	}
 	ai := newIn[vkCommandBufferAllocateInfo](&a)
 	ai.sType = stCommandBufferAllocateInfo
-	ai.commandPool = d.cmdPool
+	ai.commandPool = pool
 	ai.level = cmdBufferLevelPrimary
 	ai.commandBufferCount = 1
 	pc := newIn[uintptr](&a)
 	if err := check("vkAllocateCommandBuffers", call(d.l.fn.AllocateCommandBuffers, d.l.handle, addr(ai), addr(pc))); err != nil {
+		if own != 0 {
+			call(d.l.fn.DestroyCommandPool, d.l.handle, own, 0)
+		}
 		return nil, err
 	}
 	fi := newIn[vkFenceCreateInfo](&a)
 	fi.sType = stFenceCreateInfo
 	pf := newIn[uintptr](&a)
 	if err := check("vkCreateFence", call(d.l.fn.CreateFence, d.l.handle, addr(fi), 0, addr(pf))); err != nil {
-		call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+		if own != 0 {
+			call(d.l.fn.DestroyCommandPool, d.l.handle, own, 0)
+		} else {
+			call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+		}
 		return nil, err
 	}
-	f := &frame{cmd: *pc, fence: *pf}
+	f := &frame{cmd: *pc, pool: own, fence: *pf}
 	d.frames = append(d.frames, f)
 	return f, nil
 }
@@ -135,9 +188,13 @@ func (d *device) newFrame() (*frame, error) {
 func (d *device) destroyFrame(f *frame) {
 	var a arena
 	defer a.free()
-	pc := newIn[uintptr](&a)
-	*pc = f.cmd
-	call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+	if f.pool != 0 {
+		call(d.l.fn.DestroyCommandPool, d.l.handle, f.pool, 0) // frees f.cmd
+	} else {
+		pc := newIn[uintptr](&a)
+		*pc = f.cmd
+		call(d.l.fn.FreeCommandBuffers, d.l.handle, d.cmdPool, 1, addr(pc))
+	}
 	call(d.l.fn.DestroyFence, d.l.handle, f.fence, 0)
 	for _, b := range f.uniforms {
 		d.l.freeRawBuffer(b)
@@ -243,11 +300,11 @@ func (d *device) submit(f *frame) error {
 
 // queueSubmit submits a recorded frame's command buffer with its fence.
 func (d *device) queueSubmit(f *frame) error {
-	var a arena
-	defer a.free()
-	pc := newIn[uintptr](&a)
+	a := d.scratch
+	defer a.reset()
+	pc := newIn[uintptr](a)
 	*pc = f.cmd
-	si := newIn[vkSubmitInfo](&a)
+	si := newIn[vkSubmitInfo](a)
 	si.sType = stSubmitInfo
 	si.commandBufferCount = 1
 	si.pCommandBuffers = addr(pc)
@@ -359,15 +416,21 @@ func (d *device) reclaim(all bool) error {
 
 // recycle returns a completed frame to the free list.
 func (d *device) recycle(f *frame) {
-	var a arena
-	defer a.free()
-	pf := newIn[uintptr](&a)
+	a := d.scratch
+	defer a.reset()
+	pf := newIn[uintptr](a)
 	*pf = f.fence
 	call(d.l.fn.ResetFences, d.l.handle, 1, addr(pf))
 	d.done = max(d.done, f.serial)
 	if f.owner != nil { // a graph's: it stays the graph's
 		f.owner.pending = false
 		return
+	}
+	if f.pendingCopy {
+		f.pendingCopy = false
+		if f.copyKept { // kept for the next such copy
+			return
+		}
 	}
 	d.trimFrame(f)
 	d.free = append(d.free, f)

@@ -3,9 +3,11 @@
 package vulkan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/kcgo/kc/backend"
 )
@@ -20,8 +22,11 @@ type graph struct {
 	d        *device
 	f        *frame
 	params   []paramLoc // per dispatch, in recording order
-	sets     map[graphSetKey]uintptr
-	pending  bool // submitted and not yet seen complete
+	sets     *graphSets
+	users    map[paramKey]int // dispatches sharing a params block, where more than one
+	run      paramKey         // the block the last dispatches share (share)
+	runN     int              // how many share it
+	pending  bool             // submitted and not yet seen complete
 	released bool
 }
 
@@ -32,9 +37,130 @@ type paramLoc struct {
 	n   int
 }
 
-type graphSetKey struct {
-	p *pipeline
-	k setKey
+// paramKey names a params block.
+type paramKey struct {
+	b   *rawBuffer
+	off uint64
+}
+
+// share notes one more dispatch using the params block at (b, off). The
+// sharing dispatches are consecutive, so they are counted in a run and
+// noted in users when the run ends (endShare).
+func (g *graph) share(b *rawBuffer, off uint64) {
+	k := paramKey{b, off}
+	if g.run != k {
+		g.endShare()
+		g.run, g.runN = k, 1
+	}
+	g.runN++
+}
+
+// endShare notes the current run of dispatches sharing a block in users.
+func (g *graph) endShare() {
+	if g.runN > 1 {
+		if g.users == nil {
+			g.users = map[paramKey]int{}
+		}
+		g.users[g.run] = max(g.users[g.run], 1) + g.runN - 1
+	}
+	g.run, g.runN = paramKey{}, 0
+}
+
+// inPlace reports whether updates can be written into the params blocks as
+// recorded: every shared block touched gets one content, and either all its
+// users are updated or that content is what it holds already.
+func (g *graph) inPlace(updates []backend.ParamUpdate) bool {
+	if len(g.users) == 0 {
+		return true
+	}
+	type touch struct {
+		data []byte
+		n    int
+	}
+	touched := map[paramKey]*touch{}
+	seen := map[int]bool{}
+	for i := len(updates) - 1; i >= 0; i-- { // the last update of a dispatch wins
+		u := updates[i]
+		if seen[u.Dispatch] {
+			continue
+		}
+		seen[u.Dispatch] = true
+		loc := g.params[u.Dispatch]
+		k := paramKey{loc.b, loc.off}
+		if g.users[k] < 2 {
+			continue
+		}
+		switch t := touched[k]; {
+		case t == nil:
+			touched[k] = &touch{u.Params, 1}
+		case !bytes.Equal(t.data, u.Params):
+			return false
+		default:
+			t.n++
+		}
+	}
+	for k, t := range touched {
+		if t.n < g.users[k] && !bytes.Equal(t.data, k.b.bytes()[k.off:k.off+uint64(len(t.data))]) {
+			return false
+		}
+	}
+	return true
+}
+
+// graphSets maps what a set binds (pipeline and setKey) to the graph's set
+// for it. The key is too large for a Go map to hold inline (every insert
+// would allocate), so the map holds a hash and the entries live in a
+// slice, chained by hash; the next graph recorded on the frame reuses both.
+type graphSets struct {
+	idx  map[uint64]int32 // hash -> 1 + index of the last entry with it
+	ents []graphSetEnt
+}
+
+type graphSetEnt struct {
+	p    *pipeline
+	k    setKey
+	set  uintptr
+	next int32 // 1 + index of the previous entry with the same hash, 0: none
+}
+
+func (t *graphSets) reset() {
+	clear(t.idx)
+	t.ents = t.ents[:0]
+}
+
+func (t *graphSets) get(p *pipeline, k *setKey) (uintptr, bool) {
+	for i := t.idx[hashSet(p, k)]; i != 0; i = t.ents[i-1].next {
+		if e := &t.ents[i-1]; e.p == p && e.k == *k {
+			return e.set, true
+		}
+	}
+	return 0, false
+}
+
+func (t *graphSets) put(p *pipeline, k *setKey, set uintptr) {
+	if t.idx == nil {
+		t.idx = map[uint64]int32{}
+	}
+	h := hashSet(p, k)
+	t.ents = append(t.ents, graphSetEnt{p: p, k: *k, set: set, next: t.idx[h]})
+	t.idx[h] = int32(len(t.ents))
+}
+
+// hashSet mixes the words of a set's identity.
+func hashSet(p *pipeline, k *setKey) uint64 {
+	h := uint64(uintptr(unsafe.Pointer(p)))
+	mix := func(x uint64) {
+		h = (h ^ x) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	mix(uint64(k.uniform))
+	mix(uint64(k.n))
+	for _, r := range k.r[:k.n] {
+		mix(uint64(r.buf))
+		mix(uint64(r.off))
+		mix(uint64(r.size))
+	}
+	return h
 }
 
 // graphRecorder records a graph through an encoder in graph mode
@@ -50,19 +176,17 @@ func (d *device) NewGraph() (backend.GraphEncoderImpl, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &graph{d: d, f: f, sets: map[graphSetKey]uintptr{}}
+	f.gsets.reset()
+	g := &graph{d: d, f: f, sets: &f.gsets, params: f.gparams[:0]}
 	f.owner = g
-	var a arena
-	defer a.free()
-	bi := newIn[vkCommandBufferBeginInfo](&a)
-	bi.sType = stCommandBufferBeginInfo
-	if err := check("vkBeginCommandBuffer", call(d.l.fn.BeginCommandBuffer, f.cmd, addr(bi))); err != nil {
+	if err := d.begin(f, 0); err != nil {
 		d.putGraphFrame(f)
 		return nil, err
 	}
 	f.haz.reset()
 	f.haz.collect = d.bufferBarrierMode
 	d.graphs[g] = struct{}{}
+	d.stats.graphs++
 	return &graphRecorder{e: &encoder{d: d, f: f, graph: g}}, nil
 }
 
@@ -85,6 +209,7 @@ func (r *graphRecorder) Finish() (backend.GraphImpl, error) {
 	}
 	e.done = true
 	g := e.graph
+	g.endShare()
 	if g.f.hostRead {
 		g.d.hostBarrier(g.f)
 	}
@@ -120,6 +245,9 @@ func (g *graph) Replay(ctx context.Context, updates []backend.ParamUpdate) error
 			return fmt.Errorf("vulkan: graph params update for dispatch %d (%d bytes) does not match the recording", u.Dispatch, len(u.Params))
 		}
 	}
+	if !g.inPlace(updates) {
+		return backend.ErrRerecord
+	}
 	// The params memory and the command buffer are the graph's own: the
 	// previous replay must be done with them.
 	for g.pending && len(d.inflight) > 0 {
@@ -152,6 +280,7 @@ func (g *graph) Release() {
 	}
 	g.released = true
 	d := g.d
+	g.f.gparams = g.params[:0]
 	delete(d.graphs, g)
 	if d.closed {
 		return
@@ -173,10 +302,8 @@ func (d *device) graphFrame() (*frame, error) {
 	if n := len(d.graphFree); n > 0 {
 		f := d.graphFree[n-1]
 		d.graphFree = d.graphFree[:n-1]
-		for _, p := range f.pools[:f.poolN] {
-			call(d.l.fn.ResetDescriptorPool, d.l.handle, p, 0)
-		}
-		f.poolN, f.uniIdx, f.uniOff, f.commands, f.serial = 0, 0, 0, 0, 0
+		d.resetPools(f)
+		f.uniIdx, f.uniOff, f.commands, f.serial = 0, 0, 0, 0
 		f.hostRead = false
 		return f, nil
 	}

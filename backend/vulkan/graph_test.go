@@ -37,8 +37,88 @@ func checkU32(t *testing.T, what string, got []byte, want []uint32) {
 // TestGraphReplay records a dependent chain once and replays it with new
 // params (some dispatches changed each time) and a rebound buffer,
 // checking every replay against the CPU and that a replay is one submit.
-func TestGraphReplay(t *testing.T) {
-	d := openTest(t)
+func TestGraphReplay(t *testing.T) { graphReplayCheck(t, openTest(t)) }
+
+// TestDriverModes runs the graph-replay checks and an eager dependent chain
+// under each recording and submission mode the environment selects:
+// synchronization2 barriers, the shared command pool, the universal queue
+// family, and the defaults (which take a compute-only queue family where
+// the device has one).
+func TestDriverModes(t *testing.T) {
+	for _, m := range []struct{ env, val string }{
+		{envBarrier, "sync2"}, {envPools, "shared"}, {envQueue, "universal"}, {envQueue, ""},
+	} {
+		t.Run(m.env+"="+m.val, func(t *testing.T) {
+			t.Setenv(m.env, m.val)
+			impl := openImpl(t)
+			d := backend.Wrap(impl)
+			switch m.env {
+			case envBarrier:
+				if ph := impl.l.phys; ph.hasV13 && ph.v13.f[v13Synchronization2] != 0 && impl.cmdFns.barrier2 == 0 {
+					t.Error("synchronization2 is enabled but the barriers do not use it")
+				}
+			case envPools:
+				if !impl.sharedPool {
+					t.Error("frames do not share the command pool")
+				}
+			case envQueue:
+				in, err := theDriver.instance()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := in.phys[impl.info.DriverIndex].family
+				if q, ok := onFamily(in, in.phys[impl.info.DriverIndex], queueCompute, queueGraphics); ok && m.val == "" {
+					want = q.family
+				}
+				if impl.l.phys.family != want {
+					t.Errorf("queue family %d, want %d", impl.l.phys.family, want)
+				}
+			}
+			graphReplayCheck(t, d)
+			chainCheck(t, d)
+		})
+	}
+}
+
+// chainCheck runs a dependent chain of addk dispatches eagerly in one scope
+// and compares the result with the CPU.
+func chainCheck(t *testing.T, d *backend.Device) {
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1 + rand.IntN(3000)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = rand.Uint32()
+	}
+	yb, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := make([]uint32, 64)
+	err = d.Do(func() error {
+		for j := range ks {
+			ks[j] = rand.Uint32()
+			if err := d.Dispatch(p, backend.Args{Params: []uint32{ks[j], uint32(n)}, Buffers: []backend.View{yb.View()}}, backend.Groups(uint32((n+63)/64))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Read(ctx, yb.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addkRef(y, ks...)
+	checkU32(t, "eager chain", got, y)
+}
+
+func graphReplayCheck(t *testing.T, d *backend.Device) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
 	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
@@ -361,4 +441,123 @@ func TestGraphCopiesAndMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkU32(t, "z", got, z)
+}
+
+// TestGraphSharedParams records a chain whose dispatches all have equal
+// params (they share one params block, the set bound once) and changes
+// them: the same new params for every dispatch are written in place; new
+// params for one dispatch make the next replay record the graph again.
+// Every replay's result is compared with the CPU.
+func TestGraphSharedParams(t *testing.T) {
+	impl := openImpl(t)
+	d := backend.Wrap(impl)
+	ctx := context.Background()
+	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1 + rand.IntN(2000)
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = rand.Uint32()
+	}
+	yb, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 30
+	ks := make([]uint32, steps)
+	k0 := rand.Uint32()
+	ops := make([]backend.Op, steps)
+	for j := range ops {
+		ks[j] = k0
+		ops[j] = &backend.DispatchOp{Pipeline: p, Args: backend.Args{Params: []uint32{k0, uint32(n)}, Buffers: []backend.View{yb.View()}}, Groups: backend.Groups(uint32((n + 63) / 64))}
+	}
+	g, err := d.Record(ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	replay := func(what string, wantRecords int) {
+		t.Helper()
+		before := impl.stats.graphs
+		if err := g.Replay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.Read(ctx, yb.View())
+		if err != nil {
+			t.Fatal(err)
+		}
+		addkRef(y, ks...)
+		checkU32(t, what, got, y)
+		if n := impl.stats.graphs - before; n != wantRecords {
+			t.Errorf("%s: graph recorded %d times, want %d", what, n, wantRecords)
+		}
+	}
+	replay("shared params", 0)
+	k1 := rand.Uint32()
+	for j := range ks {
+		ks[j] = k1
+		if err := g.SetParams(j, k1, uint32(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay("every dispatch's params changed alike", 0)
+	ks[7] = rand.Uint32()
+	if err := g.SetParams(7, ks[7], uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	replay("one dispatch's params changed", 1)
+	ks[3] = rand.Uint32()
+	if err := g.SetParams(3, ks[3], uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	ks[7] = rand.Uint32()
+	if err := g.SetParams(7, ks[7], uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	replay("two more changed", 1)
+	replay("unchanged", 0)
+}
+
+// TestGraphSets checks the graph's set table: every key put is found with
+// its set, keys that differ in one field from a stored one are not, and a
+// reset table is empty and reusable.
+func TestGraphSets(t *testing.T) {
+	var tab graphSets
+	ps := []*pipeline{{}, {}}
+	key := func(i int) setKey {
+		var k setKey
+		k.uniform = uintptr(i % 3)
+		k.n = 1 + i%4
+		for j := 0; j < k.n; j++ {
+			k.r[j].buf, k.r[j].off, k.r[j].size = uintptr(100+i), int64(16*j), int64(64+i)
+		}
+		return k
+	}
+	for round := 0; round < 2; round++ {
+		tab.reset()
+		for i := 0; i < 500; i++ {
+			k := key(i)
+			tab.put(ps[i%2], &k, uintptr(1000+i))
+		}
+		for i := 0; i < 500; i++ {
+			k := key(i)
+			if s, ok := tab.get(ps[i%2], &k); !ok || s != uintptr(1000+i) {
+				t.Fatalf("round %d key %d: got %d, %v", round, i, s, ok)
+			}
+			if _, ok := tab.get(ps[(i+1)%2], &k); ok {
+				t.Fatalf("key %d found for the other pipeline", i)
+			}
+			k.r[0].off++
+			if _, ok := tab.get(ps[i%2], &k); ok {
+				t.Fatalf("key %d with another offset found", i)
+			}
+		}
+	}
+	tab.reset()
+	k := key(1)
+	if _, ok := tab.get(ps[1], &k); ok {
+		t.Fatal("a reset table finds a key")
+	}
 }

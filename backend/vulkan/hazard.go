@@ -22,10 +22,10 @@ const maxRangesPerBuffer = 16
 
 // hazards is what a frame's commands touched since its last barrier.
 type hazards struct {
-	w, r     map[uintptr][]span // ranges written / read, by VkBuffer
-	transfer bool               // a transfer command since the last barrier
-	started  bool               // a barrier has been recorded in this frame
-	barriers int                // barriers recorded in this frame
+	w, r     spanSet // ranges written / read, by VkBuffer
+	transfer bool    // a transfer command since the last barrier
+	started  bool    // a barrier has been recorded in this frame
+	barriers int     // barriers recorded in this frame
 
 	// With collect set (KC_VULKAN_BARRIER=buffer), barrierFor leaves in
 	// pend every range written since the previous barrier, for buffer
@@ -42,13 +42,83 @@ type access struct {
 }
 
 func (h *hazards) reset() {
-	if h.w == nil {
-		h.w, h.r = map[uintptr][]span{}, map[uintptr][]span{}
-	}
-	clear(h.w)
-	clear(h.r)
+	h.w.clear()
+	h.r.clear()
 	h.transfer, h.started, h.barriers = false, false, 0
 	h.pend = h.pend[:0]
+}
+
+// spanSet is the ranges of each buffer touched since the last barrier. It
+// is cleared at every barrier (once per link of a dependent chain), so it
+// keeps its memory: the span lists of cleared entries are reused, and
+// buffers are found by a linear scan until there are more than
+// spanSetScan of them, then through a map.
+type spanSet struct {
+	bufs  []uintptr
+	spans [][]span // spans[i] are bufs[i]'s
+	n     int      // entries in use
+	idx   map[uintptr]int
+	byIdx bool // idx is in use
+}
+
+const spanSetScan = 8
+
+func (s *spanSet) clear() {
+	s.n = 0
+	if s.byIdx {
+		clear(s.idx)
+		s.byIdx = false
+	}
+}
+
+func (s *spanSet) find(buf uintptr) int {
+	if s.byIdx {
+		if i, ok := s.idx[buf]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, b := range s.bufs[:s.n] {
+		if b == buf {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns buf's spans (nil when none).
+func (s *spanSet) get(buf uintptr) []span {
+	if i := s.find(buf); i >= 0 {
+		return s.spans[i]
+	}
+	return nil
+}
+
+// add notes sp for buf.
+func (s *spanSet) add(buf uintptr, sp span) {
+	i := s.find(buf)
+	if i < 0 {
+		i = s.n
+		if i < len(s.bufs) {
+			s.bufs[i], s.spans[i] = buf, s.spans[i][:0]
+		} else {
+			s.bufs, s.spans = append(s.bufs, buf), append(s.spans, nil)
+		}
+		s.n++
+		switch {
+		case s.byIdx:
+			s.idx[buf] = i
+		case s.n > spanSetScan:
+			if s.idx == nil {
+				s.idx = map[uintptr]int{}
+			}
+			for j, b := range s.bufs[:s.n] {
+				s.idx[b] = j
+			}
+			s.byIdx = true
+		}
+	}
+	s.spans[i] = addSpan(s.spans[i], sp)
 }
 
 // envBarrier selects the barrier between dependent dispatches: "global"
@@ -87,23 +157,23 @@ func (h *hazards) barrierFor(acc []access, compute bool) int {
 	if kind != barrierNone {
 		if h.collect {
 			h.pend = h.pend[:0]
-			for buf, ss := range h.w {
-				for _, s := range ss {
+			for i, buf := range h.w.bufs[:h.w.n] {
+				for _, s := range h.w.spans[i] {
 					h.pend = append(h.pend, access{buf, s.off, s.size, true})
 				}
 			}
 		}
-		clear(h.w)
-		clear(h.r)
+		h.w.clear()
+		h.r.clear()
 		h.transfer, h.started = false, true
 		h.barriers++
 	}
 	for _, a := range acc {
-		m := h.r
+		m := &h.r
 		if a.write {
-			m = h.w
+			m = &h.w
 		}
-		m[a.buf] = addSpan(m[a.buf], span{a.off, a.size})
+		m.add(a.buf, span{a.off, a.size})
 	}
 	if !compute {
 		h.transfer = true
@@ -116,7 +186,7 @@ func (h *hazards) barrierFor(acc []access, compute bool) int {
 func (h *hazards) conflicts(acc []access) bool {
 	for _, a := range acc {
 		s := span{a.off, a.size}
-		if overlapsAny(h.w[a.buf], s) || (a.write && overlapsAny(h.r[a.buf], s)) {
+		if overlapsAny(h.w.get(a.buf), s) || (a.write && overlapsAny(h.r.get(a.buf), s)) {
 			return true
 		}
 	}

@@ -53,6 +53,34 @@ func TestHazardRules(t *testing.T) {
 	if got := h.barrierFor([]access{r(9, 8*20, 4)}, true); got != barrierCompute {
 		t.Errorf("read of a merged written range: barrier %d, want compute", got)
 	}
+	// More buffers than a linear scan covers (the span sets switch to a
+	// map), over several barriers: every dependency is still caught and
+	// nothing cleared by a barrier is remembered.
+	h.reset()
+	h.barrierFor([]access{w(1000, 0, 4)}, true)
+	for round := 0; round < 3; round++ {
+		for b := uintptr(0); b < 3*spanSetScan; b++ {
+			if got := h.barrierFor([]access{w(b, 0, 4), r(100+b, 0, 4)}, true); got != barrierNone {
+				t.Fatalf("round %d: independent write of buffer %d: barrier %d", round, b, got)
+			}
+		}
+		b := uintptr(spanSetScan + 7*round) // found through the map
+		if got := h.barrierFor([]access{r(b, 0, 4)}, true); got != barrierCompute {
+			t.Fatalf("round %d: read of buffer %d after its write: barrier %d, want compute", round, b, got)
+		}
+		// The barrier cleared everything: the other buffers are free.
+		if got := h.barrierFor([]access{w(b+1, 0, 4), w(100+b+2, 0, 4)}, true); got != barrierNone {
+			t.Fatalf("round %d: writes after a barrier: barrier %d", round, got)
+		}
+		// WAR on a buffer read since the barrier.
+		if got := h.barrierFor([]access{w(b, 0, 4)}, true); got != barrierCompute {
+			t.Fatalf("round %d: WAR on buffer %d: barrier %d, want compute", round, b, got)
+		}
+		h.barrierFor([]access{w(1000, 0, 4)}, true)
+		if got := h.barrierFor([]access{r(1000, 0, 4)}, true); got != barrierCompute { // start the next round clean
+			t.Fatalf("round %d: RAW on buffer 1000: barrier %d", round, got)
+		}
+	}
 }
 
 // openImpl opens the driver's device on the test adapter directly, for

@@ -27,8 +27,10 @@ type instanceFns struct {
 	enumerateDeviceExtensions uintptr
 	getCoopMatPropertiesKHR   uintptr
 	getCoopMatPropertiesNV    uintptr
-	createDevice              uintptr
-	getDeviceProcAddr         uintptr
+	// vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
+	getCoopMatFlexiblePropertiesNV uintptr
+	createDevice                   uintptr
+	getDeviceProcAddr              uintptr
 }
 
 // instance is a VkInstance with its physical devices described.
@@ -125,6 +127,7 @@ func (in *instance) loadFns() error {
 	}
 	in.fn.getCoopMatPropertiesKHR = procAddr(in.gipa, in.handle, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR")
 	in.fn.getCoopMatPropertiesNV = procAddr(in.gipa, in.handle, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV")
+	in.fn.getCoopMatFlexiblePropertiesNV = procAddr(in.gipa, in.handle, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV")
 	return nil
 }
 

@@ -34,6 +34,7 @@ type physical struct {
 
 	coopKHR []backend.CoopMatShape
 	coopNV  []backend.CoopMatShape
+	cm2     coopMat2 // VK_NV_cooperative_matrix2 (coopmat2.go)
 
 	family  int // the compute queue family
 	qfamily vkQueueFamilyProperties
@@ -83,6 +84,9 @@ func (in *instance) describe(pd uintptr) (*physical, error) {
 	p.queryProperties(in)
 	p.queryFeatures(in)
 	if err := p.queryCoopMat(in); err != nil {
+		return nil, err
+	}
+	if err := p.queryCoopMat2Flexible(in); err != nil {
 		return nil, err
 	}
 	p.queryQueues(in)
@@ -140,9 +144,19 @@ func (p *physical) queryProperties(in *instance) {
 		m4.sType = stMaintenance4Properties
 		links = append(links, link(m4))
 	}
+	var cm2 *vkCoopMat2Properties
+	if p.exts[extCoopMat2NV] {
+		cm2 = newIn[vkCoopMat2Properties](&a)
+		cm2.sType = stCoopMat2Properties
+		links = append(links, link(cm2))
+	}
 	chain(links...)
 	call(in.fn.getProperties2, p.handle, addr(p2))
 	p.props = p2.properties
+	if cm2 != nil {
+		p.cm2.props = *cm2
+		p.cm2.props.pNext = 0
+	}
 	p.subgroup = *sg
 	if drv != nil {
 		p.driver = *drv
@@ -189,6 +203,12 @@ func (p *physical) queryFeatures(in *instance) {
 	cmKHR := opt(extCoopMatKHR, stCooperativeMatrixFeaturesKHR)
 	cmNV := opt(extCoopMatNV, stCooperativeMatrixFeaturesNV)
 	bf16 := opt(extBFloat16, stPhysicalDeviceShaderBfloat16Features)
+	var cm2 *vkCoopMat2Features
+	if p.exts[extCoopMat2NV] {
+		cm2 = newIn[vkCoopMat2Features](&a)
+		cm2.sType = stCoopMat2Features
+		links = append(links, link(cm2))
+	}
 	chain(links...)
 	call(in.fn.getFeatures2, p.handle, addr(f2))
 	p.core = f2.features
@@ -207,6 +227,10 @@ func (p *physical) queryFeatures(in *instance) {
 	}
 	if bf16 != nil {
 		p.bf16 = *bf16
+	}
+	if cm2 != nil {
+		p.cm2.feat = *cm2
+		p.cm2.feat.pNext = 0
 	}
 }
 

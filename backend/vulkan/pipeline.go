@@ -306,6 +306,46 @@ func (d *device) newPool(freeable bool) (uintptr, error) {
 	return *ph, nil
 }
 
+// setBatch is how many sets frameSet allocates at once: one
+// vkAllocateDescriptorSets call (one cgo crossing) for that many dispatches
+// that each bind a set of their own.
+const setBatch = 32
+
+// frameSet returns a set of layout from f's pools (freed together when the
+// frame is recycled): a spare one allocated with earlier ones, or a batch
+// of setBatch allocated now (one set when the pool in use lacks room).
+func (d *device) frameSet(f *frame, layout uintptr) (uintptr, error) {
+	if s := f.spare[layout]; len(s) > 0 {
+		f.spare[layout] = s[:len(s)-1]
+		return s[len(s)-1], nil
+	}
+	if f.poolN > 0 {
+		a := d.scratch
+		pls := sliceIn[uintptr](a, setBatch)
+		for i := range pls {
+			pls[i] = layout
+		}
+		ai := newIn[vkDescriptorSetAllocateInfo](a)
+		*ai = vkDescriptorSetAllocateInfo{sType: stDescriptorSetAllocateInfo, descriptorPool: f.pools[f.poolN-1], descriptorSetCount: setBatch, pSetLayouts: saddr(pls)}
+		sets := sliceIn[uintptr](a, setBatch)
+		r := call(d.l.fn.AllocateDescriptorSets, d.l.handle, addr(ai), saddr(sets))
+		if r == 0 {
+			if f.spare == nil {
+				f.spare = map[uintptr][]uintptr{}
+			}
+			d.stats.setAllocs += setBatch
+			spare := append(f.spare[layout][:0], sets[1:]...)
+			f.spare[layout] = spare
+			set := sets[0]
+			a.reset()
+			return set, nil
+		}
+		a.reset()
+	}
+	set, _, err := d.allocSet(&f.pools, &f.poolN, layout, false)
+	return set, err
+}
+
 // allocSet allocates a set of layout from pools, trying each and adding a
 // new pool when all are full. It returns the set and its pool.
 func (d *device) allocSet(pools *[]uintptr, inUse *int, layout uintptr, freeable bool) (uintptr, uintptr, error) {

@@ -240,13 +240,17 @@ func sizeName(n int64) string {
 //     Wait (PyTorch: pinned tensor .copy_ to the device);
 //   - to-host: a copy into a MapHost buffer + Wait (PyTorch: device tensor
 //     .copy_ into a pinned one);
+//   - from-host-graph, to-host-graph: the same copies recorded once as a
+//     graph (Device.Record of one CopyOp), replayed + Wait;
 //   - write-mapped: the host's copy into a MapDevice buffer (device-local
 //     where the device maps its memory): a zero-copy upload.
 //
-// Every variant checks a sample of the bytes after its timed loop.
+// Besides the mean (ns/op, MB/s) it reports the median of the iterations
+// (med_GB/s), which is how rt-torch_wall.py times PyTorch's copies. Every
+// variant checks a sample of the bytes after its timed loop.
 func BenchmarkTransfer(b *testing.B) {
 	for _, size := range benchSizes() {
-		for _, kind := range []string{"upload", "readback", "readinto", "from-host", "to-host", "write-mapped"} {
+		for _, kind := range []string{"upload", "readback", "readinto", "from-host", "to-host", "from-host-graph", "to-host-graph", "write-mapped"} {
 			b.Run(kind+"-"+sizeName(size), func(b *testing.B) { benchTransfer(b, kind, size) })
 		}
 	}
@@ -265,7 +269,7 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	}
 	var mapped *backend.Buffer
 	switch kind {
-	case "from-host", "to-host":
+	case "from-host", "to-host", "from-host-graph", "to-host-graph":
 		if mapped, err = d.AllocMapped(size, backend.MapHost); err != nil {
 			b.Fatal(err)
 		}
@@ -283,6 +287,19 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	if err := d.Wait(ctx); err != nil {
 		b.Fatal(err)
 	}
+	var g *backend.Graph
+	switch kind {
+	case "from-host-graph":
+		g, err = d.Record(&backend.CopyOp{Dst: dev.View(), Src: mapped.View()})
+	case "to-host-graph":
+		g, err = d.Record(&backend.CopyOp{Dst: mapped.View(), Src: dev.View()})
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if g != nil {
+		defer g.Release()
+	}
 	got := make([]byte, size)
 	step := func() {
 		switch kind {
@@ -296,6 +313,8 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 			err = d.Copy(dev.View(), mapped.View())
 		case "to-host":
 			err = d.Copy(mapped.View(), dev.View())
+		case "from-host-graph", "to-host-graph":
+			err = g.Replay(ctx)
 		case "write-mapped":
 			copy(mapped.Mapped(), data)
 		}
@@ -308,14 +327,18 @@ func benchTransfer(b *testing.B, kind string, size int64) {
 	}
 	step() // warm-up: staging and readback memory
 	b.SetBytes(size)
+	times := make([]float64, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
 		step()
+		times[i] = float64(time.Since(t0).Nanoseconds())
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(size)/medianF(times), "med_GB/s")
 	switch kind {
 	case "readback", "readinto":
-	case "to-host":
+	case "to-host", "to-host-graph":
 		got = mapped.Mapped()
 	case "write-mapped":
 		if got, err = d.Read(ctx, mapped.View()); err != nil {

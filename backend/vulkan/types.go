@@ -56,6 +56,7 @@ const (
 
 // Enumerants and flags.
 const (
+	queueGraphics = 0x1
 	queueCompute  = 0x2
 	queueTransfer = 0x4
 

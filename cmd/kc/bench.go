@@ -48,7 +48,7 @@ func benchProblem(s string) (m, n, k int, err error) {
 }
 
 func benchMatmul(env *cliEnv, args []string) int {
-	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32|f16|bf16] [-ctype T] [-transb] [-device SEL] [-tune=false] [-clear]")
+	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32|f16|bf16] [-ctype T] [-transb] [-device SEL] [-tune=false] [-workgroup] [-clear]")
 	m := fs.Int("m", 1024, "rows of A and C")
 	n := fs.Int("n", 1024, "columns of B and C")
 	k := fs.Int("k", 1024, "columns of A, rows of B")
@@ -60,6 +60,7 @@ func benchMatmul(env *cliEnv, args []string) int {
 	tune := fs.Bool("tune", true, "time every candidate plan and cache the fastest; false: run the cached or default plan")
 	clear := fs.Bool("clear", false, "clear the autotune cache first")
 	samples := fs.Int("samples", 10, "timed runs per measurement (the median is reported)")
+	workgroup := fs.Bool("workgroup", false, "also tune workgroup-scope cooperative-matrix plans (VK_NV_cooperative_matrix2) for f16/bf16")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -108,7 +109,7 @@ func benchMatmul(env *cliEnv, args []string) int {
 	fmt.Fprintf(env.stdout, "device: %s (%s, %s, %s)\n", info.Name, info.Driver, info.API, info.DriverInfo)
 	var rows []benchRow
 	for _, o := range probs {
-		r, err := benchOne(ctx, env, dev, o, *tune, *samples)
+		r, err := benchOne(ctx, env, dev, o, benchOpts{tune: *tune, workgroup: *workgroup, samples: *samples})
 		if err != nil {
 			printErr(env, fmt.Errorf("%s: %w", o, err))
 			return exitInput
@@ -139,7 +140,14 @@ type benchRow struct {
 
 // benchOne tunes (or chooses) a plan for o, times it on random inputs and
 // checks sampled entries of C against a float64 reference.
-func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.Options, tune bool, samples int) (benchRow, error) {
+// benchOpts are kc bench matmul's flags that benchOne uses.
+type benchOpts struct {
+	tune, workgroup bool
+	samples         int
+}
+
+func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.Options, bo benchOpts) (benchRow, error) {
+	tune, samples := bo.tune, bo.samples
 	// Building the default plan first reports a product the device or kc
 	// cannot run (f16 without cooperative matrices) before any work.
 	first, err := coopmat.New(ctx, dev, o)
@@ -168,7 +176,7 @@ func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.O
 	}
 	if tune {
 		fmt.Fprintf(env.stderr, "tuning %s\n", o)
-		_, err := coopmat.Tune(ctx, dev, o, coopmat.TuneOptions{Samples: max(3, samples/2),
+		_, err := coopmat.Tune(ctx, dev, o, coopmat.TuneOptions{Samples: max(3, samples/2), Workgroup: bo.workgroup,
 			Inputs: func(x, y, z backend.View) error { // the real inputs, so timings see real data
 				if err := dev.Copy(x, bufs[0].View()); err != nil {
 					return err

@@ -50,7 +50,7 @@ func runCompile(env *cliEnv, args []string) int {
 	fs.StringVar(&o.kernel, "kernel", "", "compile only this kernel")
 	fs.StringVar(&o.via, "via", "", "with -target spirv: 'hlsl' compiles kc's HLSL with dxc or glslang instead of the direct emitter")
 	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "HLSL compiler: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
-	fs.StringVar(&o.spirvVersion, "spirv-version", "1.3", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3)")
+	fs.StringVar(&o.spirvVersion, "spirv-version", "", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3); default 1.3, or 1.6 for workgroup-scope cooperative matrices")
 	fs.StringVar(&o.coopmat, "coopmat", "", "cooperative-matrix extension: for spirv khr (SPV_KHR_cooperative_matrix, the default) or nv (SPV_NV_cooperative_matrix); for wgsl wgpu (enable wgpu_cooperative_matrix, the default) or chromium (enable chromium_experimental_subgroup_matrix)")
 	defs := defineFlags{}
 	fs.Var(defs, "D", "define a compile-time constant NAME=VALUE (repeatable)")

@@ -16,7 +16,9 @@ func init() {
 
 func spirvVersion(s string) (spirv.Version, error) {
 	switch s {
-	case "", "1.3":
+	case "":
+		return 0, nil // the emitter's default: 1.3, or 1.6 where the kernel needs it
+	case "1.3":
 		return spirv.V1_3, nil
 	case "1.6":
 		return spirv.V1_6, nil

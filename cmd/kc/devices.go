@@ -89,7 +89,7 @@ func printAdapter(w io.Writer, a backend.AdapterInfo, picked bool) {
 		targets[i] = string(t)
 	}
 	fmt.Fprintf(w, "      driver %s:%d  %s\n", a.Driver, a.DriverIndex, a.DriverInfo)
-	fmt.Fprintf(w, "      targets %s  f16 %s  subgroups %s", strings.Join(targets, ","), yn(a.F16), yn(a.Subgroups))
+	fmt.Fprintf(w, "      targets %s  f16 %s  bf16 %s  int8 %s  subgroups %s", strings.Join(targets, ","), yn(a.F16), yn(a.BF16), yn(a.Int8), yn(a.Subgroups))
 	if a.SubgroupSize > 0 {
 		fmt.Fprintf(w, " (size %d", a.SubgroupSize)
 		if a.SubgroupMin > 0 && a.SubgroupMax > 0 && a.SubgroupMin != a.SubgroupMax {
@@ -113,6 +113,17 @@ func printAdapter(w io.Writer, a backend.AdapterInfo, picked bool) {
 		fmt.Fprintf(w, "      cooperative matrix:\n")
 		for _, s := range a.CoopMat {
 			fmt.Fprintf(w, "        %s\n", s)
+		}
+	}
+	if c := a.CoopMat2; c != nil {
+		fmt.Fprintf(w, "      cooperative matrix 2: workgroup scope %v (max %d invocations, %s shared reserved), flexible dimensions %v (max %d)\n",
+			c.WorkgroupScope, c.MaxWorkgroupSize, bytesStr(int64(c.ReservedShared)), c.FlexibleDimensions, c.MaxDimension)
+		for _, s := range c.Flexible {
+			inv := ""
+			if s.Invocations > 0 {
+				inv = fmt.Sprintf(", %d invocations", s.Invocations)
+			}
+			fmt.Fprintf(w, "        granularity %s, %s scope%s\n", s, s.Scope, inv)
 		}
 	}
 }

@@ -32,6 +32,8 @@ func TestOtherFeaturesRefused(t *testing.T) {
 			"k.kc:2:10: bf16 is not supported by target hlsl"},
 		{"enable int8\nkernel k(h read_write []u8) workgroup(32) {\n\th[0] = h[1]\n}\n",
 			"k.kc:2:10: int8 is not supported by target hlsl"},
+		{"enable cooperative_matrix\nenable cooperative_matrix2\nkernel k(c read_write []f32) workgroup(64) {\n\tcoopStore(coopmat<f32, 16, 16, acc, workgroup>(0.0), c, 0, 16, row_major)\n}\n",
+			"k.kc:4:12: cooperative_matrix2 is not supported by target hlsl"},
 		{"enable cooperative_matrix\nenable int8\nkernel k(h read_write []i8, c read_write []i32) workgroup(32) {\n\tlet a = coopLoad<coopmat<i8, 16, 16, a>>(h, 0, 16, row_major)\n\tlet b = coopLoad<coopmat<i8, 16, 16, b>>(h, 0, 16, row_major)\n\tcoopStore(coopMulAdd(a, b, coopmat<i32, 16, 16, acc>(0)), c, 0, 16, row_major)\n}\n",
 			"k.kc:3:10: int8 is not supported by target hlsl"},
 	} {

@@ -79,8 +79,9 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: emit.NewNamer(words),
 		statics: map[string]string{}, constNames: map[*ir.Const]string{}, used: map[*ir.Struct]bool{}, effectMemo: map[*ir.Func]bool{}}
 	for _, k := range kernels {
-		// HLSL has no bf16 and no 8-bit scalars.
-		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureBF16 | ir.FeatureInt8)); err != nil {
+		// HLSL has no bf16, no 8-bit scalars and no workgroup-scope
+		// cooperative matrices (DXC's vk::khr templates are subgroup-scope).
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureBF16 | ir.FeatureInt8 | ir.FeatureCoopMat2)); err != nil {
 			return nil, err
 		}
 	}

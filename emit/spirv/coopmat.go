@@ -31,6 +31,21 @@ import (
 // with it (one rounding per element, as the interpreter does). A fill is
 // OpCompositeConstruct of one scalar; a conversion is OpFConvert.
 //
+// Workgroup scope (SPV_NV_cooperative_matrix2): a workgroup-scope matrix
+// is OpTypeCooperativeMatrixKHR with Scope Workgroup (2) in place of
+// Subgroup (3); its operations are the KHR ones. The extension declares no
+// capability for it (the grammar's CooperativeMatrix*NV capabilities are
+// for reductions, conversions, per-element operations and tensor
+// addressing, none of which kc uses); the Vulkan side gates it with the
+// cooperativeMatrixWorkgroupScope feature. The extension requires SPIR-V
+// 1.6: a module with a workgroup-scope matrix is emitted as 1.6 unless the
+// caller asked for 1.3 explicitly (refused). It also requires the
+// workgroup size to be declared before the type, which the LocalSize
+// execution mode (a section before the types) is. The NV flavour cannot
+// express it (refused). spirv-val 2023.1 knows neither the KHR type nor
+// this extension: the goldens are checked by the disassembler's round trip
+// and by running on the H200.
+//
 // bf16 (SPV_KHR_bfloat16): OpTypeFloat 16 BFloat16KHR, capability
 // BFloat16TypeKHR (and BFloat16CooperativeMatrixKHR for bf16 matrices,
 // which only the KHR flavour has); conversions to and from f32 are
@@ -113,6 +128,11 @@ func (b *builder) coopSetup(kernels []*ir.Kernel) error {
 			continue
 		}
 		b.vulkanMM = true
+		if k.Features&ir.FeatureCoopMat2 != 0 {
+			if err := b.workgroupScope(k); err != nil {
+				return err
+			}
+		}
 		if b.opts.CoopMat == CoopMatNV {
 			if err := nvRefusals(k); err != nil {
 				return err
@@ -125,6 +145,20 @@ func (b *builder) coopSetup(kernels []*ir.Kernel) error {
 			return true
 		})
 	}
+	return nil
+}
+
+// workgroupScope admits a kernel with workgroup-scope matrices: the KHR
+// flavour at SPIR-V 1.6 (Emit raised the default version already).
+func (b *builder) workgroupScope(k *ir.Kernel) error {
+	pos := k.FeatPos[ir.FeatureCoopMat2]
+	if b.opts.CoopMat == CoopMatNV {
+		return &ir.UnsupportedError{Pos: pos, Target: Target + " (-coopmat nv)", Feature: "workgroup-scope cooperative matrix (SPV_NV_cooperative_matrix has none; use the KHR flavour)"}
+	}
+	if b.opts.Version != V1_6 {
+		return &ir.UnsupportedError{Pos: pos, Target: Target + " " + b.opts.Version.String(), Feature: "workgroup-scope cooperative matrix (SPV_NV_cooperative_matrix2 requires SPIR-V 1.6)"}
+	}
+	b.exts["SPV_NV_cooperative_matrix2"] = true
 	return nil
 }
 
@@ -214,8 +248,16 @@ func (b *builder) coopType(t ir.CoopMat) uint32 {
 			b.capability(capBFloat16CooperativeMatrixKHR)
 		}
 	}
-	return b.intern(tkey{kind: tkCoop, a: elem, b: uint32(t.Rows)<<16 | uint32(t.Cols), c: use}, func(id uint32) {
-		scope, rows, cols := b.constU32(scopeSubgroup), b.constU32(uint32(t.Rows)), b.constU32(uint32(t.Cols))
+	key := tkey{kind: tkCoop, a: elem, b: uint32(t.Rows)<<16 | uint32(t.Cols), c: use}
+	if t.Scope == ir.ScopeWorkgroup {
+		key.c |= 0x100 // a workgroup-scope type is another type
+	}
+	return b.intern(key, func(id uint32) {
+		sc := uint32(scopeSubgroup)
+		if t.Scope == ir.ScopeWorkgroup {
+			sc = scopeWorkgroup
+		}
+		scope, rows, cols := b.constU32(sc), b.constU32(uint32(t.Rows)), b.constU32(uint32(t.Cols))
 		if nv {
 			b.globals.inst(opTypeCooperativeMatrixNV, id, elem, scope, rows, cols)
 			return

@@ -294,3 +294,65 @@ func TestCoopMatInt8(t *testing.T) {
 		t.Errorf("KHR integer scaling: no OpIMul")
 	}
 }
+
+// packedSrc loads and stores matrices through packed memory (ir.CoopPacks):
+// a shared array of vec4<u32> and buffers of u32 and vec2<u32> words.
+const packedSrc = `enable f16
+enable cooperative_matrix
+
+kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(32) {
+	shared as [48]vec4<u32>
+	for e := local_index; e < 48; e += 32 {
+		as[e] = A[e]
+	}
+	workgroupBarrier()
+	let a = coopLoad<coopmat<f16, 16, 16, a>>(as, 1, 3, row_major)
+	let b = coopLoad<coopmat<f16, 16, 16, b>>(B, 2, 10, col_major)
+	let c = coopMulAdd(a, b, coopmat<f32, 16, 16, acc>(0.0))
+	coopStore(c, C, 1, 9, row_major)
+}
+`
+
+// TestCoopMatPacked: packed loads and stores take a pointer to the
+// memory's own element type (SPV_KHR_cooperative_matrix lets it differ
+// from the matrix's component type; the stride counts that type): the NV
+// flavour passes spirv-val, both flavours round-trip through the
+// assembler, and the pointers are to vec4<u32>, u32 and vec2<u32>.
+func TestCoopMatPacked(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	m := coopModule(t, packedSrc)
+	for _, fl := range []CoopMatFlavor{CoopMatKHR, CoopMatNV} {
+		mod, err := Emit(m, Options{Version: V1_3, CoopMat: fl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fl == CoopMatNV {
+			if err := ValidateArtifact(context.Background(), mod); err != nil {
+				t.Errorf("NV: %v", err)
+			}
+		}
+		text, err := Disassemble(mod.Words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := assemble(text)
+		if err != nil || len(got) != len(mod.Words) {
+			t.Fatalf("%v: assembled %d words (%v), want %d", fl, len(got), err, len(mod.Words))
+		}
+		for _, pc := range [][2]string{
+			{"%_ptr_Workgroup_v4uint %as %uint_1", "OpCooperativeMatrixLoad"},
+			{"%_ptr_StorageBuffer_uint %B %uint_0 %uint_2", "OpCooperativeMatrixLoad"},
+			{"%_ptr_StorageBuffer_v2uint %C %uint_0 %uint_1", "OpCooperativeMatrixStore"},
+		} {
+			ptr := regexp.MustCompile(`(%\w+) = OpAccessChain ` + pc[0] + "\n").FindStringSubmatch(text)
+			if ptr == nil {
+				t.Errorf("%v: no access chain %s in\n%s", fl, pc[0], text)
+				continue
+			}
+			use := regexp.MustCompile(pc[1] + `(KHR|NV) (%\w+ )?` + ptr[1] + " ")
+			if !use.MatchString(text) {
+				t.Errorf("%v: %s does not use %s (%s) in\n%s", fl, pc[1], ptr[1], pc[0], text)
+			}
+		}
+	}
+}

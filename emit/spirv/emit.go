@@ -51,7 +51,9 @@ type Options struct {
 	// module, each an OpEntryPoint of the same name in one module (each
 	// with its own resource variables, so their bindings do not interact).
 	Kernel string
-	// Version is V1_3 (the default, for Vulkan 1.1) or V1_6 (Vulkan 1.3).
+	// Version is V1_3 (the default, for Vulkan 1.1) or V1_6 (Vulkan 1.3);
+	// the default is V1_6 for a module with workgroup-scope cooperative
+	// matrices (SPV_NV_cooperative_matrix2 requires it).
 	Version Version
 	// NoDebugInfo leaves out OpString/OpSource/OpLine and OpName/OpMemberName.
 	NoDebugInfo bool
@@ -122,6 +124,9 @@ func Emit(m *ir.Module, opts Options) (mod *emit.Artifact, err error) {
 	if !m.Checked {
 		return nil, errors.New("spirv: module has not been checked (run ir.Check first)")
 	}
+	if opts.Version == 0 && usesCoopMat2(m, opts.Kernel) {
+		opts.Version = V1_6 // SPV_NV_cooperative_matrix2 requires SPIR-V 1.6
+	}
 	opts.Version = opts.Version.resolve()
 	if opts.Version != V1_3 && opts.Version != V1_6 {
 		return nil, fmt.Errorf("spirv: unsupported SPIR-V version %#x (want V1_3 or V1_6)", uint32(opts.Version))
@@ -157,6 +162,17 @@ func Emit(m *ir.Module, opts Options) (mod *emit.Artifact, err error) {
 		b.kernel(k)
 	}
 	return b.finish()
+}
+
+// usesCoopMat2 reports whether the kernels Emit will lower (kernel, or all
+// when empty) use workgroup-scope cooperative matrices.
+func usesCoopMat2(m *ir.Module, kernel string) bool {
+	for _, k := range m.Kernels {
+		if (kernel == "" || k.Name == kernel) && k.Features&ir.FeatureCoopMat2 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // builder holds the module under construction: the id allocator, one

@@ -86,6 +86,8 @@ func TestOtherFeaturesRefused(t *testing.T) {
 			"k.kc:2:10: bf16 is not supported by target wgsl"},
 		{"enable int8\nkernel k(h read_write []u8) workgroup(32) {\n\th[0] = h[1]\n}\n",
 			"k.kc:2:10: i8/u8 is not supported by target wgsl"},
+		{"enable cooperative_matrix\nenable cooperative_matrix2\nkernel k(c read_write []f32) workgroup(64) {\n\tcoopStore(coopmat<f32, 16, 16, acc, workgroup>(0.0), c, 0, 16, row_major)\n}\n",
+			"k.kc:4:12: workgroup-scope cooperative matrices (NV cooperative_matrix2) is not supported by target wgsl"},
 		{"enable cooperative_matrix\nenable bf16\nkernel k(h read_write []bf16) workgroup(32) {\n\tlet m = coopLoad<coopmat<bf16, 16, 16, a>>(h, 0, 16, row_major)\n\tcoopStore(m, h, 0, 16, row_major)\n}\n",
 			"k.kc:3:10: bf16 is not supported by target wgsl"},
 	} {

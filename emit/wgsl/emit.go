@@ -75,6 +75,9 @@ func fileName(m *ir.Module) string {
 
 // supported reports the first feature of k that WGSL cannot express.
 func supported(k *ir.Kernel) error {
+	if k.Features&ir.FeatureCoopMat2 != 0 { // nor either dialect workgroup scope
+		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat2], Target: Target, Feature: "workgroup-scope cooperative matrices (NV cooperative_matrix2)"}
+	}
 	if k.Features&ir.FeatureBF16 != 0 { // WGSL has no bf16
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureBF16], Target: Target, Feature: "bf16"}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand"
 
 	"github.com/kcgo/kc/kernels"
 )
@@ -43,39 +42,75 @@ type model struct {
 	layers []layer
 }
 
-// newModel draws the weights from seed and uploads them.
-func newModel(c *kernels.Context, cfg config, seed int64) (*model, error) {
-	rng := rand.New(rand.NewSource(seed))
+// newModel draws the weights from seed (see draw) and uploads them; the
+// projections (q, k, v, o, the MLP's and the output head) as wdt, the
+// embedding and norm weights as f32. torch_decoder.py rebuilds the same
+// weights in the same order.
+func newModel(c *kernels.Context, cfg config, seed uint32, wdt kernels.DType) (*model, error) {
 	m := &model{c: c, cfg: cfg}
 	var err error
-	up := func(n int, lo, hi float64, shape ...int) *kernels.Tensor {
+	tensor := uint32(0) // the draw's tensor index, in creation order
+	up := func(d kernels.DType, center, half float64, shape ...int) *kernels.Tensor {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		xs := draw(seed, tensor, n, center, half)
+		tensor++
 		if err != nil {
 			return nil
 		}
-		xs := make([]float32, n)
-		for i := range xs {
-			xs[i] = float32(lo + (hi-lo)*rng.Float64())
-		}
 		var t *kernels.Tensor
-		t, err = c.Tensor(xs, shape...)
+		t, err = c.TensorOf(d, xs, shape...)
 		return t
 	}
+	f32 := kernels.F32
 	d, q, kv := cfg.dim, cfg.heads*cfg.headDim, cfg.kvHeads*cfg.headDim
 	s, sf := 1/math.Sqrt(float64(d)), 1/math.Sqrt(float64(cfg.ffn))
-	m.emb = up(cfg.vocab*d, -1, 1, cfg.vocab, d)
-	m.head = up(cfg.vocab*d, -s, s, cfg.vocab, d)
-	m.norm = up(d, 0.8, 1.2, d)
+	m.emb = up(f32, 0, 1, cfg.vocab, d)
+	m.head = up(wdt, 0, s, cfg.vocab, d)
+	m.norm = up(f32, 1, 0.2, d)
 	for l := 0; l < cfg.layers; l++ {
-		m.layers = append(m.layers, layer{
-			norm1: up(d, 0.8, 1.2, d), norm2: up(d, 0.8, 1.2, d),
-			wq: up(q*d, -s, s, q, d), wk: up(kv*d, -s, s, kv, d), wv: up(kv*d, -s, s, kv, d),
-			wo:    up(d*q, -s, s, d, q),
-			wgate: up(cfg.ffn*d, -s, s, cfg.ffn, d), wup: up(cfg.ffn*d, -s, s, cfg.ffn, d),
-			wdown:  up(d*cfg.ffn, -sf, sf, d, cfg.ffn),
-			kcache: up(cfg.maxSeq*kv, 0, 0, cfg.maxSeq, kv), vcache: up(cfg.maxSeq*kv, 0, 0, cfg.maxSeq, kv),
-		})
+		var ly layer
+		ly.norm1, ly.norm2 = up(f32, 1, 0.2, d), up(f32, 1, 0.2, d)
+		ly.wq, ly.wk, ly.wv = up(wdt, 0, s, q, d), up(wdt, 0, s, kv, d), up(wdt, 0, s, kv, d)
+		ly.wo = up(wdt, 0, s, d, q)
+		ly.wgate, ly.wup = up(wdt, 0, s, cfg.ffn, d), up(wdt, 0, s, cfg.ffn, d)
+		ly.wdown = up(wdt, 0, sf, d, cfg.ffn)
+		if err == nil {
+			ly.kcache, err = c.TensorOf(f32, make([]float32, cfg.maxSeq*kv), cfg.maxSeq, kv)
+		}
+		if err == nil {
+			ly.vcache, err = c.TensorOf(f32, make([]float32, cfg.maxSeq*kv), cfg.maxSeq, kv)
+		}
+		m.layers = append(m.layers, ly)
 	}
 	return m, err
+}
+
+// draw returns n weights of tensor number t, uniform over [center-half,
+// center+half) on a grid of 2^24 steps: element i is
+// center + k·step with k = (hash(seed·0x9e3779b9 + t·0x85ebca6b + i) >> 8)
+// - 2^23 (u32 arithmetic, wrapping), step = float32(half/2^23), the
+// product and the sum each rounded to float32, and hash the 32-bit mixer
+// x ^= x>>16; x *= 0x45d9f3b; x ^= x>>16; x *= 0x45d9f3b; x ^= x>>16.
+// Every step is exact integer or single float32 arithmetic, so PyTorch
+// (torch_decoder.py) reproduces the weights bit for bit.
+func draw(seed, t uint32, n int, center, half float64) []float32 {
+	base := seed*0x9e3779b9 + t*0x85ebca6b
+	step, c := float32(half/(1<<23)), float32(center)
+	xs := make([]float32, n)
+	for i := range xs {
+		x := base + uint32(i)
+		x ^= x >> 16
+		x *= 0x45d9f3b
+		x ^= x >> 16
+		x *= 0x45d9f3b
+		x ^= x >> 16
+		k := int32(x>>8) - 1<<23
+		xs[i] = float32(float32(k)*step) + c
+	}
+	return xs
 }
 
 // pass records one forward pass and collects its intermediate tensors

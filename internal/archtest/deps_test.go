@@ -37,6 +37,12 @@ var allowed = map[string][]string{
 	"bench/...":            {"..."},
 	"internal/...":         {"ir", "ir/...", "emit/..."},
 	"examples/...":         {"..."},
+
+	// kernels/multi schedules the Tensor API over several devices: it sits
+	// on top of kernels and uses only backend's Device API below it (no
+	// driver, no coopmat), so that it works over whatever drivers the
+	// program registered.
+	"kernels/multi": {"backend", "kernels"},
 }
 
 // bindingOwners are the only packages that may import a GPU binding.

@@ -1,13 +1,15 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/kcgo/kc/ir"
 )
 
 // Cooperative matrices: whole-matrix semantics. A matrix is one value per
-// subgroup. Every invocation of the subgroup holds the same handle (word 0
+// subgroup (per workgroup for workgroup scope: then read "workgroup" for
+// "subgroup" below). Every invocation of the subgroup holds the same handle (word 0
 // of its value column) to a matrix the machine keeps for the workgroup;
 // handle 0 is the zero matrix (a var without an initializer). Each
 // cooperative operation must be executed by every invocation of a
@@ -84,10 +86,19 @@ func roundTo(v float64, s ir.Scalar) float64 {
 	return float64(float32(v))
 }
 
-// subgroups calls f once per subgroup in act (with its lanes), after
-// checking that the whole subgroup is there.
-func (c *compiler) subgroups(pos ir.Pos, op string, act []int32, f func(lanes []int32)) {
+// groups calls f once per subgroup in act (scope subgroup) or once for the
+// workgroup (scope workgroup), with the group's lanes, after checking that
+// the whole group is there.
+func (c *compiler) groups(pos ir.Pos, op string, scope ir.MatrixScope, act []int32, f func(lanes []int32)) {
 	m := c.m
+	m.coopScope = scope
+	if scope == ir.ScopeWorkgroup {
+		if len(act) != m.n {
+			m.fail(pos, act[0], "%s reached by %d of the %d invocations of the workgroup: all invocations of a workgroup must execute a workgroup-scope cooperative operation together", op, len(act), m.n)
+		}
+		f(act)
+		return
+	}
 	m.eachSubgroup(act, func(lanes []int32) {
 		g := int(lanes[0]) / m.sgSize
 		want := min(m.sgSize, m.n-g*m.sgSize)
@@ -98,12 +109,21 @@ func (c *compiler) subgroups(pos ir.Pos, op string, act []int32, f func(lanes []
 	})
 }
 
+// coopGroup names the group of lanes the current cooperative operation
+// acts for (groups sets its scope).
+func (m *machine) coopGroup(lanes []int32) string {
+	if m.coopScope == ir.ScopeWorkgroup {
+		return "the workgroup"
+	}
+	return fmt.Sprintf("subgroup %d", int(lanes[0])/m.sgSize)
+}
+
 // same checks that word 0 of col is the same in every lane and returns it.
 func (c *compiler) same(pos ir.Pos, op, what string, col []uint32, lanes []int32) uint32 {
 	v := col[4*lanes[0]]
 	for _, l := range lanes[1:] {
 		if col[4*l] != v {
-			c.m.fail(pos, l, "%s: the %s differs between invocations of subgroup %d (%d in invocation %d, %d in invocation %d); it must be the same", op, what, int(lanes[0])/c.m.sgSize, v, lanes[0], col[4*l], l)
+			c.m.fail(pos, l, "%s: the %s differs between invocations of %s (%d in invocation %d, %d in invocation %d); it must be the same", op, what, c.m.coopGroup(lanes), v, lanes[0], col[4*l], l)
 		}
 	}
 	return v
@@ -126,7 +146,11 @@ func (c *compiler) coopExpr(e ir.Expr) exprFn {
 		return c.coopMulAdd(e)
 	case *ir.CoopLength:
 		t := e.M.Type().(ir.CoopMat)
-		n := (t.Rows*t.Cols + c.m.sgSize - 1) / c.m.sgSize
+		per := c.m.sgSize
+		if t.Scope == ir.ScopeWorkgroup {
+			per = c.m.n
+		}
+		n := (t.Rows*t.Cols + per - 1) / per
 		return c.constant(1, uint32(n))
 	}
 	c.errorf(e.Position(), "unsupported cooperative operation %s", ir.ExprString(e))
@@ -140,7 +164,7 @@ func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
 	if from, ok := e.X.Type().(ir.CoopMat); ok {
 		return func(act []int32) []uint32 {
 			xs := x(act)
-			c.subgroups(e.Pos, "coopmat conversion", act, func(lanes []int32) {
+			c.groups(e.Pos, "coopmat conversion", to.Scope, act, func(lanes []int32) {
 				src := m.mat(c.same(e.Pos, "coopmat conversion", "matrix", xs, lanes), from)
 				dst, h := m.newMat(to)
 				for i, v := range src.v {
@@ -154,7 +178,7 @@ func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
 	xs := ir.ElemScalar(e.X.Type())
 	return func(act []int32) []uint32 {
 		vals := x(act)
-		c.subgroups(e.Pos, "coopmat fill", act, func(lanes []int32) {
+		c.groups(e.Pos, "coopmat fill", to.Scope, act, func(lanes []int32) {
 			v := roundTo(elemF64(c.same(e.Pos, "coopmat fill", "value", vals, lanes), xs), to.Elem)
 			dst, h := m.newMat(to)
 			for i := range dst.v {
@@ -166,35 +190,50 @@ func (c *compiler) coopMake(e *ir.CoopMake) exprFn {
 	}
 }
 
-// coopMem is the memory and element type of a load's source or a store's
-// destination.
-func (c *compiler) coopMem(id *ir.Ident) ([]byte, ir.Scalar) {
+// coopMem is the memory of a load's source or a store's destination and
+// the byte size of its elements: the matrix's element size, or that of
+// the packed words (ir.CoopPacks), in which offsets and strides count.
+func (c *compiler) coopMem(id *ir.Ident) ([]byte, int) {
 	r := c.ref(id)
 	t := r.ty
 	if a, ok := t.(*ir.Array); ok {
 		t = a.Elem
 	}
-	s, ok := t.(ir.Scalar)
-	if !ok || r.mem == nil {
-		c.errorf(id.Pos, "%s is not a buffer or shared array of scalars", id.Name)
+	unit := 0
+	switch t := t.(type) {
+	case ir.Scalar:
+		unit = compSize(t)
+	case ir.Vector:
+		unit = memStride(t)
 	}
-	return r.mem, s
+	if unit == 0 || r.mem == nil {
+		c.errorf(id.Pos, "%s is not a buffer or shared array of scalars or vectors", id.Name)
+	}
+	return r.mem, unit
 }
 
-// coopAddr returns the byte offset of element (i, j) of a matrix, checking
-// bounds: off and stride in elements of size cs.
-func (c *compiler) coopAddrs(pos ir.Pos, op string, lane int32, t ir.CoopMat, layout ir.Layout, off, stride int64, cs, memLen int) []int {
+// coopAddrs returns the byte offset of each element (i, j) of a matrix
+// (row-major order), checking bounds: off and stride count units of unit
+// bytes, and a row (col_major: a column) runs on in elements of the
+// matrix's size (ir.Layout).
+func (c *compiler) coopAddrs(pos ir.Pos, op string, lane int32, t ir.CoopMat, layout ir.Layout, off, stride int64, unit, memLen int) []int {
 	addrs := make([]int, t.Rows*t.Cols)
+	es := int64(compSize(t.Elem))
 	for i := 0; i < t.Rows; i++ {
 		for j := 0; j < t.Cols; j++ {
-			e := off + int64(i)*stride + int64(j)
+			line, at := int64(i), int64(j)
 			if layout == ir.ColMajor {
-				e = off + int64(j)*stride + int64(i)
+				line, at = at, line
 			}
-			if e < 0 || (e+1)*int64(cs) > int64(memLen) {
-				c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at index %d, outside the %d elements", op, i, j, e, memLen/cs)
+			b := (off+line*stride)*int64(unit) + at*es
+			if off+line*stride < 0 || b+es > int64(memLen) {
+				if int64(unit) == es {
+					c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at index %d, outside the %d elements", op, i, j, off+line*stride+at, memLen/unit)
+				} else {
+					c.m.fail(pos, lane, "%s out of bounds: element (%d, %d) is at byte %d, outside the %d bytes", op, i, j, b, memLen)
+				}
 			}
-			addrs[i*t.Cols+j] = int(e) * cs
+			addrs[i*t.Cols+j] = int(b)
 		}
 	}
 	return addrs
@@ -209,17 +248,18 @@ func index(v uint32, s ir.Scalar) int64 {
 }
 
 func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
-	mem, s := c.coopMem(e.Src)
+	mem, unit := c.coopMem(e.Src)
 	offE, strE := c.expr(e.Offset), c.expr(e.Stride)
 	os, ss := ir.ElemScalar(e.Offset.Type()), ir.ElemScalar(e.Stride.Type())
-	m, t, cs := c.m, e.To, compSize(s)
+	m, t := c.m, e.To
+	s := t.Elem
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		offs, strs := offE(act), strE(act)
-		c.subgroups(e.Pos, "coopLoad", act, func(lanes []int32) {
+		c.groups(e.Pos, "coopLoad", t.Scope, act, func(lanes []int32) {
 			off := index(c.same(e.Pos, "coopLoad", "offset", offs, lanes), os)
 			str := index(c.same(e.Pos, "coopLoad", "stride", strs, lanes), ss)
-			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, cs, len(mem))
+			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, unit, len(mem))
 			dst, h := m.newMat(t)
 			for i, a := range addrs {
 				dst.v[i] = elemF64(loadComp(mem, a, s), s)
@@ -231,17 +271,18 @@ func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
 }
 
 func (c *compiler) coopStore(st *ir.CoopStore) stmtFn {
-	mem, s := c.coopMem(st.Dst)
+	mem, unit := c.coopMem(st.Dst)
 	mE, offE, strE := c.expr(st.M), c.expr(st.Offset), c.expr(st.Stride)
 	os, ss := ir.ElemScalar(st.Offset.Type()), ir.ElemScalar(st.Stride.Type())
-	m, t, cs := c.m, st.M.Type().(ir.CoopMat), compSize(s)
+	m, t := c.m, st.M.Type().(ir.CoopMat)
+	s := t.Elem
 	return func(act []int32) []int32 {
 		ms, offs, strs := mE(act), offE(act), strE(act)
-		c.subgroups(st.Pos, "coopStore", act, func(lanes []int32) {
+		c.groups(st.Pos, "coopStore", t.Scope, act, func(lanes []int32) {
 			src := m.mat(c.same(st.Pos, "coopStore", "matrix", ms, lanes), t)
 			off := index(c.same(st.Pos, "coopStore", "offset", offs, lanes), os)
 			str := index(c.same(st.Pos, "coopStore", "stride", strs, lanes), ss)
-			addrs := c.coopAddrs(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, cs, len(mem))
+			addrs := c.coopAddrs(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, unit, len(mem))
 			for i, a := range addrs {
 				storeComp(mem, a, s, fromElem(src.v[i], s))
 			}
@@ -268,7 +309,7 @@ func (c *compiler) coopMulAdd(e *ir.CoopMulAdd) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		as, bs, cs := aE(act), bE(act), cE(act)
-		c.subgroups(e.Pos, "coopMulAdd", act, func(lanes []int32) {
+		c.groups(e.Pos, "coopMulAdd", ct.Scope, act, func(lanes []int32) {
 			a := m.mat(c.same(e.Pos, "coopMulAdd", "A matrix", as, lanes), at)
 			b := m.mat(c.same(e.Pos, "coopMulAdd", "B matrix", bs, lanes), bt)
 			cm := m.mat(c.same(e.Pos, "coopMulAdd", "C matrix", cs, lanes), ct)
@@ -298,7 +339,7 @@ func (c *compiler) coopBinary(e *ir.Binary) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		xs, ys := xE(act), yE(act)
-		c.subgroups(e.Pos, "cooperative "+op.String(), act, func(lanes []int32) {
+		c.groups(e.Pos, "cooperative "+op.String(), t.Scope, act, func(lanes []int32) {
 			what := "cooperative " + op.String()
 			operand := func(col []uint32, isMat bool) func(i int) float64 {
 				v := c.same(e.Pos, what, "operand", col, lanes)
@@ -356,7 +397,7 @@ func (c *compiler) coopNeg(e *ir.Unary) exprFn {
 	out := m.newCol()
 	return func(act []int32) []uint32 {
 		xs := xE(act)
-		c.subgroups(e.Pos, "cooperative -", act, func(lanes []int32) {
+		c.groups(e.Pos, "cooperative -", t.Scope, act, func(lanes []int32) {
 			src := m.mat(c.same(e.Pos, "cooperative -", "operand", xs, lanes), t)
 			dst, h := m.newMat(t)
 			for i, v := range src.v {
@@ -429,7 +470,7 @@ func (c *compiler) coopElemAssign(a *ir.Assign, x *ir.Index) stmtFn {
 	m, col := c.m, r.col
 	return func(act []int32) []int32 {
 		idx, vals := iE(act), vE(act)
-		c.subgroups(a.Pos, "an assignment to a cooperative-matrix element", act, func(lanes []int32) {
+		c.groups(a.Pos, "an assignment to a cooperative-matrix element", t.Scope, act, func(lanes []int32) {
 			old := m.mat(c.same(a.Pos, "an assignment to a cooperative-matrix element", "matrix", col, lanes), t)
 			dst, h := m.newMat(t)
 			copy(dst.v, old.v)

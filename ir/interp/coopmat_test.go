@@ -337,3 +337,75 @@ kernel k(a read []i8, b read []u8, c read_write []i32, d read_write []u32, q rea
 		t.Errorf("q = %d, %d, want %d, -128", int8(q[0]), int8(q[1]), int8(gotC[0]))
 	}
 }
+
+// TestCoopMatPacked loads and stores matrices through packed memory
+// (ir.CoopPacks): f16 A staged with 16-byte copies into a shared array of
+// vec4<u32> and read from it (offset and stride in vec4s, 24-half rows),
+// f16 B read column-major straight from a buffer of u32 words, the f32
+// product stored into a buffer of vec2<u32> (offset and stride in vec2s).
+// The reference reads the same bytes by the rule of ir.Layout: element
+// (i, j) at byte (off + i·stride)·P + j·E. The product of f16 values
+// summed once in float64 and rounded to f32 is exact to 1 ulp of f32.
+func TestCoopMatPacked(t *testing.T) {
+	m := compile(t, `
+enable f16
+enable cooperative_matrix
+
+kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(32) {
+	shared as [48]vec4<u32>
+	for e := local_index; e < 48; e += 32 {
+		as[e] = A[e]
+	}
+	workgroupBarrier()
+	let a = coopLoad<coopmat<f16, 16, 16, a>>(as, 1, 3, row_major)
+	let b = coopLoad<coopmat<f16, 16, 16, b>>(B, 2, 10, col_major)
+	let c = coopMulAdd(a, b, coopmat<f32, 16, 16, acc>(0.0))
+	coopStore(c, C, 1, 9, row_major)
+}
+`)
+	r := newRNG(t)
+	aBits := make([]uint16, 48*8)
+	bBits := make([]uint16, 2*(2+15*10)+32)
+	for _, v := range [][]uint16{aBits, bBits} {
+		for i := range v {
+			v[i] = F32ToF16Bits(float32(r.Float64()*4 - 2))
+		}
+	}
+	ab, bb := Encode(aBits), Encode(bBits)
+	c := Poison(8 * (1 + 15*9 + 8))
+	mustRun(t, m, "k", [3]int{1, 1, 1}, &Args{
+		Buffers: map[string][]byte{"A": ab, "B": bb, "C": c},
+	}, Options{SubgroupSize: 32, Races: true})
+	half := func(b []byte, at int) float64 {
+		return float64(F16BitsToF32(uint16(b[at]) | uint16(b[at+1])<<8))
+	}
+	for i := 0; i < 16; i++ {
+		for j := 0; j < 16; j++ {
+			var want, mag float64
+			for k := 0; k < 16; k++ {
+				p := half(ab, (1+i*3)*16+k*2) * half(bb, (2+j*10)*4+k*2)
+				want += p
+				mag += math.Abs(p)
+			}
+			at := (1+i*9)*8 + j*4
+			got := math.Float32frombits(uint32(c[at]) | uint32(c[at+1])<<8 | uint32(c[at+2])<<16 | uint32(c[at+3])<<24)
+			closeTo(t, "C", i*16+j, got, want, 2*eps32*mag)
+		}
+	}
+	// The 8 bytes of C before the matrix, and the gaps between rows of
+	// 64 bytes every 72, stay poisoned.
+	for _, at := range []int{0, 7, 8 + 64, 8 + 71} {
+		if c[at] != Poison(1)[0] {
+			t.Errorf("C byte %d = %#x, written outside the matrix", at, c[at])
+		}
+	}
+	// Bounds are checked in bytes: B one word short of its last column's
+	// end, whose last two elements (14, 15) and (15, 15) then fall outside.
+	err := Run(m, "k", [3]int{1, 1, 1}, &Args{
+		Buffers: map[string][]byte{"A": ab, "B": bb[:(2+15*10)*4+28], "C": Poison(len(c))},
+	}, Options{SubgroupSize: 32})
+	want := "coopLoad out of bounds: element (14, 15) is at byte 636, outside the 636 bytes"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+}

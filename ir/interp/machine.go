@@ -35,6 +35,8 @@ type machine struct {
 	buffers map[*ir.Param][]byte
 	shared  [][]byte  // zeroed at the start of every workgroup
 	mats    []*matrix // cooperative matrices of this workgroup (coopmat.go)
+	// coopScope is the scope of the cooperative operation running (coopmat.go)
+	coopScope ir.MatrixScope
 
 	// builtin columns
 	globalID, localID, workgroupID, numWorkgroups, localIndex, sgSizeCol, sgInvocation []uint32

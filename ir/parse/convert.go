@@ -145,7 +145,7 @@ func (c *converter) trailer(f *fileAST, m *ir.Module) {
 func (c *converter) enable(e *enableAST, m *ir.Module) {
 	f, ok := ir.FeatureByName(e.Name)
 	if !ok {
-		c.errorf(e.Pos, "unknown feature %s in enable (want f16 or subgroups)", e.Name)
+		c.errorf(e.Pos, "unknown feature %s in enable (want f16, subgroups, cooperative_matrix, cooperative_matrix2, packed_4x8_integer_dot_product, bf16 or int8)", e.Name)
 		return
 	}
 	m.Enables = append(m.Enables, &ir.Enable{Pos: irPos(e.Pos), Feature: f})

@@ -11,7 +11,7 @@ import (
 
 // Cooperative matrices in .kc: the type coopmat<T, R, C, use[, scope]>
 // (T f16, bf16, f32, i8, u8, i32 or u32; R and C integer literals; use a,
-// b or acc; scope subgroup, the default) and the operations of
+// b or acc; scope subgroup, the default, or workgroup) and the operations of
 // ir/coopmat.go.
 
 // coopArg is one argument of coopmat<...> as written: a name or a number.
@@ -51,7 +51,7 @@ func coopMatOf(pos lexer.Position, args []coopArg) (ir.CoopMat, error) {
 		case "workgroup":
 			m.Scope = ir.ScopeWorkgroup
 		default:
-			return m, participle.Errorf(args[4].pos, "%s is not a matrix scope: want subgroup", args[4].text)
+			return m, participle.Errorf(args[4].pos, "%s is not a matrix scope: want subgroup or workgroup", args[4].text)
 		}
 	}
 	return m, nil
@@ -90,7 +90,7 @@ func (p *exprParser) coopMatType(t lexer.Token) (m ir.CoopMat, closeShift bool, 
 	var args []coopArg
 	for {
 		a := p.lex.Peek()
-		if a.Type != tokIdent && a.Type != tokInt {
+		if a.Type != tokIdent && a.Type != tokInt && a.Value != "workgroup" { // the keyword names a scope here
 			return m, false, unexpected(a, "an argument of coopmat<T, rows, cols, a|b|acc>")
 		}
 		p.lex.Next()

@@ -45,7 +45,7 @@ var syntaxErrors = []struct {
 	{"vector constructor without element", "kernel k() workgroup(1) {\n\tlet x = vec4(1.0)\n}\n", `e.kc:2:14: unexpected "(" (expected "<" after vec4: vectors are written vec4<f32>(...))`},
 	{"let without name", "kernel k() workgroup(1) {\n\tlet = 1\n}\n", `e.kc:2:2: unexpected keyword let (expected a statement or "}")`},
 	{"var without type", "kernel k() workgroup(1) {\n\tvar x\n}\n", `e.kc:2:2: var x needs a type or a value`},
-	{"unknown feature", "enable f64\nkernel k() workgroup(1) {\n}\n", `e.kc:1:1: unknown feature f64 in enable (want f16 or subgroups)`},
+	{"unknown feature", "enable f64\nkernel k() workgroup(1) {\n}\n", `e.kc:1:1: unknown feature f64 in enable (want f16, subgroups, cooperative_matrix, cooperative_matrix2, packed_4x8_integer_dot_product, bf16 or int8)`},
 	{"too many sizes", "kernel k() workgroup(1, 2, 3, 4) {\n}\n", `e.kc:1:31: workgroup takes one to three sizes, not 4`},
 	{"kernel name", "kernel 3() workgroup(1) {\n}\n", `e.kc:1:8: unexpected number 3 (expected a name)`},
 	{"go func", "func k() {\n}\n", `e.kc:1:1: unexpected name func (expected "kernel", "const" or "enable")`},

@@ -117,7 +117,7 @@ type typeAST struct {
 	Array bool       `parser:"( @'['"`
 	Len   exprNode   `parser:"  @@? ']'"`
 	Elem  *typeAST   `parser:"  @@"`
-	Name  string     `parser:"| @Ident"`
+	Name  string     `parser:"| @(Ident | 'workgroup')"` // workgroup: a matrix scope
 	Arg   *typeAST   `parser:"  ( '<' @@"`
 	More  []*typeAST `parser:"    ( ',' @@ )* '>' )?"`
 	Num   string     `parser:"| @Int )"`

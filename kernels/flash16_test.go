@@ -1,0 +1,168 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// flash16Tol bounds |o - ref| for flash16, the reference in float64 over
+// the f16 inputs: outputs are convex combinations of values in [-1, 1];
+// rounding o to f16 costs up to 2^-11·|o|, rounding each p to f16 before
+// P·v up to 2^-11 of Σp|v|/l <= 1, and the f32 scores, exps and sums
+// (a few ulp of f32 each) far less: 2^-11·(|o| + 1) + 2e-5.
+func flash16Tol(ref float64) float64 { return 0x1p-11*(math.Abs(ref)+1) + 2e-5 }
+
+// f16Rand returns n random f16 values in [lo, hi) as bytes and as the
+// float64 of each.
+func f16Rand(rng *rand.Rand, n int, lo, hi float64) ([]byte, []float64) {
+	b, x := make([]byte, 2*n), make([]float64, n)
+	for i := range x {
+		h := interp.F32ToF16Bits(float32(lo + rng.Float64()*(hi-lo)))
+		binary.LittleEndian.PutUint16(b[2*i:], h)
+		x[i] = float64(interp.F16BitsToF32(h))
+	}
+	return b, x
+}
+
+// runFlash16 runs flash16 on the interpreter and returns o as float64.
+func runFlash16(t *testing.T, f flash16Config, tq, s, hq, hkv int, causal bool, qb, kb, vb []byte) []float64 {
+	t.Helper()
+	src, err := f.source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse.Load("flash16.kc", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cz int64
+	if causal {
+		cz = 1
+	}
+	ob := interp.Poison(2 * tq * hq * f.DH)
+	params := map[string]ir.Value{"tq": ir.IntVal(int64(tq)), "s": ir.IntVal(int64(s)), "hq": ir.IntVal(int64(hq)),
+		"hkv": ir.IntVal(int64(hkv)), "causal": ir.IntVal(cz), "scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(f.DH)))))}
+	bq := 16 * f.NSG
+	err = interp.Run(m, "flash16", [3]int{(tq + bq - 1) / bq, hq, 1},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "o": ob}}, interp.Options{SubgroupSize: f.SUB})
+	if err != nil {
+		t.Fatalf("%+v: %v", f, err)
+	}
+	out := make([]float64, tq*hq*f.DH)
+	for i := range out {
+		out[i] = float64(interp.F16BitsToF32(binary.LittleEndian.Uint16(ob[2*i:])))
+	}
+	return out
+}
+
+// flash16Ref is attention in float64 (as attnRef in the external tests).
+func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float64 {
+	scale := float64(float32(1 / math.Sqrt(float64(dh))))
+	out := make([]float64, tq*hq*dh)
+	for h := 0; h < hq; h++ {
+		kh := h / (hq / hkv)
+		for i := 0; i < tq; i++ {
+			end := s
+			if causal {
+				end = i + s - tq + 1
+			}
+			sc := make([]float64, end)
+			mx := math.Inf(-1)
+			for j := range sc {
+				for c := 0; c < dh; c++ {
+					sc[j] += q[(i*hq+h)*dh+c] * k[(j*hkv+kh)*dh+c]
+				}
+				sc[j] *= scale
+				mx = math.Max(mx, sc[j])
+			}
+			var sum float64
+			for j := range sc {
+				sc[j] = math.Exp(sc[j] - mx)
+				sum += sc[j]
+			}
+			for c := 0; c < dh; c++ {
+				var acc float64
+				for j := range sc {
+					acc += sc[j] * v[(j*hkv+kh)*dh+c]
+				}
+				out[(i*hq+h)*dh+c] = acc / sum
+			}
+		}
+	}
+	return out
+}
+
+// TestFlash16 runs the cooperative-matrix attention on the interpreter
+// (no driver here has cooperative matrices) against float64: prefill and
+// continued sequences, causal and not, sizes 1, 3, 17 and others across
+// the 16·NSG-query and BK-key tiles, head dimensions 16 to 128, both
+// layouts in six configurations each (keys per block below, equal to and above the queries
+// per workgroup); then causality (a changed last key changes no earlier
+// query, bit for bit, and does change the last).
+func TestFlash16(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	type tc struct {
+		tq, s, hq, hkv, dh int
+		causal             bool
+	}
+	cases := []tc{{1, 1, 1, 1, 16, true}, {3, 3, 2, 1, 16, true}, {17, 17, 4, 2, 32, true}, {3, 40, 2, 1, 16, true},
+		{70, 70, 2, 2, 16, true}, {5, 33, 2, 1, 32, false}, {9, 20, 4, 1, 128, true}}
+	if testing.Short() {
+		cases = cases[:3]
+	}
+	var cfgs []flash16Config
+	for _, direct := range []bool{false, true} {
+		for _, nb := range [][2]int{{2, 16}, {4, 32}, {4, 16}, {2, 64}, {8, 32}, {4, 64}} {
+			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Direct: direct})
+		}
+	}
+	for _, f := range cfgs {
+		for _, c := range cases {
+			f.DH = c.dh
+			qb, q := f16Rand(rng, c.tq*c.hq*c.dh, -1, 1)
+			kb, k := f16Rand(rng, c.s*c.hkv*c.dh, -1, 1)
+			vb, v := f16Rand(rng, c.s*c.hkv*c.dh, -1, 1)
+			got := runFlash16(t, f, c.tq, c.s, c.hq, c.hkv, c.causal, qb, kb, vb)
+			want := flash16Ref(q, k, v, c.tq, c.s, c.hq, c.hkv, c.dh, c.causal)
+			name := fmt.Sprintf("%+v %+v", f, c)
+			for i := range want {
+				if d, tl := math.Abs(got[i]-want[i]), flash16Tol(want[i]); !(d <= tl) {
+					t.Fatalf("%s: o[%d] = %g, want %g (|error| %.3g > %.3g)", name, i, got[i], want[i], d, tl)
+				}
+			}
+			if !c.causal || c.tq < 2 {
+				continue
+			}
+			row := c.hkv * c.dh
+			kb2, vb2 := append([]byte(nil), kb...), append([]byte(nil), vb...)
+			for i := (c.s - 1) * row; i < c.s*row; i++ {
+				binary.LittleEndian.PutUint16(kb2[2*i:], interp.F32ToF16Bits(float32(rng.Float64()*4-2)))
+				binary.LittleEndian.PutUint16(vb2[2*i:], interp.F32ToF16Bits(float32(rng.Float64()*4-2)))
+			}
+			after := runFlash16(t, f, c.tq, c.s, c.hq, c.hkv, c.causal, qb, kb2, vb2)
+			last := (c.tq - 1) * c.hq * c.dh
+			for i := 0; i < last; i++ {
+				if got[i] != after[i] {
+					t.Fatalf("%s: o[%d] (query %d) changed from %g to %g when only the last key changed", name, i, i/(c.hq*c.dh), got[i], after[i])
+				}
+			}
+			changed := false
+			for i := last; i < len(after); i++ {
+				changed = changed || got[i] != after[i]
+			}
+			if !changed {
+				t.Errorf("%s: the last query ignores the last key", name)
+			}
+		}
+	}
+}

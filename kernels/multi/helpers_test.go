@@ -1,0 +1,146 @@
+package multi_test
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+	_ "github.com/kcgo/kc/backend/vulkan"
+	_ "github.com/kcgo/kc/backend/wgpu"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels/multi"
+)
+
+var xdgOnce sync.Once
+
+// setXDG gives Mesa the private runtime directory it wants.
+func setXDG() {
+	xdgOnce.Do(func() {
+		if os.Getenv("XDG_RUNTIME_DIR") == "" {
+			if dir, err := os.MkdirTemp("", "kc-xdg"); err == nil && os.Chmod(dir, 0o700) == nil {
+				os.Setenv("XDG_RUNTIME_DIR", dir)
+			}
+		}
+	})
+}
+
+// lavapipe is the Vulkan-API adapter of one driver ("vulkan", or "wgpu"
+// over Vulkan): lavapipe here.
+var lavapipe = map[string]multi.Policy{
+	"vulkan": {Drivers: []string{"vulkan"}},
+	"wgpu":   {Drivers: []string{"wgpu"}, APIs: []string{"Vulkan"}},
+}
+
+// openDev opens the first adapter of a driver that lavapipe[driver]
+// accepts; the device is closed when the test ends.
+func openDev(t *testing.T, driver string) *backend.Device {
+	t.Helper()
+	setXDG()
+	as, err := backend.Adapters(context.Background())
+	mine := lavapipe[driver].Filter(as)
+	if len(mine) == 0 {
+		kctest.Missing(t, "no %s adapter over Vulkan (install mesa-vulkan-drivers for lavapipe): %v", driver, err)
+	}
+	d, err := backend.OpenAdapter(context.Background(), mine[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// group is a group over devs, closed when the test ends.
+func group(t *testing.T, devs ...*backend.Device) *multi.Group {
+	g := multi.New(devs...)
+	t.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return g
+}
+
+// newRand returns a fresh generator, its seed logged for reproduction.
+func newRand(t *testing.T) *rand.Rand {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewSource(seed))
+}
+
+// randn returns n values uniform in [lo, hi).
+func randn(rng *rand.Rand, n int, lo, hi float64) []float32 {
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(lo + (hi-lo)*rng.Float64())
+	}
+	return xs
+}
+
+// tol is an error bound: |got - want| <= abs + rel·|want|.
+type tol struct{ abs, rel float64 }
+
+// compare checks got against the float64 reference want within tl; NaN
+// always fails.
+func compare(t *testing.T, what string, got []float32, want []float64, tl tol) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	bad := 0
+	for i, g := range got {
+		d := math.Abs(float64(g) - want[i])
+		if !(d <= tl.abs+tl.rel*math.Abs(want[i])) {
+			if bad < 5 {
+				t.Errorf("%s[%d] = %g, want %g (|diff| %.3g > %.3g + %.3g·|want|)", what, i, g, want[i], d, tl.abs, tl.rel)
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d values out of tolerance", what, bad, len(got))
+	}
+}
+
+// same checks that two devices' results agree within tl of each other
+// (bit for bit when tl is zero), and reports how many differ at all.
+func same(t *testing.T, what string, got, want []float32, tl tol) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	diff, bad := 0, 0
+	for i := range got {
+		if math.Float32bits(got[i]) == math.Float32bits(want[i]) {
+			continue
+		}
+		diff++
+		d := math.Abs(float64(got[i]) - float64(want[i]))
+		if !(d <= tl.abs+tl.rel*math.Abs(float64(want[i]))) {
+			if bad < 5 {
+				t.Errorf("%s[%d] = %g, single device %g", what, i, got[i], want[i])
+			}
+			bad++
+		}
+	}
+	if diff > 0 {
+		t.Logf("%s: %d of %d values differ from the single device's in their bits", what, diff, len(got))
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d values out of tolerance of the single device's", what, bad, len(got))
+	}
+}
+
+// poisoned returns n NaNs: a host result slice that shows any element
+// the gather fails to write.
+func poisoned(n int) []float32 {
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(math.NaN())
+	}
+	return xs
+}

@@ -1,0 +1,148 @@
+package multi_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels/multi"
+)
+
+// TestOpen opens every Vulkan-API adapter named llvmpipe (lavapipe
+// through both drivers here), runs a product over them, and checks that
+// Close closes the devices Open opened.
+func TestOpen(t *testing.T) {
+	setXDG()
+	ctx := context.Background()
+	g, err := multi.Open(ctx, multi.Policy{Name: "llvmpipe", APIs: []string{"Vulkan"}})
+	if err != nil {
+		if as, _ := backend.Adapters(ctx); len(multi.Policy{Name: "llvmpipe"}.Filter(as)) == 0 {
+			kctest.Missing(t, "no lavapipe adapter (install mesa-vulkan-drivers): %v", err)
+		}
+		t.Fatal(err)
+	}
+	var drivers []string
+	for _, w := range g.Workers() {
+		drivers = append(drivers, w.Device.Info().Driver)
+	}
+	t.Logf("opened %d devices: %v", g.Len(), drivers)
+	if !slices.Contains(drivers, "vulkan") || !slices.Contains(drivers, "wgpu") {
+		t.Errorf("drivers %v: want lavapipe through both", drivers)
+	}
+	rng := newRand(t)
+	const k, n, batch, m = 16, 8, 5, 3
+	w := randn(rng, k*n, -1, 1)
+	mm, err := g.NewMatMul(ctx, w, k, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := randn(rng, batch*m*k, -1, 1)
+	got, err := mm.Run(ctx, a, batch, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), tol{1e-5, 0})
+	mm.Close()
+	devs := g.Workers()
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range devs {
+		if _, err := w.Device.Alloc(4); !errors.Is(err, backend.ErrClosed) {
+			t.Errorf("device %v after Close: %v, want ErrClosed", w, err)
+		}
+	}
+	if _, err := multi.Open(ctx, multi.Policy{Name: "no such GPU"}); err == nil {
+		t.Error("Open with a policy nobody passes succeeded")
+	}
+}
+
+// TestTransfer moves a tensor between devices of the two drivers
+// through the host.
+func TestTransfer(t *testing.T) {
+	ctx := context.Background()
+	g := group(t, openDev(t, "vulkan"), openDev(t, "wgpu"))
+	ws := g.Workers()
+	rng := newRand(t)
+	xs := randn(rng, 6*7, -10, 10)
+	src, err := ws[0].Context.Tensor(xs, 6, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := multi.Transfer(ctx, ws[1].Context, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dst.Shape(), []int{6, 7}) {
+		t.Errorf("shape %v", dst.Shape())
+	}
+	// An op on the destination proves the tensor is its device's.
+	y, err := ws[1].Context.Add(dst, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := y.ToHost(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		if got[i] != 2*x {
+			t.Fatalf("after transfer, 2x[%d] = %g, want %g", i, got[i], 2*x)
+		}
+	}
+}
+
+// TestCalibrate measures a probe on each device and makes the measured
+// rates the weights.
+func TestCalibrate(t *testing.T) {
+	ctx := context.Background()
+	g := group(t, openDev(t, "vulkan"), openDev(t, "vulkan"))
+	rng := newRand(t)
+	const k, n, m = 32, 32, 32
+	w := randn(rng, k*n, -1, 1)
+	mm, err := g.NewMatMul(ctx, w, k, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mm.Close()
+	a := randn(rng, m*k, -1, 1)
+	rates, err := g.Calibrate(ctx, 3, func(ctx context.Context, w multi.Worker) error {
+		x, err := w.Context.Tensor(a, m, k)
+		if err != nil {
+			return err
+		}
+		defer x.Release()
+		_, err = w.Context.ToHost(ctx, x)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rates %v", rates)
+	if len(rates) != 2 || !(rates[0] > 0) || !(rates[1] > 0) || math.IsInf(rates[0], 0) || !slices.Equal(rates, g.Weights()) {
+		t.Errorf("rates %v, weights %v", rates, g.Weights())
+	}
+	if err := g.SetWeights([]float64{1, -1}); err == nil {
+		t.Error("a negative weight was accepted")
+	}
+	if err := g.SetWeights([]float64{0, 0}); err == nil {
+		t.Error("all-zero weights were accepted")
+	}
+	if err := g.SetWeights([]float64{3, 1}); err != nil {
+		t.Fatal(err)
+	}
+	// With weights 3:1, 8 items go 6 and 2: the products still gather in order.
+	const batch = 8
+	as := randn(rng, batch*m*k, -1, 1)
+	before := stats(g.Workers())
+	got, err := mm.Run(ctx, as, batch, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "matmul 3:1", got, matmulRef(as, w, batch*m, k, n), tol{1e-4, 0})
+	checkShares(t, g.Workers(), before, []int{6, 2}, m*k*4)
+}
