@@ -146,8 +146,17 @@ type AdapterInfo struct {
 
 	Targets []Target // artifact kinds the device accepts, preferred first
 
-	Limits       Limits
-	F16          bool           // f16 arithmetic and 16-bit storage in shaders
+	Limits Limits
+	F16    bool // f16 arithmetic and 16-bit storage in shaders
+	// BF16: the bf16 type in shaders, its conversions and 16-bit storage
+	// (Vulkan: VK_KHR_shader_bfloat16's shaderBFloat16Type and
+	// storageBuffer16BitAccess). bf16 cooperative matrices need, besides,
+	// a CoopMat shape with bf16 inputs.
+	BF16 bool
+	// Int8: 8-bit integers in shaders and 8-bit storage (Vulkan: shaderInt8
+	// and storageBuffer8BitAccess). i8/u8 cooperative matrices need,
+	// besides, a CoopMat shape with s8/u8 inputs.
+	Int8         bool
 	Subgroups    bool           // subgroup operations usable from the accepted targets
 	SubgroupSize int            // the default subgroup size (0: unknown)
 	SubgroupMin  int            // smallest subgroup size (0: unknown)
@@ -317,6 +326,8 @@ func Supports(a AdapterInfo, need ir.Features) bool {
 		(need&ir.FeatureSubgroups == 0 || a.Subgroups) &&
 		(need&ir.FeatureCoopMat == 0 || len(a.CoopMat) > 0) &&
 		(need&ir.FeatureDot4Packed == 0 || a.IntegerDot) &&
+		(need&ir.FeatureBF16 == 0 || a.BF16) &&
+		(need&ir.FeatureInt8 == 0 || a.Int8) &&
 		(need&ir.FeatureCoopMat2 == 0 || (a.CoopMat2 != nil && a.CoopMat2.WorkgroupScope))
 }
 
@@ -349,7 +360,7 @@ func OpenFor(ctx context.Context, sel string, need ir.Features) (*Device, error)
 
 func featureNames(f ir.Features) string {
 	var names []string
-	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed} {
+	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed, ir.FeatureBF16, ir.FeatureInt8, ir.FeatureCoopMat2} {
 		if f&x != 0 {
 			names = append(names, x.Name())
 		}

@@ -10,7 +10,11 @@
 //   - Device.Load builds a pipeline from an emitter's record, emit.Artifact
 //     (WGSL text or SPIR-V words, the entry point as emitted and ir's
 //     reflection of the kernel's bindings), cached by content hash (the
-//     code carries the specialisation); LoadIR emits for the device's preferred target first.
+//     code carries the specialisation); LoadIR emits for the device's preferred target first,
+//     in the cooperative-matrix flavour the device has (EmitFor: KHR, else NV). Load refuses,
+//     as an *ir.UnsupportedError naming the feature and the device, a kernel needing what the
+//     device lacks: f16, bf16, int8, subgroups, cooperative matrices (of that flavour, of bf16
+//     or 8-bit elements), workgroup scope, packed dot products, or more than its limits.
 //   - Buffers: Upload (fresh, never pooled), Alloc (pooled by exact size),
 //     AllocZeroed (fresh, guaranteed zero), Persist (a persistent region for
 //     long-lived weights).

@@ -26,28 +26,39 @@ const coopSkew = 8
 //
 // On the H200 (2026-12-01, docs/PERF.md, f16 at 8192³): packed staging
 // took the one-stage 128x128x32 tile from 178 to 271 TFLOP/s, interior
-// fetches to about 305; 128x256x32 packed matched 271 (interior: no
-// gain), 256x128x32 packed 262; two stages stayed slower than one
+// fetches to about 302-307, swizzling in bands of 8 tile rows to 305-307
+// (about 1% over the unswizzled tile in the same call; bands of 16:
+// 303); 128x256x32 packed matched 271 (interior: no gain), 256x128x32
+// packed 262 (interior: 248); two stages stayed slower than one
 // (189-202), and the element-staged plans are listed for comparison.
+// Direct staging: one stage of 64 about as fast as the best (298-304),
+// one stage of 32 218, two stages of 32 196-199, 128x64 tiles of two
+// subgroups 176-215 (those three are not listed).
 var coopLayouts = []struct {
 	SM, SN, TM, TN, KSteps, Stages int
 	Elements                       bool
 	Interior                       bool // packed with Interior first, then without
+	// Variants of a layout (Plan.Direct, Plan.Swizzle) are listed packed
+	// with interior fetches only.
+	Direct  bool
+	Swizzle int
 }{
-	{2, 2, 4, 4, 2, 1, true, true},   // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32
-	{4, 2, 4, 4, 2, 1, true, false},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
-	{2, 4, 4, 4, 2, 1, false, true},  // 8 subgroups of 64x64, 128x256, one stage of 32
-	{4, 2, 4, 4, 1, 2, false, false}, // 256x128, two stages of 16
-	{2, 4, 4, 4, 1, 2, false, false}, // 128x256, two stages of 16
-	{2, 2, 4, 4, 2, 2, false, false}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
-	{2, 4, 4, 2, 2, 2, false, false}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
-	{2, 4, 4, 2, 2, 1, false, false}, // 8 subgroups, 128x128, one stage of 32
-	{2, 2, 4, 4, 1, 2, false, false}, // 4 subgroups, 128x128, two stages of 16
-	{2, 4, 4, 2, 1, 2, false, false}, // 8 subgroups, 128x128, two stages of 16
-	{4, 2, 2, 4, 1, 2, false, false}, // 8 subgroups, 128x128, the other way round
-	{2, 2, 2, 4, 2, 2, false, false}, // 4 subgroups, 64x128, two k-steps
-	{2, 2, 2, 2, 2, 2, false, false}, // 4 subgroups, 64x64
-	{1, 1, 2, 2, 2, 2, false, false}, // one subgroup: small and skinny products
+	{2, 2, 4, 4, 2, 1, false, true, false, 8},  // 4 subgroups, each 64x64 with 16x16 instructions: 128x128 tile, one stage of 32, swizzled in bands of 8 tile rows
+	{2, 2, 4, 4, 2, 1, true, true, false, 0},   // the same, unswizzled
+	{2, 2, 4, 4, 4, 1, false, true, true, 8},   // direct staging, one stage of 64 (half the barriers; 39 KiB), swizzled
+	{4, 2, 4, 4, 2, 1, true, false, false, 0},  // 8 subgroups of 64x64, 256x128 (half B's global loads per flop), one stage of 32
+	{2, 4, 4, 4, 2, 1, false, true, false, 0},  // 8 subgroups of 64x64, 128x256, one stage of 32
+	{4, 2, 4, 4, 1, 2, false, false, false, 0}, // 256x128, two stages of 16
+	{2, 4, 4, 4, 1, 2, false, false, false, 0}, // 128x256, two stages of 16
+	{2, 2, 4, 4, 2, 2, false, false, false, 0}, // 4 subgroups, 128x128, two stages of 32 (41 KiB)
+	{2, 4, 4, 2, 2, 2, false, false, false, 0}, // 8 subgroups, 128x128, two stages of 32 (45 KiB)
+	{2, 4, 4, 2, 2, 1, false, false, false, 0}, // 8 subgroups, 128x128, one stage of 32
+	{2, 2, 4, 4, 1, 2, false, false, false, 0}, // 4 subgroups, 128x128, two stages of 16
+	{2, 4, 4, 2, 1, 2, false, false, false, 0}, // 8 subgroups, 128x128, two stages of 16
+	{4, 2, 2, 4, 1, 2, false, false, false, 0}, // 8 subgroups, 128x128, the other way round
+	{2, 2, 2, 4, 2, 2, false, false, false, 0}, // 4 subgroups, 64x128, two k-steps
+	{2, 2, 2, 2, 2, 2, false, false, false, 0}, // 4 subgroups, 64x64
+	{1, 1, 2, 2, 2, 2, false, false, false, 0}, // one subgroup: small and skinny products
 }
 
 // CoopShape picks the instruction shape for a product of element type
@@ -90,11 +101,13 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 		p := Plan{Options: o, Generator: "coopmat", Tile: t, Shape: &shape, Threads: l.SM * l.SN * sub, Subgroups: [2]int{l.SM, l.SN}}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
+		p.fitSplits(info)
 		for _, packed := range []bool{true, false} {
-			if (packed && !pack) || (!packed && pack && !l.Elements) {
+			variant := l.Direct || l.Swizzle > 1
+			if (packed && !pack) || (!packed && pack && !l.Elements) || (variant && !packed) {
 				continue
 			}
-			p.Packed = packed
+			p.Packed, p.Direct, p.Swizzle = packed, l.Direct, l.Swizzle
 			s, err := p.coopShape()
 			if err != nil {
 				continue
@@ -108,7 +121,9 @@ func CoopCandidates(info backend.AdapterInfo, o Options) []Plan {
 				q.Interior = true
 				out = append(out, q)
 			}
-			out = append(out, p)
+			if !variant {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -295,6 +295,7 @@ func coop2Plans(info backend.AdapterInfo, o Options, shape backend.CoopMatShape)
 		p := Plan{Options: o, Generator: "coop2", Tile: t, Shape: &shape, Threads: shape.Invocations}
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
+		p.fitSplits(info)
 		s, err := p.coop2Shape()
 		if err != nil {
 			continue

@@ -30,6 +30,12 @@ import (
 //     rolled loop flipping a uniform stage index (one body, offsets
 //     computed at run time) was slower on the H200 (2026-12-01: 137-177
 //     against 189-202 TFLOP/s at 8192³, docs/PERF.md);
+//   - direct plans (Plan.Direct) hold no slice in registers across the
+//     multiply-adds: each slice is loaded and stored to shared memory
+//     between barriers (directLoop), the load latency left to the other
+//     workgroups on the multiprocessor; fewer registers live;
+//   - swizzled plans (Plan.Swizzle) hand out tiles in bands of tile rows
+//     (tileOrigin), for L2 reuse among the workgroups running at once;
 //   - global loads are 16 bytes (vec4<u32>, 8 elements) when the row length
 //     allows (K%8 == 0 for A and for Bᵀ, N%8 == 0 for B), else one element;
 //   - packed plans (Plan.Packed) declare the shared stage of an operand
@@ -65,6 +71,8 @@ type coopShape struct {
 	Stages       int  // shared stages (1 or 2)
 	Packed       bool // 16-byte loads staged into vec4<u32> shared arrays
 	Interior     bool // unchecked fetches of slices inside A and B
+	Direct       bool // slices loaded and stored between the barriers, no register prefetch
+	Swizzle      int  // tiles handed out in bands of Swizzle tile rows (0, 1: row by row)
 	BM, BN, BK   int
 	Threads, LDA int
 	LDB          int
@@ -79,7 +87,8 @@ func (p Plan) coopShape() (coopShape, error) {
 	s := coopShape{In: p.dtype(), Out: p.ctype(), TransB: p.TransB,
 		VecA: p.K%8 == 0, VecB: (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0),
 		IM: sh.M, IN: sh.N, IK: sh.K, SM: p.Subgroups[0], SN: p.Subgroups[1], TM: t.TM, TN: t.TN,
-		BM: t.BM, BN: t.BN, BK: t.BK, Threads: p.Threads, Packed: p.Packed, Interior: p.Interior}
+		BM: t.BM, BN: t.BN, BK: t.BK, Threads: p.Threads, Packed: p.Packed, Interior: p.Interior,
+		Direct: p.Direct, Swizzle: p.Swizzle}
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
@@ -117,6 +126,12 @@ func (s coopShape) name() string {
 	}
 	if s.Interior {
 		n += "_i"
+	}
+	if s.Direct {
+		n += "_d"
+	}
+	if s.Swizzle > 1 {
+		n += fmt.Sprintf("_s%d", s.Swizzle)
 	}
 	return n
 }
@@ -246,8 +261,7 @@ func coopSource(s coopShape) (string, error) {
 	p("\tlet lane = t %% %d", s.Sub)
 	p("\tlet wm = sg / %d", s.SN)
 	p("\tlet wn = sg %% %d", s.SN)
-	p("\tlet row0 = workgroup_id.y * %d", s.BM)
-	p("\tlet col0 = workgroup_id.x * %d", s.BN)
+	s.tileOrigin(&w)
 	p("\tlet kbeg = workgroup_id.z * KS")
 	p("\tlet kend = min(K, kbeg + KS)")
 	for i := 0; i < s.TM; i++ {
@@ -256,6 +270,12 @@ func coopSource(s coopShape) (string, error) {
 		}
 	}
 	s.regs(&w)
+	if s.Direct {
+		s.directLoop(&w)
+		s.store(&w)
+		p("}")
+		return w.String(), nil
+	}
 	s.fetch(&w, "\t", "kbeg")
 	s.put(&w, "\t", 0)
 	p("\tworkgroupBarrier()")
@@ -284,6 +304,66 @@ func coopSource(s coopShape) (string, error) {
 	s.store(&w)
 	p("}")
 	return w.String(), nil
+}
+
+// tileOrigin defines row0 and col0, the first row and column of the
+// workgroup's tile of C. Unswizzled, workgroup (x, y) takes tile column x
+// of tile row y, and the workgroups that run at once (launched in order of
+// x, then y) cover a few rows of tiles: all of B's columns. Swizzled, the
+// linear workgroup index walks bands of Swizzle tile rows (the last band
+// what is left), down a band's column before moving right, so that the
+// workgroups running at once need fewer distinct rows of A and columns of
+// B, more of them found in L2.
+func (s coopShape) tileOrigin(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	if s.Swizzle <= 1 {
+		p("let row0 = workgroup_id.y * %d", s.BM)
+		p("let col0 = workgroup_id.x * %d", s.BN)
+		return
+	}
+	p("let gx = (N + %d) / %d", s.BN-1, s.BN)
+	p("let gy = (M + %d) / %d", s.BM-1, s.BM)
+	p("let wid = workgroup_id.y * gx + workgroup_id.x")
+	p("let band = wid / (gx * %d)", s.Swizzle)
+	p("let first = band * %d", s.Swizzle)
+	p("let high = min(gy - first, %d)", s.Swizzle)
+	p("let inband = wid - band * gx * %d", s.Swizzle)
+	p("let row0 = (first + inband %% high) * %d", s.BM)
+	p("let col0 = (inband / high) * %d", s.BN)
+}
+
+// directLoop writes the k loop of a Direct plan: each slice is loaded
+// and stored to shared memory right away (the staging registers die at
+// once), so the multiply-adds hold only accumulators and fragments. With
+// one stage: barrier, load and store, barrier, multiply-adds. With two,
+// one barrier a slice: load and store slice k+1 into the other stage,
+// multiply-add stage k, barrier (the other stage was last read before the
+// previous barrier).
+func (s coopShape) directLoop(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	if s.Stages == 1 {
+		p("for k0 := kbeg; k0 < kend; k0 += %d {", s.BK)
+		p("\tworkgroupBarrier()")
+		s.fetch(w, "\t\t", "k0")
+		s.put(w, "\t\t", 0)
+		p("\tworkgroupBarrier()")
+		s.compute(w, 0)
+		p("}")
+		return
+	}
+	s.fetch(w, "\t", "kbeg")
+	s.put(w, "\t", 0)
+	p("workgroupBarrier()")
+	p("for k0 := kbeg; k0 < kend; k0 += %d {", 2*s.BK)
+	s.fetch(w, "\t\t", fmt.Sprintf("k0 + %d", s.BK))
+	s.put(w, "\t\t", 1)
+	s.compute(w, 0)
+	p("\tworkgroupBarrier()")
+	s.fetch(w, "\t\t", fmt.Sprintf("k0 + %d", 2*s.BK))
+	s.put(w, "\t\t", 0)
+	s.compute(w, 1)
+	p("\tworkgroupBarrier()")
+	p("}")
 }
 
 // regs declares the registers that carry one slice from fetch to put.

@@ -307,7 +307,8 @@ func TestCoopPackedPlans(t *testing.T) {
 		n++
 		var plan Plan
 		for _, q := range CoopCandidates(h200(), o) {
-			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups && q.Interior == p.Interior {
+			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups && q.Interior == p.Interior &&
+				q.Direct == p.Direct && q.Swizzle == p.Swizzle && q.Tile.Stages == p.Tile.Stages {
 				plan = q
 			}
 		}
@@ -325,6 +326,48 @@ func TestCoopPackedPlans(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("%d packed plans, want the H200's 14", n)
+	}
+}
+
+// TestCoopVariants runs direct staging (one and two stages) and swizzled
+// tile orders on the interpreter on grids of several bands of tiles, the
+// last band short and the last row and column of tiles ragged, with 16-byte
+// and scalar loads: every tile must be computed once, in the right place.
+func TestCoopVariants(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, sz := range [][3]int{{32*7 + 5, 32*4 + 3, 96}, {32*5 + 1, 32*3 + 8, 65}} {
+		for _, v := range []struct {
+			direct  bool
+			stages  int
+			swizzle int
+		}{{true, 1, 0}, {true, 2, 0}, {false, 1, 3}, {true, 2, 3}, {true, 1, 2}, {false, 2, 4}} {
+			o := Options{M: sz[0], N: sz[1], K: sz[2], DType: "f16", CType: "f32"}
+			if n%2 == 1 {
+				o.DType, o.CType, o.TransB, o.Scale = "bf16", "bf16", true, 0.5+rng.Float32()
+			}
+			n++
+			var plan Plan
+			for _, q := range CoopCandidates(h200(), o) {
+				if q.Tile.BM == 32 && q.Tile.BN == 32 {
+					plan = q
+				}
+			}
+			if plan.Tile.BM != 32 {
+				t.Fatalf("%s: no 32x32 plan", o)
+			}
+			plan.Direct, plan.Tile.Stages, plan.Swizzle = v.direct, v.stages, v.swizzle
+			plan.Splits, plan.KS = 1, ceilDiv(o.K, plan.Tile.BK)*plan.Tile.BK
+			t.Run(fmt.Sprintf("%s/%s", o, plan), func(t *testing.T) {
+				e := runCoop(t, rng, coopCase{o: o, plan: plan})
+				t.Logf("max relative error %.3g", e)
+				if !(e < 1e-2) {
+					t.Errorf("relative error %.3g, want < 1e-2", e)
+				}
+			})
+		}
 	}
 }
 

@@ -23,7 +23,8 @@ import (
 // small products, 1024 sampled entries of large ones; relative error
 // |c - ref| / (|scale|·Σ|a·b|) < 1e-2), of every candidate plan of a
 // ragged and three skinny products (KHR), then the time of every
-// candidate plan at 8192³ (median of 10 after a second of load), twice.
+// candidate plan at 8192³ (median of 10 after a second of load), twice,
+// each also checked there against float64 (1024 sampled entries).
 // Devices without cooperative matrices (lavapipe, CI) skip it.
 func TestCoopDevice(t *testing.T) {
 	dev := backendtest.Open(t, "vulkan")
@@ -36,7 +37,7 @@ func TestCoopDevice(t *testing.T) {
 	// KC_COOP_FOCUS, a regular expression over plan names, narrows a
 	// follow-up measurement to the plans it matches (checked on the
 	// ragged and skinny products, timed at 8192³) and skips the default
-	// plans' checks.
+	// plans' checks and, unless it matches "gemv", the skinny products.
 	focus := regexp.MustCompile(os.Getenv("KC_COOP_FOCUS"))
 	if os.Getenv("KC_COOP_FOCUS") == "" {
 		defaultChecks(t, ctx, dev, rng)
@@ -50,6 +51,9 @@ func TestCoopDevice(t *testing.T) {
 		{M: 16, N: 4096, K: 4096, DType: "bf16"},
 		{M: 5, N: 4100, K: 1000, DType: "f16", CType: "f32"},
 	} {
+		if o.M <= 16 && os.Getenv("KC_COOP_FOCUS") != "" && !focus.MatchString("gemv") {
+			continue
+		}
 		cs, err := coopmat.Candidates(info, o)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +84,18 @@ func TestCoopDevice(t *testing.T) {
 		if len(cs) == 0 {
 			continue
 		}
-		bufs := deviceBufs(t, dev, rng, o)
+		bufs, a, b := deviceInputs(t, dev, rng, o)
+		// Checks first, not between timings: on 2026-12-01 plans timed
+		// right after a check (seconds of CPU work, the GPU idle) measured
+		// up to 4x slower than in the next pass, falling clocks as far as
+		// can be told.
+		for _, p := range cs {
+			e := checkOn(t, ctx, dev, rng, p, bufs, a, b)
+			fmt.Printf("RESULT check flavor=khr problem=%q plan=%q splits=%d relerr=%.3g\n", o.String(), p.String(), p.Splits, e)
+			if !(e < 1e-2) {
+				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
+			}
+		}
 		// Sustained load first (about a second), so that the clocks have
 		// risen before anything is timed; then two passes over the plans,
 		// so that the spread of one plan's figures shows.
@@ -236,6 +251,22 @@ func deviceCheck(t *testing.T, ctx context.Context, dev *backend.Device, rng *ra
 			x.Release()
 		}
 	}()
+	return checkOn(t, ctx, dev, rng, p, bufs, a, b)
+}
+
+// checkOn poisons C, runs plan p on the inputs a and b already in bufs and
+// returns the largest relative error over every entry (small products) or
+// 1024 sampled ones, the last row and column among them.
+func checkOn(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.Rand, p coopmat.Plan, bufs []*backend.Buffer, a, b []float64) float64 {
+	t.Helper()
+	o := p.Options
+	poison := make([]byte, bufs[2].Size())
+	for j := range poison {
+		poison[j] = 0xCD
+	}
+	if err := bufs[2].Write(0, poison); err != nil {
+		t.Fatal(err)
+	}
 	mm, err := coopmat.NewPlan(ctx, dev, p)
 	if err != nil {
 		t.Fatalf("%s: %v", p, err)

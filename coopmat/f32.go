@@ -55,6 +55,7 @@ func f32Candidates(info backend.AdapterInfo, o Options) []Plan {
 	var out []Plan
 	for _, t := range f32Tiles {
 		p := f32Plan(o, t)
+		p.fitSplits(info)
 		if p.check(info) == nil {
 			out = append(out, p)
 		}

@@ -90,6 +90,9 @@ func NewPlan(ctx context.Context, dev *backend.Device, p Plan) (*Matmul, error) 
 	if err := p.check(dev.Info()); err != nil {
 		return nil, err
 	}
+	if err := p.checkSplits(dev.Info()); err != nil {
+		return nil, err
+	}
 	gen := generators[p.Generator]
 	if gen == nil {
 		return nil, fmt.Errorf("coopmat: unknown generator %q", p.Generator)

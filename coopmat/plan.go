@@ -152,6 +152,17 @@ type Plan struct {
 	// Interior fetches slices that lie inside A and B without a bounds
 	// check per load (one uniform test a slice; cooperative-matrix plans).
 	Interior bool `json:",omitempty"`
+	// Direct stages each slice straight from global into shared memory
+	// between the barriers (loads, then stores) instead of holding the
+	// next slice in registers while the multiply-adds run: no staging
+	// registers live across the multiply-adds, the load latency hidden by
+	// the other workgroups on the multiprocessor (cooperative-matrix plans).
+	Direct bool `json:",omitempty"`
+	// Swizzle, when above 1, hands out tiles in bands of Swizzle rows of
+	// tiles, column by column within a band, so that the workgroups running
+	// at once share rows of A and columns of B in L2 (cooperative-matrix
+	// plans).
+	Swizzle int `json:",omitempty"`
 }
 
 func (p Plan) String() string {
@@ -164,6 +175,12 @@ func (p Plan) String() string {
 	}
 	if p.Interior {
 		s += " interior"
+	}
+	if p.Direct {
+		s += " direct"
+	}
+	if p.Swizzle > 1 {
+		s += fmt.Sprintf(" swizzle %d", p.Swizzle)
 	}
 	if p.Splits > 1 {
 		s += fmt.Sprintf(" split-k %d", p.Splits)
@@ -191,6 +208,9 @@ func (p Plan) check(info backend.AdapterInfo) error {
 		if err := p.checkCoop2(info); err != nil {
 			return err
 		}
+	}
+	if err := p.checkSplits(info); err != nil {
+		return err
 	}
 	g := p.Groups()
 	for _, n := range g {

@@ -97,7 +97,7 @@ func lookupTuned(info backend.AdapterInfo, o Options) (Plan, bool) {
 		return Plan{}, false
 	}
 	t, ok := c[deviceKey(info)][o.String()]
-	if !ok || t.Plan.check(info) != nil || generators[t.Plan.Generator] == nil {
+	if !ok || t.Plan.check(info) != nil || t.Plan.checkSplits(info) != nil || generators[t.Plan.Generator] == nil {
 		return Plan{}, false
 	}
 	p := t.Plan

@@ -329,6 +329,14 @@ func renderReflection(b *bytes.Buffer, r ir.KernelReflection) {
 		}
 		b.WriteString("},\n")
 	}
+	if len(r.CoopMats) > 0 {
+		// the device check at Load needs them (element types, shapes)
+		b.WriteString("CoopMats: []ir.CoopMatReflection{\n")
+		for _, x := range r.CoopMats {
+			fmt.Fprintf(b, "%s,\n", elem(x))
+		}
+		b.WriteString("},\n")
+	}
 	b.WriteString("},\n")
 }
 

@@ -223,6 +223,7 @@ func (c *checker) kernel(k *Kernel) {
 	k.Size = [3]int{}
 	k.Features = 0
 	k.FeatPos = nil
+	k.Coops = nil
 	c.k, c.featErr, c.loopDepth, c.switchDepth = k, 0, 0, 0
 	defer func() { c.k = nil }()
 	nerr := len(c.errs)

@@ -36,6 +36,12 @@ func (c *checker) coopType(t CoopMat, pos Pos) bool {
 		return false
 	}
 	c.useFeature(FeatureCoopMat, pos, "cooperative matrix type "+t.String())
+	if c.fn != nil {
+		c.fn.Coops = addCoop(c.fn.Coops, t)
+	}
+	if c.k != nil {
+		c.k.Coops = addCoop(c.k.Coops, t)
+	}
 	if t.Scope == ScopeWorkgroup {
 		// Workgroup scope is NV cooperative_matrix2's alone: a second,
 		// explicit enable, so that a kernel meant for every
@@ -340,4 +346,14 @@ func (c *checker) coopElementwiseOK(op fmt.Stringer, m CoopMat) bool {
 		return false
 	}
 	return true
+}
+
+// addCoop adds t to the set ts (kept in order of first use).
+func addCoop(ts []CoopMat, t CoopMat) []CoopMat {
+	for _, u := range ts {
+		if u == t {
+			return ts
+		}
+	}
+	return append(ts, t)
 }

@@ -29,6 +29,12 @@ acc = coopMulAdd(ta, tb, acc) * 0.5 + acc / 2.0
 let h = coopmat<f16, 64, 64, acc, workgroup>(-acc)
 coopStore(coopmat<f32, 64, 64, acc, workgroup>(h), c, 0, n, row_major)
 c[0] = f32(coopLength(acc))`, nil},
+	{"no element access", `var acc coopmat<f32, 64, 64, acc, workgroup>
+c[0] = acc[0]
+acc[1] = 2.0`, []string{
+		"6:9: invalid operation: cannot index acc (variable of type coopmat<f32, 64, 64, acc, workgroup>): element access is for subgroup-scope matrices only",
+		"7:2: invalid operation: cannot index acc (variable of type coopmat<f32, 64, 64, acc, workgroup>): element access is for subgroup-scope matrices only",
+	}},
 	{"scopes do not mix", `let ta = coopLoad<coopmat<f16, 16, 16, a, workgroup>>(a, 0, 16, row_major)
 let tb = coopLoad<coopmat<f16, 16, 16, b>>(b, 0, 16, row_major)
 let x = coopMulAdd(ta, tb, coopmat<f32, 16, 16, acc, workgroup>(0.0))

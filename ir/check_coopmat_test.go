@@ -85,6 +85,32 @@ for i := 0; i < 4; i++ {
 		"7:9: coopLoad must be called in uniform control flow: the condition at 6:5 depends on global_id",
 		"13:3: coopStore must be called in uniform control flow: the break at 11:4 depends on local_index",
 	}},
+	{"element access", `var acc = coopmat<f32, 16, 16, acc>(0.0)
+let l = coopLength(acc)
+for i := u32(0); i < l; i++ {
+	acc[i] = acc[i] * 2.0 + f32(i)
+	acc[i] += 1.0
+}
+let first = acc[0]
+if first > 0.0 {
+	workgroupBarrier()
+}
+if global_id.x < 16 {
+	acc[0] = 1.0
+}`, []string{
+		"13:3: workgroupBarrier must be called in uniform control flow: the condition at 12:5 depends on an element of a cooperative matrix",
+		"16:3: an assignment to a cooperative-matrix element must be called in uniform control flow: the condition at 15:5 depends on global_id",
+	}},
+	{"element access types", `var acc = coopmat<f32, 16, 16, acc>(0.0)
+let m = acc
+m[1] = 2.0
+acc[0.5] = 1.0
+acc[2] = 1
+acc[3] = f16(1.0)`, []string{
+		"7:2: cannot assign to m[1]: m is declared with let",
+		"8:6: constant 0.5 truncated to i32",
+		"10:11: cannot use f16(1.0) (constant of type f16) as f32 value in assignment",
+	}},
 	{"element-wise rules", `let m = coopmat<f32, 16, 16, acc>(1.0)
 let ma = coopmat<f32, 16, 16, a>(1.0)
 let x = m + ma

@@ -315,6 +315,14 @@ func (c *checker) indexBase(x Expr) (Type, int) {
 		return bt.Elem, bt.Len
 	case Vector:
 		return bt.Elem, bt.N
+	case CoopMat:
+		// this invocation's elements: coopLength(m) of them, a number
+		// only the target knows (coopmat.go)
+		if bt.Scope != ScopeSubgroup {
+			c.errorf(posOf(x, c.at), "invalid operation: cannot index %s: element access is for subgroup-scope matrices only", c.describe(x, t))
+			return Invalid, 0
+		}
+		return bt.Elem, 0
 	}
 	if t == noValue || isUntyped(t) {
 		c.asValue(x, t)

@@ -22,7 +22,7 @@ func (c *checker) declareFuncs() {
 			c.errorf(c.m.Position(), "nil function")
 			continue
 		}
-		f.Features, f.FeatPos = 0, nil
+		f.Features, f.FeatPos, f.Coops = 0, nil, nil
 		c.declare(f, f.Pos, f.Name, "function")
 	}
 	c.scope = nil
@@ -394,6 +394,9 @@ func (c *checker) inheritFeatures(k *Kernel) {
 					k.FeatPos[ft] = f.FeatPos[ft]
 				}
 				k.Features |= ft
+			}
+			for _, t := range f.Coops {
+				k.Coops = addCoop(k.Coops, t)
 			}
 			visit(f)
 		}

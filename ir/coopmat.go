@@ -16,6 +16,17 @@ package ir
 //	coopLength(m)                                     elements per invocation (CoopLength)
 //	m + n, m - n, m * n, m / n, -m                    element-wise, one matrix type
 //	m * s, s * m, m / s                               scaling by a scalar of the element type
+//	m[i], m[i] = x                                    this invocation's element i (i < coopLength(m))
+//
+// Element access (an Index of a matrix) is the one per-invocation
+// operation: each invocation holds coopLength(m) of the elements, which
+// ones is up to the target (the interpreter: its element i is element
+// i*S + lane in row-major order, S the subgroup size, lane the
+// invocation's index in its subgroup; 0 past the end of the matrix). A
+// read may happen anywhere; an assignment m[i] = x is executed by the
+// whole subgroup together (uniform control flow), each invocation writing
+// its own element. Only uses that treat every element alike (m[i] =
+// f(m[i]) for all i < coopLength(m)) give the same result on every target.
 
 // Layout is how a cooperative load or store addresses memory: element (i, j)
 // of an R x C matrix is at off + i*stride + j (RowMajor) or

@@ -36,6 +36,7 @@ type Func struct {
 	// Set by Check.
 	Features Features        // optional capabilities the body uses (not its callees')
 	FeatPos  map[Feature]Pos // where each of Features is first used
+	Coops    []CoopMat       // cooperative-matrix types the body uses (not its callees')
 }
 
 // FnCall calls a helper function: `f(a, b)`. As a statement it is a

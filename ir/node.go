@@ -79,6 +79,10 @@ type Kernel struct {
 	Size     [3]int          // the evaluated workgroup size
 	Features Features        // optional capabilities the kernel uses
 	FeatPos  map[Feature]Pos // where each of Features is first used
+	// Coops lists the cooperative-matrix types the kernel and its callees
+	// use, in order of first use (a device offers only some element types
+	// and shapes).
+	Coops []CoopMat
 }
 
 // ParamKind separates uniform scalar parameters from storage buffers.

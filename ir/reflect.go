@@ -39,6 +39,19 @@ type KernelReflection struct {
 	Params    *ParamsReflection  `json:"params,omitempty"`
 	Buffers   []BufferReflection `json:"buffers"`
 	Shared    []SharedReflection `json:"shared,omitempty"`
+	// CoopMats are the cooperative-matrix types the kernel uses (a device
+	// offers some element types and shapes only), in order of first use.
+	CoopMats []CoopMatReflection `json:"coop_matrices,omitempty"`
+}
+
+// CoopMatReflection is one cooperative-matrix type: coopmat<Elem, Rows,
+// Cols, Use> at Scope.
+type CoopMatReflection struct {
+	Elem  string `json:"elem"`  // "f16", "bf16", "f32", "i8", "u8", "i32", "u32"
+	Rows  int    `json:"rows"`  // M for a and acc, K for b
+	Cols  int    `json:"cols"`  // K for a, N for b and acc
+	Use   string `json:"use"`   // "a", "b" or "acc"
+	Scope string `json:"scope"` // "subgroup" or "workgroup"
 }
 
 // ParamsReflection is the uniform block at group 0, binding 0.
@@ -175,6 +188,9 @@ func ReflectKernel(k *Kernel) KernelReflection {
 		if k.Features&f != 0 {
 			kr.Features = append(kr.Features, f.Name())
 		}
+	}
+	for _, t := range k.Coops {
+		kr.CoopMats = append(kr.CoopMats, CoopMatReflection{Elem: t.Elem.String(), Rows: t.Rows, Cols: t.Cols, Use: t.Use.String(), Scope: t.Scope.String()})
 	}
 	fields, _ := ParamsLayout(k)
 	if size, off := paramsBlock(k); size > 0 {

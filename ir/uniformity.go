@@ -276,6 +276,10 @@ func (u *uniformity) mark(d *Decl, root string) {
 }
 
 func (u *uniformity) assign(a *Assign, cf *cause) {
+	if x, ok := a.LHS.(*Index); ok && IsCoopMat(x.X.Type()) {
+		// every invocation writes an element of its own, together
+		u.coopOp("an assignment to a cooperative-matrix element", a.Pos, a)
+	}
 	d := rootLocal(a.LHS)
 	if d == nil {
 		u.expr(a.LHS)
@@ -510,10 +514,15 @@ func (u *uniformity) ident(e *Ident) string {
 }
 
 func (u *uniformity) index(e *Index) string {
-	if r := u.expr(e.X); r != "" {
-		return r
+	r := u.expr(e.X)
+	if r2 := u.expr(e.Index); r == "" {
+		r = r2
 	}
-	return u.expr(e.Index)
+	if IsCoopMat(e.X.Type()) && r == "" {
+		// each invocation reads an element of its own
+		return "an element of a cooperative matrix"
+	}
+	return r
 }
 
 func (u *uniformity) call(e *Call) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Attention returns softmax(scale·q·kᵀ)·v for one head: q [tq, d],
@@ -51,7 +52,9 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // (decode4.kc, one workgroup per key/value head and span of keys reading
 // key and value rows by vec4, for head dimensions that are powers of two
 // from 32 to 256; decode.kc, chunks of 256 per query head, otherwise); for more
-// queries a query-parallel kernel streams the keys through shared memory.
+// queries a query-parallel kernel streams the keys through shared memory
+// (attention.kc; decode.kc's chunks instead on lavapipe where that kernel
+// would run past the driver's loop budget: docs/lavapipe.md).
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
 }
@@ -95,9 +98,15 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	scale := float32(1 / math.Sqrt(float64(dh)))
 	params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
 	defs := map[string]string{"DH": strconv.Itoa(dh)}
-	if tq <= splitMaxQueries {
+	switch {
+	case tq <= splitMaxQueries:
 		err = c.splitKeys(params, defs, q, k, v, out)
-	} else {
+	case flashLoops(s, dh) > c.loopBudget():
+		// lavapipe would end the query-parallel kernel's loops early
+		// and leave outputs unwritten (docs/lavapipe.md); decode.kc's
+		// chunks need a bounded number of iterations at any length
+		err = c.chunkKeys(params, defs, q, k, v, out)
+	default:
 		g := [3]uint32{uint32(ceilDiv(tq, flashBQ)), uint32(heads), 1}
 		err = c.run("attention.kc", "attention", defs, params, g, q, k, v, out)
 	}
@@ -143,6 +152,16 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
 		return c.run("decode4.kc", "decode4_merge", d4, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 	}
+	return c.chunkKeys(params, defs, q, k, v, out)
+}
+
+// chunkKeys records decode.kc: per (query, head, chunk of splitChunk
+// keys) partial results into a pooled scratch buffer, then their merge
+// into out. An invocation's loops run a number of iterations that grows
+// with s only by s/splitChunk (the merge), so it also serves devices
+// whose loop budget the query-parallel kernel would exceed.
+func (c *Context) chunkKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
+	tq, s, heads, dh := int(params[0]), int(params[1]), int(params[2]), q.shape[1]/int(params[2])
 	nch := ceilDiv(s, splitChunk)
 	part, err := c.Empty(tq * heads * nch * (dh + 2))
 	if err != nil {
@@ -156,6 +175,36 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 		return err
 	}
 	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
+}
+
+// llvmpipeLoops is the loop budget of Mesa's llvmpipe (lavapipe): its
+// shader compiler (gallivm) counts every loop iteration of an invocation,
+// each loop's exit test included, on one counter for the whole shader,
+// and once 65535 have run every loop exits, silently (Mesa 22.3.6;
+// docs/lavapipe.md, internal/difftest's TestLoopBudget).
+const llvmpipeLoops = 65535
+
+// loopBudget is how many loop iterations (counted as flashLoops counts
+// them) one invocation may run on this device: three quarters of
+// llvmpipe's budget there, since its count runs a little above
+// flashLoops (measured: by 70 to 180 iterations for attention.kc at head
+// dimensions 64 to 128), and no limit elsewhere.
+func (c *Context) loopBudget() int {
+	if strings.HasPrefix(c.dev.Info().Name, "llvmpipe") {
+		return llvmpipeLoops / 4 * 3
+	}
+	return math.MaxInt
+}
+
+// flashLoops bounds the loop iterations of an invocation of attention.kc
+// that attends s keys with head dimension dh, each loop counting its
+// iterations and its exit test: the query row, then per block of flashBK
+// keys the staging of keys and values and the key loop, per key the score
+// and the accumulator over dh, and the output row.
+func flashLoops(s, dh int) int {
+	nb := ceilDiv(s, flashBK)
+	stage := ceilDiv(flashBK*dh, flashBQ) + 1
+	return 2*(dh+1) + nb + 1 + nb*(stage+flashBK+1) + 2*s*(dh+1)
 }
 
 // decodeTuning is the split-key kernels' configuration. Sub = 1 selects

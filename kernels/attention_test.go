@@ -132,6 +132,40 @@ func testCausalAttention(t *testing.T, c *kernels.Context) {
 	}
 }
 
+// TestAttentionLoopBudget: on lavapipe, whose loops stop after 65535
+// iterations in all (docs/lavapipe.md), the query-parallel kernel left
+// outputs unwritten from 248 keys at head dimension 128 (tq = s = 256:
+// every query of the last workgroup but column 0 of its last 16); the ops
+// now take the chunked kernels past the budget. Cases at the budget's
+// edge (the largest s the query-parallel kernel takes, and one more), the
+// reported size, and a longer cache at head dimension 256 without the
+// mask, through both drivers.
+func TestAttentionLoopBudget(t *testing.T) {
+	for _, drv := range []string{"vulkan", "wgpu"} {
+		t.Run(drv, func(t *testing.T) {
+			c := open(t, drv)
+			rng := newRand(t)
+			edge := 9
+			for kernels.FlashLoops(edge+1, 128) <= c.LoopBudget() && edge < 600 {
+				edge++
+			}
+			if edge < 600 {
+				t.Logf("%s: loop budget %d: attention.kc up to %d keys at head dimension 128", drv, c.LoopBudget(), edge)
+			}
+			for _, tc := range []struct {
+				flashCase
+				causal bool
+			}{{flashCase{edge, edge, 2, 1, 128}, true}, {flashCase{edge + 1, edge + 1, 2, 1, 128}, true},
+				{flashCase{256, 256, 2, 1, 128}, true}, {flashCase{40, 300, 2, 2, 256}, false}} {
+				qs, ks, vs := flashInputs(rng, tc.flashCase)
+				got := runFlash(t, c, tc.flashCase, qs, ks, vs, tc.causal)
+				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
+				compare(t, fmt.Sprintf("%+v causal=%v", tc.flashCase, tc.causal), got, want, attnTol)
+			}
+		})
+	}
+}
+
 // TestCausality: changing the last key and value changes no output but
 // the last query's (bit for bit), and does change the last query's; for
 // both kernels (40 queries: query-parallel; 5 queries at the end of 600

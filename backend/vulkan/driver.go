@@ -65,6 +65,13 @@ var deviceTypes = map[uint32]backend.DeviceType{
 // intrinsics need: basic, vote, arithmetic, ballot, shuffle.
 const subgroupOpsNeeded = 0x1 | 0x2 | 0x4 | 0x8 | 0x10
 
+// Indices into VkPhysicalDeviceShaderBfloat16FeaturesKHR's booleans
+// (physical.bf16.f).
+const (
+	bf16Type    = 0 // shaderBFloat16Type
+	bf16CoopMat = 2 // shaderBFloat16CooperativeMatrix
+)
+
 // info describes p as a backend adapter.
 func (p *physical) info(index int) backend.AdapterInfo {
 	lim := p.props.limits
@@ -97,6 +104,8 @@ func (p *physical) info(index int) backend.AdapterInfo {
 		F16:          p.hasV12 && p.v12.f[v12ShaderFloat16] != 0 && p.v11.storageBuffer16BitAccess != 0,
 		Subgroups:    p.subgroup.supportedStages&stageCompute != 0 && p.subgroup.supportedOperations&subgroupOpsNeeded == subgroupOpsNeeded,
 		IntegerDot:   p.hasV13 && p.v13.f[v13ShaderIntegerDotProduct] != 0,
+		BF16:         p.exts[extBFloat16] && p.bf16.f[bf16Type] != 0 && p.v11.storageBuffer16BitAccess != 0,
+		Int8:         p.hasV12 && p.v12.f[v12ShaderInt8] != 0 && p.v12.f[v12StorageBuffer8BitAccess] != 0,
 		SubgroupSize: int(p.subgroup.subgroupSize),
 		SubgroupMin:  int(p.sgsc.minSubgroupSize),
 		SubgroupMax:  int(p.sgsc.maxSubgroupSize),
@@ -107,7 +116,13 @@ func (p *physical) info(index int) backend.AdapterInfo {
 		a.SubgroupMin, a.SubgroupMax = a.SubgroupSize, a.SubgroupSize
 	}
 	if p.cmKHR.f[0] != 0 {
-		a.CoopMat = append(a.CoopMat, p.coopKHR...)
+		for _, s := range p.coopKHR {
+			// a bf16 shape is usable only with shaderBFloat16CooperativeMatrix
+			if (s.A == "bf16" || s.B == "bf16" || s.C == "bf16" || s.Result == "bf16") && p.bf16.f[bf16CoopMat] == 0 {
+				continue
+			}
+			a.CoopMat = append(a.CoopMat, s)
+		}
 	}
 	if p.cmNV.f[0] != 0 {
 		a.CoopMat = append(a.CoopMat, p.coopNV...)

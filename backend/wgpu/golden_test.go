@@ -49,6 +49,7 @@ func TestGoldenWGSLNaga(t *testing.T) {
 	checked := 0
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".wgsl")
+		name = strings.TrimSuffix(name, ".chromium") // Chromium's cooperative-matrix dialect (emit/wgsl)
 		t.Run(name, func(t *testing.T) {
 			c, ok := cases[name]
 			if !ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/ir"
 )
 
@@ -20,7 +21,7 @@ type compileOptions struct {
 	via          string // -via hlsl: SPIR-V through the HLSL path
 	hlslCompiler string // -hlsl-compiler dxc|glslang|PATH
 	spirvVersion string // -spirv-version 1.3|1.6
-	coopmat      string // -coopmat khr|nv: the SPIR-V cooperative-matrix extension
+	coopmat      string // -coopmat: the cooperative-matrix extension (coopmatDialects; "" the target's default)
 }
 
 // target turns a checked module into output bytes.
@@ -42,7 +43,7 @@ func targetNames() string {
 }
 
 func runCompile(env *cliEnv, args []string) int {
-	fs := newFlagSet(env, "compile", "[-target "+targetNames()+"] [-o FILE] [-D NAME=VALUE]... [-kernel NAME] [-coopmat khr|nv] FILE.kc")
+	fs := newFlagSet(env, "compile", "[-target "+targetNames()+"] [-o FILE] [-D NAME=VALUE]... [-kernel NAME] [-coopmat khr|nv|wgpu|chromium] FILE.kc")
 	tgt := fs.String("target", "wgsl", "output format: "+targetNames())
 	out := fs.String("o", "", "output file (default or - : standard output)")
 	var o compileOptions
@@ -50,7 +51,7 @@ func runCompile(env *cliEnv, args []string) int {
 	fs.StringVar(&o.via, "via", "", "with -target spirv: 'hlsl' compiles kc's HLSL with dxc or glslang instead of the direct emitter")
 	fs.StringVar(&o.hlslCompiler, "hlsl-compiler", "", "HLSL compiler: dxc, glslang or a path to dxc (default: dxc if on PATH, else glslang)")
 	fs.StringVar(&o.spirvVersion, "spirv-version", "", "SPIR-V version: 1.3 (Vulkan 1.1) or 1.6 (Vulkan 1.3); default 1.3, or 1.6 for workgroup-scope cooperative matrices")
-	fs.StringVar(&o.coopmat, "coopmat", "khr", "SPIR-V cooperative matrices: khr (SPV_KHR_cooperative_matrix) or nv (SPV_NV_cooperative_matrix)")
+	fs.StringVar(&o.coopmat, "coopmat", "", "cooperative-matrix extension: for spirv khr (SPV_KHR_cooperative_matrix, the default) or nv (SPV_NV_cooperative_matrix); for wgsl wgpu (enable wgpu_cooperative_matrix, the default) or chromium (enable chromium_experimental_subgroup_matrix)")
 	defs := defineFlags{}
 	fs.Var(defs, "D", "define a compile-time constant NAME=VALUE (repeatable)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -69,8 +70,8 @@ func runCompile(env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "kc compile: unknown -via %q (want hlsl)\n", o.via)
 		return exitUsage
 	}
-	if _, ok := spirv.CoopMatFlavorByName(o.coopmat); !ok {
-		fmt.Fprintf(env.stderr, "kc compile: unknown -coopmat %q (want khr or nv)\n", o.coopmat)
+	if msg := checkCoopmatFlag(*tgt, o); msg != "" {
+		fmt.Fprintf(env.stderr, "kc compile: %s\n", msg)
 		return exitUsage
 	}
 	m, err := loadModule(env, fs.Arg(0), defs)
@@ -92,4 +93,30 @@ func runCompile(env *cliEnv, args []string) int {
 		return exitInput
 	}
 	return exitOK
+}
+
+// checkCoopmatFlag reports a -coopmat value the target does not take, or
+// "" when it is fine: spirv and spvasm take khr or nv (khr only through
+// -via hlsl: DXC writes the KHR extension), wgsl wgpu or chromium, and
+// hlsl and dxil none (DXC's vk::khr templates are the only form).
+func checkCoopmatFlag(tgt string, o compileOptions) string {
+	if o.coopmat == "" {
+		return ""
+	}
+	switch tgt {
+	case "spirv", "spvasm":
+		if o.via == "hlsl" && o.coopmat != "khr" {
+			return fmt.Sprintf("-coopmat %q with -via hlsl: DXC writes SPV_KHR_cooperative_matrix only (want khr)", o.coopmat)
+		}
+		if _, ok := spirv.CoopMatFlavorByName(o.coopmat); !ok {
+			return fmt.Sprintf("unknown -coopmat %q for -target %s (want khr or nv)", o.coopmat, tgt)
+		}
+	case "wgsl":
+		if _, ok := wgsl.CoopMatDialectByName(o.coopmat); !ok {
+			return fmt.Sprintf("unknown -coopmat %q for -target wgsl (want wgpu or chromium)", o.coopmat)
+		}
+	default:
+		return fmt.Sprintf("-coopmat does not apply to -target %s (HLSL has one form, DXC's vk::khr::CooperativeMatrix)", tgt)
+	}
+	return ""
 }

@@ -12,7 +12,8 @@ func init() {
 }
 
 func emitWGSL(_ context.Context, m *ir.Module, o compileOptions) ([]byte, error) {
-	a, err := wgsl.Emit(m, wgsl.Options{Kernel: o.kernel})
+	dialect, _ := wgsl.CoopMatDialectByName(o.coopmat) // "" (checked by runCompile): wgpu
+	a, err := wgsl.Emit(m, wgsl.Options{Kernel: o.kernel, CoopMat: dialect})
 	if err != nil {
 		return nil, err
 	}

@@ -45,14 +45,49 @@ func TestCompileCoopMat(t *testing.T) {
 	if msg, err := exec.Command(val, "--target-env", "vulkan1.1", spv).CombinedOutput(); err != nil {
 		t.Errorf("spirv-val rejects -coopmat nv output: %v\n%s", err, msg)
 	}
-	if _, stderr, code := kc(t, "", "compile", "-target", "spirv", "-coopmat", "amd", src); code != exitUsage || !strings.Contains(stderr, `unknown -coopmat "amd" (want khr or nv)`) {
-		t.Errorf("-coopmat amd: exit %d, stderr %q", code, stderr)
-	}
-	for _, tgt := range []string{"wgsl", "hlsl"} {
-		_, stderr, code := kc(t, "", "compile", "-target", tgt, src)
-		if code != exitInput || !strings.Contains(stderr, "coopmat_matmul.kc:13:2: cooperative") || !strings.Contains(stderr, "not supported by target "+tgt) {
-			t.Errorf("-target %s: exit %d, stderr %q", tgt, code, stderr)
+	for _, tc := range []struct{ args, want string }{
+		{"-target spirv -coopmat amd", `unknown -coopmat "amd" for -target spirv (want khr or nv)`},
+		{"-target spirv -coopmat wgpu", `unknown -coopmat "wgpu" for -target spirv (want khr or nv)`},
+		{"-target wgsl -coopmat nv", `unknown -coopmat "nv" for -target wgsl (want wgpu or chromium)`},
+		{"-target hlsl -coopmat khr", `-coopmat does not apply to -target hlsl`},
+		{"-target spirv -via hlsl -coopmat nv", `-coopmat "nv" with -via hlsl: DXC writes SPV_KHR_cooperative_matrix only (want khr)`},
+	} {
+		args := append([]string{"compile"}, strings.Fields(tc.args)...)
+		if _, stderr, code := kc(t, "", append(args, src)...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, exitUsage, tc.want)
 		}
+	}
+}
+
+// TestCompileCoopMatText: -coopmat wgpu (the default) and chromium pick
+// the WGSL dialect, and -target hlsl writes DXC's templates: each exactly
+// its golden file.
+func TestCompileCoopMatText(t *testing.T) {
+	src := filepath.Join(kctest.Root(t), "testdata", "kernels", "coopmat_matmul.kc")
+	for _, tc := range []struct{ args, golden string }{
+		{"-target wgsl", "coopmat_matmul.wgsl"},
+		{"-target wgsl -coopmat wgpu", "coopmat_matmul.wgsl"},
+		{"-target wgsl -coopmat chromium", "coopmat_matmul.chromium.wgsl"},
+		{"-target hlsl", "coopmat_matmul.hlsl"},
+	} {
+		args := append([]string{"compile"}, strings.Fields(tc.args)...)
+		out, stderr, code := kc(t, "", append(args, src)...)
+		if code != exitOK {
+			t.Errorf("%s: exit %d\n%s", tc.args, code, stderr)
+			continue
+		}
+		want, err := os.ReadFile(filepath.Join(kctest.Root(t), "testdata", "golden", tc.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != string(want) {
+			t.Errorf("%s differs from %s", tc.args, tc.golden)
+		}
+	}
+	// glslang cannot compile them: named, with the position and what can.
+	_, stderr, code := kc(t, "", "compile", "-target", "spirv", "-via", "hlsl", "-hlsl-compiler", "glslang", src)
+	if code != exitInput || !strings.Contains(stderr, "coopmat_matmul.kc:13:2: cooperative matrices (glslang cannot write SPV_KHR_cooperative_matrix") || !strings.Contains(stderr, "target hlsl via glslang") {
+		t.Errorf("-via hlsl -hlsl-compiler glslang: exit %d, stderr %q", code, stderr)
 	}
 }
 

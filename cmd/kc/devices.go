@@ -89,7 +89,7 @@ func printAdapter(w io.Writer, a backend.AdapterInfo, picked bool) {
 		targets[i] = string(t)
 	}
 	fmt.Fprintf(w, "      driver %s:%d  %s\n", a.Driver, a.DriverIndex, a.DriverInfo)
-	fmt.Fprintf(w, "      targets %s  f16 %s  subgroups %s", strings.Join(targets, ","), yn(a.F16), yn(a.Subgroups))
+	fmt.Fprintf(w, "      targets %s  f16 %s  bf16 %s  int8 %s  subgroups %s", strings.Join(targets, ","), yn(a.F16), yn(a.BF16), yn(a.Int8), yn(a.Subgroups))
 	if a.SubgroupSize > 0 {
 		fmt.Fprintf(w, " (size %d", a.SubgroupSize)
 		if a.SubgroupMin > 0 && a.SubgroupMax > 0 && a.SubgroupMin != a.SubgroupMax {

@@ -462,7 +462,7 @@ func loadVia(ctx context.Context, dev *backend.Device, m *ir.Module, k *ir.Kerne
 		}
 		return p, string(p.Target()), nil
 	case "wgsl", "spirv":
-		a, err = backend.Emit(m, k.Name, backend.Target(o.via))
+		a, err = backend.EmitFor(m, k.Name, backend.Target(o.via), info)
 	case "hlsl":
 		a, path, err = hlslArtifact(ctx, m, k, o)
 	}

@@ -171,10 +171,10 @@ func CompileSPIRV(ctx context.Context, a *emit.Artifact, entry string, opts Comp
 			return nil, err
 		}
 		args = dxcArgs(ent, src, out)
-		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + opts.env()}, args...)...)
+		args = append(args[:0:0], append([]string{"-spirv", "-fspv-target-env=" + dxcEnv(ent, opts)}, args...)...)
 	case Glslang:
 		if ent.Restricted != "" {
-			return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "hlsl via glslang", Feature: ent.Restricted + " (HLSL's dot4add_* needs shader model 6.4, which glslang lacks; dxc has it)"}
+			return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "hlsl via glslang", Feature: ent.Restricted + glslangLacks(ent)}
 		}
 		if tool, err = lookTool(opts.Glslang, GlslangTool); err != nil {
 			return nil, err
@@ -220,6 +220,11 @@ func CompileDXIL(ctx context.Context, a *emit.Artifact, entry string, opts Compi
 	if opts.Compiler == Glslang {
 		return nil, errors.New("dxil needs dxc; glslang cannot write DXIL")
 	}
+	if usesCoopMat(ent) {
+		// DXC's vk::khr templates exist for -spirv only; DXIL's own
+		// matrices (SM 6.10 linalg) are not lowered by kc.
+		return nil, &ir.UnsupportedError{Pos: ent.RestrictedPos, Target: "dxil", Feature: "cooperative matrices (kc's HLSL uses DXC's vk::khr::CooperativeMatrix, which is SPIR-V only)"}
+	}
 	tool, err := lookTool(opts.DXC, DXCTool)
 	if err != nil {
 		where := "not found on PATH"
@@ -247,10 +252,30 @@ func CompileDXIL(ctx context.Context, a *emit.Artifact, entry string, opts Compi
 // dxcArgs are the arguments common to dxc's SPIR-V and DXIL runs.
 func dxcArgs(ent *emit.Entry, src, out string) []string {
 	args := []string{"-T", Profile(ent), "-E", ent.Name, "-HV", "2021"}
-	if usesF16(ent) {
+	if usesF16(ent) || usesCoopMat(ent) {
 		args = append(args, "-enable-16bit-types")
 	}
 	return append(args, "-Fo", out, src)
+}
+
+// dxcEnv is the SPIR-V environment dxc writes for: opts', raised to
+// vulkan1.3 for cooperative matrices (DXC: "CooperativeMatrix requires a
+// minimum of SPIR-V 1.6").
+func dxcEnv(ent *emit.Entry, opts CompileOptions) string {
+	env := opts.env()
+	if usesCoopMat(ent) && (env == "vulkan1.1" || env == "vulkan1.2") {
+		return "vulkan1.3"
+	}
+	return env
+}
+
+// glslangLacks says why glslang cannot compile an entry's Restricted
+// feature and what can.
+func glslangLacks(ent *emit.Entry) string {
+	if usesCoopMat(ent) {
+		return " (glslang cannot write SPV_KHR_cooperative_matrix from HLSL; dxc can: -spirv -fspv-target-env=vulkan1.3 -enable-16bit-types -HV 2021)"
+	}
+	return " (HLSL's dot4add_* needs shader model 6.4, which glslang lacks; dxc has it)"
 }
 
 // srcName is the temporary HLSL file's name: the .kc base name with .hlsl.

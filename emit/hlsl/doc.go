@@ -124,4 +124,13 @@
 // both compilers report .kc lines; emit.Artifact.Lines maps every output line to
 // the .kc position it came from as well. Tool errors come back as a
 // *ToolError whose diagnostics carry .kc positions.
+//
+// # Cooperative matrices
+//
+// Cooperative matrices are DXC's vk::khr::CooperativeMatrix templates
+// (coopmat.go), SPIR-V only: an entry using them is compiled by dxc for
+// vulkan1.3 (SPIR-V 1.6) with -enable-16bit-types and cs_6_2 whatever
+// environment was asked, refused by the glslang path and by CompileDXIL
+// (Entry.Restricted names the feature). HLSL has no bf16 and no 8-bit
+// scalars: kernels using them are refused.
 package hlsl

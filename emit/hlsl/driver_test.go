@@ -295,3 +295,30 @@ func TestTargetEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestDXCArgsCoopMat: an entry with cooperative matrices is compiled by
+// dxc for SPIR-V 1.6 (vulkan1.3, whatever lower environment was asked)
+// with 16-bit types, shader model 6.2 and HLSL 2021.
+func TestDXCArgsCoopMat(t *testing.T) {
+	m := loadSrc(t, "k.kc", "enable cooperative_matrix\nkernel k(c read_write []f32) workgroup(32) {\n\tcoopStore(coopmat<f32, 16, 16, acc>(1.0), c, 0, 16, row_major)\n}\n")
+	a, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent := &a.Entries[0]
+	if got, want := strings.Join(dxcArgs(ent, "k.hlsl", "k.spv"), " "), "-T cs_6_2 -E k -HV 2021 -enable-16bit-types -Fo k.spv k.hlsl"; got != want {
+		t.Errorf("dxc args %q, want %q", got, want)
+	}
+	for env, want := range map[string]string{"": "vulkan1.3", "vulkan1.1": "vulkan1.3", "vulkan1.2": "vulkan1.3", "vulkan1.3": "vulkan1.3", "vulkan1.4": "vulkan1.4"} {
+		if got := dxcEnv(ent, CompileOptions{TargetEnv: env}); got != want {
+			t.Errorf("TargetEnv %q: dxc writes for %s, want %s", env, got, want)
+		}
+	}
+	plain, err := Emit(loadSrc(t, "p.kc", "kernel p(c read_write []f32) workgroup(32) {\n\tc[0] = 1.0\n}\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dxcEnv(&plain.Entries[0], CompileOptions{}); got != "vulkan1.1" {
+		t.Errorf("a plain entry: dxc writes for %s, want vulkan1.1", got)
+	}
+}

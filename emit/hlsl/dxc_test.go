@@ -3,11 +3,13 @@ package hlsl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"testing"
 
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
 )
 
 // needDXC returns dxc's path or skips the test.
@@ -50,6 +52,13 @@ func TestDXCCorpus(t *testing.T) {
 				t.Errorf("%s/%s spirv: %v", c.Name, ent.Name, err)
 			}
 			dxil, err := CompileDXIL(ctx, a, ent.Kernel, CompileOptions{})
+			var ue *ir.UnsupportedError
+			if usesCoopMat(&ent) {
+				if !errors.As(err, &ue) {
+					t.Errorf("%s/%s dxil: %v, want an *ir.UnsupportedError (vk::khr is SPIR-V only)", c.Name, ent.Name, err)
+				}
+				continue
+			}
 			if err != nil {
 				t.Errorf("%s/%s dxil: %v", c.Name, ent.Name, err)
 			} else if !bytes.HasPrefix(dxil, []byte("DXBC")) {

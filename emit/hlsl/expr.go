@@ -56,9 +56,18 @@ func (f *fn) ex(x ir.Expr) hx {
 		return f.ident(x)
 	case *ir.BuiltinValue:
 		return f.builtinValue(x)
+	case *ir.CoopMake, *ir.CoopLoad, *ir.CoopMulAdd, *ir.CoopLength:
+		h, _ := f.coopExpr(x)
+		return h
 	case *ir.Unary:
+		if h, ok := f.coopExpr(x); ok {
+			return h
+		}
 		return f.unary(x)
 	case *ir.Binary:
+		if h, ok := f.coopExpr(x); ok {
+			return h
+		}
 		if x.Op.IsLogical() {
 			return f.logical(x)
 		}
@@ -73,6 +82,10 @@ func (f *fn) ex(x ir.Expr) hx {
 	case *ir.Bitcast:
 		return f.bitcast(f.ex(x.X), x.X.Type(), x.To)
 	case *ir.Index:
+		if ir.IsCoopMat(x.X.Type()) {
+			hs := f.seq([]ir.Expr{x.X, x.Index}, false)
+			return primary(hs[0].at(precPrimary) + ".Get(" + hs[1].s + ")")
+		}
 		return f.index(x)
 	case *ir.Swizzle:
 		// precise does not reach through a swizzle of a computed

@@ -55,9 +55,9 @@ func TestGolden(t *testing.T) {
 			for _, ent := range a.Entries {
 				words, err := CompileSPIRV(context.Background(), a, ent.Kernel, CompileOptions{Compiler: Glslang})
 				if ent.Restricted != "" {
-					// shader model 6.4 (dot4add_*): dxc only
+					// shader model 6.4 (dot4add_*), cooperative matrices: dxc only
 					var ue *ir.UnsupportedError
-					if !errors.As(err, &ue) || !strings.Contains(err.Error(), ent.Restricted+" (HLSL's dot4add_* needs shader model 6.4") {
+					if !errors.As(err, &ue) || ue.Target != "hlsl via glslang" || !strings.Contains(err.Error(), ent.Restricted+" (") || !strings.Contains(err.Error(), "dxc") {
 						t.Errorf("%s: glslang compile of a kernel calling %s: got %v, want an UnsupportedError naming it", ent.Name, ent.Restricted, err)
 					}
 					continue

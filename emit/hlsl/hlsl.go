@@ -27,13 +27,13 @@ type Options struct {
 }
 
 // Profile is the dxc target profile an entry needs: cs_6_4 for the packed
-// 4x8-bit dot products (HLSL's dot4add_*), cs_6_2 with f16 (16-bit types),
-// cs_6_0 otherwise.
+// 4x8-bit dot products (HLSL's dot4add_*), cs_6_2 with f16 (16-bit types)
+// or cooperative matrices, cs_6_0 otherwise.
 func Profile(e *emit.Entry) string {
 	if e.Reflection.FeatureSet()&ir.FeatureDot4Packed != 0 {
 		return "cs_6_4"
 	}
-	if usesF16(e) {
+	if usesF16(e) || usesCoopMat(e) {
 		return "cs_6_2"
 	}
 	return "cs_6_0"
@@ -41,6 +41,12 @@ func Profile(e *emit.Entry) string {
 
 func usesF16(e *emit.Entry) bool {
 	return e.Reflection.FeatureSet()&ir.FeatureF16 != 0
+}
+
+// usesCoopMat reports whether an entry uses cooperative matrices, which
+// only dxc compiles (coopmat.go).
+func usesCoopMat(e *emit.Entry) bool {
+	return e.Reflection.FeatureSet()&ir.FeatureCoopMat != 0
 }
 
 // Emit lowers the checked module m to HLSL. It refuses an unchecked module
@@ -73,9 +79,9 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	e := &emitter{m: m, opts: opts, helpers: map[string]string{}, structs: map[string]string{}, global: emit.NewNamer(words),
 		statics: map[string]string{}, constNames: map[*ir.Const]string{}, used: map[*ir.Struct]bool{}, effectMemo: map[*ir.Func]bool{}}
 	for _, k := range kernels {
-		// Cooperative matrices (DXC's vk::khr templates) and bf16 are not
-		// lowered to HLSL yet.
-		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureCoopMat2)); err != nil {
+		// HLSL has no bf16, no 8-bit scalars and no workgroup-scope
+		// cooperative matrices (DXC's vk::khr templates are subgroup-scope).
+		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureBF16 | ir.FeatureInt8 | ir.FeatureCoopMat2)); err != nil {
 			return nil, err
 		}
 	}
@@ -94,11 +100,6 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 	}
 	var entries []emit.Entry
 	for _, k := range kernels {
-		// Cooperative matrices (DXC's vk::khr templates), bf16 and 8-bit
-		// integers are not lowered to HLSL yet.
-		if err := ir.RequireFeatures(k, Target, ^(ir.FeatureCoopMat | ir.FeatureBF16 | ir.FeatureInt8 | ir.FeatureCoopMat2)); err != nil {
-			return nil, err
-		}
 		prefix := ""
 		if len(kernels) > 1 {
 			prefix = k.Name + "_"
@@ -167,6 +168,13 @@ func (e *emitter) assemble(defs []string) ([]byte, []emit.Span) {
 	out("//   glslangValidator -D -V -S comp -e NAME --target-env vulkan1.1", ir.Pos{})
 	if e.feats&ir.FeatureF16 != 0 {
 		out("// f16 (half) needs cs_6_2 -enable-16bit-types (dxc) or --hlsl-enable-16bit-types (glslang).", ir.Pos{})
+	}
+	if e.feats&ir.FeatureCoopMat != 0 {
+		out("// Cooperative matrices (DXC's vk::khr templates, SPV_KHR_cooperative_matrix) need dxc:", ir.Pos{})
+		out("//   dxc -spirv -fspv-target-env=vulkan1.3 -enable-16bit-types -HV 2021 -T cs_6_2 -E NAME", ir.Pos{})
+		out("// glslang cannot compile them.", ir.Pos{})
+		out("", ir.Pos{})
+		out(`#include "vk/khr/cooperative_matrix.h"`, ir.Pos{})
 	}
 	for _, d := range defs {
 		out("", ir.Pos{})

@@ -61,8 +61,12 @@ func (e *emitter) kernel(k *ir.Kernel, prefix string) (emit.Entry, error) {
 	f.functions(prefix)
 	f.local = e.global.Scope()
 	f.entry(ent.Name)
-	// dot4add_* needs shader model 6.4: dxc has it, glslang does not.
+	// dot4add_* needs shader model 6.4: dxc has it, glslang does not;
+	// nor can glslang write cooperative matrices.
 	ent.Restricted, ent.RestrictedPos = f.sm64, f.pos64
+	if k.Features&ir.FeatureCoopMat != 0 {
+		ent.Restricted, ent.RestrictedPos = "cooperative matrices", k.FeatPos[ir.FeatureCoopMat]
+	}
 	return ent, f.err
 }
 

@@ -80,6 +80,8 @@ func (f *fn) stmt(s ir.Stmt) {
 		}
 	case *ir.ExprStmt:
 		f.exprStmt(s)
+	case *ir.CoopStore:
+		f.coopStore(s)
 	default:
 		f.fail(fmt.Errorf("%s: hlsl: unknown statement %T", s.Position(), s))
 	}
@@ -118,11 +120,18 @@ func (f *fn) declStmt(d *ir.Decl) {
 		f.zero(d.Pos, name, t, "", 1)
 		return
 	}
+	if m, ok := t.(ir.CoopMat); ok {
+		f.out(d.Pos, decl(t, name)+" = "+coopTypeName(m)+"::Splat("+zeroValue(m.Elem)+");")
+		return
+	}
 	f.out(d.Pos, f.declPrefix(t)+decl(t, name)+" = "+zeroValue(t)+";")
 }
 
 // assign returns the text of an assignment (without the semicolon).
 func (f *fn) assign(a *ir.Assign) string {
+	if x, ok := a.LHS.(*ir.Index); ok && ir.IsCoopMat(x.X.Type()) {
+		return f.coopSet(a, x)
+	}
 	var lhs hx
 	if f.hasEffects(a.RHS) {
 		// kc finds the target before evaluating the value (func.go).
@@ -132,6 +141,12 @@ func (f *fn) assign(a *ir.Assign) string {
 	}
 	rhs := f.ex(a.RHS)
 	lt := a.LHS.Type()
+	if m, ok := lt.(ir.CoopMat); ok {
+		if a.Op == ir.OpNone {
+			return lhs.s + " = " + rhs.s
+		}
+		return lhs.s + " = " + f.coopBinop(a.Op, lhs, lt, rhs, a.RHS.Type(), m).s
+	}
 	if f.precise && holdsFloat(lt) && !f.preciseTarget(a.LHS) {
 		// Not a precise variable: compute the value in one (precise.go).
 		v := rhs

@@ -44,6 +44,8 @@ func typeName(t ir.Type) string {
 		return structName(t)
 	case ir.CompareExchangeResult:
 		return "kc_compare_exchange_result_" + scalarName(t.Elem) // declared by atomic.go
+	case ir.CoopMat:
+		return coopTypeName(t)
 	}
 	return "invalid"
 }

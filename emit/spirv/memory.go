@@ -116,6 +116,10 @@ func elemType(t ir.Type) ir.Type {
 		return t.Elem
 	case ir.Vector:
 		return t.Elem
+	case ir.CoopMat:
+		// an invocation's own elements (OpAccessChain into a matrix
+		// variable; the index must be below coopLength)
+		return t.Elem
 	}
 	return t
 }

@@ -91,6 +91,11 @@
 // and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
 // through wgpu, issue 12's reproducer gives 0, not 1e-8.
 //
-// Cooperative matrices, bf16, i8 and u8 are not supported by this target
-// yet: a kernel using them gets an *ir.UnsupportedError naming the feature.
+// # Cooperative matrices
+//
+// Options.CoopMat picks wgpu's `enable wgpu_cooperative_matrix;` (the
+// default, validated by naga) or Chromium's `enable
+// chromium_experimental_subgroup_matrix;` (validated by Tint); coopmat.go
+// says what each expresses. What a dialect lacks, and bf16, i8 and u8,
+// which WGSL lacks, are an *ir.UnsupportedError naming the feature.
 package wgsl

@@ -19,6 +19,9 @@ type Options struct {
 	// Kernel names the one kernel to emit; empty emits every kernel of the
 	// module, each as an entry point of its own.
 	Kernel string
+	// CoopMat picks the extension that carries cooperative matrices:
+	// wgpu's (the default) or Chromium's (coopmat.go).
+	CoopMat CoopMatDialect
 }
 
 // Emit lowers the checked module m to WGSL. It refuses an unchecked module
@@ -53,7 +56,7 @@ func Emit(m *ir.Module, opts Options) (a *emit.Artifact, err error) {
 			a, err = nil, fmt.Errorf("wgsl: internal error emitting %s: %v", fileName(m), r)
 		}
 	}()
-	e := newEmitter(m, kernels)
+	e := newEmitter(m, kernels, opts)
 	e.w.buf.Grow(4096)
 	e.w.lines = make([]emit.Span, 0, 128)
 	e.module()
@@ -72,8 +75,8 @@ func fileName(m *ir.Module) string {
 
 // supported reports the first feature of k that WGSL cannot express.
 func supported(k *ir.Kernel) error {
-	if k.Features&ir.FeatureCoopMat != 0 {
-		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat], Target: Target, Feature: "cooperative matrix"}
+	if k.Features&ir.FeatureCoopMat2 != 0 { // nor either dialect workgroup scope
+		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureCoopMat2], Target: Target, Feature: "workgroup-scope cooperative matrices (NV cooperative_matrix2)"}
 	}
 	if k.Features&ir.FeatureBF16 != 0 { // WGSL has no bf16
 		return &ir.UnsupportedError{Pos: k.FeatPos[ir.FeatureBF16], Target: Target, Feature: "bf16"}
@@ -112,6 +115,7 @@ func (w *writer) blank() { w.line(ir.Pos{}) }
 type emitter struct {
 	m       *ir.Module
 	kernels []*ir.Kernel
+	opts    Options
 	w       writer
 	err     error
 	global  *emit.Namer
@@ -143,10 +147,11 @@ type resources struct {
 	shared     map[*ir.Shared]string
 }
 
-func newEmitter(m *ir.Module, kernels []*ir.Kernel) *emitter {
+func newEmitter(m *ir.Module, kernels []*ir.Kernel, opts Options) *emitter {
 	return &emitter{
 		m:           m,
 		kernels:     kernels,
+		opts:        opts,
 		global:      emit.NewNamer(words),
 		res:         map[*ir.Kernel]*resources{},
 		helperNames: map[string]bool{},
@@ -184,7 +189,7 @@ func (e *emitter) module() {
 		header += " from " + filepath.Base(e.m.File)
 	}
 	e.w.line(ir.Pos{}, header)
-	if feats&(ir.FeatureF16|ir.FeatureSubgroups) != 0 {
+	if feats&(ir.FeatureF16|ir.FeatureSubgroups|ir.FeatureCoopMat) != 0 {
 		e.w.blank()
 	}
 	if feats&ir.FeatureF16 != 0 {
@@ -194,6 +199,21 @@ func (e *emitter) module() {
 		e.w.line(e.enablePos(ir.FeatureSubgroups), "enable subgroups;")
 		// kc allows subgroup operations in non-uniform control flow.
 		e.w.line(ir.Pos{}, "diagnostic(off, subgroup_uniformity);")
+	}
+	if feats&ir.FeatureCoopMat != 0 {
+		e.w.line(e.enablePos(ir.FeatureCoopMat), e.opts.CoopMat.enable())
+		if e.opts.CoopMat == CoopMatChromium {
+			// kc checks subgroup uniformity itself (coopmat.go).
+			e.w.line(ir.Pos{}, "diagnostic(off, chromium.subgroup_matrix_uniformity);")
+		} else {
+			// naga predeclares the roles A, B and C.
+			for _, w := range []string{"A", "B", "C"} {
+				e.global.Reserve(w)
+			}
+		}
+		for _, k := range e.kernels {
+			e.coopCheck(k)
+		}
 	}
 	e.declareNames()
 	e.declareFuncs()

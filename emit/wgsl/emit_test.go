@@ -332,18 +332,19 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("unchecked module: %v", err)
 	}
 
+	// A feature WGSL lacks (bf16; cooperative matrices: coopmat_test.go).
 	k := *m.Kernels[0]
-	k.Features |= ir.FeatureCoopMat
-	k.FeatPos = map[ir.Feature]ir.Pos{ir.FeatureCoopMat: {File: "k.kc", Line: 2, Col: 2}}
-	coop := *m
-	coop.Kernels = []*ir.Kernel{&k}
-	_, err := wgsl.Emit(&coop, wgsl.Options{})
+	k.Features |= ir.FeatureBF16
+	k.FeatPos = map[ir.Feature]ir.Pos{ir.FeatureBF16: {File: "k.kc", Line: 2, Col: 2}}
+	bf := *m
+	bf.Kernels = []*ir.Kernel{&k}
+	_, err := wgsl.Emit(&bf, wgsl.Options{})
 	var ue *ir.UnsupportedError
-	if !errors.As(err, &ue) || ue.Feature != "cooperative matrix" || ue.Target != "wgsl" {
-		t.Fatalf("coopmat: %v, want *ir.UnsupportedError", err)
+	if !errors.As(err, &ue) || ue.Feature != "bf16" || ue.Target != "wgsl" {
+		t.Fatalf("bf16: %v, want *ir.UnsupportedError", err)
 	}
-	if got, want := err.Error(), "k.kc:2:2: cooperative matrix is not supported by target wgsl"; got != want {
-		t.Errorf("coopmat error %q, want %q", got, want)
+	if got, want := err.Error(), "k.kc:2:2: bf16 is not supported by target wgsl"; got != want {
+		t.Errorf("bf16 error %q, want %q", got, want)
 	}
 }
 

@@ -103,12 +103,24 @@ func (f *fn) expr(x ir.Expr) wx {
 			f.e.fail(ir.Errorf(x.Pos, "wgsl: builtin %s not declared", x.Kind))
 		}
 		return prim(name)
+	case *ir.CoopMake, *ir.CoopLoad, *ir.CoopMulAdd, *ir.CoopLength:
+		v, _ := f.coopExpr(x)
+		return v
 	case *ir.Unary:
+		if ir.IsCoopMat(x.Ty) {
+			if v, ok := f.coopExpr(x); ok {
+				return v
+			}
+		}
 		if v, ok := ir.ConstValue(x); ok && isScalar(x.Ty) && !ir.ElemScalar(x.Ty).IsFloat() {
 			return f.lit(v, x.Ty)
 		}
 		return f.unary(x)
 	case *ir.Binary:
+		if ir.IsCoopMat(x.Ty) {
+			v, _ := f.coopExpr(x)
+			return v
+		}
 		if v, ok := ir.ConstValue(x); ok {
 			return f.lit(v, x.Ty)
 		}
@@ -122,6 +134,10 @@ func (f *fn) expr(x ir.Expr) wx {
 	case *ir.Bitcast:
 		return f.bitcast(x)
 	case *ir.Index:
+		if ir.IsCoopMat(x.X.Type()) {
+			f.e.coopRefuse(x.Pos, "cooperative-matrix element access (the extension has none)")
+			return prim("0")
+		}
 		if f.valueIndex(x) {
 			return f.indexHelper(x)
 		}

@@ -110,7 +110,7 @@ func f16Value(b uint16) float64 {
 }
 
 func TestNonFinite(t *testing.T) {
-	e := newEmitter(&ir.Module{}, nil)
+	e := newEmitter(&ir.Module{}, nil, Options{})
 	f := &fn{e: e}
 	for _, c := range []struct {
 		v    float64

@@ -80,6 +80,8 @@ func (f *fn) stmt(s ir.Stmt) {
 		f.line(s.Pos, s.Kind.String(), "();")
 	case *ir.ExprStmt:
 		f.exprStmt(s)
+	case *ir.CoopStore:
+		f.coopStore(s)
 	default:
 		f.e.fail(ir.Errorf(posOf(s), "wgsl: unexpected statement %T", s))
 	}
@@ -224,6 +226,9 @@ func (f *fn) assignText(s *ir.Assign) string {
 	if sw, ok := s.LHS.(*ir.Swizzle); ok && len(sw.Comps) > 1 {
 		// The checker allows one component only, as WGSL does.
 		f.e.fail(ir.Errorf(s.Pos, "wgsl: assignment to several vector components (.%s)", sw.Comps))
+	}
+	if m, ok := s.LHS.Type().(ir.CoopMat); ok {
+		return f.coopAssign(s, m)
 	}
 	lhs := f.expr(s.LHS).s
 	t := s.LHS.Type()

@@ -87,26 +87,18 @@ func (e emitted) String() string { return e.kc }
 // TestTint validates the WGSL of every test kernel (testdata/kernels), and
 // of testdata/edge.kc,
 // with Tint (Dawn's WGSL front end) and naga in one run of check.mjs. A
-// rejection is reported with the .kc position of the offending line.
+// rejection is reported with the .kc position of the offending line. A
+// kernel with cooperative matrices is emitted in both dialects: wgpu's,
+// which naga validates, and Chromium's, which Tint does.
 func TestTint(t *testing.T) {
 	tmp := t.TempDir()
 	files := map[string]emitted{}
 	var paths []string
 	add := func(name string, m *ir.Module) {
-		a, err := wgsl.Emit(m, wgsl.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+		if usesCoopMat(m) {
+			addWith(t, tmp, files, &paths, name+".chromium", m, wgsl.Options{CoopMat: wgsl.CoopMatChromium})
 		}
-		p := filepath.Join(tmp, name+".wgsl")
-		if err := os.WriteFile(p, a.Code, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		subg := false
-		for _, k := range m.Kernels {
-			subg = subg || k.Features&ir.FeatureSubgroups != 0
-		}
-		files[p] = emitted{a: a, kc: m.File, subg: subg}
-		paths = append(paths, p)
+		addWith(t, tmp, files, &paths, name, m, wgsl.Options{})
 	}
 	for _, c := range kctest.Cases(t) {
 		if c.Wants("wgsl") {
@@ -130,6 +122,24 @@ func TestTint(t *testing.T) {
 			t.Errorf("%s: %s rejects the WGSL: %s\n%s", where, m.who, m.text, lineOf(f.a.Code, m.line))
 		}
 	}
+}
+
+// addWith emits m with opts into dir/name.wgsl for TestTint.
+func addWith(t *testing.T, dir string, files map[string]emitted, paths *[]string, name string, m *ir.Module, opts wgsl.Options) {
+	a, err := wgsl.Emit(m, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	p := filepath.Join(dir, name+".wgsl")
+	if err := os.WriteFile(p, a.Code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	subg := false
+	for _, k := range m.Kernels {
+		subg = subg || k.Features&ir.FeatureSubgroups != 0
+	}
+	files[p] = emitted{a: a, kc: m.File, subg: subg}
+	*paths = append(*paths, p)
 }
 
 func lineOf(code []byte, n int) string {

@@ -31,8 +31,7 @@ func (e *emitter) typeName(t ir.Type) string {
 			return name
 		}
 	case ir.CoopMat:
-		e.fail(&ir.UnsupportedError{Target: Target, Feature: "cooperative matrix"})
-		return "coopmat"
+		return e.coopTypeName(t, ir.Pos{})
 	}
 	e.fail(fmt.Errorf("wgsl: invalid type %s", ir.TypeString(t)))
 	return "invalid"

@@ -19,6 +19,11 @@
 //
 // The interpreter runs with the device's subgroup size.
 //
+// TestCoop runs irgen's cooperative-matrix kernels (GenerateCoop) on the
+// interpreter against the generator's float64 reference and validates
+// their SPIR-V; lavapipe has no cooperative matrices, so no device runs
+// them (docs/difftest.md).
+//
 // # What must agree
 //
 // Every read_write buffer: out_i, acc, acci and out_s (Config.Lang; its

@@ -58,6 +58,10 @@
 //     flow only into out_f and shared f32 memory, and only when the error
 //     bound is within 2^-10 of the magnitude bound. FloatTol[s] is the
 //     resulting absolute bound for output slot s (0 for exact slots).
+//
+// GenerateCoop (coop.go) generates cooperative-matrix kernels of another
+// shape, with a float64 reference evaluation of their own
+// (CoopKernel.Reference) to check the interpreter against.
 package irgen
 
 import (

@@ -193,6 +193,9 @@ func (c *compiler) expr(e ir.Expr) exprFn {
 	case *ir.Bitcast:
 		return c.bitcast(e)
 	case *ir.Index:
+		if ir.IsCoopMat(e.X.Type()) {
+			return c.coopElem(e)
+		}
 		if c.addressable(e.X) || isAggregate(e.X.Type()) {
 			return c.load(c.ref(e))
 		}

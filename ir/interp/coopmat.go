@@ -408,3 +408,79 @@ func (c *compiler) coopNeg(e *ir.Unary) exprFn {
 		return out
 	}
 }
+
+// Element access (ir/coopmat.go): element i of an invocation is element
+// i*S + lane of the matrix in row-major order, S the subgroup size and
+// lane the invocation's index in its subgroup; i must be below
+// coopLength(m) = ceil(rows*cols / S), and an element past the end of the
+// matrix reads as 0 and takes no write.
+
+// ownElem returns the row-major index of element i of invocation l of a
+// matrix of type t, -1 past the end of the matrix; an i outside
+// [0, coopLength) stops the run.
+func (c *compiler) ownElem(pos ir.Pos, l int32, t ir.CoopMat, i int64) int {
+	s := c.m.sgSize
+	n := (t.Rows*t.Cols + s - 1) / s
+	if i < 0 || i >= int64(n) {
+		c.m.fail(pos, l, "element %d of %s out of bounds: an invocation holds coopLength = %d elements (subgroup size %d)", i, t, n, s)
+		return -1
+	}
+	f := int(i)*s + int(l)%s
+	if f >= t.Rows*t.Cols {
+		return -1
+	}
+	return f
+}
+
+// coopElem reads m[i]: every invocation its own element.
+func (c *compiler) coopElem(e *ir.Index) exprFn {
+	t := e.X.Type().(ir.CoopMat)
+	xE, iE := c.expr(e.X), c.expr(e.Index)
+	is := ir.ElemScalar(e.Index.Type())
+	m := c.m
+	out := m.newCol()
+	return func(act []int32) []uint32 {
+		hs, idx := xE(act), iE(act)
+		for _, l := range act {
+			out[4*l] = 0
+			if f := c.ownElem(e.Pos, l, t, index(idx[4*l], is)); f >= 0 {
+				out[4*l] = fromElem(m.mat(hs[4*l], t).v[f], t.Elem)
+			}
+		}
+		return out
+	}
+}
+
+// coopElemAssign runs m[i] = x (or m[i] op= x): the subgroup together, each
+// invocation writing its own element of a copy of m (matrices are values:
+// another variable holding m keeps it), which then becomes m.
+func (c *compiler) coopElemAssign(a *ir.Assign, x *ir.Index) stmtFn {
+	t := x.X.Type().(ir.CoopMat)
+	r := c.ref(x.X)
+	if r.col == nil {
+		c.errorf(a.Pos, "cannot assign to an element of %s", ir.ExprString(x.X))
+		return nil
+	}
+	rhs := a.RHS
+	if a.Op != ir.OpNone { // m[i] op= y is m[i] = m[i] op y: reading m[i] is pure
+		rhs = &ir.Binary{Pos: a.Pos, Op: a.Op, X: x, Y: a.RHS, Ty: t.Elem}
+	}
+	iE, vE := c.expr(x.Index), c.expr(rhs)
+	is := ir.ElemScalar(x.Index.Type())
+	m, col := c.m, r.col
+	return func(act []int32) []int32 {
+		idx, vals := iE(act), vE(act)
+		c.groups(a.Pos, "an assignment to a cooperative-matrix element", t.Scope, act, func(lanes []int32) {
+			old := m.mat(c.same(a.Pos, "an assignment to a cooperative-matrix element", "matrix", col, lanes), t)
+			dst, h := m.newMat(t)
+			copy(dst.v, old.v)
+			for _, l := range lanes {
+				if f := c.ownElem(a.Pos, l, t, index(idx[4*l], is)); f >= 0 {
+					dst.v[f] = elemF64(vals[4*l], t.Elem)
+				}
+			}
+			setAll(col, lanes, h)
+		})
+		return act
+	}
+}

@@ -174,6 +174,9 @@ func (c *compiler) decl(d *ir.Decl) stmtFn {
 // assign evaluates the place, then the right-hand side, then stores;
 // a compound assignment loads the place once.
 func (c *compiler) assign(a *ir.Assign) stmtFn {
+	if x, ok := a.LHS.(*ir.Index); ok && ir.IsCoopMat(x.X.Type()) {
+		return c.coopElemAssign(a, x)
+	}
 	r := c.ref(a.LHS)
 	if ir.IsCoopMat(r.ty) && a.Op != ir.OpNone {
 		// m op= x is m = m op x: the place is a local, reading it is pure.

@@ -2,7 +2,10 @@
 //
 //   tint  Dawn's WGSL compiler through the npm `webgpu` binding, on Dawn's
 //         null backend (no GPU needed), with shader-f16 and subgroups
-//         requested when the adapter has them;
+//         requested when the adapter has them (and, for files enabling
+//         chromium_experimental_subgroup_matrix, in worker processes of
+//         their own, chromium-experimental-subgroup-matrix behind Dawn's
+//         allow_unsafe_apis toggle);
 //   naga  wgpu's shader translator compiled to WebAssembly (npm naga-wasm):
 //         parse + validate.
 //
@@ -10,15 +13,21 @@
 //
 // Every message is printed as `file:line:col: validator: type: message`.
 //
+// Each cooperative-matrix dialect has one validator: a file enabling
+// wgpu_cooperative_matrix (naga's) is not given to Tint, one enabling
+// chromium_experimental_subgroup_matrix (Tint's) not to naga; an info
+// message says so.
+//
 // Dawn's Node binding (webgpu 0.6.2, Node 20) crashes now and then when one
 // process compiles many modules (SIGSEGV, std::system_error, "The futex
 // facility returned an unexpected error code", a deadlock) after a dozen
 // modules or more, and
-// when naga-wasm shares the process with it. So this process never loads
-// Dawn: it runs Tint in child processes of at most tintChunk files each
-// (a chunk that crashes or hangs for 15 s is retried one file per process;
-// a file that does so twice is reported as an error) and then naga-wasm
-// itself.
+// when naga-wasm shares the process with it, and how often depends on the
+// text of the script that loads it. So this process never loads Dawn: it
+// runs Tint in child processes (tint_worker.mjs, kept small) of at most
+// tintChunk files each (a chunk that crashes or hangs for 15 s before its
+// last line is retried one file per process; a file that does so twice is
+// reported as an error) and then naga-wasm itself.
 //
 // The exit status is 1 when any validator reports an error in any file,
 // 2 on a usage or setup problem, 0 otherwise.
@@ -37,13 +46,10 @@ function usage(msg) {
 }
 
 let validators = ['tint', 'naga'];
-let worker = false; // -tint-worker: compile with Dawn in this process
 const files = [];
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
-	if (argv[i] === '-tint-worker') {
-		worker = true;
-	} else if (argv[i] === '-validators') {
+	if (argv[i] === '-validators') {
 		if (i + 1 >= argv.length) usage('-validators needs a value');
 		validators = argv[++i].split(',').filter((v) => v !== '');
 		for (const v of validators) {
@@ -54,33 +60,6 @@ for (let i = 0; i < argv.length; i++) {
 	}
 }
 if (files.length === 0) usage('no files');
-
-// tintDevice returns a GPUDevice on Dawn's null backend.
-async function tintDevice() {
-	const { create, globals } = await import('webgpu');
-	Object.assign(globalThis, globals);
-	const gpu = create(['backend=null']);
-	const adapter = await gpu.requestAdapter();
-	if (!adapter) throw new Error('tint: no adapter on the null backend');
-	const wanted = ['shader-f16', 'subgroups'];
-	const requiredFeatures = wanted.filter((f) => adapter.features.has(f));
-	return adapter.requestDevice({ requiredFeatures });
-}
-
-// tintCheck returns the compilation messages for one WGSL source.
-async function tintCheck(device, code) {
-	// The error scope keeps Dawn from reporting the error as uncaptured.
-	device.pushErrorScope('validation');
-	const module = device.createShaderModule({ code });
-	const info = await module.getCompilationInfo();
-	await device.popErrorScope();
-	return info.messages.map((m) => ({
-		line: m.lineNum,
-		col: m.linePos,
-		type: m.type,
-		text: m.message,
-	}));
-}
 
 // nagaSubgroups matches the subgroups enable directive, which naga 30
 // rejects as "not yet supported" although it implements the operations.
@@ -127,41 +106,62 @@ function report(file, who, msgs) {
 	return failed;
 }
 
-// tintWorker compiles every file with Dawn in this process.
-async function tintWorker(sources) {
-	let failed = false;
-	const device = await tintDevice();
-	for (let i = 0; i < files.length; i++) {
-		failed = report(files[i], 'tint', await tintCheck(device, sources[i])) || failed;
-	}
-	device.destroy();
-	return failed;
-}
+// The directives of the two cooperative-matrix dialects.
+const wgpuMatrix = /^enable wgpu_cooperative_matrix;$/m;
+const chromiumMatrix = /^enable chromium_experimental_subgroup_matrix;$/m;
 
-// tintRun runs a worker on some files; ok is false when it crashed.
-function tintRun(some) {
-	const self = fileURLToPath(import.meta.url);
+// tintRun runs a worker on some files; ok is false when it crashed. sm
+// asks for a device with subgroup matrices.
+function tintRun(some, sm) {
+	const worker = fileURLToPath(new URL('tint_worker.mjs', import.meta.url));
+	const args = sm ? [worker, '-subgroup-matrix', ...some] : [worker, ...some];
 	// A chunk takes about a second; a worker past the timeout has deadlocked.
-	const r = spawnSync(process.execPath, [self, '-tint-worker', ...some], { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' });
-	const ok = r.status === 0 || r.status === 1;
-	return { ok, failed: r.status === 1, out: r.stdout ?? '', err: r.stderr ?? '', why: r.signal ?? `exit ${r.status}` };
+	const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' });
+	const out = r.stdout ?? '';
+	const at = out.lastIndexOf(doneMark);
+	if (at >= 0) {
+		// Every file was compiled and reported: a crash after that (Dawn's
+		// teardown, which crashes or not as code elsewhere in this script
+		// changes) does not matter.
+		return { ok: true, failed: out[at + doneMark.length] === '1', out: out.slice(0, at), err: r.stderr ?? '' };
+	}
+	return { ok: false, out, err: r.stderr ?? '', why: r.signal ?? `exit ${r.status}` };
 }
 
-// tintAll validates every file with Tint through worker processes.
-function tintAll() {
+// doneMark starts the last line a worker prints, after all its results.
+const doneMark = '#tint_worker done ';
+
+// tintAll validates every file with Tint through worker processes, those
+// of Chromium's cooperative-matrix dialect in chunks of their own, and
+// none of wgpu's.
+function tintAll(sources) {
 	let failed = false;
-	for (let i = 0; i < files.length; i += tintChunk) {
-		const chunk = files.slice(i, i + tintChunk);
-		let r = tintRun(chunk);
+	const plain = [];
+	const sm = [];
+	files.forEach((f, i) => {
+		if (wgpuMatrix.test(sources[i])) {
+			console.log(`${f}:1:1: tint: info: not validated: Tint does not know wgpu_cooperative_matrix (naga validates it)`);
+		} else {
+			(chromiumMatrix.test(sources[i]) ? sm : plain).push(f);
+		}
+	});
+	const chunks = [];
+	for (const group of [plain, sm]) {
+		for (let i = 0; i < group.length; i += tintChunk) {
+			chunks.push({ files: group.slice(i, i + tintChunk), sm: group === sm });
+		}
+	}
+	for (const { files: chunk, sm: withSM } of chunks) {
+		let r = tintRun(chunk, withSM);
 		if (r.ok) {
 			process.stdout.write(r.out);
 			failed = failed || r.failed;
 			continue;
 		}
 		for (const f of chunk) {
-			r = tintRun([f]);
+			r = tintRun([f], withSM);
 			if (!r.ok) {
-				r = tintRun([f]);
+				r = tintRun([f], withSM);
 			}
 			if (r.ok) {
 				process.stdout.write(r.out);
@@ -178,17 +178,17 @@ function tintAll() {
 
 async function main() {
 	const sources = files.map((f) => readFileSync(f, 'utf8'));
-	if (worker) {
-		process.exit((await tintWorker(sources)) ? 1 : 0);
-	}
 	let failed = false;
 	if (validators.includes('tint')) {
-		failed = tintAll();
+		failed = tintAll(sources);
 	}
 	if (validators.includes('naga')) {
 		const naga = await import('naga-wasm');
 		for (let i = 0; i < files.length; i++) {
-			failed = report(files[i], 'naga', nagaCheck(naga, sources[i])) || failed;
+			const msgs = chromiumMatrix.test(sources[i])
+				? [{ line: 1, col: 1, type: 'info', text: 'not validated: naga does not know chromium_experimental_subgroup_matrix (Tint validates it)' }]
+				: nagaCheck(naga, sources[i]);
+			failed = report(files[i], 'naga', msgs) || failed;
 		}
 	}
 	process.exit(failed ? 1 : 0);

@@ -37,7 +37,8 @@ func TestGoldenTint(t *testing.T) {
 		name := strings.TrimSuffix(path.Base(g), ".wgsl")
 		t.Run(name, func(t *testing.T) {
 			code := string(fetch(t, g))
-			kc := "testdata/kernels/" + name + ".kc"
+			// NAME.chromium.wgsl: Chromium's cooperative-matrix dialect (emit/wgsl)
+			kc := "testdata/kernels/" + strings.TrimSuffix(name, ".chromium") + ".kc"
 			m := kctest.NewCase(t, kc, fetch(t, kc)).Module(t)
 			var need ir.Features
 			for _, k := range m.Kernels {
