@@ -131,10 +131,22 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 // tiles of 64 and less, the rest through the edge path), rotating over the
 // H200's plans, some with a forced split-k.
 func TestCoopKernels(t *testing.T) {
+	coopRotation(t, [][3]int{{17, 33, 65}, {64, 64, 64}, {1, 64, 48}}, func(o Options) []Plan {
+		cs := CoopCandidates(h200(), o)
+		if len(cs) == 0 {
+			t.Fatalf("%s: no cooperative plan on the H200", o)
+		}
+		return cs
+	})
+}
+
+// coopRotation runs matmuls on the interpreter against float64 for every
+// input and output type and transposition at the given sizes, taking the
+// plans for each case from plans.
+func coopRotation(t *testing.T, sizes [][3]int, plans func(Options) []Plan) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
-	sizes := [][3]int{{17, 33, 65}, {64, 64, 64}, {1, 64, 48}}
 	n := 0
 	for _, dt := range []string{"f16", "bf16"} {
 		for _, ct := range []string{"f32", "f16", "bf16"} {
@@ -144,10 +156,7 @@ func TestCoopKernels(t *testing.T) {
 					if tb {
 						o.Scale = 0.5 + rng.Float32()
 					}
-					cs := CoopCandidates(h200(), o)
-					if len(cs) == 0 {
-						t.Fatalf("%s: no cooperative plan on the H200", o)
-					}
+					cs := plans(o)
 					// Rotate plans and the split over the cases so that each
 					// combination of types is run a few ways without running all.
 					plan := cs[n%len(cs)]
