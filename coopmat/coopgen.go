@@ -571,9 +571,15 @@ func buildCoop(p Plan) (*ir.Module, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := parse.Load(s.name()+".kc", []byte(src), nil)
+	return loadGenerated(s.name(), p.Tile, src)
+}
+
+// loadGenerated parses and checks the generated kernel name's text, the
+// tile it was written for named in the error.
+func loadGenerated(name string, t Tile, src string) (*ir.Module, string, error) {
+	m, err := parse.Load(name+".kc", []byte(src), nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("coopmat: generated kernel %s %s: %w", s.name(), p.Tile, err)
+		return nil, "", fmt.Errorf("coopmat: generated kernel %s %s: %w", name, t, err)
 	}
-	return m, s.name(), nil
+	return m, name, nil
 }
