@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -194,19 +195,9 @@ func TestCoopSPIRV(t *testing.T) {
 				for _, sz := range [][3]int{{4096, 4096, 1024}, {17, 33, 65}, {1, 4096, 4096}} {
 					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
 					for _, p := range CoopCandidates(h200(), o) {
-						m, name, err := buildCoop(p)
-						if err != nil {
-							t.Fatalf("%s %s: %v", o, p, err)
-						}
-						a, err := spirv.Emit(m, spirv.Options{Kernel: name})
-						if err != nil {
-							t.Fatalf("%s %s: KHR: %v", o, p, err)
-						}
+						m, name, a := emitPlan(t, p)
 						if _, err := spirv.Disassemble(a.Words); err != nil {
 							t.Errorf("%s %s: KHR disassembly: %v", o, p, err)
-						}
-						if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
-							t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
 						}
 						n++
 						if dt == "bf16" || ct == "bf16" {
@@ -225,6 +216,25 @@ func TestCoopSPIRV(t *testing.T) {
 		}
 	}
 	t.Logf("%d kernels", n)
+}
+
+// emitPlan generates p's kernel (by its generator) and emits it as
+// SPIR-V (the KHR flavour of cooperative matrices), failing t when either
+// fails or when the kernel declares other shared memory than the plan.
+func emitPlan(t *testing.T, p Plan) (*ir.Module, string, *emit.Artifact) {
+	t.Helper()
+	m, name, err := generators[p.Generator](p)
+	if err != nil {
+		t.Fatalf("%s %s: %v", p.Options, p, err)
+	}
+	a, err := spirv.Emit(m, spirv.Options{Kernel: name})
+	if err != nil {
+		t.Fatalf("%s %s: SPIR-V: %v", p.Options, p, err)
+	}
+	if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+		t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", p.Options, p, got, p.Shared)
+	}
+	return m, name, a
 }
 
 // TestStagingBanks: the rotated staging stores of every H200 plan cost one
@@ -455,14 +465,7 @@ func TestGemvSPIRV(t *testing.T) {
 			for _, sz := range [][3]int{{1, 4096, 4096}, {16, 4096, 4096}, {5, 4100, 256}} {
 				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct}
 				for _, p := range gemvCandidates(h200(), o) {
-					m, name, err := buildGemv(p)
-					if err != nil {
-						t.Fatalf("%s %s: %v", o, p, err)
-					}
-					a, err := spirv.Emit(m, spirv.Options{Kernel: name})
-					if err != nil {
-						t.Fatalf("%s %s: %v", o, p, err)
-					}
+					_, _, a := emitPlan(t, p)
 					if dt == "bf16" || ct == "bf16" {
 						// SPIRV-Tools 2023.1 predates SPV_KHR_bfloat16
 						if _, err := spirv.Disassemble(a.Words); err != nil {
@@ -470,9 +473,6 @@ func TestGemvSPIRV(t *testing.T) {
 						}
 					} else if err := spirv.ValidateArtifact(ctx, a); err != nil {
 						t.Errorf("%s %s: %v", o, p, err)
-					}
-					if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
-						t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
 					}
 				}
 			}
