@@ -6,7 +6,6 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // The workgroup-scope kernel (VK_NV_cooperative_matrix2, generator
@@ -171,33 +170,12 @@ func (s coop2Shape) result() string {
 // zeros outside A and B.
 func (s coop2Shape) staged(p func(string, ...any)) {
 	p("\tfor k := k0; k < kend; k += %d {", s.BK)
-	p("\t\tfor e := local_index; e < %d; e += %d {", s.BM*s.BK, s.Threads)
-	p("\t\t\tlet r = row0 + e / %d", s.BK)
-	p("\t\t\tlet c = k + e %% %d", s.BK)
-	p("\t\t\tvar v %s", s.In)
-	p("\t\t\tif r < M && c < kend {")
-	p("\t\t\t\tv = A[r * K + c]")
-	p("\t\t\t}")
-	p("\t\t\tAs[e] = v")
-	p("\t\t}")
+	s.stage(p, "As", "A", s.BM*s.BK, s.BK, "row0", "k", "M", "kend", "K")
 	if s.TransB { // Bs holds the slice n-major: BN rows of BK
-		p("\t\tfor e := local_index; e < %d; e += %d {", s.BK*s.BN, s.Threads)
-		p("\t\t\tlet r = col0 + e / %d", s.BK)
-		p("\t\t\tlet c = k + e %% %d", s.BK)
-		p("\t\t\tvar v %s", s.In)
-		p("\t\t\tif r < N && c < kend {")
-		p("\t\t\t\tv = B[r * K + c]")
+		s.stage(p, "Bs", "B", s.BK*s.BN, s.BK, "col0", "k", "N", "kend", "K")
 	} else {
-		p("\t\tfor e := local_index; e < %d; e += %d {", s.BK*s.BN, s.Threads)
-		p("\t\t\tlet r = k + e / %d", s.BN)
-		p("\t\t\tlet c = col0 + e %% %d", s.BN)
-		p("\t\t\tvar v %s", s.In)
-		p("\t\t\tif r < kend && c < N {")
-		p("\t\t\t\tv = B[r * N + c]")
+		s.stage(p, "Bs", "B", s.BK*s.BN, s.BN, "k", "col0", "kend", "N", "N")
 	}
-	p("\t\t\t}")
-	p("\t\t\tBs[e] = v")
-	p("\t\t}")
 	p("\t\tworkgroupBarrier()")
 	p("\t\tlet ta = coopLoad<coopmat<%s, %d, %d, a, workgroup>>(As, 0, %d, row_major)", s.In, s.BM, s.BK, s.BK)
 	if s.TransB {
@@ -208,6 +186,21 @@ func (s coop2Shape) staged(p func(string, ...any)) {
 	p("\t\tacc = coopMulAdd(ta, tb, acc)")
 	p("\t\tworkgroupBarrier()")
 	p("\t}")
+}
+
+// stage writes a loop that copies n elements into shared dst: element e
+// is src[r * ld + c] at r = r0 + e / w, c = c0 + e % w, or zero where r
+// reaches rows or c reaches cols.
+func (s coop2Shape) stage(p func(string, ...any), dst, src string, n, w int, r0, c0, rows, cols, ld string) {
+	p("\t\tfor e := local_index; e < %d; e += %d {", n, s.Threads)
+	p("\t\t\tlet r = %s + e / %d", r0, w)
+	p("\t\t\tlet c = %s + e %% %d", c0, w)
+	p("\t\t\tvar v %s", s.In)
+	p("\t\t\tif r < %s && c < %s {", rows, cols)
+	p("\t\t\t\tv = %s[r * %s + c]", src, ld)
+	p("\t\t\t}")
+	p("\t\t\t%s[e] = v", dst)
+	p("\t\t}")
 }
 
 // checkCoop2 verifies a workgroup-scope plan against the device: its
@@ -236,11 +229,7 @@ func buildCoop2(p Plan) (*ir.Module, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := parse.Load(s.name()+".kc", []byte(coop2Source(s)), nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("coopmat: generated kernel %s %s: %w", s.name(), p.Tile, err)
-	}
-	return m, s.name(), nil
+	return loadGenerated(s.name(), p.Tile, coop2Source(s))
 }
 
 // coop2Tiles are the candidate workgroup tiles (BM, BN, BK), best guess

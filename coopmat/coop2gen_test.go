@@ -1,11 +1,8 @@
 package coopmat
 
 import (
-	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/emit/spirv"
@@ -36,46 +33,18 @@ func h200cm2() backend.AdapterInfo {
 // staged edge path), exact ones (the direct path, no shared memory) and
 // a mixed one, rotating over the plans, some with a forced split-k.
 func TestCoop2Kernels(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
-	sizes := [][3]int{{17, 33, 65}, {64, 64, 64}, {70, 64, 40}}
-	n := 0
-	for _, dt := range []string{"f16", "bf16"} {
-		for _, ct := range []string{"f32", "f16", "bf16"} {
-			for _, tb := range []bool{false, true} {
-				for si, sz := range sizes {
-					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
-					if tb {
-						o.Scale = 0.5 + rng.Float32()
-					}
-					var cs []Plan
-					for _, p := range Coop2Candidates(h200cm2(), o) {
-						if p.Tile.BM*p.Tile.BN <= 64*64 { // keep the interpreter's work small
-							cs = append(cs, p)
-						}
-					}
-					if len(cs) == 0 {
-						t.Fatalf("%s: no small workgroup-scope plan", o)
-					}
-					plan := cs[n%len(cs)]
-					c := coopCase{o: o, plan: plan, split: si == 0 && n%2 == 0}
-					n++
-					name := fmt.Sprintf("%s/%s", o, plan)
-					if c.split {
-						name += "/split"
-					}
-					t.Run(name, func(t *testing.T) {
-						e := runCoop(t, rng, c)
-						t.Logf("max relative error %.3g", e)
-						if !(e < 1e-2) {
-							t.Errorf("relative error %.3g, want < 1e-2", e)
-						}
-					})
-				}
+	coopRotation(t, [][3]int{{17, 33, 65}, {64, 64, 64}, {70, 64, 40}}, func(o Options) []Plan {
+		var cs []Plan
+		for _, p := range Coop2Candidates(h200cm2(), o) {
+			if p.Tile.BM*p.Tile.BN <= 64*64 { // keep the interpreter's work small
+				cs = append(cs, p)
 			}
 		}
-	}
+		if len(cs) == 0 {
+			t.Fatalf("%s: no small workgroup-scope plan", o)
+		}
+		return cs
+	})
 }
 
 // TestCoop2Plans: workgroup-scope plans exist only where the device has
@@ -129,19 +98,9 @@ func TestCoop2Plans(t *testing.T) {
 					if p.Shared > 40<<10 {
 						t.Errorf("%s %s: %d bytes of shared memory, more than 48 KiB less the 8 KiB reserve", o, p, p.Shared)
 					}
-					m, name, err := buildCoop2(p)
-					if err != nil {
-						t.Fatalf("%s %s: %v", o, p, err)
-					}
-					a, err := spirv.Emit(m, spirv.Options{Kernel: name})
-					if err != nil {
-						t.Fatalf("%s %s: %v", o, p, err)
-					}
+					_, _, a := emitPlan(t, p)
 					if spirv.VersionOf(a.Words) != spirv.V1_6 {
 						t.Errorf("%s %s: SPIR-V %s, want 1.6", o, p, spirv.VersionOf(a.Words))
-					}
-					if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
-						t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
 					}
 					text, err := spirv.Disassemble(a.Words)
 					if err != nil {

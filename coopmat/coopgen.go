@@ -112,24 +112,8 @@ func (p Plan) coopShape() (coopShape, error) {
 
 func (s coopShape) name() string {
 	n := fmt.Sprintf("matmul_%s_%s_%dx%d", s.In, s.Out, s.TM, s.TN)
-	if s.TransB {
-		n += "_nt"
-	}
-	if s.VecA {
-		n += "_va"
-	}
-	if s.VecB {
-		n += "_vb"
-	}
-	if s.Packed {
-		n += "_p"
-	}
-	if s.Interior {
-		n += "_i"
-	}
-	if s.Direct {
-		n += "_d"
-	}
+	n += marks(mark{s.TransB, "_nt"}, mark{s.VecA, "_va"}, mark{s.VecB, "_vb"},
+		mark{s.Packed, "_p"}, mark{s.Interior, "_i"}, mark{s.Direct, "_d"})
 	if s.Swizzle > 1 {
 		n += fmt.Sprintf("_s%d", s.Swizzle)
 	}
@@ -571,9 +555,15 @@ func buildCoop(p Plan) (*ir.Module, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := parse.Load(s.name()+".kc", []byte(src), nil)
+	return loadGenerated(s.name(), p.Tile, src)
+}
+
+// loadGenerated parses and checks the generated kernel name's text, the
+// tile it was written for named in the error.
+func loadGenerated(name string, t Tile, src string) (*ir.Module, string, error) {
+	m, err := parse.Load(name+".kc", []byte(src), nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("coopmat: generated kernel %s %s: %w", s.name(), p.Tile, err)
+		return nil, "", fmt.Errorf("coopmat: generated kernel %s %s: %w", name, t, err)
 	}
-	return m, s.name(), nil
+	return m, name, nil
 }

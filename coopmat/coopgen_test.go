@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
@@ -131,10 +132,22 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 // tiles of 64 and less, the rest through the edge path), rotating over the
 // H200's plans, some with a forced split-k.
 func TestCoopKernels(t *testing.T) {
+	coopRotation(t, [][3]int{{17, 33, 65}, {64, 64, 64}, {1, 64, 48}}, func(o Options) []Plan {
+		cs := CoopCandidates(h200(), o)
+		if len(cs) == 0 {
+			t.Fatalf("%s: no cooperative plan on the H200", o)
+		}
+		return cs
+	})
+}
+
+// coopRotation runs matmuls on the interpreter against float64 for every
+// input and output type and transposition at the given sizes, taking the
+// plans for each case from plans.
+func coopRotation(t *testing.T, sizes [][3]int, plans func(Options) []Plan) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
-	sizes := [][3]int{{17, 33, 65}, {64, 64, 64}, {1, 64, 48}}
 	n := 0
 	for _, dt := range []string{"f16", "bf16"} {
 		for _, ct := range []string{"f32", "f16", "bf16"} {
@@ -144,10 +157,7 @@ func TestCoopKernels(t *testing.T) {
 					if tb {
 						o.Scale = 0.5 + rng.Float32()
 					}
-					cs := CoopCandidates(h200(), o)
-					if len(cs) == 0 {
-						t.Fatalf("%s: no cooperative plan on the H200", o)
-					}
+					cs := plans(o)
 					// Rotate plans and the split over the cases so that each
 					// combination of types is run a few ways without running all.
 					plan := cs[n%len(cs)]
@@ -185,19 +195,9 @@ func TestCoopSPIRV(t *testing.T) {
 				for _, sz := range [][3]int{{4096, 4096, 1024}, {17, 33, 65}, {1, 4096, 4096}} {
 					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
 					for _, p := range CoopCandidates(h200(), o) {
-						m, name, err := buildCoop(p)
-						if err != nil {
-							t.Fatalf("%s %s: %v", o, p, err)
-						}
-						a, err := spirv.Emit(m, spirv.Options{Kernel: name})
-						if err != nil {
-							t.Fatalf("%s %s: KHR: %v", o, p, err)
-						}
+						m, name, a := emitPlan(t, p)
 						if _, err := spirv.Disassemble(a.Words); err != nil {
 							t.Errorf("%s %s: KHR disassembly: %v", o, p, err)
-						}
-						if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
-							t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
 						}
 						n++
 						if dt == "bf16" || ct == "bf16" {
@@ -216,6 +216,25 @@ func TestCoopSPIRV(t *testing.T) {
 		}
 	}
 	t.Logf("%d kernels", n)
+}
+
+// emitPlan generates p's kernel (by its generator) and emits it as
+// SPIR-V (the KHR flavour of cooperative matrices), failing t when either
+// fails or when the kernel declares other shared memory than the plan.
+func emitPlan(t *testing.T, p Plan) (*ir.Module, string, *emit.Artifact) {
+	t.Helper()
+	m, name, err := generators[p.Generator](p)
+	if err != nil {
+		t.Fatalf("%s %s: %v", p.Options, p, err)
+	}
+	a, err := spirv.Emit(m, spirv.Options{Kernel: name})
+	if err != nil {
+		t.Fatalf("%s %s: SPIR-V: %v", p.Options, p, err)
+	}
+	if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
+		t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", p.Options, p, got, p.Shared)
+	}
+	return m, name, a
 }
 
 // TestStagingBanks: the rotated staging stores of every H200 plan cost one
@@ -446,14 +465,7 @@ func TestGemvSPIRV(t *testing.T) {
 			for _, sz := range [][3]int{{1, 4096, 4096}, {16, 4096, 4096}, {5, 4100, 256}} {
 				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct}
 				for _, p := range gemvCandidates(h200(), o) {
-					m, name, err := buildGemv(p)
-					if err != nil {
-						t.Fatalf("%s %s: %v", o, p, err)
-					}
-					a, err := spirv.Emit(m, spirv.Options{Kernel: name})
-					if err != nil {
-						t.Fatalf("%s %s: %v", o, p, err)
-					}
+					_, _, a := emitPlan(t, p)
 					if dt == "bf16" || ct == "bf16" {
 						// SPIRV-Tools 2023.1 predates SPV_KHR_bfloat16
 						if _, err := spirv.Disassemble(a.Words); err != nil {
@@ -461,9 +473,6 @@ func TestGemvSPIRV(t *testing.T) {
 						}
 					} else if err := spirv.ValidateArtifact(ctx, a); err != nil {
 						t.Errorf("%s %s: %v", o, p, err)
-					}
-					if got := a.Entries[0].Reflection.SharedBytes(); got != p.Shared {
-						t.Errorf("%s %s: kernel declares %d bytes of shared memory, plan says %d", o, p, got, p.Shared)
 					}
 				}
 			}

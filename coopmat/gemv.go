@@ -6,7 +6,6 @@ import (
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // The skinny kernel ("gemv"): C = scale·A·B for f16/bf16 products with
@@ -170,11 +169,7 @@ func buildGemv(p Plan) (*ir.Module, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := parse.Load(s.name()+".kc", []byte(gemvSource(s)), nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("coopmat: generated kernel %s %s: %w", s.name(), p.Tile, err)
-	}
-	return m, s.name(), nil
+	return loadGenerated(s.name(), p.Tile, gemvSource(s))
 }
 
 // gemvDefaultRows is the most rows of A for which Choose takes the skinny

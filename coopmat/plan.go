@@ -165,20 +165,29 @@ type Plan struct {
 	Swizzle int `json:",omitempty"`
 }
 
+// mark is a piece of a name, present when on.
+type mark struct {
+	on   bool
+	text string
+}
+
+// marks joins the texts of the marks that are on, in order.
+func marks(ms ...mark) string {
+	s := ""
+	for _, m := range ms {
+		if m.on {
+			s += m.text
+		}
+	}
+	return s
+}
+
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
 	if p.Generator == "coop2" { // the flexible entry's workgroup size
 		s += fmt.Sprintf(" @%d", p.Threads)
 	}
-	if p.Packed {
-		s += " packed"
-	}
-	if p.Interior {
-		s += " interior"
-	}
-	if p.Direct {
-		s += " direct"
-	}
+	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})
 	if p.Swizzle > 1 {
 		s += fmt.Sprintf(" swizzle %d", p.Swizzle)
 	}

@@ -12,10 +12,10 @@
 # checkout the device tool sends, e.g. /work/main). Only .gl/kf16 is carried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
 root=${1:-.}
 gl=$root/.gl/kf16
-mkdir -p "$gl"
-cp "$root"/.gl/*.deb "$gl/"
+h200_gl "$root" "$gl"
 GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
 GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/decoder" ./examples/decoder
 cp scripts/torch_half.py examples/decoder/torch_decoder.py "$gl/"

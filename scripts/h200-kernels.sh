@@ -14,15 +14,13 @@
 # default k.) Only .gl/DIR is carried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
 root=${1:-.}
 dir=${2:-k}
 gl=$root/.gl/$dir
-mkdir -p "$gl"
-cp "$root"/.gl/*.deb "$gl/"
+h200_gl "$root" "$gl"
 GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
-base=../shared/baselines/torch_baselines.py
-[ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
-cp "$base" "$gl/torch_baselines.py"
+h200_torch "$gl"
 sed "s|@DIR@|$dir|g" <<'CMD'
 run carry=[".gl/@DIR@"] timeout_s=300 command:
 for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd kernels; T=../.gl/@DIR@/kernels.test; $T -test.run 'TestHalfAttention|TestDecodeVariants|TestDecodeAttention|TestCausal|TestLongRowVariants|TestNorms|TestSoftmax' -test.count 1 > $OUT/tests.txt 2>&1; tail -3 $OUT/tests.txt; $T -test.run '^$' -test.bench 'Ops' -test.benchtime 50x -sweep > $OUT/kernels.txt 2>&1; $T -test.run '^$' -test.bench 'Attention16' -test.benchtime 10x -sweep >> $OUT/kernels.txt 2>&1; cd ..; python3 .gl/@DIR@/torch_baselines.py copy norms decode attention > $OUT/torch.txt 2>&1; grep RESULT $OUT/torch.txt; grep -E "GB/s|TFLOP|FAIL|rror" $OUT/kernels.txt | awk '{print $1, $(NF-1)}' | sed 's/Benchmark//'

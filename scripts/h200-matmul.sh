@@ -22,17 +22,14 @@
 # before ./coopmat.test narrows a follow-up to the plans it matches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
 root=${1:-.}
 if [ "${2:-}" = coop ]; then
 	dir=${3:-coop2}
 	gl=$root/.gl/$dir
-	mkdir -p "$gl"
-	cp "$root"/.gl/*.deb "$gl/"
-	GOOS=linux GOARCH=amd64 go test -ldflags=-s -c -o "$gl/coopmat.test" ./coopmat
-	GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/kc" ./cmd/kc
-	base=../shared/baselines/torch_baselines.py
-	[ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
-	cp "$base" "$gl/torch_baselines.py"
+	h200_gl "$root" "$gl"
+	h200_coopmat "$gl" kc
+	h200_torch "$gl"
 	sizes=4096x4096x4096,2048x2048x2048,1024x1024x1024,512x512x512,1x4096x4096,16x4096x4096,128x4096x4096
 	cat <<CMD
 run carry=[".gl/$dir"] timeout_s=300 command:
@@ -41,13 +38,9 @@ CMD
 	exit 0
 fi
 gl=$root/.gl/coop
-mkdir -p "$gl"
-cp "$root"/.gl/*.deb "$gl/"
-GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/kc-coop" ./cmd/kc
-GOOS=linux GOARCH=amd64 go test -ldflags=-s -c -o "$gl/coopmat.test" ./coopmat
-base=../shared/baselines/torch_baselines.py
-[ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
-cp "$base" "$gl/torch_baselines.py"
+h200_gl "$root" "$gl"
+h200_coopmat "$gl" kc-coop
+h200_torch "$gl"
 sizes=8192x8192x8192,4096x4096x4096,2048x2048x2048,1024x1024x1024,512x512x512,1x4096x4096,16x4096x4096,128x4096x4096
 cat <<CMD
 run carry=[".gl/coop"] timeout_s=300 command:

@@ -15,14 +15,10 @@
 # ask `status` first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
 root=${1:-.}
 gl=$root/.gl/multi
-mkdir -p "$gl"
-if ! ls "$root"/.gl/libvulkan1_*.deb >/dev/null 2>&1; then
-	echo "no loader .debs in $root/.gl: fetch them first (../shared/DEVICE.md, step 1)" >&2
-	exit 1
-fi
-cp "$root"/.gl/*.deb "$gl/"
+h200_gl "$root" "$gl"
 CGO_ENABLED=1 GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/multibench" ./bench/multibench
 cp bench/multibench/torch_multi.py "$gl/"
 cat <<'CMD'

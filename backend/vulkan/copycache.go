@@ -95,17 +95,8 @@ func (d *device) recordCopy(s, t *buffer, k copyKey) (*frame, error) {
 			return nil, err
 		}
 	}
-	var f *frame
-	if n := len(d.free); n > 0 {
-		f, d.free = d.free[n-1], d.free[:n-1]
-	} else {
-		var err error
-		if f, err = d.newFrame(); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.begin(f, 0); err != nil {
-		d.free = append(d.free, f)
+	f, err := d.beginFrame(0)
+	if err != nil {
 		return nil, err
 	}
 	f.serial, f.commands, f.tsUsed = 0, 0, 0

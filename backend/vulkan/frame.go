@@ -84,6 +84,23 @@ func (d *device) newRecording() (*frame, error) {
 			return nil, err
 		}
 	}
+	f, err := d.beginFrame(cmdBufferOneTimeSubmit)
+	if err != nil {
+		return nil, err
+	}
+	f.serial = 0
+	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
+	f.haz.reset()
+	f.haz.collect = d.bufferBarrierMode
+	f.hostRead = false
+	d.resetPools(f)
+	return f, nil
+}
+
+// beginFrame begins recording a recycled frame, or a new one when none is
+// free, with the command-buffer usage flags given; on failure the frame
+// goes back to the free list.
+func (d *device) beginFrame(flags uint32) (*frame, error) {
 	var f *frame
 	if n := len(d.free); n > 0 {
 		f, d.free = d.free[n-1], d.free[:n-1]
@@ -93,16 +110,10 @@ func (d *device) newRecording() (*frame, error) {
 			return nil, err
 		}
 	}
-	if err := d.begin(f, cmdBufferOneTimeSubmit); err != nil {
+	if err := d.begin(f, flags); err != nil {
 		d.free = append(d.free, f)
 		return nil, err
 	}
-	f.serial = 0
-	f.uniIdx, f.uniOff, f.stageIdx, f.stageOff, f.tsUsed, f.commands = 0, 0, 0, 0, 0, 0
-	f.haz.reset()
-	f.haz.collect = d.bufferBarrierMode
-	f.hostRead = false
-	d.resetPools(f)
 	return f, nil
 }
 

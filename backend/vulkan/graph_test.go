@@ -34,6 +34,39 @@ func checkU32(t *testing.T, what string, got []byte, want []uint32) {
 	}
 }
 
+// loadAddk loads the addk kernel on d.
+func loadAddk(t *testing.T, d *backend.Device) *backend.Pipeline {
+	t.Helper()
+	p, err := d.Load(context.Background(), artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// uploadRandom uploads n words drawn from next and returns them with the
+// buffer.
+func uploadRandom(t *testing.T, d *backend.Device, n int, next func() uint32) ([]uint32, *backend.Buffer) {
+	t.Helper()
+	y := make([]uint32, n)
+	for i := range y {
+		y[i] = next()
+	}
+	yb, err := d.Upload(u32bytes(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y, yb
+}
+
+// addkSetup loads addk and uploads n random words for it to work on.
+func addkSetup(t *testing.T, d *backend.Device, n int, next func() uint32) (*backend.Pipeline, []uint32, *backend.Buffer) {
+	t.Helper()
+	p := loadAddk(t, d)
+	y, yb := uploadRandom(t, d, n, next)
+	return p, y, yb
+}
+
 // TestGraphReplay records a dependent chain once and replays it with new
 // params (some dispatches changed each time) and a rebound buffer,
 // checking every replay against the CPU and that a replay is one submit.
@@ -84,21 +117,10 @@ func TestDriverModes(t *testing.T) {
 // and compares the result with the CPU.
 func chainCheck(t *testing.T, d *backend.Device) {
 	ctx := context.Background()
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 1 + rand.IntN(3000)
-	y := make([]uint32, n)
-	for i := range y {
-		y[i] = rand.Uint32()
-	}
-	yb, err := d.Upload(u32bytes(y))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, y, yb := addkSetup(t, d, n, rand.Uint32)
 	ks := make([]uint32, 64)
-	err = d.Do(func() error {
+	err := d.Do(func() error {
 		for j := range ks {
 			ks[j] = rand.Uint32()
 			if err := d.Dispatch(p, backend.Args{Params: []uint32{ks[j], uint32(n)}, Buffers: []backend.View{yb.View()}}, backend.Groups(uint32((n+63)/64))); err != nil {
@@ -121,19 +143,8 @@ func chainCheck(t *testing.T, d *backend.Device) {
 func graphReplayCheck(t *testing.T, d *backend.Device) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 100 + r.IntN(900)
-	y := make([]uint32, n)
-	for i := range y {
-		y[i] = r.Uint32()
-	}
-	yb, err := d.Upload(u32bytes(y))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, y, yb := addkSetup(t, d, n, r.Uint32)
 	const steps = 50
 	ks := make([]uint32, steps)
 	ops := make([]backend.Op, steps)
@@ -173,14 +184,7 @@ func graphReplayCheck(t *testing.T, d *backend.Device) {
 		checkU32(t, "replay", got, y)
 	}
 	// Rebind the middle dispatch to another buffer: it alone runs there.
-	z := make([]uint32, n)
-	for i := range z {
-		z[i] = r.Uint32()
-	}
-	zb, err := d.Upload(u32bytes(z))
-	if err != nil {
-		t.Fatal(err)
-	}
+	z, zb := uploadRandom(t, d, n, r.Uint32)
 	if err := g.SetBuffers(steps/2, zb.View()); err != nil {
 		t.Fatal(err)
 	}
@@ -204,16 +208,8 @@ func TestGraphOrdering(t *testing.T) {
 	d := openTest(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 64 + r.IntN(500)
-	y := make([]uint32, n)
-	for i := range y {
-		y[i] = r.Uint32()
-	}
-	yb, _ := d.Upload(u32bytes(y))
+	p, y, yb := addkSetup(t, d, n, r.Uint32)
 	args := func(k uint32) backend.Args {
 		return backend.Args{Params: []uint32{k, uint32(n)}, Buffers: []backend.View{yb.View()}}
 	}
@@ -266,10 +262,7 @@ func TestGraphOrdering(t *testing.T) {
 func TestGraphErrors(t *testing.T) {
 	d := openTest(t)
 	ctx := context.Background()
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadAddk(t, d)
 	const n = 256
 	yb, _ := d.AllocZeroed(4 * n)
 	small, _ := d.AllocZeroed(4*n + 2)
@@ -344,10 +337,7 @@ func TestRepeatedParams(t *testing.T) {
 	d := openTest(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadAddk(t, d)
 	const n = 300
 	ys := make([][]uint32, 2)
 	bufs := make([]*backend.Buffer, 2)
@@ -388,10 +378,7 @@ func TestGraphCopiesAndMapped(t *testing.T) {
 	d := openTest(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadAddk(t, d)
 	const n = 512
 	y, z := make([]uint32, n), make([]uint32, n)
 	for i := range y {
@@ -452,19 +439,8 @@ func TestGraphSharedParams(t *testing.T) {
 	impl := openImpl(t)
 	d := backend.Wrap(impl)
 	ctx := context.Background()
-	p, err := d.Load(ctx, artifact(glsl(t, addkGLSL), "addk", 64, []string{"k", "n"}, "y:rw"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 1 + rand.IntN(2000)
-	y := make([]uint32, n)
-	for i := range y {
-		y[i] = rand.Uint32()
-	}
-	yb, err := d.Upload(u32bytes(y))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, y, yb := addkSetup(t, d, n, rand.Uint32)
 	const steps = 30
 	ks := make([]uint32, steps)
 	k0 := rand.Uint32()

@@ -134,18 +134,7 @@ func open(ctx context.Context, driver, typ, name string, same int) ([]*backend.D
 	if same > 0 {
 		mine = slices.Repeat(mine[:1], same)
 	}
-	var devs []*backend.Device
-	for _, a := range mine {
-		d, err := backend.OpenAdapter(ctx, a)
-		if err != nil {
-			for _, d := range devs {
-				d.Close()
-			}
-			return nil, err
-		}
-		devs = append(devs, d)
-	}
-	return devs, nil
+	return multi.OpenAll(ctx, mine)
 }
 
 // median times fn reps times after warm untimed calls.

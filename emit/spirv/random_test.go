@@ -3,7 +3,6 @@ package spirv
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/kcgo/kc/internal/irgen"
@@ -16,14 +15,7 @@ import (
 // spirv-val on each. The seed of a failure is printed for reproduction.
 func TestRandomKernels(t *testing.T) {
 	kctest.Tool(t, "spirv-val")
-	n := 40
-	if testing.Short() {
-		n = 8
-	}
-	base := rand.Uint64()
-	t.Logf("base seed %#x", base)
-	for i := 0; i < n; i++ {
-		seed := base + uint64(i)
+	for i, seed := range irgen.Seeds(t, 40, 8) {
 		cfg := irgen.Config{Subgroups: i%2 == 1}
 		k, err := irgen.Generate(seed, cfg)
 		if err != nil {
@@ -52,14 +44,7 @@ func TestRandomKernels(t *testing.T) {
 // interpreter against a float64 reference.
 func TestRandomCoopKernels(t *testing.T) {
 	kctest.Tool(t, "spirv-val")
-	n := 20
-	if testing.Short() {
-		n = 5
-	}
-	base := rand.Uint64()
-	t.Logf("base seed %#x", base)
-	for i := 0; i < n; i++ {
-		seed := base + uint64(i)
+	for _, seed := range irgen.Seeds(t, 20, 5) {
 		for _, cfg := range []irgen.CoopConfig{{BF16: true, Int8: true, Ops: 16}, {NV: true, Int8: true, Ops: 16}} {
 			k, err := irgen.GenerateCoop(seed, cfg)
 			if err != nil {

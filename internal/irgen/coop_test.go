@@ -2,7 +2,6 @@ package irgen_test
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/kcgo/kc/internal/irgen"
@@ -14,14 +13,7 @@ import (
 // race detection on) to the generator's own float64 reference within its
 // bounds, in every configuration.
 func TestGenerateCoop(t *testing.T) {
-	base := rand.Uint64()
-	t.Logf("base seed %#x", base)
-	n := 60
-	if testing.Short() {
-		n = 15
-	}
-	for i := 0; i < n; i++ {
-		seed := base + uint64(i)
+	for _, seed := range irgen.Seeds(t, 60, 15) {
 		for _, cfg := range []irgen.CoopConfig{{}, {BF16: true}, {Int8: true}, {BF16: true, Int8: true, Ops: 20}, {NV: true, Int8: true}} {
 			k, err := irgen.GenerateCoop(seed, cfg)
 			if err != nil {

@@ -13,14 +13,7 @@ import (
 // TestGenerate: kernels for fresh seeds check, run in the interpreter with
 // race detection without error, and are the same for the same seed.
 func TestGenerate(t *testing.T) {
-	base := rand.Uint64()
-	t.Logf("base seed %d", base)
-	n := 300
-	if testing.Short() {
-		n = 50
-	}
-	for i := 0; i < n; i++ {
-		seed := base + uint64(i)
+	for _, seed := range irgen.Seeds(t, 300, 50) {
 		for _, cfg := range []irgen.Config{{}, {Subgroups: true}, {F16: true, Subgroups: true}, {Lang: true}, {Lang: true, F16: true, Subgroups: true}} {
 			k, err := irgen.Generate(seed, cfg)
 			if err != nil {

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math"
 	"strings"
 	"testing"
 )
@@ -67,12 +66,7 @@ func TestCoopMat2Matmul(t *testing.T) {
 				}
 				continue
 			}
-			var want, mag float64
-			for k := 0; k < K; k++ {
-				p := a[i*K+k] * bt[j*K+k]
-				want += p
-				mag += math.Abs(p)
-			}
+			want, mag := dotRef(K, func(k int) float64 { return a[i*K+k] * bt[j*K+k] })
 			want *= float64(alpha)
 			mag *= float64(alpha)
 			if !closeTo(t, "C", i*N+j, got[i*N+j], want, float64(K/16+2)*2*eps32*mag) {

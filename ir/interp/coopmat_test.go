@@ -87,12 +87,7 @@ func TestCoopMatMatmul(t *testing.T) {
 			bad := 0
 			for i := 0; i < M; i++ {
 				for j := 0; j < N; j++ {
-					var want, mag float64
-					for k := 0; k < K; k++ {
-						p := a[i*K+k] * b[k*N+j]
-						want += p
-						mag += math.Abs(p)
-					}
+					want, mag := dotRef(K, func(k int) float64 { return a[i*K+k] * b[k*N+j] })
 					want *= float64(alpha)
 					mag *= float64(alpha)
 					tol := float64(K/16+2) * 2 * eps32 * mag
@@ -381,12 +376,7 @@ kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(3
 	}
 	for i := 0; i < 16; i++ {
 		for j := 0; j < 16; j++ {
-			var want, mag float64
-			for k := 0; k < 16; k++ {
-				p := half(ab, (1+i*3)*16+k*2) * half(bb, (2+j*10)*4+k*2)
-				want += p
-				mag += math.Abs(p)
-			}
+			want, mag := dotRef(16, func(k int) float64 { return half(ab, (1+i*3)*16+k*2) * half(bb, (2+j*10)*4+k*2) })
 			at := (1+i*9)*8 + j*4
 			got := math.Float32frombits(uint32(c[at]) | uint32(c[at+1])<<8 | uint32(c[at+2])<<16 | uint32(c[at+3])<<24)
 			closeTo(t, "C", i*16+j, got, want, 2*eps32*mag)

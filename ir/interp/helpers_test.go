@@ -140,6 +140,17 @@ func closeTo(t testing.TB, what string, i int, got float32, want, tol float64) b
 	return true
 }
 
+// dotRef sums term(k) for k < n in float64 and returns the sum with the
+// sum of the terms' magnitudes (what a rounding-error bound scales with).
+func dotRef(n int, term func(k int) float64) (sum, mag float64) {
+	for k := 0; k < n; k++ {
+		p := term(k)
+		sum += p
+		mag += math.Abs(p)
+	}
+	return sum, mag
+}
+
 const eps32 = 0x1p-24 // half an ulp of 1 in f32: the unit roundoff
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -69,8 +69,20 @@ func Open(ctx context.Context, p Policy) (*Group, error) {
 		}
 		return nil, errors.Join(fmt.Errorf("multi: no adapter accepted by the policy (adapters: %s)", strings.Join(names, "; ")), aerr)
 	}
+	devs, err := OpenAll(ctx, mine)
+	if err != nil {
+		return nil, err
+	}
+	g := New(devs...)
+	g.owned = true
+	return g, nil
+}
+
+// OpenAll opens each adapter in order, the same one as often as it is
+// listed; when one fails it closes those it opened and names the adapter.
+func OpenAll(ctx context.Context, as []backend.AdapterInfo) ([]*backend.Device, error) {
 	var devs []*backend.Device
-	for _, a := range mine {
+	for _, a := range as {
 		d, err := backend.OpenAdapter(ctx, a)
 		if err != nil {
 			for _, d := range devs {
@@ -80,9 +92,7 @@ func Open(ctx context.Context, p Policy) (*Group, error) {
 		}
 		devs = append(devs, d)
 	}
-	g := New(devs...)
-	g.owned = true
-	return g, nil
+	return devs, nil
 }
 
 // New returns a group over devices the caller opened (the same adapter

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
@@ -58,6 +59,34 @@ func TestOpen(t *testing.T) {
 	}
 	if _, err := multi.Open(ctx, multi.Policy{Name: "no such GPU"}); err == nil {
 		t.Error("Open with a policy nobody passes succeeded")
+	}
+}
+
+// TestOpenAll: the same adapter listed twice opens as two devices; an
+// adapter that cannot open fails the call with an error naming it.
+func TestOpenAll(t *testing.T) {
+	setXDG()
+	ctx := context.Background()
+	as, _ := backend.Adapters(ctx)
+	lp := multi.Policy{Name: "llvmpipe", APIs: []string{"Vulkan"}}.Filter(as)
+	if len(lp) == 0 {
+		kctest.Missing(t, "no lavapipe adapter (install mesa-vulkan-drivers)")
+	}
+	devs, err := multi.OpenAll(ctx, []backend.AdapterInfo{lp[0], lp[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(devs) != 2 || devs[0] == devs[1] {
+		t.Errorf("opened %v, want two devices", devs)
+	}
+	for _, d := range devs {
+		if err := d.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	bad := backend.AdapterInfo{Driver: "no such driver", Name: "nowhere"}
+	if _, err := multi.OpenAll(ctx, []backend.AdapterInfo{lp[0], bad}); err == nil || !strings.Contains(err.Error(), "multi: open "+bad.String()) {
+		t.Errorf("OpenAll with an adapter of no driver: %v, want an error naming it", err)
 	}
 }
 
