@@ -32,6 +32,7 @@ type cmdRec struct {
 const (
 	cmdListCap   = 512      // records per batch
 	cmdArenaSize = 64 << 10 // bytes per arena chunk
+	cmdArenaKeep = 4 << 20  // most bytes of arena kept across batches
 )
 
 // envBatch selects batched recording: "off" replays each record as soon as
@@ -47,11 +48,12 @@ type cmdList struct {
 	direct bool     // KC_VULKAN_BATCH=off: flush after every record
 
 	// The arena: chunks of C memory that never move while a batch is
-	// pending (pointers into them are in the records), reused after a
-	// flush. chunks[cur] is being filled up to used.
+	// pending (pointers into them are in the records). The last chunk is
+	// being filled up to used; a batch that overflows the first chunk gets
+	// new ones, and its flush merges them into one chunk of their total
+	// size (up to cmdArenaKeep), so the next such batch fits in one.
 	chunks    []unsafe.Pointer
 	sizes     []uintptr
-	cur       int
 	used      uintptr
 	chunkSize uintptr
 
@@ -112,21 +114,38 @@ func (l *cmdList) barrier(fns *cmdFns, cmd uintptr) {
 // next flush (implements allocator).
 func (l *cmdList) alloc(n uintptr) unsafe.Pointer {
 	n = max((n+7)&^7, 8)
-	for len(l.chunks) == 0 || l.used+n > l.sizes[l.cur] {
-		if len(l.chunks) > 0 && l.cur+1 < len(l.chunks) {
-			l.cur++
-		} else {
-			size := max(l.chunkSize, n)
-			l.chunks = append(l.chunks, cAlloc(size))
-			l.sizes = append(l.sizes, size)
-			l.cur = len(l.chunks) - 1
-		}
-		l.used = 0
+	last := len(l.chunks) - 1
+	if last < 0 || l.used+n > l.sizes[last] {
+		l.grow(max(l.chunkSize, n))
+		last = len(l.chunks) - 1
 	}
-	p := unsafe.Add(l.chunks[l.cur], l.used)
+	p := unsafe.Add(l.chunks[last], l.used)
 	l.used += n
 	clear(unsafe.Slice((*byte)(p), n))
 	return p
+}
+
+// grow adds a chunk of size bytes.
+func (l *cmdList) grow(size uintptr) {
+	l.chunks = append(l.chunks, cAlloc(size))
+	l.sizes = append(l.sizes, size)
+	l.used = 0
+}
+
+// resetArena makes the arena empty, merging its chunks into one when the
+// batch needed more than one.
+func (l *cmdList) resetArena() {
+	l.used = 0
+	if len(l.chunks) <= 1 {
+		return
+	}
+	var total uintptr
+	for i, c := range l.chunks {
+		total += l.sizes[i]
+		cFree(c)
+	}
+	l.chunks, l.sizes = l.chunks[:0], l.sizes[:0]
+	l.grow(max(l.chunkSize, min(total, cmdArenaKeep)))
 }
 
 // flush replays the pending records into their command buffers and
@@ -137,7 +156,7 @@ func (l *cmdList) flush() {
 		l.n = 0
 		l.flushes++
 	}
-	l.cur, l.used = 0, 0
+	l.resetArena()
 }
 
 // destroy frees the list's C memory; pending records are replayed first.
