@@ -249,8 +249,9 @@ func runOps(d *backend.Device, ops []backend.Op) error {
 	return nil
 }
 
-// TestBatchCgoCalls: recording a 1,000-dispatch graph crosses into C a few
-// times in all with batching, and at least once per dispatch without it.
+// TestBatchCgoCalls: recording 1,000 dispatches as a graph or into a scope
+// crosses into C a few times in all with batching, and at least once per
+// dispatch without it.
 func TestBatchCgoCalls(t *testing.T) {
 	for _, direct := range []bool{false, true} {
 		impl := openImpl(t)
@@ -281,6 +282,24 @@ func TestBatchCgoCalls(t *testing.T) {
 				t.Errorf("independent=%v: %d cgo calls to record 1,000 dispatches without batching; want at least 1,000", independent, calls)
 			}
 			buf.Release()
+		}
+		// 1,000 dependent dispatches into a scope (the scope's End not
+		// counted).
+		ops, buf := add1Ops(t, d, p, 1000, 256, false)
+		var calls int64
+		err := d.Do(func() error {
+			c0 := runtime.NumCgoCall()
+			err := runOps(d, ops)
+			calls = runtime.NumCgoCall() - c0
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAdd1(t, d, buf, 1000)
+		t.Logf("direct=%v scope: %d cgo calls for 1,000 dispatches", direct, calls)
+		if !direct && calls > 100 || direct && calls < 1000 {
+			t.Errorf("direct=%v: %d cgo calls to record 1,000 dispatches into a scope", direct, calls)
 		}
 	}
 }
