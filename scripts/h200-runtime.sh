@@ -109,9 +109,9 @@ $T -test.run '^$' -test.bench 'Link|Submit' -test.benchtime 20x
 # kc's driver: graph replay, eager chain, recording, under each mode
 # (KC_VULKAN_BATCH=off: one cgo call per recorded command, as before
 # batching). The CPU profile covers RecordGraph alone: the replay and
-# chain benchmarks poll fences (vkGetFenceStatus, two arguments: kc_call2),
-# and the profile of 2026-12-01 17:29, taken over all three, was mostly
-# kc_call2, which recording does not use (kc_dispatch, kc_call5).
+# chain benchmarks poll fences (vkGetFenceStatus through kc_call2), and the
+# profile of 2026-12-01 17:29, taken over all three, was mostly that polling
+# and vkCreateDevice (docs/PERF.md, "Batched command recording").
 for m in default KC_VULKAN_BATCH=off KC_VULKAN_BARRIER=sync2 KC_VULKAN_QUEUE=universal KC_VULKAN_POOLS=shared; do
 	echo "--- mode $m"
 	prof=; [ $m = default ] && prof=-test.cpuprofile=$OUT/rt-record.prof
