@@ -13,8 +13,9 @@
 #      under each barrier/binding/workgroup form on the universal and a
 #      compute-only queue family; submit and copy costs per queue family);
 #   3. kc's graph replay, eager chain and recording cost under each driver
-#      mode (KC_VULKAN_BARRIER=sync2, KC_VULKAN_QUEUE=universal,
-#      KC_VULKAN_POOLS=shared), a CPU profile of Record; transfers 1 MiB-
+#      mode (KC_VULKAN_BATCH=off, KC_VULKAN_BARRIER=sync2,
+#      KC_VULKAN_QUEUE=universal, KC_VULKAN_POOLS=shared), a CPU profile
+#      of Record alone (BenchmarkRecordGraph); transfers 1 MiB-
 #      1 GiB (eager and recorded copies, kept copies off); the wgpu graph;
 #   4. PyTorch in the same call (right after the tests): CUDA graph and eager chain, pinned copies
 #      (torch_baselines.py chain transfer, rt-torch_wall.py);
@@ -97,7 +98,7 @@ T=$G/rt-vulkan.test
 nvidia-smi -L
 # The driver's runtime tests (graphs, barriers, driver modes, kept copies,
 # transfers, mapped buffers, sub-allocation, the backend contract).
-timeout 40 $T -test.v -test.count=1 -test.run 'Graph|DriverModes|KeptCopies|Independent|BufferBarrier|Hazard|Repeated|Transfer|Mapped|TenThousand|Contract|Multi|Shared' >"$OUT/rt-test.txt" 2>&1
+timeout 40 $T -test.v -test.count=1 -test.run 'Graph|DriverModes|KeptCopies|Independent|BufferBarrier|Hazard|Repeated|Transfer|Mapped|TenThousand|Contract|Multi|Shared|Batch|Cmd' >"$OUT/rt-test.txt" 2>&1
 trc=$?
 python3 $G/torch_baselines.py chain transfer >"$OUT/rt-torch.txt" 2>&1
 python3 $G/rt-torch_wall.py >>"$OUT/rt-torch.txt" 2>&1
@@ -105,11 +106,17 @@ python3 $G/rt-torch_wall.py >>"$OUT/rt-torch.txt" 2>&1
 # One link of a dependent chain under each recording form, raw Vulkan,
 # on the universal and a compute-only queue family; submit costs.
 $T -test.run '^$' -test.bench 'Link|Submit' -test.benchtime 20x
-# kc's driver: graph replay, eager chain, recording, under each mode.
-for m in default KC_VULKAN_BARRIER=sync2 KC_VULKAN_QUEUE=universal KC_VULKAN_POOLS=shared; do
+# kc's driver: graph replay, eager chain, recording, under each mode
+# (KC_VULKAN_BATCH=off: one cgo call per recorded command, as before
+# batching). The CPU profile covers RecordGraph alone: the replay and
+# chain benchmarks poll fences (vkGetFenceStatus through kc_call2), and the
+# profile of 2026-12-01 17:29, taken over all three, was mostly that polling
+# and vkCreateDevice (docs/PERF.md, "Batched command recording").
+for m in default KC_VULKAN_BATCH=off KC_VULKAN_BARRIER=sync2 KC_VULKAN_QUEUE=universal KC_VULKAN_POOLS=shared; do
 	echo "--- mode $m"
 	prof=; [ $m = default ] && prof=-test.cpuprofile=$OUT/rt-record.prof
-	env $( [ $m = default ] || echo $m ) $T -test.run '^$' -test.bench '^BenchmarkGraph$|Chain1000|RecordGraph' -test.benchtime 200x $prof
+	env $( [ $m = default ] || echo $m ) $T -test.run '^$' -test.bench '^BenchmarkGraph$|Chain1000' -test.benchtime 200x
+	env $( [ $m = default ] || echo $m ) $T -test.run '^$' -test.bench 'RecordGraph' -test.benchtime 200x $prof
 	env $( [ $m = default ] || echo $m ) $T -test.run '^$' -test.bench 'RecordDispatch' -test.benchtime 5000x
 done
 echo "--- transfers"

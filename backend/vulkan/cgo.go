@@ -106,6 +106,41 @@ static void kc_dispatch(kc_cmdfns *fns, U cmd, int barrier, U pipeline, U layout
 	((kc_fn4)fns->dispatch)(cmd, x, y, z);
 }
 
+// kc_cmd is one command of a batch (cmdlist.go; Go mirrors it as cmdRec):
+// kind 0..11 calls fn with that many arguments a[0..kind-1], KC_DISPATCH
+// is kc_dispatch with fn the kc_cmdfns table and a[0..9] its arguments,
+// KC_BARRIER is kc_barrier(fn, a[0]). Pointer arguments point into the
+// batch's C arena, never into Go memory.
+typedef struct { U kind, fn, a[11]; } kc_cmd;
+enum { KC_DISPATCH = 12, KC_BARRIER = 13 };
+
+// kc_run_cmds replays n batched commands in order: one cgo crossing for
+// the whole batch instead of one per command.
+static void kc_run_cmds(kc_cmd *c, int n) {
+	for (int i = 0; i < n; i++, c++) {
+		U f = c->fn, *a = c->a;
+		switch (c->kind) {
+		case 0: kc_call0(f); break;
+		case 1: kc_call1(f, a[0]); break;
+		case 2: kc_call2(f, a[0], a[1]); break;
+		case 3: kc_call3(f, a[0], a[1], a[2]); break;
+		case 4: kc_call4(f, a[0], a[1], a[2], a[3]); break;
+		case 5: kc_call5(f, a[0], a[1], a[2], a[3], a[4]); break;
+		case 6: kc_call6(f, a[0], a[1], a[2], a[3], a[4], a[5]); break;
+		case 7: kc_call7(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
+		case 8: kc_call8(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
+		case 10: kc_call10(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]); break;
+		case 11: kc_call11(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]); break;
+		case KC_DISPATCH:
+			kc_dispatch((kc_cmdfns *)f, a[0], (int)a[1], a[2], a[3], a[4], (int)a[5], (uint32_t)a[6], (uint32_t)a[7], (uint32_t)a[8], (uint32_t)a[9]);
+			break;
+		case KC_BARRIER: kc_barrier(f, a[0]); break;
+		}
+	}
+}
+
+static size_t kc_cmd_size(void) { return sizeof(kc_cmd); }
+
 // kc_open loads the Vulkan loader and returns vkGetInstanceProcAddr, or 0
 // with *err set to dlerror's text.
 static U kc_open(const char *name, void **handle, const char **err) {
@@ -208,23 +243,25 @@ func freeCmdFns(p *cmdFns) { C.free(unsafe.Pointer(p)) }
 // vkCmdPipelineBarrier2 (fn), or through vkCmdPipelineBarrier when fn is 0.
 func setBarrier2(p *cmdFns, fn uintptr) { p.barrier2 = C.U(fn) }
 
-// Barrier kinds for recordDispatch.
+// Barrier kinds for cmdList.dispatch.
 const (
 	barrierNone    = 0
 	barrierCompute = 1 // after a dispatch
 	barrierFull    = 2 // after a transfer, or first in a frame
 )
 
-// recordDispatch records one dispatch through kc_dispatch. pipeline and set
-// are 0 when they are already bound; dyn says the set has a dynamic uniform
-// buffer, bound at dynOff.
-func recordDispatch(f *cmdFns, cmd uintptr, barrier int, pipeline, layout, set uintptr, dyn bool, dynOff uint32, x, y, z uint32) {
-	b, d := C.int(barrier), C.int(0)
-	if dyn {
-		d = 1
-	}
-	C.kc_dispatch(f, C.U(cmd), b, C.U(pipeline), C.U(layout), C.U(set), d, C.uint32_t(dynOff), C.uint32_t(x), C.uint32_t(y), C.uint32_t(z))
-}
+// Command kinds of a batch beyond the plain calls (kind = argument count).
+const (
+	cmdDispatch = C.KC_DISPATCH
+	cmdBarrier  = C.KC_BARRIER
+	maxCmdArgs  = 11
+)
+
+// runCmds replays n commands of a batch through kc_run_cmds.
+func runCmds(recs *cmdRec, n int) { C.kc_run_cmds((*C.kc_cmd)(unsafe.Pointer(recs)), C.int(n)) }
+
+// cmdRecSize is C's sizeof(kc_cmd), for the layout test.
+func cmdRecSize() uintptr { return uintptr(C.kc_cmd_size()) }
 
 // recordBarrier records kc_barrier.
 func recordBarrier(f *cmdFns, cmd uintptr) { C.kc_barrier(f.barrier, C.U(cmd)) }

@@ -107,7 +107,7 @@ func (d *device) recordCopy(s, t *buffer, k copyKey) (*frame, error) {
 	if t.mapped {
 		d.hostBarrier(f)
 	}
-	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
+	if err := check("vkEndCommandBuffer", d.end(f.cmd)); err != nil {
 		d.free = append(d.free, f)
 		return nil, err
 	}

@@ -51,6 +51,7 @@ type device struct {
 	copyTick          uint64
 	resetCmdPool      uintptr  // vkResetCommandPool
 	scratch           *scratch // C memory for the hot paths (mem.go)
+	cmds              *cmdList // pending batch of recorded commands (cmdlist.go)
 
 	cachePath   string // pipeline-cache file ("" when off)
 	cacheLoaded int    // bytes of cache data loaded at open
@@ -84,6 +85,7 @@ func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 		sharedPool:        os.Getenv(envPools) == "shared",
 		noCopyCache:       copyCacheOff(),
 		scratch:           newScratch(),
+		cmds:              newCmdList(cmdListCap, cmdArenaSize),
 	}
 	if bits := p.qfamily.timestampValidBits; bits > 0 && bits < 64 {
 		d.tsMask = 1<<bits - 1
@@ -191,7 +193,7 @@ func (d *device) NewBuffer(size int64) (backend.BufferImpl, error) {
 		return nil, err
 	}
 	d.transferBarrier(f, access{raw.handle, 0, uint64(size), true})
-	call(d.l.fn.CmdFillBuffer, f.cmd, raw.handle, 0, uintptr(size), 0)
+	d.cmds.call(d.l.fn.CmdFillBuffer, f.cmd, raw.handle, 0, uintptr(size), 0)
 	f.commands++
 	b := &buffer{d: d, raw: raw, size: size}
 	d.buffers[raw.handle] = b
@@ -266,12 +268,12 @@ func (d *device) WriteBuffer(bi backend.BufferImpl, off int64, data []byte) erro
 
 // copyCmd records a barrier and a buffer copy.
 func (d *device) copyCmd(f *frame, src uintptr, soff uint64, dst uintptr, doff, size uint64) {
-	a := d.scratch
-	defer a.reset()
-	r := newIn[vkBufferCopy](a)
-	*r = vkBufferCopy{srcOffset: soff, dstOffset: doff, size: size}
 	d.transferBarrier(f, access{src, soff, size, false}, access{dst, doff, size, true})
-	call(d.l.fn.CmdCopyBuffer, f.cmd, src, dst, 1, addr(r))
+	l := d.cmds
+	l.reserve()
+	r := newIn[vkBufferCopy](l)
+	*r = vkBufferCopy{srcOffset: soff, dstOffset: doff, size: size}
+	l.call(d.l.fn.CmdCopyBuffer, f.cmd, src, dst, 1, addr(r))
 	f.commands++
 }
 
@@ -313,6 +315,7 @@ func (d *device) Close() error {
 		return nil
 	}
 	err := d.flushUploads()
+	d.cmds.flush()
 	if d.l.borrowed { // the host's device: wait for kc's work only
 		for _, f := range d.inflight {
 			if werr := d.waitFrame(context.Background(), f); werr != nil && err == nil {
@@ -334,6 +337,10 @@ func (d *device) Close() error {
 // destroy frees everything the device owns and the device itself.
 func (d *device) destroy() {
 	l := d.l
+	if d.cmds != nil {
+		d.cmds.destroy()
+		d.cmds = nil
+	}
 	for _, p := range d.pipes {
 		p.destroy()
 	}

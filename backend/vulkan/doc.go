@@ -13,7 +13,8 @@
 // alone: no Vulkan headers. The Vulkan structures it passes are Go mirrors
 // (types.go) allocated in C memory, checked against the C layout by
 // TestLayout; the C part (cgo.go) is a set of call trampolines, one per
-// arity, plus the dispatch-recording fast path. Every VkResult other than
+// arity, the dispatch-recording fast path and the replay of batched
+// commands. Every VkResult other than
 // VK_SUCCESS becomes an *Error naming the call; VK_ERROR_DEVICE_LOST wraps
 // backend.ErrDeviceLost. Without cgo or off Linux the package compiles to a
 // stub driver whose Adapters reports why there is no Vulkan.
@@ -46,8 +47,18 @@
 // ring bound as a dynamic uniform buffer, so a descriptor set depends only
 // on the storage ranges it binds: sets are cached per pipeline and reused
 // across dispatches and frames; a dispatch whose params equal the previous
-// one's reuses its block and leaves the set bound; a dispatch is one cgo
-// call (barrier, binds and vkCmdDispatch together). A graph (graph.go) is
+// one's reuses its block and leaves the set bound. Recording crosses from
+// Go into C once per batch of commands, not once per command
+// (cmdlist.go): each vkCmd* call and descriptor-set write is appended to a
+// list in C memory (a dispatch's barrier, binds and vkCmdDispatch as one
+// record), the structures it points at copied into a C arena, and one cgo
+// call replays up to 512 of them into their command buffers, when the list
+// is full and before any vkEndCommandBuffer. A cgo call is a scheduler
+// transition (entersyscall/exitsyscall), tens of nanoseconds at best and
+// more under contention, which at one or two per dispatch was a visible
+// part of a recording cost of ~1-2 µs per dispatch; batched, a graph of
+// 1,000 dispatches makes 7 cgo calls to record (1,006 unbatched), or 41
+// when every dispatch binds a new descriptor set (2,037). A graph (graph.go) is
 // a frame recorded once and resubmitted by each replay, its params
 // rewritten in place. A copy made outside any scope reuses the command
 // buffer recorded for the same copy before (copycache.go). Buffers are
@@ -75,6 +86,9 @@
 //	                      pool per frame, reset as a whole)
 //	KC_VULKAN_COPYCACHE   off: record every standalone copy afresh (default:
 //	                      keep and resubmit the command buffers of recent ones)
+//	KC_VULKAN_BATCH       off: replay each recorded command into its command
+//	                      buffer at once, one cgo call each (default: batches
+//	                      of up to 512 per call; for A/B measurement)
 //	KC_TEST_VULKAN        tests: run on the adapter whose name contains this
 //	KC_REQUIRE_COOPMAT    tests: 1 makes a missing cooperative-matrix shape
 //	                      a failure instead of a reported skip (the H200 run)

@@ -127,7 +127,7 @@ func (e *encoder) Dispatch(pi backend.PipelineImpl, params []byte, bufs []backen
 		d.bufferBarriers(f, f.haz.pend)
 		barrier = barrierNone
 	}
-	recordDispatch(d.cmdFns, f.cmd, barrier, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
+	d.cmds.dispatch(d.cmdFns, f.cmd, barrier, pipe, p.layout, bindSet, p.params > 0, uint32(uoff), groups[0], groups[1], groups[2])
 	f.commands++
 	d.stats.dispatches++
 	return nil
@@ -220,8 +220,8 @@ func (e *encoder) descriptorSet(p *pipeline, uni *rawBuffer, bufs []backend.Rang
 
 // writeSet fills a descriptor set.
 func (d *device) writeSet(set uintptr, p *pipeline, uni *rawBuffer, raws []*buffer, bufs []backend.Range) {
-	a := d.scratch
-	defer a.reset()
+	a := d.cmds
+	a.reserve()
 	n := len(bufs)
 	if uni != nil {
 		n++
@@ -239,7 +239,7 @@ func (d *device) writeSet(set uintptr, p *pipeline, uni *rawBuffer, raws []*buff
 		writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: set, dstBinding: p.bindings[j], descriptorCount: 1, descriptorType: descStorageBuffer, pBufferInfo: addr(&infos[i])}
 		i++
 	}
-	call(d.l.fn.UpdateDescriptorSets, d.l.handle, uintptr(n), saddr(writes), 0, 0)
+	a.call(d.l.fn.UpdateDescriptorSets, d.l.handle, uintptr(n), saddr(writes), 0, 0)
 }
 
 // Copy implements backend.EncoderImpl.
@@ -280,9 +280,9 @@ func (e *encoder) Timestamp() (int, error) {
 		f.query = *ph
 	}
 	if e.ts == 0 {
-		call(d.l.fn.CmdResetQueryPool, f.cmd, f.query, 0, backend.MaxTimestamps)
+		d.cmds.call(d.l.fn.CmdResetQueryPool, f.cmd, f.query, 0, backend.MaxTimestamps)
 	}
-	call(d.l.fn.CmdWriteTimestamp, f.cmd, pipelineStageBottomOfPipe, f.query, uintptr(e.ts))
+	d.cmds.call(d.l.fn.CmdWriteTimestamp, f.cmd, pipelineStageBottomOfPipe, f.query, uintptr(e.ts))
 	e.ts++
 	f.tsUsed = e.ts
 	return e.ts - 1, nil
@@ -296,7 +296,7 @@ func (e *encoder) Discard() {
 	e.done = true
 	d := e.d
 	if d.open == e.f {
-		call(d.l.fn.EndCommandBuffer, e.f.cmd)
+		d.end(e.f.cmd)
 		d.open = nil
 		d.free = append(d.free, e.f)
 		d.idle()
@@ -361,7 +361,7 @@ func (e *encoder) Submit(ctx context.Context, reads []backend.Range) (*backend.R
 				if err = d.recordGroup(g, groups[next]); err == nil {
 					err = d.submit(g)
 				} else {
-					call(d.l.fn.EndCommandBuffer, g.cmd)
+					d.end(g.cmd)
 					d.free = append(d.free, g)
 				}
 			}
@@ -461,11 +461,11 @@ func (d *device) recordGroup(f *frame, group []readPiece) error {
 // hostBarrier records a barrier making transfer and shader writes visible
 // to host reads (after the fence wait).
 func (d *device) hostBarrier(f *frame) {
-	a := d.scratch
-	defer a.reset()
+	a := d.cmds
+	a.reserve()
 	mb := newIn[vkMemoryBarrier](a)
 	*mb = vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite | accessShaderWrite, dstAccessMask: accessHostRead}
-	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer|pipelineStageComputeShader, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
+	a.call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageTransfer|pipelineStageComputeShader, pipelineStageHost, 0, 1, addr(mb), 0, 0, 0, 0)
 }
 
 // timestamps reads n timestamps of a completed frame, in nanoseconds.

@@ -226,7 +226,7 @@ func (d *device) destroyFrame(f *frame) {
 // accesses needs, if any.
 func (d *device) transferBarrier(f *frame, acc ...access) {
 	if f.haz.barrierFor(acc, false) != barrierNone {
-		recordBarrier(d.cmdFns, f.cmd)
+		d.cmds.barrier(d.cmdFns, f.cmd)
 	}
 }
 
@@ -298,7 +298,7 @@ func (d *device) submit(f *frame) error {
 	if f.hostRead {
 		d.hostBarrier(f)
 	}
-	if err := check("vkEndCommandBuffer", call(d.l.fn.EndCommandBuffer, f.cmd)); err != nil {
+	if err := check("vkEndCommandBuffer", d.end(f.cmd)); err != nil {
 		d.free = append(d.free, f)
 		return err
 	}
@@ -485,6 +485,7 @@ func (d *device) deferFree(free func()) {
 		pending++
 	}
 	if pending == 0 && len(d.inflight) == 0 {
+		d.cmds.flush() // no batched command may refer to what goes
 		free()
 		return
 	}

@@ -213,7 +213,7 @@ func (r *graphRecorder) Finish() (backend.GraphImpl, error) {
 	if g.f.hostRead {
 		g.d.hostBarrier(g.f)
 	}
-	if err := check("vkEndCommandBuffer", call(g.d.l.fn.EndCommandBuffer, g.f.cmd)); err != nil {
+	if err := check("vkEndCommandBuffer", g.d.end(g.f.cmd)); err != nil {
 		g.Release()
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (r *graphRecorder) Discard() {
 	}
 	r.e.done = true
 	g := r.e.graph
-	call(g.d.l.fn.EndCommandBuffer, g.f.cmd)
+	g.d.end(g.f.cmd)
 	g.Release()
 }
 

@@ -130,14 +130,14 @@ const envBarrier = "KC_VULKAN_BARRIER"
 // bufferBarriers records compute-to-compute buffer memory barriers for
 // ranges (an execution-only barrier when there are none).
 func (d *device) bufferBarriers(f *frame, ranges []access) {
-	var a arena
-	defer a.free()
-	bs := sliceIn[vkBufferMemoryBarrier](&a, len(ranges))
+	a := d.cmds
+	a.reserve()
+	bs := sliceIn[vkBufferMemoryBarrier](a, len(ranges))
 	for i, r := range ranges {
 		bs[i] = vkBufferMemoryBarrier{sType: stBufferMemoryBarrier, srcAccessMask: accessShaderWrite, dstAccessMask: accessShaderRead | accessShaderWrite,
 			srcQueueFamilyIndex: queueFamilyIgnored, dstQueueFamilyIndex: queueFamilyIgnored, buffer: r.buf, offset: r.off, size: r.size}
 	}
-	call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageComputeShader, pipelineStageComputeShader, 0, 0, 0, uintptr(len(ranges)), saddr(bs), 0, 0)
+	a.call(d.l.fn.CmdPipelineBarrier, f.cmd, pipelineStageComputeShader, pipelineStageComputeShader, 0, 0, 0, uintptr(len(ranges)), saddr(bs), 0, 0)
 }
 
 // barrierFor returns the barrier a command with the given accesses needs

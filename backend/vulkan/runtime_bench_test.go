@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,7 +139,8 @@ func BenchmarkEagerIndependent(b *testing.B) {
 
 // BenchmarkRecordGraph is the host cost of Device.Record per dispatch (a
 // 1,000-dispatch chain: host checks, params, descriptor sets, command
-// recording), dependent (a barrier each) and independent (none).
+// recording), dependent (a barrier each) and independent (none), and the
+// cgo calls Record makes per dispatch (runtime.NumCgoCall).
 func BenchmarkRecordGraph(b *testing.B) {
 	for _, independent := range []bool{false, true} {
 		name := "dependent"
@@ -149,16 +151,20 @@ func BenchmarkRecordGraph(b *testing.B) {
 			d := openTest(b)
 			p := loadAdd1(b, d)
 			ops, _ := add1Ops(b, d, p, 1000, 1024, independent)
+			var cgo int64
 			for i := 0; i < b.N; i++ {
+				c0 := runtime.NumCgoCall()
 				g, err := d.Record(ops...)
 				if err != nil {
 					b.Fatal(err)
 				}
+				cgo += runtime.NumCgoCall() - c0
 				b.StopTimer()
 				g.Release()
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ops))/1e3, "us/dispatch")
+			b.ReportMetric(float64(cgo)/float64(b.N*len(ops)), "cgo/dispatch")
 		})
 	}
 }
