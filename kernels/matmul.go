@@ -98,12 +98,20 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 		}
 		defer x.Release()
 	}
-	o.DType, o.CType = dt.String(), a.dtype.String()
+	// A bf16 result is written as f32 and cast: the H200's driver (NVIDIA
+	// 580) rounds the cooperative matrices' f32 -> bf16 conversion toward
+	// zero (Vulkan leaves the rounding of a narrowing conversion to the
+	// implementation), half.kc rounds to nearest even.
+	ct := a.dtype
+	if ct == BF16 {
+		ct = F32
+	}
+	o.DType, o.CType = dt.String(), ct.String()
 	mm, err := c.matmul(o)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.outputOf(a.dtype, []int{o.M, o.N})
+	out, err := c.outputOf(ct, []int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +119,18 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 		out.Release()
 		return nil, err
 	}
-	return out, nil
+	if ct == a.dtype {
+		return out, nil
+	}
+	defer out.Release()
+	return c.Cast(out, a.dtype)
 }
 
 // gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
 // a) when k is a multiple of 8 and the views start on 16 bytes, else
-// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
+// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast. The
+// result has a's type, but f32 a of more than 8 rows is rounded to b's
+// type first.
 func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() {
@@ -125,6 +139,17 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		}
 	}()
 	outT := a.dtype
+	// Beyond 8 rows of f32 a, its loads (32 bytes a row for every 16 of
+	// b) bound the kernel: a rounded to b's type halves them (1.7x on the
+	// H200, 2026-12-01), as the tensor-core path rounds it too.
+	if a.dtype == F32 && o.M > 8 && o.K%8 == 0 {
+		x, err := c.Cast(a, b.dtype)
+		if err != nil {
+			return nil, err
+		}
+		tmp = append(tmp, x)
+		a = x
+	}
 	vec := o.K%8 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0
 	kernel, kp := "gemv4", o.K/8
 	switch {
@@ -237,9 +262,9 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 // partial sums stay few, one beyond 8 rows; fewer where the partial sums
 // (TEAM·(m·r·TEAMS + 1) f32) would not fit the device's shared memory.
 func (c *Context) gemvShape(m int) (team, r int) {
-	team, r = 64, 2
+	team, r = 128, 2 // the best of five at m = 1 on the H200 (2026-12-01)
 	if m > 8 {
-		r = 1
+		team, r = 64, 1
 	}
 	if c.gemvTeam > 0 {
 		team = c.gemvTeam
