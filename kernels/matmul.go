@@ -128,9 +128,7 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 
 // gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
 // a) when k is a multiple of 8 and the views start on 16 bytes, else
-// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast. The
-// result has a's type, but f32 a of more than 8 rows is rounded to b's
-// type first.
+// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
 func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() {
@@ -140,16 +138,10 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	}()
 	outT := a.dtype
 	// Beyond 8 rows of f32 a, its loads (32 bytes a row for every 16 of
-	// b) bound the kernel: a rounded to b's type halves them (1.7x on the
-	// H200, 2026-12-01), as the tensor-core path rounds it too.
-	if a.dtype == F32 && o.M > 8 && o.K%8 == 0 {
-		x, err := c.Cast(a, b.dtype)
-		if err != nil {
-			return nil, err
-		}
-		tmp = append(tmp, x)
-		a = x
-	}
+	// b) bound the kernel; rounding a to b's type would halve them (1.7x
+	// on the H200, 2026-12-01) but would make a product's rounding depend
+	// on its row count (a prefill would differ from the decode steps), so
+	// a stays f32.
 	vec := o.K%8 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0
 	kernel, kp := "gemv4", o.K/8
 	switch {
