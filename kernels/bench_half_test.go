@@ -82,7 +82,8 @@ func BenchmarkHalf(b *testing.B) {
 		})
 	}
 	x := fillOf(b, c, kernels.F32, n)
-	bench(fmt.Sprintf("copy/%dMiB", 4*n/mib), float64(8*n), 0, 10, func(int) (*kernels.Tensor, error) { return c.Dup(x) })
+	bench(fmt.Sprintf("copy/%dMiB", 4*n/mib), float64(8*n), 0, 50, func(int) (*kernels.Tensor, error) { return c.Dup(x) })
+	bench(fmt.Sprintf("copy/%dMiB/reps10", 4*n/mib), float64(8*n), 0, 10, func(int) (*kernels.Tensor, error) { return c.Dup(x) })
 	for _, d := range []kernels.DType{kernels.F16, kernels.BF16} {
 		ws := make([]*kernels.Tensor, mats)
 		for i := range ws {
@@ -155,12 +156,12 @@ func BenchmarkHalf(b *testing.B) {
 	}
 	h := fillOf(b, c, kernels.F16, 2*n) // 256 MiB of f16
 	h2 := fillOf(b, c, kernels.F16, 2*n)
-	bench(fmt.Sprintf("f16/add/%dMiB", 4*n/mib), float64(12*n), 0, 10, func(int) (*kernels.Tensor, error) { return c.Add(h, h2) })
-	bench(fmt.Sprintf("f16/silu/%dMiB", 4*n/mib), float64(8*n), 0, 10, func(int) (*kernels.Tensor, error) { return c.SiLU(h) })
+	bench(fmt.Sprintf("f16/add/%dMiB", 4*n/mib), float64(12*n), 0, 50, func(int) (*kernels.Tensor, error) { return c.Add(h, h2) })
+	bench(fmt.Sprintf("f16/silu/%dMiB", 4*n/mib), float64(8*n), 0, 50, func(int) (*kernels.Tensor, error) { return c.SiLU(h) })
 	for _, d := range []int{4096, 32768} {
 		hr, _ := h.Reshape(-1, d)
 		w := fillOf(b, c, kernels.F16, d)
-		bench(fmt.Sprintf("f16/rmsnorm/d%d", d), float64(8*n), 0, 10, func(int) (*kernels.Tensor, error) { return c.RMSNorm(hr, w, 1e-5) })
+		bench(fmt.Sprintf("f16/rmsnorm/d%d", d), float64(8*n), 0, 50, func(int) (*kernels.Tensor, error) { return c.RMSNorm(hr, w, 1e-5) })
 	}
 }
 

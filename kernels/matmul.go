@@ -98,12 +98,20 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 		}
 		defer x.Release()
 	}
-	o.DType, o.CType = dt.String(), a.dtype.String()
+	// A bf16 result is written as f32 and cast: the H200's driver (NVIDIA
+	// 580) rounds the cooperative matrices' f32 -> bf16 conversion toward
+	// zero (Vulkan leaves the rounding of a narrowing conversion to the
+	// implementation), half.kc rounds to nearest even.
+	ct := a.dtype
+	if ct == BF16 {
+		ct = F32
+	}
+	o.DType, o.CType = dt.String(), ct.String()
 	mm, err := c.matmul(o)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.outputOf(a.dtype, []int{o.M, o.N})
+	out, err := c.outputOf(ct, []int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +119,11 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 		out.Release()
 		return nil, err
 	}
-	return out, nil
+	if ct == a.dtype {
+		return out, nil
+	}
+	defer out.Release()
+	return c.Cast(out, a.dtype)
 }
 
 // gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
@@ -125,6 +137,11 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		}
 	}()
 	outT := a.dtype
+	// Beyond 8 rows of f32 a, its loads (32 bytes a row for every 16 of
+	// b) bound the kernel; rounding a to b's type would halve them (1.7x
+	// on the H200, 2026-12-01) but would make a product's rounding depend
+	// on its row count (a prefill would differ from the decode steps), so
+	// a stays f32.
 	vec := o.K%8 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0
 	kernel, kp := "gemv4", o.K/8
 	switch {
@@ -169,8 +186,9 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 // gemvT records a·b for 16-bit b [k, n] through gemvt.kc: gemvt4 when n
 // is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a is
 // cast to f32 first when it is 16-bit, and the f32 result back. k is cut
-// into slices (workgroups enough to fill a large GPU: about 1024) whose
-// partial products sum adds up; the slices' extra traffic, 8·slices·m·n
+// into slices (about 512 workgroups: at 1x4096x4096 on the H200, 32
+// slices reached 2111 GB/s, 16 1941, 64 1850, 128 1369) whose partial
+// products sum adds up; the slices' extra traffic, 8·slices·m·n
 // bytes, stays under an eighth of b's 2·k·n.
 func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	var tmp []*Tensor
@@ -193,7 +211,7 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		kernel, cols, np = "gemvt1", 32, o.N
 	}
 	blocks := ceilDiv(o.N, cols)
-	slices := max(1, min(ceilDiv(1024, blocks), o.K/(32*o.M), ceilDiv(o.K, 32)))
+	slices := max(1, min(ceilDiv(512, blocks), o.K/(32*o.M), ceilDiv(o.K, 32)))
 	if c.gemvtSlices > 0 {
 		slices = min(c.gemvtSlices, o.K)
 	}
@@ -237,9 +255,9 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 // partial sums stay few, one beyond 8 rows; fewer where the partial sums
 // (TEAM·(m·r·TEAMS + 1) f32) would not fit the device's shared memory.
 func (c *Context) gemvShape(m int) (team, r int) {
-	team, r = 64, 2
+	team, r = 128, 2 // the best of five at m = 1 on the H200 (2026-12-01)
 	if m > 8 {
-		r = 1
+		team, r = 64, 1
 	}
 	if c.gemvTeam > 0 {
 		team = c.gemvTeam

@@ -3,7 +3,8 @@
 measured as kernels' BenchmarkHalf measures them: copy of 256 MiB f32; decode
 products x·Wᵀ (F.linear) and x·W with 8 f16/bf16 weight matrices 4096x4096
 rotated (256 MiB, beyond L2) and one repeated ("hot"), GB/s over the weight
-bytes; f16 matmul 4096³; f16 add, silu and rms_norm on 256 MiB.
+bytes ("matmul_hot" is torch_baselines.py's matmul_skinny: one matrix, a @ b);
+f16 matmul 4096³; f16 add, silu and rms_norm on 256 MiB.
 Prints RESULT lines like ../shared/baselines/torch_baselines.py.
 """
 import statistics
@@ -33,7 +34,7 @@ def res(name, **kv):
     print("RESULT name=" + name + " " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kv.items()), flush=True)
 
 
-def main():
+def main(parts):
     n = 64 << 20
     a = torch.randn(n, device=dev)
     b = torch.empty_like(a)
@@ -41,14 +42,14 @@ def main():
     res("copy", GBps=8 * n / t / 1e9)
     del a, b
     dim, mats = 4096, 8
-    for dt in (torch.float16, torch.bfloat16):
+    for dt in (torch.float16, torch.bfloat16) if "decode" in parts else ():
         name = str(dt).split(".")[1]
         ws = [torch.randn(dim, dim, device=dev, dtype=dt) * 0.01 for _ in range(mats)]
         wbytes = 2 * dim * dim
         for m in (1, 4, 16):
             x = torch.randn(m, dim, device=dev, dtype=dt)
             for form, fn in (("linear", lambda i: F.linear(x, ws[i % mats])), ("matmul", lambda i: x @ ws[i % mats]),
-                             ("linear_hot", lambda i: F.linear(x, ws[0]))):
+                             ("linear_hot", lambda i: F.linear(x, ws[0])), ("matmul_hot", lambda i: x @ ws[0])):
                 t = per_op(fn, 100)
                 res("decode", dtype=name, form=form, m=m, k=dim, n=dim, GBps=wbytes / t / 1e9, us=t * 1e6)
         if dt == torch.float16:
@@ -69,4 +70,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    main(sys.argv[1:] or ["decode"])  # "nodecode": copy and the f16 elementwise/rmsnorm only
