@@ -78,6 +78,8 @@ func (l *cmdList) reserve() {
 // push appends a call of fn with args (kind: cmdDispatch, cmdBarrier, or
 // the argument count for a plain call).
 func (l *cmdList) push(kind, fn uintptr, args ...uintptr) {
+	// kc_run_cmds has a trampoline for 0-8, 10 and 11 arguments (no
+	// Vulkan command kc batches takes 9).
 	if len(args) > maxCmdArgs || (kind <= maxCmdArgs && (kind != uintptr(len(args)) || kind == 9)) {
 		panic(fmt.Sprintf("vulkan: no batched call of kind %d with %d arguments", kind, len(args)))
 	}
