@@ -1,9 +1,11 @@
 package kernels_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/kcgo/kc/ir/interp"
@@ -86,6 +88,52 @@ func TestDTypeRoundTrip(t *testing.T) {
 	}
 	if x.DType() != kernels.F16 || x.View().Size != 6 || kernels.F16.Size() != 2 || kernels.BF16.String() != "bf16" {
 		t.Errorf("f16 tensor: type %s, %d bytes", x.DType(), x.View().Size)
+	}
+}
+
+// TestBits: Bits reads an f16 or bf16 tensor's raw patterns back as
+// TensorBits uploaded them (NaN payloads included), of whole tensors and
+// of odd-length Rows views; an f32 tensor is refused.
+func TestBits(t *testing.T) {
+	c := open(t, "vulkan")
+	rng := newRand(t)
+	ctx := context.Background()
+	for _, d := range halfTypes {
+		for _, n := range halfSizes {
+			bits := make([]uint16, n)
+			for i := range bits {
+				bits[i] = uint16(rng.Uint32())
+			}
+			x, err := c.TensorBits(d, bits, n, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.Bits(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, bits) {
+				t.Fatalf("%s[%d]: bits came back changed: %x..., want %x...", d, n, got[:min(n, 4)], bits[:min(n, 4)])
+			}
+			if n < 130 {
+				continue
+			}
+			// Rows from 128 (byte 256, aligned for any Vulkan device) to
+			// n-1: an odd-length view of a larger storage.
+			v, err := x.Rows(128, n-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := v.Bits(ctx); err != nil || !slices.Equal(got, bits[128:n-1]) {
+				t.Fatalf("%s[%d] rows [128, %d): %v, bits equal %v", d, n, n-1, err, slices.Equal(got, bits[128:n-1]))
+			}
+		}
+	}
+	f := uploadOf(t, c, kernels.F32, make([]float32, 3), 3)
+	var se *kernels.ShapeError
+	const want = "kernels: bits [3]: raw bits are for f16 and bf16 tensors, not f32"
+	if got, err := f.Bits(ctx); got != nil || !errors.As(err, &se) || err.Error() != want {
+		t.Errorf("Bits of an f32 tensor: %v, %v; want a *ShapeError %q", got, err, want)
 	}
 }
 
