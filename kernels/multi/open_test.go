@@ -37,19 +37,19 @@ func TestOpen(t *testing.T) {
 	if !slices.Contains(drivers, "vulkan") || !slices.Contains(drivers, "wgpu") {
 		t.Errorf("drivers %v: want lavapipe through both", drivers)
 	}
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const k, n, batch, m = 16, 8, 5, 3
-	w := randn(rng, k*n, -1, 1)
+	w := kctest.Randn(rng, k*n, -1, 1)
 	mm, err := g.NewMatMul(ctx, w, k, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := randn(rng, batch*m*k, -1, 1)
+	a := kctest.Randn(rng, batch*m*k, -1, 1)
 	got, err := mm.Run(ctx, a, batch, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), tol{1e-5, 0})
+	kctest.Compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), kctest.Tol{Abs: 1e-5, Rel: 0})
 	mm.Close()
 	devs := g.Workers()
 	if err := g.Close(); err != nil {
@@ -99,8 +99,8 @@ func TestTransfer(t *testing.T) {
 	ctx := context.Background()
 	g := group(t, openDev(t, "vulkan"), openDev(t, "wgpu"))
 	ws := g.Workers()
-	rng := newRand(t)
-	xs := randn(rng, 6*7, -10, 10)
+	rng := kctest.NewRand(t)
+	xs := kctest.Randn(rng, 6*7, -10, 10)
 	src, err := ws[0].Context.Tensor(xs, 6, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestTransfer(t *testing.T) {
 // and from Vulkan to wgpu.
 func TestTransferKeepsBits(t *testing.T) {
 	ctx := context.Background()
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, pair := range [][2]string{{"vulkan", "vulkan"}, {"vulkan", "wgpu"}} {
 		g := group(t, openDev(t, pair[0]), openDev(t, pair[1]))
 		from, to := g.Workers()[0].Context, g.Workers()[1].Context
@@ -219,15 +219,15 @@ func tensorBits(t *testing.T, x *kernels.Tensor) []uint32 {
 func TestCalibrate(t *testing.T) {
 	ctx := context.Background()
 	g := group(t, openDev(t, "vulkan"), openDev(t, "vulkan"))
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const k, n, m = 32, 32, 32
-	w := randn(rng, k*n, -1, 1)
+	w := kctest.Randn(rng, k*n, -1, 1)
 	mm, err := g.NewMatMul(ctx, w, k, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mm.Close()
-	a := randn(rng, m*k, -1, 1)
+	a := kctest.Randn(rng, m*k, -1, 1)
 	rates, err := g.Calibrate(ctx, 3, func(ctx context.Context, w multi.Worker) error {
 		x, err := w.Context.Tensor(a, m, k)
 		if err != nil {
@@ -255,12 +255,12 @@ func TestCalibrate(t *testing.T) {
 	}
 	// With weights 3:1, 8 items go 6 and 2: the products still gather in order.
 	const batch = 8
-	as := randn(rng, batch*m*k, -1, 1)
+	as := kctest.Randn(rng, batch*m*k, -1, 1)
 	before := stats(g.Workers())
 	got, err := mm.Run(ctx, as, batch, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compare(t, "matmul 3:1", got, matmulRef(as, w, batch*m, k, n), tol{1e-4, 0})
+	kctest.Compare(t, "matmul 3:1", got, matmulRef(as, w, batch*m, k, n), kctest.Tol{Abs: 1e-4, Rel: 0})
 	checkShares(t, g.Workers(), before, []int{6, 2}, m*k*4)
 }
