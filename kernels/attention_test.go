@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
 
@@ -50,14 +51,14 @@ func attnRef(qs, ks, vs []float32, tq, s, hq, hkv, dh int, scale float64, causal
 
 // attnTol: outputs are convex combinations of v in [-1, 1]; f32 scores,
 // exp and sums over s <= a few hundred keys stay within 2e-5.
-var attnTol = tol{2e-5, 1e-5}
+var attnTol = kctest.Tol{Abs: 2e-5, Rel: 1e-5}
 
 func TestAttention(t *testing.T) { testAttention(t, open(t, "vulkan")) }
 
 func testAttention(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, tc := range []struct{ tq, s, d, dv int }{{1, 1, 1, 1}, {3, 17, 5, 3}, {17, 3, 16, 17}, {5, 1000, 8, 4}} {
-		qs, ks, vs := randn(rng, tc.tq*tc.d, -1, 1), randn(rng, tc.s*tc.d, -1, 1), randn(rng, tc.s*tc.dv, -1, 1)
+		qs, ks, vs := kctest.Randn(rng, tc.tq*tc.d, -1, 1), kctest.Randn(rng, tc.s*tc.d, -1, 1), kctest.Randn(rng, tc.s*tc.dv, -1, 1)
 		scale := 1 / math.Sqrt(float64(tc.d))
 		o, err := c.Attention(upload(t, c, qs, tc.tq, tc.d), upload(t, c, ks, tc.s, tc.d), upload(t, c, vs, tc.s, tc.dv), float32(scale))
 		if err != nil {
@@ -87,14 +88,14 @@ func testAttention(t *testing.T, c *kernels.Context) {
 				}
 			}
 		}
-		compare(t, "attention", host(t, o), want, attnTol)
+		kctest.Compare(t, "attention", host(t, o), want, attnTol)
 	}
 }
 
 type flashCase struct{ tq, s, hq, hkv, dh int }
 
 func flashInputs(rng *rand.Rand, tc flashCase) (qs, ks, vs []float32) {
-	return randn(rng, tc.tq*tc.hq*tc.dh, -1, 1), randn(rng, tc.s*tc.hkv*tc.dh, -1, 1), randn(rng, tc.s*tc.hkv*tc.dh, -1, 1)
+	return kctest.Randn(rng, tc.tq*tc.hq*tc.dh, -1, 1), kctest.Randn(rng, tc.s*tc.hkv*tc.dh, -1, 1), kctest.Randn(rng, tc.s*tc.hkv*tc.dh, -1, 1)
 }
 
 func runFlash(t *testing.T, c *kernels.Context, tc flashCase, qs, ks, vs []float32, causal bool) []float32 {
@@ -119,7 +120,7 @@ func runFlash(t *testing.T, c *kernels.Context, tc flashCase, qs, ks, vs []float
 func TestCausalAttention(t *testing.T) { testCausalAttention(t, open(t, "vulkan")) }
 
 func testCausalAttention(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	// tq <= 8 takes the split-key kernels (chunks of 256 keys), larger tq the
 	// query-parallel one (tiles of 32 queries, 16 keys)
 	for _, tc := range []flashCase{{1, 1, 1, 1, 1}, {3, 3, 2, 1, 4}, {17, 17, 4, 2, 8}, {40, 40, 3, 3, 5}, {5, 70, 4, 1, 64},
@@ -128,7 +129,7 @@ func testCausalAttention(t *testing.T, c *kernels.Context) {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, true)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
-		compare(t, "causalattention", got, want, attnTol)
+		kctest.Compare(t, "causalattention", got, want, attnTol)
 	}
 }
 
@@ -144,7 +145,7 @@ func TestAttentionLoopBudget(t *testing.T) {
 	for _, drv := range []string{"vulkan", "wgpu"} {
 		t.Run(drv, func(t *testing.T) {
 			c := open(t, drv)
-			rng := newRand(t)
+			rng := kctest.NewRand(t)
 			edge := 9
 			for kernels.FlashLoops(edge+1, 128) <= c.LoopBudget() && edge < 600 {
 				edge++
@@ -160,7 +161,7 @@ func TestAttentionLoopBudget(t *testing.T) {
 				qs, ks, vs := flashInputs(rng, tc.flashCase)
 				got := runFlash(t, c, tc.flashCase, qs, ks, vs, tc.causal)
 				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
-				compare(t, fmt.Sprintf("%+v causal=%v", tc.flashCase, tc.causal), got, want, attnTol)
+				kctest.Compare(t, fmt.Sprintf("%+v causal=%v", tc.flashCase, tc.causal), got, want, attnTol)
 			}
 		})
 	}
@@ -173,7 +174,7 @@ func TestAttentionLoopBudget(t *testing.T) {
 func TestCausality(t *testing.T) { testCausality(t, open(t, "vulkan")) }
 
 func testCausality(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, tc := range []flashCase{{40, 40, 4, 2, 8}, {5, 600, 4, 2, 8}, {3, 500, 4, 2, 64}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		before := runFlash(t, c, tc, qs, ks, vs, true)
@@ -205,13 +206,13 @@ func testCausality(t *testing.T, c *kernels.Context) {
 func TestDecodeAttention(t *testing.T) { testDecodeAttention(t, open(t, "vulkan")) }
 
 func testDecodeAttention(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, tc := range []flashCase{{1, 1, 1, 1, 4}, {1, 3, 4, 2, 8}, {1, 17, 6, 3, 16}, {1, 300, 8, 2, 64}, {3, 20, 2, 1, 4}, {1, 1000, 2, 1, 8}, {20, 40, 2, 1, 4},
 		{1, 1000, 8, 2, 128}, {2, 700, 6, 3, 32}, {1, 5, 4, 1, 64}, {4, 1500, 32, 8, 128}, {1, 333, 2, 2, 256}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, false)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-		compare(t, "decodeattention", got, want, attnTol)
+		kctest.Compare(t, "decodeattention", got, want, attnTol)
 	}
 }
 
@@ -248,20 +249,20 @@ func TestDecodeVariants(t *testing.T) {
 }
 
 func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	c.SetDecodeTuning(tn)
 	defer c.SetDecodeTuning(kernels.DecodeTuning{})
 	for _, tc := range []flashCase{{1, 2500, 8, 2, 128}, {2, 1100, 4, 4, 64}, {1, 333, 3, 1, 32}, {1, 300, 2, 2, 256}} {
 		qs, ks, vs := flashInputs(rng, tc)
 		got := runFlash(t, c, tc, qs, ks, vs, false)
 		want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-		compare(t, fmt.Sprintf("decodeattention %+v %+v", tn, tc), got, want, attnTol)
+		kctest.Compare(t, fmt.Sprintf("decodeattention %+v %+v", tn, tc), got, want, attnTol)
 	}
 	tc := flashCase{3, 700, 4, 2, 64}
 	qs, ks, vs := flashInputs(rng, tc)
 	got := runFlash(t, c, tc, qs, ks, vs, true)
 	want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
-	compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
+	kctest.Compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
 	// 16-bit caches take decodesg.kc whatever the configuration asks (8
 	// elements a vector)
 	cases := []flashCase{{1, 900, 8, 2, 128}, {2, 300, 3, 1, 64}, {1, 200, 2, 2, 256}}
@@ -278,7 +279,7 @@ func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning)
 			}
 			got := runHalfFlash(t, c, d, tc, qs, ks, vs, false)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-			compare(t, fmt.Sprintf("decodeattention %s %+v %+v", d, tn, tc), got, want, halfAttnTol(d))
+			kctest.Compare(t, fmt.Sprintf("decodeattention %s %+v %+v", d, tn, tc), got, want, halfAttnTol(d))
 		}
 	}
 }
@@ -287,11 +288,11 @@ func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning)
 // d relative) and, for f16 on cooperative matrices (flash16), the
 // probabilities rounded to f16 before they weight the values: up to 2^-11
 // of Σp|v|/l <= 1 more, absolute.
-func halfAttnTol(d kernels.DType) tol {
+func halfAttnTol(d kernels.DType) kctest.Tol {
 	if d == kernels.BF16 {
-		return tol{2e-5, 1.01 / 256}
+		return kctest.Tol{Abs: 2e-5, Rel: 1.01 / 256}
 	}
-	return tol{1.0/2048 + 2e-5, 1.01 / 2048}
+	return kctest.Tol{Abs: 1.0/2048 + 2e-5, Rel: 1.01 / 2048}
 }
 
 // TestHalfAttention: causal and decode attention of f16 and bf16 tensors
@@ -301,7 +302,7 @@ func halfAttnTol(d kernels.DType) tol {
 func TestHalfAttention(t *testing.T) { testHalfAttention(t, open(t, "vulkan")) }
 
 func testHalfAttention(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, d := range halfTypes {
 		for _, tc := range []struct {
 			flashCase
@@ -316,7 +317,7 @@ func testHalfAttention(t *testing.T, c *kernels.Context) {
 			}
 			got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
-			compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, halfAttnTol(d))
+			kctest.Compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, halfAttnTol(d))
 			if !tc.causal || tc.tq < 2 {
 				continue
 			}
@@ -371,7 +372,7 @@ var flash16Layouts = []struct {
 // continued sequence.
 func TestFlash16Layouts(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	defer c.SetFlash16(0, 0, "")
 	ran := 0
 	for _, f := range flash16Layouts {
@@ -390,7 +391,7 @@ func TestFlash16Layouts(t *testing.T) {
 			}
 			got := runHalfFlash(t, c, kernels.F16, tc, qs, ks, vs, true)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
-			compare(t, fmt.Sprintf("flash16 %+v %+v", f, tc), got, want, halfAttnTol(kernels.F16))
+			kctest.Compare(t, fmt.Sprintf("flash16 %+v %+v", f, tc), got, want, halfAttnTol(kernels.F16))
 		}
 	}
 	if ran == 0 {

@@ -338,7 +338,7 @@ func checkAttentionRows(b *testing.B, got, qs, ks, vs []float32, T, hq, hkv, D i
 			}
 			want := acc / sum
 			g := float64(got[(i*hq+h)*D+c])
-			if d := math.Abs(g - want); !(d <= tl.abs+tl.rel*math.Abs(want)) {
+			if d := math.Abs(g - want); !(d <= tl.Abs+tl.Rel*math.Abs(want)) {
 				b.Fatalf("attention f16: o[query %d, head %d, %d] = %g, want %g", i, h, c, g, want)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
 
@@ -21,10 +22,10 @@ func newBlockWeights(rng *rand.Rand, cfg blockCfg) blockWeights {
 	s := 1 / math.Sqrt(float64(cfg.d))
 	sf := 1 / math.Sqrt(float64(cfg.ff))
 	return blockWeights{
-		n1: randn(rng, cfg.d, 0.5, 1.5), n2: randn(rng, cfg.d, 0.5, 1.5),
-		wq: randn(rng, cfg.hq*cfg.dh*cfg.d, -s, s), wk: randn(rng, cfg.hkv*cfg.dh*cfg.d, -s, s),
-		wv: randn(rng, cfg.hkv*cfg.dh*cfg.d, -s, s), wo: randn(rng, cfg.d*cfg.hq*cfg.dh, -s, s),
-		wg: randn(rng, cfg.ff*cfg.d, -s, s), wu: randn(rng, cfg.ff*cfg.d, -s, s), wd: randn(rng, cfg.d*cfg.ff, -sf, sf),
+		n1: kctest.Randn(rng, cfg.d, 0.5, 1.5), n2: kctest.Randn(rng, cfg.d, 0.5, 1.5),
+		wq: kctest.Randn(rng, cfg.hq*cfg.dh*cfg.d, -s, s), wk: kctest.Randn(rng, cfg.hkv*cfg.dh*cfg.d, -s, s),
+		wv: kctest.Randn(rng, cfg.hkv*cfg.dh*cfg.d, -s, s), wo: kctest.Randn(rng, cfg.d*cfg.hq*cfg.dh, -s, s),
+		wg: kctest.Randn(rng, cfg.ff*cfg.d, -s, s), wu: kctest.Randn(rng, cfg.ff*cfg.d, -s, s), wd: kctest.Randn(rng, cfg.d*cfg.ff, -sf, sf),
 	}
 }
 
@@ -159,11 +160,11 @@ func blockRef(cfg blockCfg, w blockWeights, xs []float32) []float64 {
 func TestTransformerBlock(t *testing.T) { testTransformerBlock(t, open(t, "vulkan")) }
 
 func testTransformerBlock(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, cfg := range []blockCfg{{t: 17, d: 64, hq: 4, hkv: 2, dh: 16, ff: 96}, {t: 3, d: 24, hq: 3, hkv: 1, dh: 8, ff: 40}} {
 		w := newBlockWeights(rng, cfg)
-		xs := randn(rng, cfg.t*cfg.d, -1, 1)
+		xs := kctest.Randn(rng, cfg.t*cfg.d, -1, 1)
 		out := blockDevice(t, c, cfg, w, upload(t, c, xs, cfg.t, cfg.d))
-		compare(t, "block", host(t, out), blockRef(cfg, w, xs), tol{1e-5, 1e-5})
+		kctest.Compare(t, "block", host(t, out), blockRef(cfg, w, xs), kctest.Tol{Abs: 1e-5, Rel: 1e-5})
 	}
 }

@@ -29,7 +29,8 @@
 // Element types (DType): F32, F16 and BF16. Context.Tensor and Empty make
 // f32 tensors, TensorOf and EmptyOf any type (host values rounded to
 // nearest even), TensorBits f16/bf16 from raw 16-bit patterns; ToHost
-// always returns float32 (widened exactly); Cast converts on the device.
+// always returns float32 (widened exactly), Bits an f16/bf16 tensor's raw
+// 16-bit patterns; Cast converts on the device.
 // 16-bit tensors are packed two elements to a 32-bit word and their
 // kernels compute in f32, so they run on every device. The ops taking
 // f16 and bf16: Add, Sub, Mul, Div, ReLU, Sigmoid, SiLU, RMSNorm,

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -161,6 +162,24 @@ func (c *Context) TensorBits(d DType, bits []uint16, shape ...int) (*Tensor, err
 		binary.LittleEndian.PutUint16(b[2*i:], h)
 	}
 	return c.upload(d, b, shape)
+}
+
+// Bits reads an f16 or bf16 tensor back as its raw 16-bit patterns, the
+// inverse of TensorBits (ToHost widens the same elements to float32). Like
+// ToHost it submits every recorded dispatch and waits for them.
+func (t *Tensor) Bits(ctx context.Context) ([]uint16, error) {
+	if !t.dtype.half() {
+		return nil, typedErr("bits", "raw bits are for f16 and bf16 tensors, not %s", []any{t.dtype}, []DType{t.dtype}, t.shape)
+	}
+	b, err := t.c.dev.Read(ctx, t.View())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint16, t.Len())
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	return out, nil
 }
 
 func (c *Context) upload(d DType, b []byte, shape []int) (*Tensor, error) {

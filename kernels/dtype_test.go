@@ -1,11 +1,14 @@
 package kernels_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/kernels"
 )
@@ -28,11 +31,11 @@ func round(d kernels.DType, x float32) float32 {
 // halfTol is a result rounded once to d after f32 arithmetic: half an ulp
 // of d relative (2^-11 for f16, 2^-8 for bf16) with room for the f32 work
 // before it, and an absolute floor for results near zero.
-func halfTol(d kernels.DType) tol {
+func halfTol(d kernels.DType) kctest.Tol {
 	if d == kernels.BF16 {
-		return tol{1e-6, 1.0 / 256 * 1.01}
+		return kctest.Tol{Abs: 1e-6, Rel: 1.0 / 256 * 1.01}
 	}
-	return tol{1e-6, 1.0 / 2048 * 1.01}
+	return kctest.Tol{Abs: 1e-6, Rel: 1.0 / 2048 * 1.01}
 }
 
 // randHalf draws n values whose magnitudes spread over [2^-8, 4), signs
@@ -64,10 +67,10 @@ var halfTypes = []kernels.DType{kernels.F16, kernels.BF16}
 // TensorBits uploads bit patterns as they are.
 func TestDTypeRoundTrip(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, d := range []kernels.DType{kernels.F32, kernels.F16, kernels.BF16} {
 		for _, n := range halfSizes {
-			xs := randn(rng, n, -70000, 70000)
+			xs := kctest.Randn(rng, n, -70000, 70000)
 			got := host(t, uploadOf(t, c, d, xs, n))
 			for i, x := range xs {
 				if w := round(d, x); got[i] != w {
@@ -89,12 +92,58 @@ func TestDTypeRoundTrip(t *testing.T) {
 	}
 }
 
+// TestBits: Bits reads an f16 or bf16 tensor's raw patterns back as
+// TensorBits uploaded them (NaN payloads included), of whole tensors and
+// of odd-length Rows views; an f32 tensor is refused.
+func TestBits(t *testing.T) {
+	c := open(t, "vulkan")
+	rng := kctest.NewRand(t)
+	ctx := context.Background()
+	for _, d := range halfTypes {
+		for _, n := range halfSizes {
+			bits := make([]uint16, n)
+			for i := range bits {
+				bits[i] = uint16(rng.Uint32())
+			}
+			x, err := c.TensorBits(d, bits, n, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.Bits(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, bits) {
+				t.Fatalf("%s[%d]: bits came back changed: %x..., want %x...", d, n, got[:min(n, 4)], bits[:min(n, 4)])
+			}
+			if n < 130 {
+				continue
+			}
+			// Rows from 128 (byte 256, aligned for any Vulkan device) to
+			// n-1: an odd-length view of a larger storage.
+			v, err := x.Rows(128, n-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := v.Bits(ctx); err != nil || !slices.Equal(got, bits[128:n-1]) {
+				t.Fatalf("%s[%d] rows [128, %d): %v, bits equal %v", d, n, n-1, err, slices.Equal(got, bits[128:n-1]))
+			}
+		}
+	}
+	f := uploadOf(t, c, kernels.F32, make([]float32, 3), 3)
+	var se *kernels.ShapeError
+	const want = "kernels: bits [3]: raw bits are for f16 and bf16 tensors, not f32"
+	if got, err := f.Bits(ctx); got != nil || !errors.As(err, &se) || err.Error() != want {
+		t.Errorf("Bits of an f32 tensor: %v, %v; want a *ShapeError %q", got, err, want)
+	}
+}
+
 // TestCast: every conversion between the three types on the device
 // matches the host's rounding bit for bit.
 func TestCast(t *testing.T) { testCast(t, open(t, "vulkan")) }
 
 func testCast(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	all := []kernels.DType{kernels.F32, kernels.F16, kernels.BF16}
 	for _, from := range all {
 		for _, to := range all {
@@ -125,7 +174,7 @@ func testCast(t *testing.T, c *kernels.Context) {
 func TestHalfElementwise(t *testing.T) { testHalfElementwise(t, open(t, "vulkan")) }
 
 func testHalfElementwise(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	bin := []struct {
 		name string
@@ -160,7 +209,7 @@ func testHalfElementwise(t *testing.T, c *kernels.Context) {
 				for i := range want {
 					want[i] = op.ref(float64(round(d, as[i])), float64(round(d, bs[i])))
 				}
-				compare(t, d.String()+" "+op.name, host(t, out), want, tl)
+				kctest.Compare(t, d.String()+" "+op.name, host(t, out), want, tl)
 			}
 			for _, op := range un {
 				out, err := op.run(a)
@@ -171,7 +220,7 @@ func testHalfElementwise(t *testing.T, c *kernels.Context) {
 				for i := range want {
 					want[i] = op.ref(float64(round(d, as[i])))
 				}
-				compare(t, d.String()+" "+op.name, host(t, out), want, tl)
+				kctest.Compare(t, d.String()+" "+op.name, host(t, out), want, tl)
 			}
 		}
 	}
@@ -182,12 +231,12 @@ func testHalfElementwise(t *testing.T, c *kernels.Context) {
 func TestHalfNorms(t *testing.T) { testHalfNorms(t, open(t, "vulkan")) }
 
 func testHalfNorms(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const eps = 1e-5
 	for _, d := range halfTypes {
 		for _, sh := range [][2]int{{1, 1}, {3, 3}, {2, 17}, {5, 1000}, {3, 4096}, {1, 1001}} {
 			rows, n := sh[0], sh[1]
-			xs, ws, bs := randHalf(rng, rows*n), randn(rng, n, 0.5, 1.5), randn(rng, n, -1, 1)
+			xs, ws, bs := randHalf(rng, rows*n), kctest.Randn(rng, n, 0.5, 1.5), kctest.Randn(rng, n, -1, 1)
 			x, w, b := uploadOf(t, c, d, xs, rows, n), uploadOf(t, c, d, ws, n), uploadOf(t, c, d, bs, n)
 			rms, err := c.RMSNorm(x, w, eps)
 			if err != nil {
@@ -219,9 +268,9 @@ func testHalfNorms(t *testing.T, c *kernels.Context) {
 				}
 			}
 			tl := halfTol(d)
-			tl.abs = 1e-4 // the sums' f32 error, relative to the row's scale (~1)
-			compare(t, d.String()+" rmsnorm", host(t, rms), wr, tl)
-			compare(t, d.String()+" layernorm", host(t, ln), wl, tl)
+			tl.Abs = 1e-4 // the sums' f32 error, relative to the row's scale (~1)
+			kctest.Compare(t, d.String()+" rmsnorm", host(t, rms), wr, tl)
+			kctest.Compare(t, d.String()+" layernorm", host(t, ln), wl, tl)
 			if rms.DType() != d || ln.DType() != d {
 				t.Errorf("norms of %s made %s and %s", d, rms.DType(), ln.DType())
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
 
@@ -19,19 +20,19 @@ const u = 1.0 / (1 << 24) // f32 unit roundoff
 func TestBinary(t *testing.T) { testBinary(t, open(t, "vulkan")) }
 
 func testBinary(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	ops := []struct {
 		name string
 		run  func(a, b *kernels.Tensor) (*kernels.Tensor, error)
 		ref  func(a, b float64) float64
-		tl   tol
+		tl   kctest.Tol
 	}{
 		// add, sub and mul are correctly rounded: within one rounding of
 		// the exact result. Vulkan allows 2.5 ulp for division.
-		{"add", c.Add, func(a, b float64) float64 { return a + b }, tol{1e-30, u}},
-		{"sub", c.Sub, func(a, b float64) float64 { return a - b }, tol{1e-30, u}},
-		{"mul", c.Mul, func(a, b float64) float64 { return a * b }, tol{1e-30, u}},
-		{"div", c.Div, func(a, b float64) float64 { return a / b }, tol{1e-30, 6 * u}},
+		{"add", c.Add, func(a, b float64) float64 { return a + b }, kctest.Tol{Abs: 1e-30, Rel: u}},
+		{"sub", c.Sub, func(a, b float64) float64 { return a - b }, kctest.Tol{Abs: 1e-30, Rel: u}},
+		{"mul", c.Mul, func(a, b float64) float64 { return a * b }, kctest.Tol{Abs: 1e-30, Rel: u}},
+		{"div", c.Div, func(a, b float64) float64 { return a / b }, kctest.Tol{Abs: 1e-30, Rel: 6 * u}},
 	}
 	for _, shape := range elemShapes {
 		n := 1
@@ -39,8 +40,8 @@ func testBinary(t *testing.T, c *kernels.Context) {
 			n *= d
 		}
 		for _, op := range ops {
-			as := randn(rng, n, -4, 4)
-			bs := randn(rng, n, 0.25, 4) // away from zero, for div
+			as := kctest.Randn(rng, n, -4, 4)
+			bs := kctest.Randn(rng, n, 0.25, 4) // away from zero, for div
 			for i := range bs {
 				if rng.Intn(2) == 0 {
 					bs[i] = -bs[i]
@@ -55,7 +56,7 @@ func testBinary(t *testing.T, c *kernels.Context) {
 			for i := range want {
 				want[i] = op.ref(float64(as[i]), float64(bs[i]))
 			}
-			compare(t, op.name+kernelsShape(shape), host(t, out), want, op.tl)
+			kctest.Compare(t, op.name+kernelsShape(shape), host(t, out), want, op.tl)
 		}
 	}
 }
@@ -72,24 +73,24 @@ func kernelsShape(s []int) string {
 func TestUnary(t *testing.T) { testUnary(t, open(t, "vulkan")) }
 
 func testUnary(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	ops := []struct {
 		name   string
 		run    func(x *kernels.Tensor) (*kernels.Tensor, error)
 		ref    func(x float64) float64
 		lo, hi float64
-		tl     tol
+		tl     kctest.Tol
 	}{
-		{"relu", c.ReLU, func(x float64) float64 { return math.Max(x, 0) }, -4, 4, tol{0, 0}},
+		{"relu", c.ReLU, func(x float64) float64 { return math.Max(x, 0) }, -4, 4, kctest.Tol{}},
 		// exp-based ops: Vulkan allows 3 + 2|x| ulp for exp; with |x| < 10
 		// a relative 2e-5 bound (plus 1e-7 absolute, near zero) covers it.
-		{"sigmoid", c.Sigmoid, sig, -10, 10, tol{1e-7, 2e-5}},
-		{"silu", c.SiLU, func(x float64) float64 { return x * sig(x) }, -10, 10, tol{1e-7, 2e-5}},
+		{"sigmoid", c.Sigmoid, sig, -10, 10, kctest.Tol{Abs: 1e-7, Rel: 2e-5}},
+		{"silu", c.SiLU, func(x float64) float64 { return x * sig(x) }, -10, 10, kctest.Tol{Abs: 1e-7, Rel: 2e-5}},
 		{"gelu", c.GELU, func(x float64) float64 {
 			return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
-		}, -10, 10, tol{1e-6, 2e-5}},
-		{"sqrt", c.Sqrt, math.Sqrt, 0, 100, tol{1e-30, 4 * u}},
+		}, -10, 10, kctest.Tol{Abs: 1e-6, Rel: 2e-5}},
+		{"sqrt", c.Sqrt, math.Sqrt, 0, 100, kctest.Tol{Abs: 1e-30, Rel: 4 * u}},
 	}
 	for _, shape := range elemShapes {
 		n := 1
@@ -97,7 +98,7 @@ func testUnary(t *testing.T, c *kernels.Context) {
 			n *= d
 		}
 		for _, op := range ops {
-			xs := randn(rng, n, op.lo, op.hi)
+			xs := kctest.Randn(rng, n, op.lo, op.hi)
 			out, err := op.run(upload(t, c, xs, shape...))
 			if err != nil {
 				t.Fatal(err)
@@ -106,7 +107,7 @@ func testUnary(t *testing.T, c *kernels.Context) {
 			for i := range want {
 				want[i] = op.ref(float64(xs[i]))
 			}
-			compare(t, op.name+kernelsShape(shape), host(t, out), want, op.tl)
+			kctest.Compare(t, op.name+kernelsShape(shape), host(t, out), want, op.tl)
 		}
 	}
 }
@@ -114,16 +115,16 @@ func testUnary(t *testing.T, c *kernels.Context) {
 func TestScaleAndBias(t *testing.T) { testScaleAndBias(t, open(t, "vulkan")) }
 
 func testScaleAndBias(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, shape := range elemShapes {
 		n := 1
 		for _, d := range shape {
 			n *= d
 		}
 		d := shape[len(shape)-1]
-		as := randn(rng, n, -4, 4)
-		s := randn(rng, 1, -3, 3)
-		bs := randn(rng, d, -4, 4)
+		as := kctest.Randn(rng, n, -4, 4)
+		s := kctest.Randn(rng, 1, -3, 3)
+		bs := kctest.Randn(rng, d, -4, 4)
 		a := upload(t, c, as, shape...)
 		sc, err := c.Scale(a, upload(t, c, s, 1))
 		if err != nil {
@@ -139,7 +140,7 @@ func testScaleAndBias(t *testing.T, c *kernels.Context) {
 			wantS[i] = float64(as[i]) * float64(s[0])
 			wantB[i] = float64(as[i]) + float64(bs[i%d])
 		}
-		compare(t, "scale"+kernelsShape(shape), host(t, sc), wantS, tol{1e-30, u})
-		compare(t, "addbias"+kernelsShape(shape), host(t, bi), wantB, tol{1e-30, u})
+		kctest.Compare(t, "scale"+kernelsShape(shape), host(t, sc), wantS, kctest.Tol{Abs: 1e-30, Rel: u})
+		kctest.Compare(t, "addbias"+kernelsShape(shape), host(t, bi), wantB, kctest.Tol{Abs: 1e-30, Rel: u})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
 
@@ -29,13 +30,13 @@ func halfUlp(d kernels.DType) float64 {
 func TestHalfMatMul(t *testing.T) { testHalfMatMul(t, open(t, "vulkan")) }
 
 func testHalfMatMul(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	shapes := [][3]int{{1, 1, 1}, {1, 3, 17}, {3, 17, 5}, {1, 1000, 3}, {16, 64, 1000}, {5, 4096, 24}, {17, 8, 9}, {40, 72, 33}}
 	for _, d := range halfTypes {
 		for _, ad := range []kernels.DType{kernels.F32, d} {
 			for _, mkn := range shapes {
 				m, k, n := mkn[0], mkn[1], mkn[2]
-				as, bs := randn(rng, m*k, -1, 1), randn(rng, k*n, -1, 1)
+				as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, k*n, -1, 1)
 				a, b, bt := uploadOf(t, c, ad, as, m, k), uploadOf(t, c, d, bs, k, n), uploadOf(t, c, d, bs, n, k)
 				scale := float32(0.5 + rng.Float64())
 				ab, err := c.MatMul(a, b)
@@ -61,14 +62,14 @@ func testHalfMatMul(t *testing.T, c *kernels.Context) {
 // rows-per-team of gemv.kc, on the vector and the element kernels.
 func TestGEMVShapes(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	defer c.SetGEMV(0, 0)
 	for _, tr := range [][2]int{{32, 1}, {32, 4}, {64, 2}, {128, 1}, {256, 2}} {
 		c.SetGEMV(tr[0], tr[1])
 		for _, mkn := range [][3]int{{1, 64, 37}, {3, 17, 70}, {16, 128, 9}, {2, 1000, 1000}} {
 			m, k, n := mkn[0], mkn[1], mkn[2]
 			for _, ad := range []kernels.DType{kernels.F32, kernels.F16} {
-				as, bs := randn(rng, m*k, -1, 1), randn(rng, k*n, -1, 1)
+				as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, k*n, -1, 1)
 				a, bt := uploadOf(t, c, ad, as, m, k), uploadOf(t, c, kernels.F16, bs, n, k)
 				y, err := c.MatMulBT(a, bt, 1)
 				if err != nil {
@@ -120,14 +121,14 @@ func checkHalfProduct(t *testing.T, name string, got, as, bs []float32, m, k, n 
 // several, f16 and bf16 weights.
 func TestGEMVT(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	defer c.SetGEMVTSlices(0)
 	for i, d := range halfTypes {
 		c.SetGEMVTSlices(i * 5) // the default, then 5 slices
 		for _, mkn := range [][3]int{{1, 64, 40}, {4, 1000, 1024}, {2, 4096, 16}, {3, 7, 2048}, {1, 300, 1001}} {
 			m, k, n := mkn[0], mkn[1], mkn[2]
 			for _, ad := range []kernels.DType{kernels.F32, d} {
-				as, bs := randn(rng, m*k, -1, 1), randn(rng, k*n, -1, 1)
+				as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, k*n, -1, 1)
 				a, b := uploadOf(t, c, ad, as, m, k), uploadOf(t, c, d, bs, k, n)
 				y, err := c.MatMul(a, b)
 				if err != nil {

@@ -2,12 +2,9 @@ package kernels_test
 
 import (
 	"context"
-	"math"
-	"math/rand"
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
@@ -57,22 +54,6 @@ func setXDG() {
 	})
 }
 
-// newRand returns a fresh generator, its seed logged for reproduction.
-func newRand(t *testing.T) *rand.Rand {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	return rand.New(rand.NewSource(seed))
-}
-
-// randn returns n values uniform in [lo, hi).
-func randn(rng *rand.Rand, n int, lo, hi float64) []float32 {
-	xs := make([]float32, n)
-	for i := range xs {
-		xs[i] = float32(lo + (hi-lo)*rng.Float64())
-	}
-	return xs
-}
-
 func upload(t *testing.T, c *kernels.Context, xs []float32, shape ...int) *kernels.Tensor {
 	t.Helper()
 	x, err := c.Tensor(xs, shape...)
@@ -89,31 +70,6 @@ func host(t *testing.T, x *kernels.Tensor) []float32 {
 		t.Fatal(err)
 	}
 	return got
-}
-
-// tol is an error bound: |got - want| <= abs + rel·|want|.
-type tol struct{ abs, rel float64 }
-
-// compare checks got against the float64 reference want within tl; NaN
-// (the poison) always fails.
-func compare(t *testing.T, what string, got []float32, want []float64, tl tol) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	bad := 0
-	for i, g := range got {
-		d := math.Abs(float64(g) - want[i])
-		if !(d <= tl.abs+tl.rel*math.Abs(want[i])) {
-			if bad < 5 {
-				t.Errorf("%s[%d] = %g, want %g (|diff| %.3g > %.3g + %.3g·|want|)", what, i, g, want[i], d, tl.abs, tl.rel)
-			}
-			bad++
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values out of tolerance", what, bad, len(got))
-	}
 }
 
 // f64 widens a slice.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
 
@@ -13,12 +14,12 @@ import (
 // Tensor form (checked against float64 by the other tests) returns.
 func TestHostForms(t *testing.T) {
 	c := open(t, "vulkan")
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	ctx := context.Background()
 	const m, k, n = 5, 17, 3
-	a, b, bt := randn(rng, m*k, -1, 1), randn(rng, k*n, -1, 1), randn(rng, n*k, -1, 1)
-	w, bias := randn(rng, k, -1, 1), randn(rng, k, -1, 1)
-	v := randn(rng, n*4, -1, 1)
+	a, b, bt := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, k*n, -1, 1), kctest.Randn(rng, n*k, -1, 1)
+	w, bias := kctest.Randn(rng, k, -1, 1), kctest.Randn(rng, k, -1, 1)
+	v := kctest.Randn(rng, n*4, -1, 1)
 	T := func(xs []float32, shape ...int) *kernels.Tensor { return upload(t, c, xs, shape...) }
 	cases := []struct {
 		name   string

@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"fmt"
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 	"math"
 	"testing"
@@ -14,11 +15,11 @@ import (
 func TestMatMul(t *testing.T) { testMatMul(t, open(t, "vulkan")) }
 
 func testMatMul(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, mkn := range [][3]int{{1, 1, 1}, {3, 17, 5}, {17, 3, 1000}, {1, 1000, 3}, {65, 33, 129}} {
 		m, k, n := mkn[0], mkn[1], mkn[2]
-		as := randn(rng, m*k, -1, 1)
-		bs := randn(rng, k*n, -1, 1)
+		as := kctest.Randn(rng, m*k, -1, 1)
+		bs := kctest.Randn(rng, k*n, -1, 1)
 		a, b := upload(t, c, as, m, k), upload(t, c, bs, k, n)
 		bt := upload(t, c, bs, n, k)
 		scale := float32(0.5 + rng.Float64())
@@ -102,10 +103,10 @@ func TestSoftmax(t *testing.T) { testSoftmax(t, open(t, "vulkan")) }
 func testSoftmax(t *testing.T, c *kernels.Context) { testSoftmaxShapes(t, c, rowShapes) }
 
 func testSoftmaxShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, shape := range rowShapes {
 		rows, d := rowsD(shape)
-		xs := randn(rng, rows*d, -30, 30)
+		xs := kctest.Randn(rng, rows*d, -30, 30)
 		xs[0] = 80 // exp(80) overflows f32: only a max-subtracted softmax survives
 		y, err := c.Softmax(upload(t, c, xs, shape...))
 		if err != nil {
@@ -127,7 +128,7 @@ func testSoftmaxShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
 			}
 		}
 		// exp within a few ulp of each term and a sum of d terms in f32
-		compare(t, "softmax"+kernelsShape(shape), host(t, y), want, tol{1e-9, 1e-5})
+		kctest.Compare(t, "softmax"+kernelsShape(shape), host(t, y), want, kctest.Tol{Abs: 1e-9, Rel: 1e-5})
 	}
 }
 
@@ -145,13 +146,13 @@ func TestNorms(t *testing.T) { testNorms(t, open(t, "vulkan")) }
 func testNorms(t *testing.T, c *kernels.Context) { testNormsShapes(t, c, rowShapes) }
 
 func testNormsShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const eps = 1e-5
 	for _, shape := range rowShapes {
 		rows, d := rowsD(shape)
-		xs := randn(rng, rows*d, -3, 5) // mean away from zero tests centring
-		ws := randn(rng, d, -2, 2)
-		bs := randn(rng, d, -1, 1)
+		xs := kctest.Randn(rng, rows*d, -3, 5) // mean away from zero tests centring
+		ws := kctest.Randn(rng, d, -2, 2)
+		bs := kctest.Randn(rng, d, -1, 1)
 		x := upload(t, c, xs, shape...)
 		w, b := upload(t, c, ws, d), upload(t, c, bs, d)
 		ln, err := c.LayerNorm(x, w, b, eps)
@@ -185,7 +186,7 @@ func testNormsShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
 		// The normalised values are O(1)·|w| <= ~10; f32 reductions over
 		// d <= 1000 and inverseSqrt (a few ulp) stay well within 1e-5
 		// relative plus 2e-5 absolute.
-		compare(t, "layernorm"+kernelsShape(shape), host(t, ln), wantL, tol{2e-5, 1e-5})
-		compare(t, "rmsnorm"+kernelsShape(shape), host(t, rn), wantR, tol{2e-5, 1e-5})
+		kctest.Compare(t, "layernorm"+kernelsShape(shape), host(t, ln), wantL, kctest.Tol{Abs: 2e-5, Rel: 1e-5})
+		kctest.Compare(t, "rmsnorm"+kernelsShape(shape), host(t, rn), wantR, kctest.Tol{Abs: 2e-5, Rel: 1e-5})
 	}
 }

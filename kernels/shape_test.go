@@ -6,17 +6,18 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
 
 func TestTranspose(t *testing.T) { testTranspose(t, open(t, "vulkan")) }
 
 func testTranspose(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	// 16x16 tiles: sizes below, at and across tile edges
 	for _, rc := range [][2]int{{1, 1}, {1, 3}, {17, 1}, {3, 1000}, {33, 47}, {16, 16}} {
 		rows, cols := rc[0], rc[1]
-		xs := randn(rng, rows*cols, -1, 1)
+		xs := kctest.Randn(rng, rows*cols, -1, 1)
 		y, err := c.Transpose(upload(t, c, xs, rows, cols))
 		if err != nil {
 			t.Fatal(err)
@@ -30,16 +31,16 @@ func testTranspose(t *testing.T, c *kernels.Context) {
 				want[cc*rows+r] = float64(xs[r*cols+cc])
 			}
 		}
-		compare(t, "transpose"+kernelsShape(rc[:]), host(t, y), want, tol{})
+		kctest.Compare(t, "transpose"+kernelsShape(rc[:]), host(t, y), want, kctest.Tol{})
 	}
 }
 
 func TestGather(t *testing.T) { testGather(t, open(t, "vulkan")) }
 
 func testGather(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for _, tc := range []struct{ rows, d, n int }{{1, 1, 1}, {3, 3, 5}, {17, 1000, 3}, {1000, 17, 300}} {
-		xs := randn(rng, tc.rows*tc.d, -1, 1)
+		xs := kctest.Randn(rng, tc.rows*tc.d, -1, 1)
 		idx := make([]int, tc.n)
 		for i := range idx {
 			idx[i] = rng.Intn(tc.rows)
@@ -52,15 +53,15 @@ func testGather(t *testing.T, c *kernels.Context) {
 		for i, r := range idx {
 			copy(want[i*tc.d:], f64(xs[r*tc.d:(r+1)*tc.d]))
 		}
-		compare(t, "gather", host(t, y), want, tol{})
+		kctest.Compare(t, "gather", host(t, y), want, kctest.Tol{})
 	}
 }
 
 func TestReshapeDup(t *testing.T) { testReshapeDup(t, open(t, "vulkan")) }
 
 func testReshapeDup(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
-	xs := randn(rng, 6*17, -1, 1)
+	rng := kctest.NewRand(t)
+	xs := kctest.Randn(rng, 6*17, -1, 1)
 	x := upload(t, c, xs, 6, 17)
 	v, err := x.Reshape(-1, 3, 17)
 	if err != nil {
@@ -85,11 +86,11 @@ func testReshapeDup(t *testing.T, c *kernels.Context) {
 		t.Fatal(err)
 	}
 	want := f64(xs)
-	compare(t, "dup", host(t, d), want, tol{})
+	kctest.Compare(t, "dup", host(t, d), want, kctest.Tol{})
 	for i := range want {
 		want[i] = math.Max(want[i], 0)
 	}
-	compare(t, "relu(reshape)", host(t, r), want, tol{})
+	kctest.Compare(t, "relu(reshape)", host(t, r), want, kctest.Tol{})
 }
 
 // TestRowsSetRows: SetRows writes exactly its rows of a cache, and a Rows
@@ -97,19 +98,19 @@ func testReshapeDup(t *testing.T, c *kernels.Context) {
 func TestRowsSetRows(t *testing.T) { testRowsSetRows(t, open(t, "vulkan")) }
 
 func testRowsSetRows(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const rows, d = 9, 7
-	cs := randn(rng, rows*d, -1, 1)
+	cs := kctest.Randn(rng, rows*d, -1, 1)
 	cache := upload(t, c, cs, rows, d)
 	for _, at := range []int{0, 4, 8} {
 		n := min(3, rows-at)
-		src := randn(rng, n*d, -1, 1)
+		src := kctest.Randn(rng, n*d, -1, 1)
 		if err := c.SetRows(cache, at, upload(t, c, src, n, d)); err != nil {
 			t.Fatal(err)
 		}
 		copy(cs[at*d:], src)
 	}
-	compare(t, "setrows", host(t, cache), f64(cs), tol{})
+	kctest.Compare(t, "setrows", host(t, cache), f64(cs), kctest.Tol{})
 	pre, err := cache.Rows(0, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func testRowsSetRows(t *testing.T, c *kernels.Context) {
 	for i := range want {
 		want[i] = math.Max(want[i], 0)
 	}
-	compare(t, "relu(rows)", host(t, y), want, tol{})
+	kctest.Compare(t, "relu(rows)", host(t, y), want, kctest.Tol{})
 	if err := c.SetRows(cache, 8, upload(t, c, make([]float32, 2*d), 2, d)); err == nil {
 		t.Errorf("SetRows past the end: no error")
 	}
@@ -136,11 +137,11 @@ func testRowsSetRows(t *testing.T, c *kernels.Context) {
 func TestRoPE(t *testing.T) { testRoPE(t, open(t, "vulkan")) }
 
 func testRoPE(t *testing.T, c *kernels.Context) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const base = 10000.0
 	for _, tc := range []struct{ t, heads, dh, offset int }{{1, 1, 2, 0}, {3, 2, 4, 0}, {17, 3, 16, 5}, {1, 4, 64, 999}, {40, 2, 6, 0}} {
 		w := tc.heads * tc.dh
-		xs := randn(rng, tc.t*w, -2, 2)
+		xs := kctest.Randn(rng, tc.t*w, -2, 2)
 		y, err := c.RoPE(upload(t, c, xs, tc.t, w), tc.heads, base, tc.offset)
 		if err != nil {
 			t.Fatal(err)

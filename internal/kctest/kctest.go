@@ -1,7 +1,9 @@
 // Package kctest holds what kc's own tests share: the test-kernel corpus in
-// testdata/kernels with its directives, and the policy for missing tools
+// testdata/kernels with its directives, the policy for missing tools
 // (skip with a reason locally, fail in CI, because a skipped check in CI is
-// a lie).
+// a lie), and the numeric helpers of the GPU tests (fresh random inputs
+// with a logged seed, comparison against a float64 reference within a
+// stated tolerance).
 //
 // Directives are comment lines in a test kernel, read by internal/directive
 // (docs/language.md, "Run directives"; the corpus keeps them at the end of

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels/multi"
 )
 
@@ -14,10 +15,10 @@ func newBlockWeights(rng *rand.Rand, c multi.BlockConfig) multi.BlockWeights {
 	sf := 1 / math.Sqrt(float64(c.FFN))
 	q, kv := c.Heads*c.HeadDim, c.KVHeads*c.HeadDim
 	return multi.BlockWeights{
-		Norm1: randn(rng, c.Dim, 0.5, 1.5), Norm2: randn(rng, c.Dim, 0.5, 1.5),
-		WQ: randn(rng, q*c.Dim, -s, s), WK: randn(rng, kv*c.Dim, -s, s), WV: randn(rng, kv*c.Dim, -s, s),
-		WO: randn(rng, c.Dim*q, -s, s), WGate: randn(rng, c.FFN*c.Dim, -s, s), WUp: randn(rng, c.FFN*c.Dim, -s, s),
-		WDown: randn(rng, c.Dim*c.FFN, -sf, sf),
+		Norm1: kctest.Randn(rng, c.Dim, 0.5, 1.5), Norm2: kctest.Randn(rng, c.Dim, 0.5, 1.5),
+		WQ: kctest.Randn(rng, q*c.Dim, -s, s), WK: kctest.Randn(rng, kv*c.Dim, -s, s), WV: kctest.Randn(rng, kv*c.Dim, -s, s),
+		WO: kctest.Randn(rng, c.Dim*q, -s, s), WGate: kctest.Randn(rng, c.FFN*c.Dim, -s, s), WUp: kctest.Randn(rng, c.FFN*c.Dim, -s, s),
+		WDown: kctest.Randn(rng, c.Dim*c.FFN, -sf, sf),
 	}
 }
 
@@ -120,7 +121,7 @@ func blockRef(c multi.BlockConfig, w multi.BlockWeights, xs []float32, t int) []
 
 // blockTol: a chain of about ten f32 ops on outputs of magnitude ~1 (the
 // kernels package's own block test measures ~3e-7 on lavapipe).
-var blockTol = tol{1e-5, 1e-5}
+var blockTol = kctest.Tol{Abs: 1e-5, Rel: 1e-5}
 
 var blockCfg = multi.BlockConfig{Dim: 32, Heads: 4, KVHeads: 2, HeadDim: 8, FFN: 48}
 
@@ -129,7 +130,7 @@ var blockCfg = multi.BlockConfig{Dim: 32, Heads: 4, KVHeads: 2, HeadDim: 8, FFN:
 // bit for bit, the same batch on one device.
 func TestBlockSameAdapterTwice(t *testing.T) {
 	d0, d1 := openDev(t, "vulkan"), openDev(t, "vulkan")
-	testBlock(t, group(t, d0, d1), group(t, d0), tol{})
+	testBlock(t, group(t, d0, d1), group(t, d0), kctest.Tol{})
 }
 
 // TestBlockPerDriver splits the batches over lavapipe through both
@@ -140,9 +141,9 @@ func TestBlockPerDriver(t *testing.T) {
 	testBlock(t, group(t, dv, dw), group(t, dv), blockTol)
 }
 
-func testBlock(t *testing.T, g, single *multi.Group, same1 tol) {
+func testBlock(t *testing.T, g, single *multi.Group, same1 kctest.Tol) {
 	ctx := context.Background()
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	cfg := blockCfg
 	w := newBlockWeights(rng, cfg)
 	b, err := g.NewBlock(ctx, cfg, w)
@@ -158,7 +159,7 @@ func testBlock(t *testing.T, g, single *multi.Group, same1 tol) {
 	const seq = 6
 	devs := g.Workers()
 	for _, batch := range []int{1, 3, 7} {
-		x := randn(rng, batch*seq*cfg.Dim, -1, 1)
+		x := kctest.Randn(rng, batch*seq*cfg.Dim, -1, 1)
 		before := stats(devs)
 		got, err := b.Run(ctx, x, batch, seq)
 		if err != nil {
@@ -170,7 +171,7 @@ func testBlock(t *testing.T, g, single *multi.Group, same1 tol) {
 			one := seq * cfg.Dim
 			want = append(want, blockRef(cfg, w, x[s*one:(s+1)*one], seq)...)
 		}
-		compare(t, "block", got, want, blockTol)
+		kctest.Compare(t, "block", got, want, blockTol)
 		ref, err := bs.Run(ctx, x, batch, seq)
 		if err != nil {
 			t.Fatal(err)

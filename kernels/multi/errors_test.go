@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels/multi"
 )
 
@@ -20,8 +21,8 @@ func TestClosedDeviceNamed(t *testing.T) {
 	d0, d1 := openDev(t, "vulkan"), openDev(t, "vulkan")
 	g := multi.New(d0, d1)
 	defer g.Close()
-	rng := newRand(t)
-	mm, err := g.NewMatMul(ctx, randn(rng, 8*4, -1, 1), 8, 4)
+	rng := kctest.NewRand(t)
+	mm, err := g.NewMatMul(ctx, kctest.Randn(rng, 8*4, -1, 1), 8, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestClosedDeviceNamed(t *testing.T) {
 	if err := d1.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = mm.Run(ctx, randn(rng, 4*3*8, -1, 1), 4, 3)
+	_, err = mm.Run(ctx, kctest.Randn(rng, 4*3*8, -1, 1), 4, 3)
 	t.Logf("error: %v", err)
 	var de *multi.DeviceError
 	if !errors.As(err, &de) || de.Index != 1 || !errors.Is(err, backend.ErrClosed) {
@@ -97,7 +98,7 @@ func TestRunErrors(t *testing.T) {
 func TestBlockCancel(t *testing.T) {
 	d0, d1 := openDev(t, "vulkan"), openDev(t, "vulkan")
 	g := group(t, d0, d1)
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, err := g.NewBlock(ctx, blockCfg, newBlockWeights(rng, blockCfg))
@@ -113,7 +114,7 @@ func TestBlockCancel(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err = b.Run(ctx, randn(rng, batch*seq*blockCfg.Dim, -1, 1), batch, seq)
+	_, err = b.Run(ctx, kctest.Randn(rng, batch*seq*blockCfg.Dim, -1, 1), batch, seq)
 	t.Logf("%d dispatches recorded on device 0 for its %d sequences before: %v", d0.Stats().Since(before).Dispatches, batch/2, err)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
@@ -128,14 +129,14 @@ func TestBlockCancel(t *testing.T) {
 func TestBlockOpError(t *testing.T) {
 	ctx := context.Background()
 	g := group(t, openDev(t, "vulkan"), openDev(t, "wgpu"))
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	cfg := multi.BlockConfig{Dim: 8, Heads: 1, KVHeads: 1, HeadDim: 260, FFN: 8}
 	b, err := g.NewBlock(ctx, cfg, newBlockWeights(rng, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	_, err = b.Run(ctx, randn(rng, 2*3*cfg.Dim, -1, 1), 2, 3)
+	_, err = b.Run(ctx, kctest.Randn(rng, 2*3*cfg.Dim, -1, 1), 2, 3)
 	t.Logf("error: %v", err)
 	// Each device fails at the attention unless the first failure
 	// cancelled it before it began (a cancellation left out of the error).
@@ -145,13 +146,13 @@ func TestBlockOpError(t *testing.T) {
 	}
 	// The mistake is the caller's: a matmul against a wrong worker.
 	other := group(t, openDev(t, "vulkan"))
-	mm, err := g.NewMatMul(ctx, randn(rng, 4, -1, 1), 2, 2)
+	mm, err := g.NewMatMul(ctx, kctest.Randn(rng, 4, -1, 1), 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mm.Close()
 	w := other.Workers()[0]
-	x, err := w.Context.Tensor(randn(rng, 2, -1, 1), 1, 2)
+	x, err := w.Context.Tensor(kctest.Randn(rng, 2, -1, 1), 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,9 @@ package multi_test
 import (
 	"context"
 	"math"
-	"math/rand"
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/backend"
 	_ "github.com/kcgo/kc/backend/vulkan"
@@ -65,50 +63,9 @@ func group(t *testing.T, devs ...*backend.Device) *multi.Group {
 	return g
 }
 
-// newRand returns a fresh generator, its seed logged for reproduction.
-func newRand(t *testing.T) *rand.Rand {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	return rand.New(rand.NewSource(seed))
-}
-
-// randn returns n values uniform in [lo, hi).
-func randn(rng *rand.Rand, n int, lo, hi float64) []float32 {
-	xs := make([]float32, n)
-	for i := range xs {
-		xs[i] = float32(lo + (hi-lo)*rng.Float64())
-	}
-	return xs
-}
-
-// tol is an error bound: |got - want| <= abs + rel·|want|.
-type tol struct{ abs, rel float64 }
-
-// compare checks got against the float64 reference want within tl; NaN
-// always fails.
-func compare(t *testing.T, what string, got []float32, want []float64, tl tol) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	bad := 0
-	for i, g := range got {
-		d := math.Abs(float64(g) - want[i])
-		if !(d <= tl.abs+tl.rel*math.Abs(want[i])) {
-			if bad < 5 {
-				t.Errorf("%s[%d] = %g, want %g (|diff| %.3g > %.3g + %.3g·|want|)", what, i, g, want[i], d, tl.abs, tl.rel)
-			}
-			bad++
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values out of tolerance", what, bad, len(got))
-	}
-}
-
 // same checks that two devices' results agree within tl of each other
 // (bit for bit when tl is zero), and reports how many differ at all.
-func same(t *testing.T, what string, got, want []float32, tl tol) {
+func same(t *testing.T, what string, got, want []float32, tl kctest.Tol) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
@@ -120,7 +77,7 @@ func same(t *testing.T, what string, got, want []float32, tl tol) {
 		}
 		diff++
 		d := math.Abs(float64(got[i]) - float64(want[i]))
-		if !(d <= tl.abs+tl.rel*math.Abs(float64(want[i]))) {
+		if !(d <= tl.Abs+tl.Rel*math.Abs(float64(want[i]))) {
 			if bad < 5 {
 				t.Errorf("%s[%d] = %g, single device %g", what, i, got[i], want[i])
 			}

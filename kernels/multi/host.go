@@ -36,11 +36,21 @@ func (g *Group) each(ctx context.Context, fn func(ctx context.Context, w Worker)
 
 // Transfer copies src, a tensor of any device, to dst's device through the
 // host (a readback, then an upload): kc has no peer path between devices
-// (see the package documentation).
+// (see the package documentation). The copy keeps src's element type,
+// shape and bits: f16 and bf16 travel as their raw 16-bit patterns, f32
+// as float32 values, which carry their bits unchanged.
 func Transfer(ctx context.Context, dst *kernels.Context, src *kernels.Tensor) (*kernels.Tensor, error) {
-	data, err := src.ToHost(ctx)
+	d := src.DType()
+	if d == kernels.F32 {
+		data, err := src.ToHost(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return dst.TensorOf(d, data, src.Shape()...)
+	}
+	bits, err := src.Bits(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return dst.Tensor(data, src.Shape()...)
+	return dst.TensorBits(d, bits, src.Shape()...)
 }

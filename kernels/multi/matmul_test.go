@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels/multi"
 )
 
@@ -26,7 +27,7 @@ func matmulRef(a, w []float32, rows, k, n int) []float64 {
 // matmulTol: inputs in [-1, 1] and k = 33 terms: f32 accumulation errs by
 // at most about k·2⁻²⁴·Σ|aᵢwᵢ| <= 33·6e-8·33 = 6.5e-5 (worst case; typical
 // errors are ~1e-6).
-var matmulTol = tol{1e-4, 0}
+var matmulTol = kctest.Tol{Abs: 1e-4, Rel: 0}
 
 // TestMatMulSameAdapterTwice splits batched products over two devices
 // opened on one adapter (lavapipe through the Vulkan driver) and checks
@@ -35,7 +36,7 @@ var matmulTol = tol{1e-4, 0}
 // summed in one order whatever the rows around it.
 func TestMatMulSameAdapterTwice(t *testing.T) {
 	d0, d1 := openDev(t, "vulkan"), openDev(t, "vulkan")
-	testMatMul(t, group(t, d0, d1), group(t, d0), tol{})
+	testMatMul(t, group(t, d0, d1), group(t, d0), kctest.Tol{})
 }
 
 // TestMatMulPerDriver splits the products over lavapipe through the
@@ -48,11 +49,11 @@ func TestMatMulPerDriver(t *testing.T) {
 	testMatMul(t, group(t, dv, dw), group(t, dv), matmulTol)
 }
 
-func testMatMul(t *testing.T, g, single *multi.Group, same1 tol) {
+func testMatMul(t *testing.T, g, single *multi.Group, same1 kctest.Tol) {
 	ctx := context.Background()
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const m, k, n = 5, 33, 17
-	w := randn(rng, k*n, -1, 1)
+	w := kctest.Randn(rng, k*n, -1, 1)
 	mm, err := g.NewMatMul(ctx, w, k, n)
 	if err != nil {
 		t.Fatal(err)
@@ -65,14 +66,14 @@ func testMatMul(t *testing.T, g, single *multi.Group, same1 tol) {
 	defer ms.Close()
 	devs := g.Workers()
 	for _, batch := range []int{1, 3, 7, 2} {
-		a := randn(rng, batch*m*k, -1, 1)
+		a := kctest.Randn(rng, batch*m*k, -1, 1)
 		before := stats(devs)
 		got := poisoned(batch * m * n)
 		if err := mm.RunInto(ctx, got, a, batch, m); err != nil {
 			t.Fatalf("batch %d: %v", batch, err)
 		}
 		checkShares(t, devs, before, multi.Split(batch, g.Weights()), m*k*4)
-		compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), matmulTol)
+		kctest.Compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), matmulTol)
 		want, err := ms.Run(ctx, a, batch, m)
 		if err != nil {
 			t.Fatal(err)

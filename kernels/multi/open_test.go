@@ -3,13 +3,16 @@ package multi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels"
 	"github.com/kcgo/kc/kernels/multi"
 )
 
@@ -34,19 +37,19 @@ func TestOpen(t *testing.T) {
 	if !slices.Contains(drivers, "vulkan") || !slices.Contains(drivers, "wgpu") {
 		t.Errorf("drivers %v: want lavapipe through both", drivers)
 	}
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const k, n, batch, m = 16, 8, 5, 3
-	w := randn(rng, k*n, -1, 1)
+	w := kctest.Randn(rng, k*n, -1, 1)
 	mm, err := g.NewMatMul(ctx, w, k, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := randn(rng, batch*m*k, -1, 1)
+	a := kctest.Randn(rng, batch*m*k, -1, 1)
 	got, err := mm.Run(ctx, a, batch, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), tol{1e-5, 0})
+	kctest.Compare(t, "matmul", got, matmulRef(a, w, batch*m, k, n), kctest.Tol{Abs: 1e-5, Rel: 0})
 	mm.Close()
 	devs := g.Workers()
 	if err := g.Close(); err != nil {
@@ -96,8 +99,8 @@ func TestTransfer(t *testing.T) {
 	ctx := context.Background()
 	g := group(t, openDev(t, "vulkan"), openDev(t, "wgpu"))
 	ws := g.Workers()
-	rng := newRand(t)
-	xs := randn(rng, 6*7, -10, 10)
+	rng := kctest.NewRand(t)
+	xs := kctest.Randn(rng, 6*7, -10, 10)
 	src, err := ws[0].Context.Tensor(xs, 6, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -125,20 +128,106 @@ func TestTransfer(t *testing.T) {
 	}
 }
 
+// TestTransferKeepsBits: f32, f16 and bf16 tensors of odd and even
+// lengths arrive with their element type, shape and every bit (random
+// patterns, NaN payloads included), between two devices of one adapter
+// and from Vulkan to wgpu.
+func TestTransferKeepsBits(t *testing.T) {
+	ctx := context.Background()
+	rng := kctest.NewRand(t)
+	for _, pair := range [][2]string{{"vulkan", "vulkan"}, {"vulkan", "wgpu"}} {
+		g := group(t, openDev(t, pair[0]), openDev(t, pair[1]))
+		from, to := g.Workers()[0].Context, g.Workers()[1].Context
+		for _, d := range []kernels.DType{kernels.F32, kernels.F16, kernels.BF16} {
+			for _, shape := range [][]int{{1}, {3, 5}, {4, 6}, {1001}} {
+				n := 1
+				for _, s := range shape {
+					n *= s
+				}
+				src, want := randomBits(t, rng, from, d, n, shape)
+				dst, err := multi.Transfer(ctx, to, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("%s→%s %s%v", pair[0], pair[1], d, shape)
+				if dst.DType() != d || !slices.Equal(dst.Shape(), shape) {
+					t.Fatalf("%s arrived as %s", what, dst)
+				}
+				if got := tensorBits(t, dst); !slices.Equal(got, want) {
+					t.Fatalf("%s: bits changed: %x..., want %x...", what, got[:min(n, 4)], want[:min(n, 4)])
+				}
+			}
+		}
+	}
+}
+
+// randomBits uploads n random bit patterns as a tensor of type d on c and
+// returns them widened to uint32.
+func randomBits(t *testing.T, rng *rand.Rand, c *kernels.Context, d kernels.DType, n int, shape []int) (*kernels.Tensor, []uint32) {
+	t.Helper()
+	want := make([]uint32, n)
+	var x *kernels.Tensor
+	var err error
+	if d == kernels.F32 {
+		xs := make([]float32, n)
+		for i := range xs {
+			want[i] = rng.Uint32()
+			xs[i] = math.Float32frombits(want[i])
+		}
+		x, err = c.TensorOf(d, xs, shape...)
+	} else {
+		hs := make([]uint16, n)
+		for i := range hs {
+			hs[i] = uint16(rng.Uint32())
+			want[i] = uint32(hs[i])
+		}
+		x, err = c.TensorBits(d, hs, shape...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, want
+}
+
+// tensorBits reads x's elements back as bit patterns widened to uint32.
+func tensorBits(t *testing.T, x *kernels.Tensor) []uint32 {
+	t.Helper()
+	ctx := context.Background()
+	out := make([]uint32, x.Len())
+	if x.DType() == kernels.F32 {
+		xs, err := x.ToHost(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range xs {
+			out[i] = math.Float32bits(v)
+		}
+		return out
+	}
+	hs, err := x.Bits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hs {
+		out[i] = uint32(h)
+	}
+	return out
+}
+
 // TestCalibrate measures a probe on each device and makes the measured
 // rates the weights.
 func TestCalibrate(t *testing.T) {
 	ctx := context.Background()
 	g := group(t, openDev(t, "vulkan"), openDev(t, "vulkan"))
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	const k, n, m = 32, 32, 32
-	w := randn(rng, k*n, -1, 1)
+	w := kctest.Randn(rng, k*n, -1, 1)
 	mm, err := g.NewMatMul(ctx, w, k, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mm.Close()
-	a := randn(rng, m*k, -1, 1)
+	a := kctest.Randn(rng, m*k, -1, 1)
 	rates, err := g.Calibrate(ctx, 3, func(ctx context.Context, w multi.Worker) error {
 		x, err := w.Context.Tensor(a, m, k)
 		if err != nil {
@@ -166,12 +255,12 @@ func TestCalibrate(t *testing.T) {
 	}
 	// With weights 3:1, 8 items go 6 and 2: the products still gather in order.
 	const batch = 8
-	as := randn(rng, batch*m*k, -1, 1)
+	as := kctest.Randn(rng, batch*m*k, -1, 1)
 	before := stats(g.Workers())
 	got, err := mm.Run(ctx, as, batch, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compare(t, "matmul 3:1", got, matmulRef(as, w, batch*m, k, n), tol{1e-4, 0})
+	kctest.Compare(t, "matmul 3:1", got, matmulRef(as, w, batch*m, k, n), kctest.Tol{Abs: 1e-4, Rel: 0})
 	checkShares(t, g.Workers(), before, []int{6, 2}, m*k*4)
 }

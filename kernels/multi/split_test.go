@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels/multi"
 )
 
@@ -34,7 +35,7 @@ func TestSplit(t *testing.T) {
 // TestSplitProportional: for random weights every count is within one of
 // its exact share, the counts sum to n, and a zero weight gets nothing.
 func TestSplitProportional(t *testing.T) {
-	rng := newRand(t)
+	rng := kctest.NewRand(t)
 	for it := 0; it < 2000; it++ {
 		w := make([]float64, 1+rng.Intn(6))
 		sum := 0.0
