@@ -184,7 +184,7 @@ func marks(ms ...mark) string {
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
-	if p.Generator == "coop2" { // the flexible entry's workgroup size
+	if p.Generator == "coop2" || p.Generator == "skinny" { // the flexible entry's workgroup size; the skinny kernel's subgroups
 		s += fmt.Sprintf(" @%d", p.Threads)
 	}
 	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})
