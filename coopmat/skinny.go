@@ -17,7 +17,7 @@ import (
 // KS values of k (Tile.BK; split-k over the grid's z, so a 4096x4096 B in
 // slices of 256 makes 1,024 workgroups at BN 64). A's 16 x KS slice is
 // staged once into shared memory (rows past M and k past the slice's end
-// as zeros); subgroup g multiplies k in [g·KS/S, (g+1)·KS/S), its B
+// as zeros; 16-byte loads when K is a multiple of 8); subgroup g multiplies k in [g·KS/S, (g+1)·KS/S), its B
 // matrices loaded straight from global memory with coopLoad (row-major
 // from B, column-major from Bᵀ: no shared staging, no barrier in the k
 // steps), the steps unrolled. The S subgroups' TN accumulators meet in
@@ -37,6 +37,7 @@ type skinnyShape struct {
 	In, Out    string // element types of A and B, and of C ("f32" for split-k partials)
 	TransB     bool
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
+	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
 	KS, Sub    int  // k per workgroup (Tile.BK); subgroup size
@@ -51,6 +52,7 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 	s := skinnyShape{In: p.dtype(), Out: p.ctype(), TransB: p.TransB, IM: sh.M, IN: sh.N, IK: sh.K,
 		S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK}
 	s.Direct = (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0)
+	s.VecA = p.K%8 == 0
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
@@ -65,10 +67,10 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.TransB, "_nt"}, mark{s.Direct, "_d"})
+	return n + marks(mark{s.TransB, "_nt"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
 }
 
-// tile is the elements of one B tile (IK x IN) and of one C tile (IM x IN).
+// bTile and cTile are the elements of one B tile (IK x IN) and of one C tile (IM x IN).
 func (s skinnyShape) bTile() int { return s.IK * s.IN }
 func (s skinnyShape) cTile() int { return s.IM * s.IN }
 
@@ -99,8 +101,12 @@ func skinnySource(s skinnyShape) string {
 	}
 	p("enable cooperative_matrix")
 	p("")
+	at := s.In
+	if s.VecA {
+		at = "vec4<u32>"
+	}
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
-		s.name(), s.In, s.In, s.Out, threads)
+		s.name(), at, s.In, s.Out, threads)
 	p("\tshared As [%d]%s", s.IM*s.LDA, s.In)
 	p("\tshared Bs [%d]%s", s.S*s.TN*s.bTile(), s.In)
 	p("\tshared Red [%d]f32", s.S*s.TN*s.cTile())
@@ -110,15 +116,7 @@ func skinnySource(s skinnyShape) string {
 	p("\tlet col0 = workgroup_id.x * %d", s.TN*s.IN)
 	p("\tlet kbeg = workgroup_id.z * KS")
 	p("\tlet kend = min(K, kbeg + KS)")
-	p("\tfor e := t; e < %d; e += %d {", s.IM*s.KS, threads)
-	p("\t\tlet m = e / %d", s.KS)
-	p("\t\tlet k = kbeg + e %% %d", s.KS)
-	p("\t\tvar x %s", s.In)
-	p("\t\tif m < M && k < kend {")
-	p("\t\t\tx = A[m * K + k]")
-	p("\t\t}")
-	p("\t\tAs[m * %d + e %% %d] = x", s.LDA, s.KS)
-	p("\t}")
+	s.stageA(&w)
 	for j := 0; j < s.TN; j++ {
 		p("\tvar c%d coopmat<f32, %d, %d, acc>", j, s.IM, s.IN)
 	}
@@ -140,6 +138,48 @@ func skinnySource(s skinnyShape) string {
 	s.reduce(&w)
 	p("}")
 	return w.String()
+}
+
+// stageA copies A's 16 x KS slice into shared memory, zeros past M and
+// past the slice's end: eight elements a 16-byte load when K is a multiple
+// of 8 (the slice's end then is too), their halves out of the words by
+// bitcast (bf16 through f32, exact), else one element a load.
+func (s skinnyShape) stageA(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	threads := s.S * s.Sub
+	if !s.VecA {
+		p("for e := t; e < %d; e += %d {", s.IM*s.KS, threads)
+		p("\tlet m = e / %d", s.KS)
+		p("\tlet k = kbeg + e %% %d", s.KS)
+		p("\tvar x %s", s.In)
+		p("\tif m < M && k < kend {")
+		p("\t\tx = A[m * K + k]")
+		p("\t}")
+		p("\tAs[m * %d + e %% %d] = x", s.LDA, s.KS)
+		p("}")
+		return
+	}
+	vecs := s.KS / 8
+	p("for e := t; e < %d; e += %d {", s.IM*vecs, threads)
+	p("\tlet m = e / %d", vecs)
+	p("\tlet k = kbeg + e %% %d * 8", vecs)
+	p("\tvar v vec4<u32>")
+	p("\tif m < M && k < kend {")
+	p("\t\tv = A[(m * K + k) / 8]")
+	p("\t}")
+	p("\tlet o = m * %d + e %% %d * 8", s.LDA, vecs)
+	for j := 0; j < 4; j++ {
+		c := "xyzw"[j : j+1]
+		if s.In == "f16" {
+			p("\tlet h%d = bitcast<vec2<f16>>(v.%s)", j, c)
+			p("\tAs[o + %d] = h%d.x", 2*j, j)
+			p("\tAs[o + %d] = h%d.y", 2*j+1, j)
+		} else {
+			p("\tAs[o + %d] = bf16(bitcast<f32>(v.%s << 16))", 2*j, c)
+			p("\tAs[o + %d] = bf16(bitcast<f32>(v.%s & 0xffff0000))", 2*j+1, c)
+		}
+	}
+	p("}")
 }
 
 // step writes instruction k-step st of a subgroup's share: one A matrix
