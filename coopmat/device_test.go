@@ -50,8 +50,10 @@ func TestCoopDevice(t *testing.T) {
 		{M: 1, N: 4096, K: 4096, DType: "f16"},
 		{M: 16, N: 4096, K: 4096, DType: "bf16"},
 		{M: 5, N: 4100, K: 1000, DType: "f16", CType: "f32"},
+		{M: 16, N: 4096, K: 4096, DType: "f16", TransB: true},
+		{M: 5, N: 100, K: 260, DType: "bf16", CType: "f32", TransB: true},
 	} {
-		if o.M <= 16 && os.Getenv("KC_COOP_FOCUS") != "" && !focus.MatchString("gemv") {
+		if o.M <= 16 && os.Getenv("KC_COOP_FOCUS") != "" && !focus.MatchString("gemv") && !focus.MatchString("skinny") {
 			continue
 		}
 		cs, err := coopmat.Candidates(info, o)
@@ -69,6 +71,7 @@ func TestCoopDevice(t *testing.T) {
 			}
 		}
 	}
+	skinnySweep(t, ctx, dev, rng, focus)
 	for _, dt := range []string{"f16", "bf16"} {
 		o := coopmat.Options{M: 8192, N: 8192, K: 8192, DType: dt}
 		all, err := coopmat.Candidates(info, o)
@@ -108,6 +111,64 @@ func TestCoopDevice(t *testing.T) {
 				if p, err := withFlavor(info, cs[0], "nv"); err == nil {
 					timeOne(t, ctx, dev, p, bufs, "nv", 3, 10)
 				}
+			}
+		}
+		for _, b := range bufs {
+			b.Release()
+		}
+	}
+}
+
+// skinnySweep times the decode-shaped products (1 and 16 rows of 4096 by
+// 4096 weights, B and Bᵀ) with every skinny plan (gemv, and the skinny
+// tensor-core kernel of skinny.go) and the untuned default, in GB/s over
+// B's bytes (the weights: the product streams them once), each checked
+// against float64 first. With KC_COOP_FOCUS set, only the skinny plans
+// it matches beside the default.
+func skinnySweep(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.Rand, focus *regexp.Regexp) {
+	info := dev.Info()
+	for _, o := range []coopmat.Options{
+		{M: 16, N: 4096, K: 4096, DType: "f16"},
+		{M: 16, N: 4096, K: 4096, DType: "f16", TransB: true},
+		{M: 16, N: 4096, K: 4096, DType: "bf16", TransB: true},
+		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true},
+	} {
+		all, err := coopmat.Candidates(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		def, err := coopmat.Choose(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := []coopmat.Plan{def}
+		for _, p := range all {
+			if (p.Generator == "gemv" || p.Generator == "skinny") && focus.MatchString(p.String()) {
+				cs = append(cs, p)
+			}
+		}
+		bufs, a, b := deviceInputs(t, dev, rng, o)
+		for _, p := range cs {
+			e := checkOn(t, ctx, dev, rng, p, bufs, a, b)
+			fmt.Printf("RESULT check flavor=khr problem=%q plan=%q splits=%d relerr=%.3g\n", o.String(), p.String(), p.Splits, e)
+			if !(e < 1e-2) {
+				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
+			}
+		}
+		for pass := 0; pass < 2; pass++ {
+			for _, p := range cs {
+				mm, err := coopmat.NewPlan(ctx, dev, p)
+				if err != nil {
+					t.Errorf("%s: %v", p, err)
+					continue
+				}
+				d, err := mm.Time(ctx, bufs[0].View(), bufs[1].View(), bufs[2].View(), 20, 20)
+				mm.Close()
+				if err != nil {
+					t.Errorf("%s: %v", p, err)
+					continue
+				}
+				fmt.Printf("RESULT skinny problem=%q plan=%q us=%.1f gbps=%.0f\n", o.String(), p.String(), d.Seconds()*1e6, 2*float64(o.K)*float64(o.N)/d.Seconds()/1e9)
 			}
 		}
 		for _, b := range bufs {

@@ -14,9 +14,13 @@
 //     .kc text: the register-tiled f32 kernel ("f32", f32gen.go) and the
 //     tensor-core kernel ("coopmat", coopgen.go: f16/bf16 inputs through
 //     cooperative matrices, f32 accumulation, f16/bf16/f32 results, shared
-//     staging with 16-byte loads, any size). A cooperative plan whose
-//     instruction shape the device lists under VK_NV_cooperative_matrix is
-//     emitted as SPV_NV_cooperative_matrix, others as the KHR extension.
+//     staging with 16-byte loads, any size); for at most 16 rows of A the
+//     skinny kernels: "gemv" (gemv.go, f32 multiply-adds, A·B) and
+//     "skinny" (skinny.go, cooperative matrices, B's tiles loaded from
+//     global memory, k split over subgroups; A·B and A·Bᵀ). A cooperative
+//     plan whose instruction shape the device lists under
+//     VK_NV_cooperative_matrix is emitted as SPV_NV_cooperative_matrix,
+//     others as the KHR extension.
 //   - Running (New, Matmul.Run): load the kernels through the device's
 //     pipeline cache and record the dispatches; Tune times the candidates
 //     on the device and remembers the fastest per device, driver version and

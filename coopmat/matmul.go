@@ -15,18 +15,20 @@ var generators = map[string]func(Plan) (*ir.Module, string, error){
 	"coopmat": buildCoop,
 	"coop2":   buildCoop2,
 	"gemv":    buildGemv,
+	"skinny":  buildSkinny,
 }
 
 // Candidates lists every plan the device can run for o, best guess first:
-// for f16/bf16 the skinny kernel's plans where it applies (gemv.go), then
-// cooperative-matrix plans (subgroup scope; Coop2Candidates lists the
+// for f16/bf16 the skinny kernel's plans where it applies (gemv.go), the
+// skinny tensor-core kernel's (skinny.go), then cooperative-matrix plans (subgroup scope; Coop2Candidates lists the
 // workgroup-scope ones); register-tiled ones for f32.
 func Candidates(info backend.AdapterInfo, o Options) ([]Plan, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.dtype() != "f32" {
-		cs := append(gemvCandidates(info, o), CoopCandidates(info, o)...)
+		cs := append(gemvCandidates(info, o), skinnyCandidates(info, o)...)
+		cs = append(cs, CoopCandidates(info, o)...)
 		if len(cs) == 0 {
 			return nil, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}
 		}

@@ -131,8 +131,9 @@ func (t Tile) String() string {
 // generator needs to build the kernels and Matmul needs to launch them.
 type Plan struct {
 	Options
-	// Generator names the kernel family: "f32" (register-tiled), later
-	// "coopmat" (subgroup cooperative matrices).
+	// Generator names the kernel family: "f32" (register-tiled),
+	// "coopmat" (subgroup cooperative matrices), "coop2" (workgroup
+	// scope), "gemv" and "skinny" (at most 16 rows of A).
 	Generator string
 	Tile      Tile
 	// Shape is the cooperative-matrix instruction shape (coopmat plans).
@@ -143,7 +144,8 @@ type Plan struct {
 	// Threads per workgroup and bytes of shared memory it uses.
 	Threads, Shared int
 	// Subgroups per workgroup, as rows x columns of subgroup blocks
-	// (cooperative-matrix plans; zero for register-tiled ones).
+	// (cooperative-matrix plans; zero for register-tiled ones). Skinny
+	// plans split k among their Subgroups[0] subgroups instead.
 	Subgroups [2]int
 	// Packed stages 16-byte global loads into shared arrays of vec4<u32>
 	// as they come, one store each, and reads the matrices from the
@@ -184,7 +186,7 @@ func marks(ms ...mark) string {
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%s %s", p.Generator, p.Tile)
-	if p.Generator == "coop2" { // the flexible entry's workgroup size
+	if p.Generator == "coop2" || p.Generator == "skinny" { // the flexible entry's workgroup size; the skinny kernel's subgroups
 		s += fmt.Sprintf(" @%d", p.Threads)
 	}
 	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})

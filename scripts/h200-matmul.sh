@@ -20,10 +20,31 @@
 # 4096x4096x{1,16,128}, then PyTorch's copy and matmul in the same call.
 # The inner timeouts add up to less than the call's. KC_COOP_FOCUS=REGEXP
 # before ./coopmat.test narrows a follow-up to the plans it matches.
+#
+# With "skinny" it measures the decode-shaped products only (issue 14/13):
+# TestCoopDevice focused on the skinny plans (gemv and the skinny
+# tensor-core kernel: every candidate of 16x4096x4096 and 5x100x260
+# checked against float64; then skinnySweep's GB/s over the weights of
+# 16 and 1 rows of 4096x4096, B and Bᵀ, beside each problem's untuned
+# default), kc bench tuning 1 and 16 rows, B and Bᵀ (-transb), f16 and
+# bf16, then PyTorch's copy and matmul (its 16x4096x4096 skinny line) in
+# the same call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
+if [ "${2:-}" = skinny ]; then
+	gl=$root/.gl/skinny
+	h200_gl "$root" "$gl"
+	h200_coopmat "$gl" kc
+	h200_torch "$gl"
+	sizes=1x4096x4096,16x4096x4096
+	cat <<CMD
+run carry=[".gl/skinny"] timeout_s=300 command:
+for f in .gl/skinny/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/skinny; KC_COOP_FOCUS='gemv|skinny' timeout 90 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; for d in f16 bf16; do for tb in false true; do timeout 20 ./kc bench matmul -device vulkan -dtype \$d -transb=\$tb -sizes $sizes > \$OUT/bench-\$d-\$tb.log 2> \$OUT/tune-\$d-\$tb.log; echo "bench rc=\$?" >> \$OUT/bench-\$d-\$tb.log; done; done; timeout 60 python3 torch_baselines.py copy matmul > \$OUT/torch.log 2>&1; grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-160; grep 'RESULT skinny' \$OUT/coop.log | sed 's/RESULT skinny //'; cat \$OUT/bench-*.log; grep -E 'copy|skinny' \$OUT/torch.log
+CMD
+	exit 0
+fi
 if [ "${2:-}" = coop ]; then
 	dir=${3:-coop2}
 	gl=$root/.gl/$dir

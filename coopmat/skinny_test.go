@@ -1,0 +1,152 @@
+package coopmat
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/emit/spirv"
+	"github.com/kcgo/kc/internal/kctest"
+)
+
+// withShape returns p rebuilt for another instruction shape of the
+// device (the H200 also offers 16x8x16: B tiles narrower than deep).
+func withShape(t *testing.T, p Plan, m, n, k int) Plan {
+	t.Helper()
+	for _, s := range h200().CoopMat {
+		if s.Flavor == "khr" && s.M == m && s.N == n && s.K == k && s.A == p.dtype() && s.C == "f32" && s.Result == "f32" {
+			q := p
+			q.Shape = &s
+			q.Tile.BN = q.Tile.TN * n
+			sh, err := q.skinnyShape()
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.Shared = sh.shared()
+			return q
+		}
+	}
+	t.Fatalf("no %dx%dx%d shape", m, n, k)
+	return p
+}
+
+// TestSkinny runs the skinny tensor-core kernel on the interpreter (race
+// detector on): rows 1, 3, 5 and 16, ragged N and K (the staged edge path,
+// and K or N not a multiple of 8: staged everywhere), one slice of k (C
+// written directly) and several (split-k partials and matmul_reduce), both
+// forms of B, f16 and bf16 in, f32/f16/bf16 out, every H200 skinny plan
+// (every other one with the 16x8x16 instruction shape), against float64.
+func TestSkinny(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, sz := range [][3]int{{1, 64, 256}, {3, 48, 520}, {16, 33, 65}, {5, 100, 260}, {16, 256, 512}} {
+		for _, dt := range []string{"f16", "bf16"} {
+			for _, tb := range []bool{false, true} {
+				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, TransB: tb, CType: []string{"f32", "f16", "bf16"}[n%3], Scale: 0.5 + rng.Float32()}
+				cs := skinnyCandidates(h200(), o)
+				if len(cs) != len(skinnyLayouts) {
+					t.Fatalf("%s: %d skinny plans, want %d", o, len(cs), len(skinnyLayouts))
+				}
+				n++
+				for i, p := range cs {
+					if i%2 == 1 {
+						p = withShape(t, p, 16, 8, 16)
+					}
+					t.Run(fmt.Sprintf("%s/%s/%dx%dx%d", o, p, p.Shape.M, p.Shape.N, p.Shape.K), func(t *testing.T) {
+						e := runCoop(t, rng, coopCase{o: o, plan: p})
+						t.Logf("max relative error %.3g (%d slices)", e, p.Splits)
+						if !(e < 1e-2) {
+							t.Errorf("relative error %.3g, want < 1e-2", e)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestSkinnyCandidates: Candidates lists the skinny tensor-core plans for
+// at most 16 rows of f16/bf16, both forms of B, after the gemv plans and
+// before the tiled ones; none for more rows or f32; the untuned choice
+// stays what it was (no skinny plan: unmeasured).
+func TestSkinnyCandidates(t *testing.T) {
+	for _, o := range []Options{{M: 16, N: 4096, K: 4096, DType: "f16"}, {M: 16, N: 4096, K: 4096, DType: "bf16", TransB: true},
+		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}} {
+		cs, err := Candidates(h200(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gens := ""
+		for _, p := range cs {
+			if g := p.Generator[:1]; len(gens) == 0 || gens[len(gens)-1:] != g {
+				gens += g
+			}
+		}
+		want := "gsc" // gemv, skinny, coopmat
+		if o.TransB {
+			want = "sc"
+		}
+		if gens != want {
+			t.Errorf("%s: candidate generators in order %q, want %q", o, gens, want)
+		}
+		if p, err := Choose(h200(), o); err != nil || p.Generator == "skinny" {
+			t.Errorf("%s: Choose = %s, %v; want no skinny plan untuned", o, p, err)
+		}
+		seen := map[string]bool{}
+		for _, p := range cs {
+			if seen[p.String()] {
+				t.Errorf("%s: two candidates named %s", o, p)
+			}
+			seen[p.String()] = true
+		}
+	}
+	for _, o := range []Options{{M: 17, N: 64, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64}} {
+		if cs := skinnyCandidates(h200(), o); len(cs) != 0 {
+			t.Errorf("%s: skinny plans %v, want none", o, cs)
+		}
+	}
+	if cs := skinnyCandidates(lavapipe(), Options{M: 1, N: 64, K: 64, DType: "f16"}); len(cs) != 0 {
+		t.Errorf("lavapipe (no cooperative matrices): skinny plans %v, want none", cs)
+	}
+}
+
+// TestSkinnySPIRV: every skinny tensor-core variant (input and output
+// types, both forms of B, direct and staged loads of B, split-k partials)
+// emits SPIR-V declaring the plan's shared memory; the KHR flavour
+// disassembles, and the NV flavour passes spirv-val where it has no bf16.
+func TestSkinnySPIRV(t *testing.T) {
+	kctest.Tool(t, "spirv-val")
+	ctx := context.Background()
+	n := 0
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, ct := range []string{"f32", "f16", "bf16"} {
+			for _, tb := range []bool{false, true} {
+				for _, sz := range [][3]int{{16, 4096, 4096}, {1, 4096, 256}, {5, 100, 260}, {16, 33, 65}} {
+					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
+					for _, p := range skinnyCandidates(h200(), o) {
+						m, name, a := emitPlan(t, p)
+						if _, err := spirv.Disassemble(a.Words); err != nil {
+							t.Errorf("%s %s: KHR disassembly: %v", o, p, err)
+						}
+						n++
+						if dt == "bf16" || ct == "bf16" {
+							continue // SPIRV-Tools 2023.1 predates SPV_KHR_bfloat16
+						}
+						nv, err := spirv.Emit(m, spirv.Options{Kernel: name, CoopMat: spirv.CoopMatNV})
+						if err != nil {
+							t.Fatalf("%s %s: NV: %v", o, p, err)
+						}
+						if err := spirv.ValidateArtifact(ctx, nv); err != nil {
+							t.Errorf("%s %s: NV: %v", o, p, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d kernels", n)
+}
