@@ -27,7 +27,9 @@ import (
 // tile stores its accumulator into a shared f32 tile Cs and copies the
 // elements inside C with guarded scalar stores. A plan whose sizes are
 // multiples of its tile gets a kernel without that code and without shared
-// memory (which leaves the driver all of it for its staging).
+// memory (which leaves the driver all of it for its staging) — except for
+// a bf16 C, which every tile stores through Cs, converting each element
+// with kc's scalar conversion (storeInside).
 //
 // Split-k (Plan.Splits > 1) is the subgroup kernel's: slice z of k goes to
 // slice z of an f32 scratch that matmul_reduce sums.

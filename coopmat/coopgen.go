@@ -53,7 +53,8 @@ import (
 // A workgroup whose tile lies inside C (a uniform test) stores its
 // accumulators with coopStore straight into C; a tile on the edge stores
 // each accumulator into a per-subgroup shared scratch (Cs) and copies the
-// elements inside C with guarded scalar stores.
+// elements inside C with guarded scalar stores. A bf16 C goes through Cs
+// on every tile (store: matrix conversions round as the driver likes).
 //
 // Split-k (Plan.Splits > 1): workgroup z sums k in [z·KS, (z+1)·KS) into
 // slice z of an f32 scratch that matmul_reduce adds up, scales and rounds
