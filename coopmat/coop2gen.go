@@ -27,7 +27,9 @@ import (
 // tile stores its accumulator into a shared f32 tile Cs and copies the
 // elements inside C with guarded scalar stores. A plan whose sizes are
 // multiples of its tile gets a kernel without that code and without shared
-// memory (which leaves the driver all of it for its staging).
+// memory (which leaves the driver all of it for its staging) — except for
+// a bf16 C, which every tile stores through Cs, converting each element
+// with kc's scalar conversion (storeInside).
 //
 // Split-k (Plan.Splits > 1) is the subgroup kernel's: slice z of k goes to
 // slice z of an f32 scratch that matmul_reduce sums.
@@ -74,10 +76,14 @@ func (s coop2Shape) name() string {
 
 // shared is the kernel's shared memory in bytes (the staged path's tiles).
 func (s coop2Shape) shared() int {
-	if !s.Edges {
-		return 0
+	n := 0
+	if s.Edges {
+		n += 2 * (s.BM*s.BK + s.BK*s.BN)
 	}
-	return 2*(s.BM*s.BK+s.BK*s.BN) + 4*s.BM*s.BN
+	if s.Edges || s.Out == "bf16" {
+		n += 4 * s.BM * s.BN
+	}
+	return n
 }
 
 // coop2Source writes the kernel's .kc text.
@@ -102,6 +108,8 @@ func coop2Source(s coop2Shape) string {
 	if s.Edges {
 		p("\tshared As [%d]%s", s.BM*s.BK, s.In)
 		p("\tshared Bs [%d]%s", s.BK*s.BN, s.In)
+	}
+	if s.Edges || s.Out == "bf16" {
 		p("\tshared Cs [%d]f32", s.BM*s.BN)
 	}
 	p("\tlet row0 = workgroup_id.y * %d", s.BM)
@@ -126,7 +134,7 @@ func coop2Source(s coop2Shape) string {
 	p("\tlet kfull = kbeg + (kend - kbeg) / %d * %d", s.BK, s.BK)
 	if !s.Edges {
 		full("\t")
-		p("\tcoopStore(%s, C, cbase + row0 * N + col0, N, row_major)", s.result())
+		s.storeInside(p, "\t")
 		p("}")
 		return w.String()
 	}
@@ -138,24 +146,46 @@ func coop2Source(s coop2Shape) string {
 	p("\t}")
 	s.staged(p)
 	p("\tif inside {")
-	p("\t\tcoopStore(%s, C, cbase + row0 * N + col0, N, row_major)", s.result())
+	s.storeInside(p, "\t\t")
 	p("\t} else {")
-	p("\t\tcoopStore(acc * scale, Cs, 0, %d, row_major)", s.BN)
-	p("\t\tworkgroupBarrier()")
-	p("\t\tfor e := local_index; e < %d; e += %d {", s.BM*s.BN, s.Threads)
-	p("\t\t\tlet r = row0 + e / %d", s.BN)
-	p("\t\t\tlet c = col0 + e %% %d", s.BN)
-	p("\t\t\tif r < M && c < N {")
-	if s.Out == "f32" {
-		p("\t\t\t\tC[cbase + r * N + c] = Cs[e]")
-	} else {
-		p("\t\t\t\tC[cbase + r * N + c] = %s(Cs[e])", s.Out)
-	}
-	p("\t\t\t}")
-	p("\t\t}")
+	s.storeScratch(p, "\t\t", true)
 	p("\t}")
 	p("}")
 	return w.String()
+}
+
+// storeInside stores the accumulator of a tile inside C: with coopStore,
+// or for a bf16 C through Cs, converted element by element (a matrix
+// conversion rounds as the driver likes, NVIDIA's toward zero; kc's scalar
+// conversion to nearest even: docs/semantics.md §7.2).
+func (s coop2Shape) storeInside(p func(string, ...any), in string) {
+	if s.Out == "bf16" {
+		s.storeScratch(p, in, false)
+		return
+	}
+	p(in+"coopStore(%s, C, cbase + row0 * N + col0, N, row_major)", s.result())
+}
+
+// storeScratch stores the accumulator into Cs and copies its elements to C
+// (those inside C when guarded), converted one by one to C's type.
+func (s coop2Shape) storeScratch(p func(string, ...any), in string, guarded bool) {
+	p(in+"coopStore(acc * scale, Cs, 0, %d, row_major)", s.BN)
+	p(in + "workgroupBarrier()")
+	p(in+"for e := local_index; e < %d; e += %d {", s.BM*s.BN, s.Threads)
+	p(in+"\tlet r = row0 + e / %d", s.BN)
+	p(in+"\tlet c = col0 + e %% %d", s.BN)
+	x := "Cs[e]"
+	if s.Out != "f32" {
+		x = fmt.Sprintf("%s(Cs[e])", s.Out)
+	}
+	if guarded {
+		p(in + "\tif r < M && c < N {")
+		p(in+"\t\tC[cbase + r * N + c] = %s", x)
+		p(in + "\t}")
+	} else {
+		p(in+"\tC[cbase + r * N + c] = %s", x)
+	}
+	p(in + "}")
 }
 
 // result is the accumulator scaled and converted to C's element type.

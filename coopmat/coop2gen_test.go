@@ -92,7 +92,7 @@ func TestCoop2Plans(t *testing.T) {
 						t.Errorf("%s %s: %d accumulator elements per invocation, more than 128", o, p, p.Tile.BM*p.Tile.BN/p.Threads)
 					}
 					exact := o.M%p.Tile.BM == 0 && o.N%p.Tile.BN == 0 && o.K%p.Tile.BK == 0 && p.KS%p.Tile.BK == 0
-					if s.Edges == exact || (p.Shared == 0) != exact {
+					if s.Edges == exact || (p.Shared == 0) != (exact && s.Out != "bf16") { // bf16 C: through Cs
 						t.Errorf("%s %s: edges %v, shared %d; the sizes are exact: %v", o, p, s.Edges, p.Shared, exact)
 					}
 					if p.Shared > 40<<10 {

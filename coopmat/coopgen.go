@@ -53,7 +53,8 @@ import (
 // A workgroup whose tile lies inside C (a uniform test) stores its
 // accumulators with coopStore straight into C; a tile on the edge stores
 // each accumulator into a per-subgroup shared scratch (Cs) and copies the
-// elements inside C with guarded scalar stores.
+// elements inside C with guarded scalar stores. A bf16 C goes through Cs
+// on every tile (store: matrix conversions round as the driver likes).
 //
 // Split-k (Plan.Splits > 1): workgroup z sums k in [z·KS, (z+1)·KS) into
 // slice z of an f32 scratch that matmul_reduce adds up, scales and rounds
@@ -505,29 +506,40 @@ func (s coopShape) compute(w *strings.Builder, st int) {
 }
 
 // store writes the accumulators to C: straight from the matrices when the
-// workgroup's tile is inside C, through Cs with guards on the edges.
+// workgroup's tile is inside C, through Cs with guards on the edges. A bf16
+// C always goes through Cs, converted element by element: the conversion of
+// a matrix rounds as the driver likes (NVIDIA's toward zero, H200
+// 2026-12-01), kc's scalar conversion to nearest even (docs/semantics.md
+// §7.2).
 func (s coopShape) store(w *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	conv := func(x string) string {
-		if s.Out == "f32" {
-			return x
-		}
-		return fmt.Sprintf("%s(%s)", s.Out, x)
-	}
 	p("\tlet cbase = workgroup_id.z * M * N")
 	p("\tif row0 + %d <= M && col0 + %d <= N {", s.BM, s.BN)
-	for i := 0; i < s.TM; i++ {
-		for j := 0; j < s.TN; j++ {
-			m := fmt.Sprintf("c%d_%d * scale", i, j)
-			if s.Out != "f32" {
-				m = fmt.Sprintf("coopmat<%s, %d, %d, acc>(%s)", s.Out, s.IM, s.IN, m)
+	if s.Out == "bf16" {
+		s.storeScratch(p, false)
+	} else {
+		for i := 0; i < s.TM; i++ {
+			for j := 0; j < s.TN; j++ {
+				m := fmt.Sprintf("c%d_%d * scale", i, j)
+				if s.Out != "f32" {
+					m = fmt.Sprintf("coopmat<%s, %d, %d, acc>(%s)", s.Out, s.IM, s.IN, m)
+				}
+				p("\t\tcoopStore(%s, C, cbase + (row0 + wm * %d + %d) * N + col0 + wn * %d + %d, N, row_major)",
+					m, s.TM*s.IM, i*s.IM, s.TN*s.IN, j*s.IN)
 			}
-			p("\t\tcoopStore(%s, C, cbase + (row0 + wm * %d + %d) * N + col0 + wn * %d + %d, N, row_major)",
-				m, s.TM*s.IM, i*s.IM, s.TN*s.IN, j*s.IN)
 		}
 	}
 	p("\t} else {")
+	s.storeScratch(p, true)
+	p("\t}")
+}
+
+// storeScratch stores each accumulator into the subgroup's part of Cs and
+// copies its elements to C (those inside C when guarded), converted one by
+// one to C's type.
+func (s coopShape) storeScratch(p func(string, ...any), guarded bool) {
 	tile := s.IM * s.IN
+	in := "\t\t\t"
 	for i := 0; i < s.TM; i++ {
 		for j := 0; j < s.TN; j++ {
 			p("\t\tcoopStore(c%d_%d * scale, Cs, sg * %d, %d, row_major)", i, j, tile, s.IN)
@@ -535,14 +547,22 @@ func (s coopShape) store(w *strings.Builder) {
 			p("\t\tfor e := lane; e < %d; e += %d {", tile, s.Sub)
 			p("\t\t\tlet r = row0 + wm * %d + %d + e / %d", s.TM*s.IM, i*s.IM, s.IN)
 			p("\t\t\tlet c = col0 + wn * %d + %d + e %% %d", s.TN*s.IN, j*s.IN, s.IN)
-			p("\t\t\tif r < M && c < N {")
-			p("\t\t\t\tC[cbase + r * N + c] = %s", conv(fmt.Sprintf("Cs[sg * %d + e]", tile)))
-			p("\t\t\t}")
+			if guarded {
+				p("\t\t\tif r < M && c < N {")
+				in = "\t\t\t\t"
+			}
+			x := fmt.Sprintf("Cs[sg * %d + e]", tile)
+			if s.Out != "f32" {
+				x = fmt.Sprintf("%s(%s)", s.Out, x)
+			}
+			p(in+"C[cbase + r * N + c] = %s", x)
+			if guarded {
+				p("\t\t\t}")
+			}
 			p("\t\t}")
 			p("\t\tworkgroupBarrier()")
 		}
 	}
-	p("\t}")
 }
 
 // buildCoop generates and checks the plan's cooperative-matrix kernel.

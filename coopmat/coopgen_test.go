@@ -104,6 +104,8 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 		cBuf = out
 	}
 	worst := 0.0
+	ct := o.ctype()
+	tight, sensitive, total := 0, 0, 0
 	for i := 0; i < o.M; i++ {
 		for j := 0; j < o.N; j++ {
 			var sum, abs float64
@@ -122,9 +124,54 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 				e = math.Inf(1)
 			}
 			worst = max(worst, e)
+			if ct == "f32" {
+				continue
+			}
+			// The f32 accumulator is within tol of ref (2^-24·Σ|a·b| per
+			// rounding, at most one per k, split-k slice, scale); rounding
+			// to nearest even is monotone, so C must lie between the
+			// roundings of ref ± tol (bit for bit once tol is below the
+			// gap to the nearest tie).
+			tol := float64(o.K+p.Splits+2) * math.Ldexp(math.Abs(float64(scale))*abs, -24)
+			lo, hi := roundNearestEven(ct, ref-tol), roundNearestEven(ct, ref+tol)
+			total++
+			if !(lo <= got && got <= hi) {
+				if tight++; tight <= 5 {
+					t.Errorf("%s: C[%d][%d] = %g, want the %s rounding to nearest even of [%g, %g]: %g..%g", p, i, j, got, ct, ref-tol, ref+tol, lo, hi)
+				}
+			}
+			if z := roundTowardZero(ct, ref); lo == hi && z != lo {
+				sensitive++ // a kernel rounding toward zero would fail here
+			}
 		}
 	}
+	if ct == "bf16" && total >= 64 && sensitive < total/8 { // f16's ulp is 8 times finer: the bound may cover it
+		t.Errorf("%s: only %d of %d elements of C would tell rounding toward zero from nearest", p, sensitive, total)
+	}
 	return worst
+}
+
+// ulpIn is one ulp of the 16-bit float type ct at x (subnormals included).
+func ulpIn(ct string, x float64) float64 {
+	mant, minExp := 7, -133 // bf16: f32's exponent range
+	if ct == "f16" {
+		mant, minExp = 10, -24
+	}
+	_, e := math.Frexp(x)
+	return math.Ldexp(1, max(e-1-mant, minExp))
+}
+
+// roundNearestEven rounds x to ct (f16 or bf16), ties to even, from
+// float64 (no overflow: the tests' products are small).
+func roundNearestEven(ct string, x float64) float64 {
+	u := ulpIn(ct, x)
+	return math.RoundToEven(x/u) * u
+}
+
+// roundTowardZero rounds x to ct toward zero.
+func roundTowardZero(ct string, x float64) float64 {
+	u := ulpIn(ct, x)
+	return math.Trunc(x/u) * u
 }
 
 // TestCoopKernels runs every input type, output type and transposition on

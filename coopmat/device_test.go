@@ -24,7 +24,8 @@ import (
 // |c - ref| / (|scale|·Σ|a·b|) < 1e-2), of every candidate plan of a
 // ragged and three skinny products (KHR), then the time of every
 // candidate plan at 8192³ (median of 10 after a second of load), twice,
-// each also checked there against float64 (1024 sampled entries).
+// each also checked there against float64 (1024 sampled entries), and
+// every bf16 C also for rounding to nearest (type rounding).
 // Devices without cooperative matrices (lavapipe, CI) skip it.
 func TestCoopDevice(t *testing.T) {
 	dev := backendtest.Open(t, "vulkan")
@@ -357,6 +358,7 @@ func checkOn(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.R
 	if scale == 0 {
 		scale = 1
 	}
+	rounds := roundingOf(t, p, ct)
 	worst := 0.0
 	one := func(i, j int) {
 		var sum, abs float64
@@ -373,7 +375,9 @@ func checkOn(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.R
 			e = math.Inf(1)
 		}
 		worst = max(worst, e)
+		rounds.add(i, j, at(i*o.N+j), scale*sum, math.Abs(scale)*abs)
 	}
+	defer rounds.done()
 	if o.M*o.N <= 4096 {
 		for i := 0; i < o.M; i++ {
 			for j := 0; j < o.N; j++ {
@@ -391,4 +395,108 @@ func checkOn(t *testing.T, ctx context.Context, dev *backend.Device, rng *rand.R
 		one(i, j)
 	}
 	return worst
+}
+
+// rounding checks that a bf16 C is rounded to nearest (even), not toward
+// zero (NVIDIA's conversion of a cooperative matrix to bf16, H200
+// 2026-12-01). With ref the float64 product and u one bf16 ulp of it
+// (2^-8 relative at most), each element must lie within u/2 of ref plus
+// the f32 accumulator's error bound (docs/semantics.md §7.2: 2·2^-24·Σ|a·b|
+// per rounding, one per 16-wide k-step, one per split-k slice, one for the
+// scale); rounding toward zero errs by up to a whole u, so it fails that
+// bound on the elements whose f32 value lies more than u/2 plus the bound
+// above the bf16 below it: about 40% of them at 1000³ (TestRoundingCheck).
+// And the mean signed error in ulps toward ref's sign
+// must be within ±1/4: round-to-nearest gives about 0 (±0.01 over 1024
+// elements), toward zero about -1/2. f16 results (matrix conversions,
+// whose rounding kc leaves to the target) are only reported.
+type rounding struct {
+	t          *testing.T
+	p          coopmat.Plan
+	ct         string
+	mant       int // fraction bits of ct
+	steps      float64
+	n, bad     int
+	sum, worst float64 // signed errors, in ulps
+}
+
+func roundingOf(t *testing.T, p coopmat.Plan, ct string) *rounding {
+	r := &rounding{t: t, p: p, ct: ct, mant: 7, steps: math.Ceil(float64(p.K)/16) + float64(max(p.Splits, 1)) + 1}
+	if ct == "f16" {
+		r.mant = 10
+	}
+	return r
+}
+
+// ulpOf is one ulp of the rounded type at x (x != 0), subnormals ignored.
+func (r *rounding) ulpOf(x float64) float64 {
+	_, e := math.Frexp(x)
+	return math.Ldexp(1, e-1-r.mant)
+}
+
+func (r *rounding) add(i, j int, got, ref, abs float64) {
+	if r.ct != "bf16" && r.ct != "f16" || ref == 0 {
+		return
+	}
+	u := r.ulpOf(ref)
+	d := (got - ref) / u
+	if ref < 0 {
+		d = -d
+	}
+	r.n++
+	r.sum += d
+	r.worst = max(r.worst, math.Abs(d))
+	bound := 0.5 + (2*r.steps*math.Ldexp(abs, -24)+math.Ldexp(math.Abs(ref), -24))/u
+	if r.ct == "bf16" && !(math.Abs(d) <= bound) {
+		if r.bad++; r.bad <= 5 && r.t != nil {
+			r.t.Errorf("%s: C[%d][%d] = %g, float64 %g: off by %.3f bf16 ulps, more than %.3f (round to nearest)", r.p, i, j, got, ref, d, bound)
+		}
+	}
+}
+
+func (r *rounding) done() {
+	if r.n == 0 || r.t == nil {
+		return
+	}
+	mean := r.sum / float64(r.n)
+	fmt.Printf("RESULT rounding problem=%q plan=%q type=%s elements=%d mean_ulps=%.4f worst_ulps=%.3f beyond_bound=%d\n",
+		r.p.Options.String(), r.p.String(), r.ct, r.n, mean, r.worst, r.bad)
+	if r.ct == "bf16" && r.n >= 256 && !(math.Abs(mean) <= 0.25) {
+		r.t.Errorf("%s: mean signed error %.3f bf16 ulps over %d elements, want within ±0.25 (round to nearest; toward zero gives about -0.5)", r.p, mean, r.n)
+	}
+}
+
+// TestRoundingCheck: the device check of bf16 rounding passes results
+// rounded to nearest even and fails results rounded toward zero, on
+// simulated 1000x1000x1000 products of inputs in [-1, 1) (accumulator
+// error of a random walk over the k-steps, the worst the bound allows on
+// a few).
+func TestRoundingCheck(t *testing.T) {
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	p := coopmat.Plan{Options: coopmat.Options{M: 1000, N: 1000, K: 1000, DType: "bf16"}, Splits: 1}
+	for _, mode := range []string{"nearest", "zero"} {
+		r := roundingOf(nil, p, "bf16")
+		for e := 0; e < 1024; e++ {
+			var ref, abs float64
+			for k := 0; k < p.K; k++ {
+				x := (rng.Float64()*2 - 1) * (rng.Float64()*2 - 1)
+				ref += x
+				abs += math.Abs(x)
+			}
+			acc := float32(ref + rng.NormFloat64()*math.Sqrt(float64(p.K)/16)*math.Ldexp(math.Abs(ref), -24))
+			h := interp.F32ToBF16Bits(acc)
+			if mode == "zero" {
+				h = uint16(math.Float32bits(acc) >> 16)
+			}
+			r.add(e, 0, float64(interp.BF16BitsToF32(h)), ref, abs)
+		}
+		mean := r.sum / float64(r.n)
+		t.Logf("%s: mean %.4f ulps, %d of %d beyond the bound", mode, mean, r.bad, r.n)
+		if pass := r.bad == 0 && math.Abs(mean) <= 0.25; pass != (mode == "nearest") {
+			t.Errorf("rounding %s: %d of %d elements beyond the bound, mean %.3f ulps: the check passes %v, want %v", mode, r.bad, r.n, mean, pass, mode == "nearest")
+		}
+		if mode == "zero" && (r.bad < r.n/4 || mean > -0.4) {
+			t.Errorf("rounding toward zero: only %d of %d elements beyond the bound, mean %.3f ulps: the check is weak", r.bad, r.n, mean)
+		}
+	}
 }

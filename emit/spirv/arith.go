@@ -396,10 +396,35 @@ func (f *fn) convert(v uint32, from ir.Type, to ir.Scalar) uint32 {
 		return f.op1(opConvertSToF, t, v)
 	case fs == ir.U32:
 		return f.op1(opConvertUToF, t, v)
-	case to.IsFloat() || to == ir.BF16:
+	case to == ir.BF16:
+		return f.op1(opFConvert, t, f.roundToBF16(v, from))
+	case to.IsFloat():
 		return f.op1(opFConvert, t, v)
 	}
 	return f.floatToInt(v, from, tt)
+}
+
+// roundToBF16 rounds the f32 v to the nearest bfloat16 value, ties to
+// even, as an f32 (so the OpFConvert after it is exact). Vulkan leaves the
+// rounding of an inexact OpFConvert to the implementation, and the
+// FPRoundingMode decoration that could pin it is valid in shaders only on
+// conversions to 16-bit floats stored to 16-bit storage (not on bf16, not on
+// every use); NVIDIA's driver rounds f32 -> bf16 toward zero (H200,
+// 2026-12-01). So kc rounds in integers, as the interpreter does:
+// bits + 0x7fff + (bit 16), low half cleared. A carry into the exponent
+// gives the next binade or +-Inf, which is the right rounding; NaN (whose
+// sum could carry into Inf or wrap) is passed through unchanged.
+func (f *fn) roundToBF16(v uint32, from ir.Type) uint32 {
+	u := ir.Type(ir.U32)
+	if n := ir.Width(from); n > 1 {
+		u = ir.Vec(ir.U32, n)
+	}
+	ut, ft := f.tid(u), f.tid(from)
+	bits := f.op1(opBitcast, ut, v)
+	lsb := f.op2(opBitwiseAnd, ut, f.op2(opShiftRightLogical, ut, bits, f.constInt(u, 16)), f.constInt(u, 1))
+	sum := f.op2(opIAdd, ut, f.op2(opIAdd, ut, bits, f.constInt(u, 0x7fff)), lsb)
+	r := f.op1(opBitcast, ft, f.op2(opBitwiseAnd, ut, sum, f.constInt(u, 0xffff0000)))
+	return f.op3(opSelect, ft, f.op1(opIsNan, f.boolType(from), v), v, r)
 }
 
 // floatToInt converts with truncation toward zero, saturating at the

@@ -52,6 +52,7 @@ type sptype struct {
 	o      op
 	width  uint32
 	signed bool
+	bf     bool     // OpTypeFloat 16 BFloat16KHR
 	elem   uint32   // vector/array/pointer element type
 	n      int      // vector count, array length
 	sc     uint32   // pointer storage class
@@ -106,7 +107,7 @@ func newSpeval(words []uint32) (*speval, error) {
 		case opTypeInt:
 			e.types[w[0]] = sptype{o: o, width: w[1], signed: w[2] == 1}
 		case opTypeFloat:
-			e.types[w[0]] = sptype{o: o, width: w[1]}
+			e.types[w[0]] = sptype{o: o, width: w[1], bf: len(w) > 2 && w[2] == fpEncodingBFloat16}
 		case opTypeVector:
 			e.types[w[0]] = sptype{o: o, elem: w[1], n: int(w[2])}
 		case opTypeArray:
@@ -478,6 +479,9 @@ func b2u(b bool) uint32 {
 
 // float helpers: values of the result type t (16 or 32 bits).
 func toF(t sptype, x uint32) float32 {
+	if t.bf {
+		return math.Float32frombits(x << 16)
+	}
 	if t.width == 16 {
 		return f16ToFloat32(uint16(x))
 	}
@@ -618,6 +622,14 @@ func scalarOp(o op, t, ot sptype, x []uint32) uint32 {
 		}
 		return uint32(v)
 	case opFConvert:
+		switch {
+		case t.bf && isNaN32(x[0]):
+			return x[0]>>16 | 0x40
+		case t.bf: // toward zero, as NVIDIA's driver does (H200, 2026-12-01)
+			return x[0] >> 16
+		case ot.bf:
+			return x[0] << 16
+		}
 		if t.width == 16 {
 			return uint32(f16bits(float64(math.Float32frombits(x[0]))))
 		}
