@@ -59,7 +59,24 @@ type Limits struct {
 	MaxInvocationsPerWorkgroup      int
 	MaxWorkgroupsPerDimension       uint32
 	MaxSharedMemory                 int // bytes of workgroup memory
+	// MaxLoopIterations is how many loop iterations one invocation may
+	// run, all its loops together, before the driver silently ends every
+	// loop; 0 means no known limit. It is a driver quirk, not a Vulkan or
+	// WebGPU limit (those let a terminating loop run to its end): Mesa's
+	// llvmpipe (lavapipe) counts each iteration and each loop's final exit
+	// test and stops at LLVMPipeLoopIterations (docs/lavapipe.md). The
+	// drivers set it from the device's identity, not from a query.
+	MaxLoopIterations int `json:",omitempty"`
 }
+
+// LLVMPipeLoopIterations is Mesa llvmpipe's loop budget per invocation
+// (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS, measured with Mesa 22.3.6), the
+// MaxLoopIterations the drivers report for an llvmpipe device.
+const LLVMPipeLoopIterations = 65535
+
+// IsLLVMPipe says whether a device name is Mesa llvmpipe's ("llvmpipe
+// (LLVM 15.0.6, 256 bits)"), for drivers that have nothing better to go by.
+func IsLLVMPipe(name string) bool { return strings.HasPrefix(name, "llvmpipe") }
 
 // CoopMatShape is one cooperative-matrix instruction shape an adapter offers
 // (from vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR or the NV

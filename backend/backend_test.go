@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -63,7 +64,7 @@ func (e *fakeEnc) Discard() { e.f.log = append(e.f.log, "discard") }
 func (f *fake) Info() AdapterInfo {
 	return AdapterInfo{Driver: "fake", Name: "fake", Targets: []Target{WGSL},
 		Limits: Limits{MaxBufferSize: 1 << 20, MaxStorageBufferBindingSize: 1 << 20, MinStorageBufferOffsetAlignment: 256, MaxWorkgroupsPerDimension: 65535,
-			MaxInvocationsPerWorkgroup: 256, MaxWorkgroupSize: [3]int{256, 256, 64}, MaxSharedMemory: 16384}}
+			MaxInvocationsPerWorkgroup: 256, MaxWorkgroupSize: [3]int{256, 256, 64}, MaxSharedMemory: 16384, MaxLoopIterations: 1000}}
 }
 func (f *fake) NewBuffer(size int64) (BufferImpl, error) {
 	f.bufs++
@@ -396,5 +397,25 @@ func TestHiddenNumWorkgroups(t *testing.T) {
 	want = []byte{5, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}
 	if string(f.params) != string(want) {
 		t.Errorf("replayed params block % x\nwant % x", f.params, want)
+	}
+}
+
+// TestLoopBudgetReported: a driver's MaxLoopIterations reaches the
+// Device's Info and survives the JSON form kc devices -json writes.
+func TestLoopBudgetReported(t *testing.T) {
+	d, _, _ := newFake(t)
+	if got := d.Info().Limits.MaxLoopIterations; got != 1000 {
+		t.Fatalf("MaxLoopIterations %d, want the fake's 1000", got)
+	}
+	b, err := json.Marshal(d.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back AdapterInfo
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Limits.MaxLoopIterations != 1000 {
+		t.Fatalf("after JSON: MaxLoopIterations %d, want 1000 (%s)", back.Limits.MaxLoopIterations, b)
 	}
 }

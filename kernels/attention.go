@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Attention returns softmax(scale·q·kᵀ)·v for one head: q [tq, d],
@@ -177,21 +176,15 @@ func (c *Context) chunkKeys(params []uint32, defs map[string]string, q, k, v, ou
 	return c.run("decode.kc", "decode_merge", defs, []uint32{uint32(heads), uint32(nch)}, [3]uint32{uint32(heads), uint32(tq), 1}, part, out)
 }
 
-// llvmpipeLoops is the loop budget of Mesa's llvmpipe (lavapipe): its
-// shader compiler (gallivm) counts every loop iteration of an invocation,
-// each loop's exit test included, on one counter for the whole shader,
-// and once 65535 have run every loop exits, silently (Mesa 22.3.6;
-// docs/lavapipe.md, internal/difftest's TestLoopBudget).
-const llvmpipeLoops = 65535
-
 // loopBudget is how many loop iterations (counted as flashLoops counts
-// them) one invocation may run on this device: three quarters of
-// llvmpipe's budget there, since its count runs a little above
+// them) one invocation may run on this device: three quarters of the
+// device's Limits.MaxLoopIterations where it has one (llvmpipe's 65535,
+// docs/lavapipe.md), since llvmpipe's count runs a little above
 // flashLoops (measured: by 70 to 180 iterations for attention.kc at head
 // dimensions 64 to 128), and no limit elsewhere.
 func (c *Context) loopBudget() int {
-	if strings.HasPrefix(c.dev.Info().Name, "llvmpipe") {
-		return llvmpipeLoops / 4 * 3
+	if n := c.dev.Info().Limits.MaxLoopIterations; n > 0 {
+		return n / 4 * 3
 	}
 	return math.MaxInt
 }

@@ -100,6 +100,7 @@ func (p *physical) info(index int) backend.AdapterInfo {
 			MaxInvocationsPerWorkgroup:      int(lim.maxComputeWorkGroupInvocations),
 			MaxWorkgroupsPerDimension:       min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1], lim.maxComputeWorkGroupCount[2]),
 			MaxSharedMemory:                 int(lim.maxComputeSharedMemorySize),
+			MaxLoopIterations:               p.loopBudget(),
 		},
 		F16:          p.hasV12 && p.v12.f[v12ShaderFloat16] != 0 && p.v11.storageBuffer16BitAccess != 0,
 		Subgroups:    p.subgroup.supportedStages&stageCompute != 0 && p.subgroup.supportedOperations&subgroupOpsNeeded == subgroupOpsNeeded,
@@ -136,6 +137,20 @@ func (p *physical) info(index int) backend.AdapterInfo {
 		}
 	}
 	return a
+}
+
+// driverIDLLVMPipe is VK_DRIVER_ID_MESA_LLVMPIPE (VkDriverId).
+const driverIDLLVMPipe = 13
+
+// loopBudget is Limits.MaxLoopIterations: llvmpipe's budget when the
+// driver ID (Vulkan 1.2's VkPhysicalDeviceDriverProperties) says
+// llvmpipe, or, on a device too old to report one, when its name does.
+func (p *physical) loopBudget() int {
+	id := p.driver.driverID
+	if id == driverIDLLVMPipe || id == 0 && backend.IsLLVMPipe(cString(p.props.deviceName[:])) {
+		return backend.LLVMPipeLoopIterations
+	}
+	return 0
 }
 
 // driverInfo is "driverName driverInfo" from VkPhysicalDeviceDriverProperties,

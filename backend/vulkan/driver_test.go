@@ -230,3 +230,18 @@ func TestDiscardKeepsUploads(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopBudgetLimit: an llvmpipe device (driverName "llvmpipe", as
+// lavapipe reports it) has Limits.MaxLoopIterations 65535, the budget
+// internal/difftest's TestLoopBudget measures; any other device none.
+func TestLoopBudgetLimit(t *testing.T) {
+	info := openTest(t).Info()
+	want := 0
+	if strings.HasPrefix(info.DriverInfo, "llvmpipe") {
+		want = backend.LLVMPipeLoopIterations
+	}
+	if got := info.Limits.MaxLoopIterations; got != want {
+		t.Fatalf("%s (%s): MaxLoopIterations %d, want %d", info.Name, info.DriverInfo, got, want)
+	}
+	t.Logf("%s (%s): MaxLoopIterations %d", info.Name, info.DriverInfo, info.Limits.MaxLoopIterations)
+}

@@ -46,7 +46,7 @@ func open(a *wgpu.Adapter, info backend.AdapterInfo) (backend.DeviceImpl, error)
 			return nil, err
 		}
 	}
-	info.Limits = limitsOf(dev.GetLimits().Limits)
+	info.Limits = deviceLimits(info.Limits, dev.GetLimits().Limits)
 	d := &device{
 		state:   st,
 		info:    info,

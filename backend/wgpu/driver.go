@@ -129,6 +129,11 @@ func describe(a *wgpu.Adapter, index int) backend.AdapterInfo {
 	if api == "" {
 		api = info.BackendType.String()
 	}
+	lim := limitsOf(l)
+	if backend.IsLLVMPipe(name) || backend.IsLLVMPipe(info.Name) {
+		// wgpu-native v0.19 reports no driver ID; the name is all there is
+		lim.MaxLoopIterations = backend.LLVMPipeLoopIterations
+	}
 	return backend.AdapterInfo{
 		DriverIndex: index,
 		Name:        name,
@@ -138,12 +143,20 @@ func describe(a *wgpu.Adapter, index int) backend.AdapterInfo {
 		DeviceID:    info.DeviceId,
 		DriverInfo:  fmt.Sprintf("wgpu-native (%s backend) %s", api, info.DriverDescription),
 		Targets:     []backend.Target{backend.WGSL, backend.SPIRV},
-		Limits:      limitsOf(l),
+		Limits:      lim,
 		// This naga predates `enable f16` and subgroups: neither is usable
 		// from WGSL here, whatever the hardware offers.
 		Timestamps:  a.HasFeature(wgpu.FeatureNameTimestampQuery),
 		TimestampNs: 1, // wgpu-native v0.19 does not expose the period; 1 ns on lavapipe and NVIDIA
 	}
+}
+
+// deviceLimits are a device's limits l, keeping what its adapter's
+// limits say that no WebGPU limit carries (MaxLoopIterations).
+func deviceLimits(adapter backend.Limits, l wgpu.Limits) backend.Limits {
+	d := limitsOf(l)
+	d.MaxLoopIterations = adapter.MaxLoopIterations
+	return d
 }
 
 func limitsOf(l wgpu.Limits) backend.Limits {

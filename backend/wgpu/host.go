@@ -28,7 +28,7 @@ func FromDevice(dev *wgpu.Device, adapter *wgpu.Adapter) (*backend.Device, error
 		info = describe(adapter, -1)
 	}
 	info.Driver, info.DriverIndex = "wgpu", -1
-	info.Limits = limitsOf(dev.GetLimits().Limits)
+	info.Limits = deviceLimits(info.Limits, dev.GetLimits().Limits)
 	info.Timestamps = dev.HasFeature(wgpu.FeatureNameTimestampQuery)
 	d := &device{
 		info:     info,

@@ -175,3 +175,18 @@ func TestBadShader(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestLoopBudgetLimit: a wgpu adapter on llvmpipe (lavapipe) has
+// Limits.MaxLoopIterations 65535, the budget internal/difftest's
+// TestLoopBudget measures; any other adapter none.
+func TestLoopBudgetLimit(t *testing.T) {
+	info := openDevice(t).Info()
+	want := 0
+	if strings.Contains(info.DriverInfo, "llvmpipe") {
+		want = backend.LLVMPipeLoopIterations
+	}
+	if got := info.Limits.MaxLoopIterations; got != want {
+		t.Fatalf("%s (%s): MaxLoopIterations %d, want %d", info.Name, info.DriverInfo, got, want)
+	}
+	t.Logf("%s (%s): MaxLoopIterations %d", info.Name, info.DriverInfo, info.Limits.MaxLoopIterations)
+}
