@@ -50,3 +50,14 @@ func hlslGlslang(ctx context.Context, m *ir.Module, k *ir.Kernel) (*emit.Artifac
 	}
 	return hlsl.CompileSPIRV(ctx, a, k.Name, hlsl.CompileOptions{Compiler: hlsl.Glslang})
 }
+
+// TestCorpusLoopBudget: the corpus runner names a kernel whose loops
+// exceed lavapipe's budget instead of comparing its silently wrong
+// result (backendtest.LoopBudget), on both SPIR-V paths.
+func TestCorpusLoopBudget(t *testing.T) {
+	d := openTest(t)
+	t.Run("spirv", func(t *testing.T) { backendtest.LoopBudget(t, d, backendtest.EmitPath(backend.SPIRV)) })
+	t.Run("hlsl-glslang", func(t *testing.T) {
+		backendtest.LoopBudget(t, d, backendtest.Path{Name: "hlsl-glslang", Artifact: hlslGlslang})
+	})
+}

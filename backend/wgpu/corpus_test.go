@@ -55,3 +55,13 @@ func nagaPath(target backend.Target) backendtest.Path {
 	}
 	return p
 }
+
+// TestCorpusLoopBudget: the corpus runner names a kernel whose loops
+// exceed lavapipe's budget instead of comparing its silently wrong
+// result (backendtest.LoopBudget), through WGSL and SPIR-V.
+func TestCorpusLoopBudget(t *testing.T) {
+	d := openDevice(t)
+	for _, target := range []backend.Target{backend.WGSL, backend.SPIRV} {
+		t.Run(string(target), func(t *testing.T) { backendtest.LoopBudget(t, d, nagaPath(target)) })
+	}
+}

@@ -47,7 +47,9 @@ func EmitPath(target backend.Target) Path {
 // (runspec.Check: integers bit for bit, floats within the kernel's
 // stated tolerance; a documented Deviation of d's adapter is accepted
 // where it applies). A kernel needing a feature d lacks must be refused
-// by Load with an *ir.UnsupportedError, and is then skipped.
+// by Load with an *ir.UnsupportedError, and is then skipped. A run whose
+// invocations need more loop iterations than d runs (MaxLoopIterations)
+// fails with a *LoopBudgetError before anything is compared.
 func Corpus(t *testing.T, d *backend.Device, paths []Path) {
 	CorpusOf(t, d, kctest.Cases(t), paths)
 }
@@ -104,7 +106,7 @@ func Lacks(info backend.AdapterInfo, k *ir.Kernel) string {
 	return ""
 }
 
-func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, k *ir.Kernel, p Path, run *directive.Run, rnd *rand.Rand) {
+func corpusKernel(t testing.TB, d *backend.Device, c kctest.Case, m *ir.Module, k *ir.Kernel, p Path, run *directive.Run, rnd *rand.Rand) {
 	ctx := context.Background()
 	info := d.Info()
 	lacks := Lacks(info, k)
@@ -141,13 +143,16 @@ func corpusKernel(t *testing.T, d *backend.Device, c kctest.Case, m *ir.Module, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	want, st, err := OnInterp(m, plan, info.SubgroupSize, false)
+	if err != nil {
+		t.Fatalf("interp: %v", err)
+	}
+	if err := CheckLoops(info, k, st); err != nil {
+		t.Fatalf("%v, %v", err, plan)
+	}
 	got, err := OnDevice(ctx, d, pl, plan)
 	if err != nil {
 		t.Fatalf("device: %v", err)
-	}
-	want, err := OnInterp(m, plan, info.SubgroupSize, false)
-	if err != nil {
-		t.Fatalf("interp: %v", err)
 	}
 	for i, b := range Outputs(k) {
 		if msg := check(t, info, c, k, run, b, got[i], want[i]); msg != "" {
@@ -192,8 +197,9 @@ func OnDevice(ctx context.Context, d *backend.Device, pl *backend.Pipeline, plan
 }
 
 // OnInterp runs the plan on the reference interpreter (on copies of its
-// buffers) and returns the read_write buffers' final bytes.
-func OnInterp(m *ir.Module, plan *runspec.Plan, subgroupSize int, races bool) ([][]byte, error) {
+// buffers) and returns the read_write buffers' final bytes and the run's
+// stats.
+func OnInterp(m *ir.Module, plan *runspec.Plan, subgroupSize int, races bool) ([][]byte, interp.Stats, error) {
 	if subgroupSize <= 0 {
 		subgroupSize = 8
 	}
@@ -201,14 +207,45 @@ func OnInterp(m *ir.Module, plan *runspec.Plan, subgroupSize int, races bool) ([
 	for i, b := range ir.Buffers(plan.Kernel) {
 		args.Buffers[b.Name] = append([]byte(nil), plan.Bufs[i]...)
 	}
-	if err := interp.Run(m, plan.Kernel.Name, plan.Grid, args, interp.Options{SubgroupSize: subgroupSize, Races: races}); err != nil {
-		return nil, err
+	st, err := interp.RunStats(m, plan.Kernel.Name, plan.Grid, args, interp.Options{SubgroupSize: subgroupSize, Races: races})
+	if err != nil {
+		return nil, st, err
 	}
 	var out [][]byte
 	for _, b := range Outputs(plan.Kernel) {
 		out = append(out, args.Buffers[b.Name])
 	}
-	return out, nil
+	return out, st, nil
+}
+
+// LoopBudgetError says that a run needs more loop iterations per
+// invocation than a device runs before it silently ends every loop
+// (backend.Limits.MaxLoopIterations, llvmpipe's quirk: docs/lavapipe.md):
+// the device's result would be wrong without any error, so it is not
+// compared.
+type LoopBudgetError struct {
+	Kernel, Device string
+	Needs          int64     // interp.Stats.MaxLoopIterations
+	At             [3]uint32 // global_id of the invocation that needs them
+	Budget         int       // the device's MaxLoopIterations
+}
+
+func (e *LoopBudgetError) Error() string {
+	return fmt.Sprintf("kernel %s needs %d loop iterations per invocation; device %s stops at %d "+
+		"(invocation global_id (%d, %d, %d); Limits.MaxLoopIterations, a driver quirk: docs/lavapipe.md)",
+		e.Kernel, e.Needs, e.Device, e.Budget, e.At[0], e.At[1], e.At[2])
+}
+
+// CheckLoops returns a *LoopBudgetError when the interpreter's run of k
+// (st) needs more loop iterations in one invocation than the device
+// described by info runs, nil when it does not or info knows no limit.
+// The interpreter counts loops llvmpipe unrolls too, so it may name a
+// kernel a little before llvmpipe would go wrong, never after.
+func CheckLoops(info backend.AdapterInfo, k *ir.Kernel, st interp.Stats) error {
+	if max := info.Limits.MaxLoopIterations; max > 0 && st.MaxLoopIterations > int64(max) {
+		return &LoopBudgetError{Kernel: k.Name, Device: info.Name, Needs: st.MaxLoopIterations, At: st.MaxLoopInvocation, Budget: max}
+	}
+	return nil
 }
 
 func defines(c kctest.Case) string {

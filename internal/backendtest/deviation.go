@@ -54,7 +54,7 @@ func deviationsFor(info backend.AdapterInfo, c kctest.Case, k *ir.Kernel, b *ir.
 // check compares output b as run says, with the adapter's deviations for
 // it applied; when only a deviation makes it pass, t logs what it
 // accepted.
-func check(t *testing.T, info backend.AdapterInfo, c kctest.Case, k *ir.Kernel, run *directive.Run, b *ir.Param, got, want []byte) string {
+func check(t testing.TB, info backend.AdapterInfo, c kctest.Case, k *ir.Kernel, run *directive.Run, b *ir.Param, got, want []byte) string {
 	strict := runspec.Check(run, b, got, want)
 	devs := deviationsFor(info, c, k, b)
 	if strict == "" || len(devs) == 0 {

@@ -66,27 +66,52 @@ func (e *Error) Error() string {
 	return s + ": " + e.Msg
 }
 
+// Stats are facts about a run that its outputs do not show.
+type Stats struct {
+	// MaxLoopIterations is the most loop iterations any one invocation
+	// ran, all its loops (and those of the functions it called) together,
+	// counted as Mesa's llvmpipe counts them against its budget
+	// (backend.Limits.MaxLoopIterations, docs/lavapipe.md): every pass of
+	// a loop, so the pass whose condition fails and the one that breaks
+	// count too, and a loop of n iterations that ends on its condition
+	// counts n+1. llvmpipe does not count loops its compiler unrolls
+	// completely (small constant trip counts), so this can run above its
+	// own count, never below.
+	MaxLoopIterations int64
+	// MaxLoopInvocation is the global_id of the first invocation that ran
+	// MaxLoopIterations.
+	MaxLoopInvocation [3]uint32
+}
+
 // Run executes kernel of the checked module m over groups workgroups (x, y,
 // z; a zero count runs nothing) with args, and returns the first error, if
 // any (workgroups run in order x fastest, so the first error is
 // deterministic). Buffers are modified in place even when an error stops
 // the run part way.
-func Run(m *ir.Module, kernel string, groups [3]int, args *Args, opts Options) (err error) {
+func Run(m *ir.Module, kernel string, groups [3]int, args *Args, opts Options) error {
+	_, err := RunStats(m, kernel, groups, args, opts)
+	return err
+}
+
+// RunStats is Run that also returns the run's Stats (of the part that
+// ran, when an error stops it).
+func RunStats(m *ir.Module, kernel string, groups [3]int, args *Args, opts Options) (st Stats, err error) {
 	if m == nil || !m.Checked {
-		return fmt.Errorf("interp: module is not checked (run ir.Check first)")
+		return st, fmt.Errorf("interp: module is not checked (run ir.Check first)")
 	}
 	k := m.Kernel(kernel)
 	if k == nil {
-		return fmt.Errorf("interp: no kernel %q in %s", kernel, m.File)
+		return st, fmt.Errorf("interp: no kernel %q in %s", kernel, m.File)
 	}
 	if args == nil {
 		args = &Args{}
 	}
 	mc, err := newMachine(k, groups, opts)
 	if err != nil {
-		return err
+		return st, err
 	}
 	defer func() {
+		st = Stats{MaxLoopIterations: mc.maxLoops, MaxLoopInvocation: mc.maxLoopsAt}
 		if r := recover(); r != nil {
 			if e, ok := r.(*Error); ok {
 				err = e
@@ -96,14 +121,14 @@ func Run(m *ir.Module, kernel string, groups [3]int, args *Args, opts Options) (
 		}
 	}()
 	if err := mc.bind(args); err != nil {
-		return err
+		return st, err
 	}
 	body, err := compileKernel(mc)
 	if err != nil {
-		return err
+		return st, err
 	}
 	mc.execute(body)
-	return nil
+	return st, nil
 }
 
 // newMachine validates the launch shape and options.

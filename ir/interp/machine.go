@@ -27,6 +27,13 @@ type machine struct {
 	// storageEpoch is advanced by every storageBarrier and workgroup
 	storageEpoch uint32
 
+	// loops counts each lane's loop iterations in this workgroup, all its
+	// loops together (Stats.MaxLoopIterations); maxLoops is the largest
+	// count of the run so far and maxLoopsAt its invocation's global_id.
+	loops      []int64
+	maxLoops   int64
+	maxLoopsAt [3]uint32
+
 	live  []bool // lane has not returned
 	nlive int
 	all   []int32 // 0..n-1
@@ -159,6 +166,7 @@ func (m *machine) initBuiltins() {
 	m.numWorkgroups, m.localIndex = m.newCol(), m.newCol()
 	m.sgSizeCol, m.sgInvocation = m.newCol(), m.newCol()
 	m.live = make([]bool, m.n)
+	m.loops = make([]int64, m.n)
 	m.all = make([]int32, m.n)
 	sx, sy := m.size[0], m.size[1]
 	for l := 0; l < m.n; l++ {
@@ -203,6 +211,7 @@ func (m *machine) startWorkgroup() {
 		}
 	}
 	m.nlive = m.n
+	clear(m.loops)
 	m.mats = m.mats[:0]
 	m.epoch++
 	m.storageEpoch++

@@ -279,6 +279,19 @@ func mergeLanes(out, a, b []int32) []int32 {
 	return append(out, b[j:]...)
 }
 
+// countLoop counts one loop iteration for each lane of cur: each pass
+// of a loop counts, the one whose condition fails and the one that
+// breaks included, as llvmpipe counts (docs/lavapipe.md).
+func (m *machine) countLoop(cur []int32) {
+	for _, l := range cur {
+		m.loops[l]++
+		if n := m.loops[l]; n > m.maxLoops {
+			m.maxLoops = n
+			copy(m.maxLoopsAt[:], m.globalID[4*l:4*l+3])
+		}
+	}
+}
+
 // forStmt runs the loop in lockstep: each iteration the lanes still in
 // the loop test the condition, run the body, and those that fall through
 // or continue run the post statement. Lanes leave through a false
@@ -314,6 +327,7 @@ func (c *compiler) forStmt(s *ir.For) stmtFn {
 		cur := append(curBuf[:0], act...)
 		for len(cur) > 0 {
 			m.step(pos, cur)
+			m.countLoop(cur)
 			run := cur
 			if cond != nil {
 				cv := cond(cur)
