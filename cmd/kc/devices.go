@@ -106,6 +106,9 @@ func printAdapter(w io.Writer, a backend.AdapterInfo, picked bool) {
 	fmt.Fprintf(w, "      limits: buffer %s, storage binding %s, shared %s, workgroup %d (%dx%dx%d), groups/dim %d\n",
 		bytesStr(l.MaxBufferSize), bytesStr(l.MaxStorageBufferBindingSize), bytesStr(int64(l.MaxSharedMemory)),
 		l.MaxInvocationsPerWorkgroup, l.MaxWorkgroupSize[0], l.MaxWorkgroupSize[1], l.MaxWorkgroupSize[2], l.MaxWorkgroupsPerDimension)
+	if l.MaxLoopIterations > 0 {
+		fmt.Fprintf(w, "      loops: end silently after %d iterations per invocation (a driver quirk: docs/lavapipe.md)\n", l.MaxLoopIterations)
+	}
 	if len(a.Extensions) > 0 {
 		fmt.Fprintf(w, "      extensions: %s\n", strings.Join(a.Extensions, " "))
 	}
