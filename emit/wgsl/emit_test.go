@@ -21,6 +21,7 @@ var unitSources = map[string]string{
 	out[0] = select(c[0] > 0, atomicAdd(h[0], 1), c[1])
 	out[1] = select(c[0] > 0, atomicAdd(h[0], 1), atomicAdd(h[0], 10))
 	out[2] = select(atomicAdd(h[1], 1) == 0, c[1], atomicLoad(h[1]))
+	out[3] = select(c[0] > 0, out[0], atomicAdd(h[0], 1))
 }
 `,
 	"names": `kernel while(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
@@ -408,15 +409,19 @@ func TestLines(t *testing.T) {
 	}
 }
 
-// TestSelectEffects: select keeps WGSL's own spelling unless two of its
-// operands have effects, and then goes through a helper taking them in
-// kc's order (internal/difftest TestSelectOrder runs both on devices).
+// TestSelectEffects: select keeps WGSL's own spelling unless one of its
+// operands has effects and another has effects too or reads a writable
+// buffer (out[3]: out[0] before the atomic), and then goes through a
+// helper taking them in kc's order (internal/difftest TestSelectOrder and
+// TestSelectReadOrder run both on devices). A read-only buffer (c, out[0])
+// may be read in any order.
 func TestSelectEffects(t *testing.T) {
 	a := emitSrc(t, "select_effects")
 	wantLines(t, a,
 		"out[0i] = select(c[1i], atomicAdd(&h[0i], 1u), c[0i] > 0u);",
 		"out[1i] = kc_select_u32_bool(c[0i] > 0u, atomicAdd(&h[0i], 1u), atomicAdd(&h[0i], 10u));",
 		"out[2i] = kc_select_u32_bool(atomicAdd(&h[1i], 1u) == 0u, c[1i], atomicLoad(&h[1i]));",
+		"out[3i] = kc_select_u32_bool(c[0i] > 0u, out[0i], atomicAdd(&h[0i], 1u));",
 		"fn kc_select_u32_bool(c: bool, a: u32, b: u32) -> u32 {",
 		"return select(b, a, c);",
 	)
