@@ -95,7 +95,7 @@ func TestSelectOrder(t *testing.T) {
 	}
 }
 
-// selectReadSrc puts a plain read (of a buffer, a shared variable or an
+// selectReadSrc puts a plain read (of a buffer, a shared array or scalar, or an
 // atomic through atomicLoad) next to an operand that writes what it reads
 // (a helper call, an atomic), in select and in a binary operator. kc reads
 // before or after the write as the operands are written (docs/semantics.md
@@ -112,13 +112,20 @@ fn poke(s shared [2]u32, v u32) u32 {
 	return v
 }
 
+fn pk(t shared u32, v u32) u32 {
+	t = t + v
+	return v
+}
+
 fn inc(h read_write []atomic<u32>) u32 {
 	return atomicAdd(h[2], 5)
 }
 
 kernel k(x read_write []u32, h read_write []atomic<u32>, out read_write []u32) workgroup(1) {
 	shared s [2]u32
+	shared t u32
 	s[0] = 3
+	t = 3
 	x[0] = 1
 	out[0] = select(true, x[0], bump(x, 5))
 	out[1] = select(false, bump(x, 5), x[0])
@@ -132,6 +139,10 @@ kernel k(x read_write []u32, h read_write []atomic<u32>, out read_write []u32) w
 	out[9] = atomicLoad(h[2]) * 100 + inc(h)
 	out[10] = inc(h) * 100 + atomicLoad(h[2])
 	out[11] = select(atomicLoad(h[2]) == 10, inc(h), 7)
+	out[12] = t + pk(t, 4)
+	out[13] = select(true, t, pk(t, 4))
+	t = 14
+	out[t] = pk(t, 4)
 }
 `
 
@@ -141,15 +152,16 @@ kernel k(x read_write []u32, h read_write []atomic<u32>, out read_write []u32) w
 func TestSelectReadOrder(t *testing.T) {
 	x := interp.Encode([]uint32{rand.Uint32(), rand.Uint32()})
 	h := interp.Encode([]uint32{0, 0, 0})
-	out := interp.Poison(4 * 12)
+	out := interp.Poison(4 * 19)
 	want := runEveryPath(t, selectReadSrc, 1, []string{"x", "h", "out"}, [][]byte{x, h, out}, map[string]bool{"x": true, "h": true, "out": true})
 	got, err := interp.Decode[uint32](want["out"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	// x[0]: 1, 6, 11, 18; h[0]: 0, 1, 2; s[0]: 3, 7, 11; h[1]: 0, 1, 2;
-	// h[2]: 0, 5, 10, 15.
-	exp := []uint32{1, 11, 7, 0, 2, 3, 7 + 4, 0*100 + 0, 1*100 + 2, 0*100 + 0, 5*100 + 10, 10}
+	// h[2]: 0, 5, 10, 15; t: 3, 7, 11, then 14, 18
+	// (out[t] is out[14]).
+	exp := []uint32{1, 11, 7, 0, 2, 3, 7 + 4, 0*100 + 0, 1*100 + 2, 0*100 + 0, 5*100 + 10, 10, 3 + 4, 7, 4}
 	for i := range exp {
 		if got[i] != exp[i] {
 			t.Fatalf("interpreter: out = %v, want %v", got, exp)
