@@ -169,6 +169,45 @@ func TestSelectReadOrder(t *testing.T) {
 	}
 }
 
+// compoundOrderSrc: lhs op= rhs loads the target after evaluating rhs
+// (docs/semantics.md § 6), so a call in rhs that writes the target (a
+// buffer element, a shared scalar) is seen by the load.
+const compoundOrderSrc = `fn bump(x read_write []u32, v u32) u32 {
+	x[0] = x[0] + v
+	return v
+}
+
+fn pk(t shared u32, v u32) u32 {
+	t = t + v
+	return v
+}
+
+kernel k(x read_write []u32, out read_write []u32) workgroup(1) {
+	shared t u32
+	t = 3
+	x[0] = 1
+	x[0] += bump(x, 5)
+	out[0] = x[0]
+	t *= pk(t, 4)
+	out[1] = t
+}
+`
+
+// TestCompoundAssignOrder: a compound assignment's load follows its value
+// on every path.
+func TestCompoundAssignOrder(t *testing.T) {
+	x := interp.Encode([]uint32{rand.Uint32(), rand.Uint32()})
+	want := runEveryPath(t, compoundOrderSrc, 1, []string{"x", "out"}, [][]byte{x, interp.Poison(4 * 4)}, map[string]bool{"x": true, "out": true})
+	got, err := interp.Decode[uint32](want["out"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[0]: 1, bump makes it 6, then 6 + 5; t: 3, pk makes it 7, then 7 * 4.
+	if got[0] != 11 || got[1] != 28 {
+		t.Fatalf("interpreter: out = %v, want [11 28 ...]", got)
+	}
+}
+
 // intToFloatSrc converts u32 and i32 to f32.
 const intToFloatSrc = `kernel k(u read []u32, i read []i32, fu read_write []f32, fi read_write []f32) workgroup(64) {
 	let j = global_id.x
