@@ -88,7 +88,9 @@
 // helper that copies it into a var. kc's evaluation order holds
 // through calls: a select whose operands include one with effects (an
 // atomic or a helper call) and another with effects or a read of writable
-// memory goes through its kc_select_* helper. WGSL has
+// memory goes through its kc_select_* helper, and lhs op= rhs with effects
+// in rhs evaluates rhs into a let first (WGSL loads lhs before rhs; kc
+// after), unless lhs's indexes read writable memory. WGSL has
 // no way to forbid contraction: a precise body is marked by a comment only,
 // and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
 // through wgpu, issue 12's reproducer gives 0, not 1e-8.

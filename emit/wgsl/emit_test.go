@@ -24,6 +24,18 @@ var unitSources = map[string]string{
 	out[3] = select(c[0] > 0, out[0], atomicAdd(h[0], 1))
 }
 `,
+	"compound_effects": `fn bump(x read_write []u32, v u32) u32 {
+	x[0] = x[0] + v
+	return v
+}
+
+kernel k(x read_write []u32) workgroup(1) {
+	x[0] += bump(x, 5)
+	x[1] <<= bump(x, 1)
+	x[2] += 1
+	x[x[3]] += bump(x, 2)
+}
+`,
 	"names": `kernel while(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
 	shared module [4]f32
 	let continuing = global_id.x
@@ -407,6 +419,23 @@ func TestLines(t *testing.T) {
 	if p := a.SourcePos(len(lines) + 1); p.IsValid() {
 		t.Errorf("SourcePos past the end = %v", p)
 	}
+}
+
+// TestCompoundEffects: lhs op= rhs with effects in rhs evaluates rhs into
+// a let before WGSL's op= loads the target, as kc loads after rhs
+// (docs/semantics.md § 6; WGSL's e1 op= e2 is e1 = e1 op (e2), loading
+// first). naga happens to load after the call, so the devices do not show
+// it (internal/difftest TestCompoundAssignOrder); the text pins it. A
+// location that reads writable memory (x[x[3]]) is left as written.
+func TestCompoundEffects(t *testing.T) {
+	wantLines(t, emitSrc(t, "compound_effects"),
+		"let kc_v: u32 = bump(5u);",
+		"x[0i] += kc_v;",
+		"let kc_v_1: u32 = bump(1u);",
+		"x[1i] <<= kc_v_1 & 31u;",
+		"x[2i]++;",
+		"x[x[3i]] += bump(2u);",
+	)
 }
 
 // TestSelectEffects: select keeps WGSL's own spelling unless one of its
