@@ -65,14 +65,14 @@ kernel k(n u32, y read_write []u32) workgroup(64) {
 	}
 }
 
-// TestEffectOrderText pins the order HLSL gives reads next to effects in
+// TestSelectEffectOrderText pins the order HLSL gives reads next to effects in
 // one statement. atomicLoad has no effect (it writes nothing) but, like
 // every atomic, is hoisted into a temporary where it is evaluated, so it
 // lands before or after an atomicAdd or a helper that writes, as kc orders
 // them; a shared scalar, read by its bare name, is hoisted before a later
 // effect like any other read of memory, as an index too
 // (internal/difftest TestSelectReadOrder runs these on devices).
-func TestEffectOrderText(t *testing.T) {
+func TestSelectEffectOrderText(t *testing.T) {
 	m := loadSrc(t, "ord.kc", `fn inc(h read_write []atomic<u32>) u32 {
 	return atomicAdd(h[2], 5)
 }
@@ -90,6 +90,7 @@ kernel k(h read_write []atomic<u32>, out read_write []u32) workgroup(1) {
 	out[3] = inc(h) * 100 + atomicLoad(h[2])
 	out[4] = t + pk(t, 4)
 	out[t] = pk(t, 4)
+	out[5] = select(atomicLoad(h[2]) == 0, inc(h), atomicLoad(h[2]))
 }
 `)
 	a, err := Emit(m, Options{})
@@ -128,6 +129,10 @@ kernel k(h read_write []atomic<u32>, out read_write []u32) workgroup(1) {
 		"uint kc_t10 = t;",
 		"uint kc_t11 = pk(4u);",
 		"out_[kc_t10] = kc_t11;",
+		"InterlockedOr(h[2], 0u, kc_t12);",
+		"uint kc_t13 = inc();",
+		"InterlockedOr(h[2], 0u, kc_t14);",
+		"out_[5] = kc_t12 == 0u ? kc_t13 : kc_t14;",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("statements in this order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
