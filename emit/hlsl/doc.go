@@ -82,8 +82,11 @@
 //   - HLSL leaves the order of operands and arguments unspecified; kc
 //     evaluates left to right. A call with an effect (it writes memory,
 //     runs an atomic operation or a barrier) is evaluated into a
-//     temporary, and an operand that reads memory before an operand with an
-//     effect is hoisted first, so effects and reads keep kc's order.
+//     temporary, and an operand that reads memory (an index, a shared
+//     variable by its name) before an operand with an effect is hoisted
+//     first, so effects and reads keep kc's order. atomicLoad writes
+//     nothing, so it is no effect, but like every atomic it is hoisted
+//     where it is evaluated, so it keeps its place too.
 //   - Structs (struct.go) have WGSL's storage layout under every compiler:
 //     explicit padding members (kc_padN) fill each gap ir.FieldOffsets
 //     leaves and the tail up to ir.SizeOf. DXIL packs at 4 bytes and

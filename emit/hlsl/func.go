@@ -263,14 +263,18 @@ func (f *fn) hasEffects(x ir.Expr) bool {
 }
 
 // readsInline reports whether the text of x, once emitted, still reads
-// memory: an index or a call without effects (atomic operations and calls
-// with effects are evaluated into temporaries in order already).
+// memory: an index, a shared variable (a scalar or struct one is read by
+// its bare name) or a call without effects (atomic operations, atomicLoad
+// included, and calls with effects are evaluated into temporaries in order
+// already).
 func (f *fn) readsInline(x ir.Expr) bool {
 	found := false
 	ir.Inspect(x, func(n ir.Node) bool {
 		switch n := n.(type) {
 		case *ir.Index:
 			found = true
+		case *ir.Ident:
+			found = isShared(n)
 		case *ir.Call:
 			return !n.Func.IsAtomic()
 		case *ir.FnCall:
@@ -298,7 +302,7 @@ func (f *fn) seq(xs []ir.Expr, sinks bool) []hx {
 		if sinks {
 			h = f.sink(x, h)
 		}
-		if later[i] && f.readsInline(x) && !isName(h.s) {
+		if later[i] && f.readsInline(x) && (!isName(h.s) || isShared(x)) {
 			t := f.local.Fresh(fmt.Sprintf("kc_t%d", f.tmp))
 			f.tmp++
 			f.pre = append(f.pre, f.declPrefix(x.Type())+decl(x.Type(), t)+" = "+h.s+";")
@@ -307,6 +311,23 @@ func (f *fn) seq(xs []ir.Expr, sinks bool) []hx {
 		out[i] = h
 	}
 	return out
+}
+
+// isShared reports whether x names a shared variable (in a function, a
+// shared parameter, which is the kernel's variable): its name reads memory
+// that an effect can write.
+func isShared(x ir.Expr) bool {
+	id, ok := x.(*ir.Ident)
+	if !ok {
+		return false
+	}
+	switch o := id.Obj.(type) {
+	case *ir.Shared:
+		return true
+	case *ir.Param:
+		return o.Kind == ir.SharedParam
+	}
+	return false
 }
 
 // isName reports whether s is a plain identifier.
@@ -329,7 +350,7 @@ func (f *fn) lvalue(x ir.Expr) hx {
 	switch v := x.(type) {
 	case *ir.Index:
 		idx := f.ex(v.Index)
-		if f.readsInline(v.Index) && !isName(idx.s) {
+		if f.readsInline(v.Index) && (!isName(idx.s) || isShared(v.Index)) {
 			t := f.local.Fresh(fmt.Sprintf("kc_t%d", f.tmp))
 			f.tmp++
 			f.pre = append(f.pre, decl(v.Index.Type(), t)+" = "+idx.s+";")

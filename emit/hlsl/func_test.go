@@ -64,3 +64,77 @@ kernel k(n u32, y read_write []u32) workgroup(64) {
 		t.Fatal(err)
 	}
 }
+
+// TestSelectEffectOrderText pins the order HLSL gives reads next to effects in
+// one statement. atomicLoad has no effect (it writes nothing) but, like
+// every atomic, is hoisted into a temporary where it is evaluated, so it
+// lands before or after an atomicAdd or a helper that writes, as kc orders
+// them; a shared scalar, read by its bare name, is hoisted before a later
+// effect like any other read of memory, as an index too
+// (internal/difftest TestSelectReadOrder runs these on devices).
+func TestSelectEffectOrderText(t *testing.T) {
+	m := loadSrc(t, "ord.kc", `fn inc(h read_write []atomic<u32>) u32 {
+	return atomicAdd(h[2], 5)
+}
+
+fn pk(t shared u32, v u32) u32 {
+	t = t + v
+	return v
+}
+
+kernel k(h read_write []atomic<u32>, out read_write []u32) workgroup(1) {
+	shared t u32
+	out[0] = atomicLoad(h[1]) * 100 + atomicAdd(h[1], 1)
+	out[1] = atomicAdd(h[1], 1) * 100 + atomicLoad(h[1])
+	out[2] = atomicLoad(h[2]) * 100 + inc(h)
+	out[3] = inc(h) * 100 + atomicLoad(h[2])
+	out[4] = t + pk(t, 4)
+	out[t] = pk(t, 4)
+	out[5] = select(atomicLoad(h[2]) == 0, inc(h), atomicLoad(h[2]))
+}
+`)
+	a, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(a.Code)
+	_, body, ok := strings.Cut(code, "void k(")
+	if !ok {
+		t.Fatalf("no entry point k:\n%s", code)
+	}
+	var got []string
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "InterlockedOr(h") || strings.HasPrefix(l, "InterlockedAdd(h") ||
+			strings.HasPrefix(l, "uint kc_t") && strings.Contains(l, "=") || strings.HasPrefix(l, "out_[") {
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		"InterlockedOr(h[1], 0u, kc_t0);",
+		"InterlockedAdd(h[1], 1u, kc_t1);",
+		"out_[0] = kc_t0 * 100u + kc_t1;",
+		"InterlockedAdd(h[1], 1u, kc_t2);",
+		"InterlockedOr(h[1], 0u, kc_t3);",
+		"out_[1] = kc_t2 * 100u + kc_t3;",
+		"InterlockedOr(h[2], 0u, kc_t4);",
+		"uint kc_t5 = inc();",
+		"out_[2] = kc_t4 * 100u + kc_t5;",
+		"uint kc_t6 = inc();",
+		"InterlockedOr(h[2], 0u, kc_t7);",
+		"out_[3] = kc_t6 * 100u + kc_t7;",
+		"uint kc_t8 = t;",
+		"uint kc_t9 = pk(4u);",
+		"out_[4] = kc_t8 + kc_t9;",
+		"uint kc_t10 = t;",
+		"uint kc_t11 = pk(4u);",
+		"out_[kc_t10] = kc_t11;",
+		"InterlockedOr(h[2], 0u, kc_t12);",
+		"uint kc_t13 = inc();",
+		"InterlockedOr(h[2], 0u, kc_t14);",
+		"out_[5] = kc_t12 == 0u ? kc_t13 : kc_t14;",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("statements in this order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

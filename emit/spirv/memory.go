@@ -175,8 +175,18 @@ func (f *fn) assign(s *ir.Assign) {
 		f.store(p, f.coopBinary(&ir.Binary{Pos: s.Pos, Op: s.Op, X: s.LHS, Y: s.RHS, Ty: p.ty}))
 		return
 	}
-	old := f.load(p)
-	rhs := f.expr(s.RHS)
+	// kc loads the target after evaluating the value (docs/semantics.md
+	// § 6), which only a value with effects (a call writing the target, an
+	// atomic) can observe; without one the load stays first, as the
+	// goldens have it.
+	var old, rhs uint32
+	if ir.HasEffects(s.RHS) {
+		rhs = f.expr(s.RHS)
+		old = f.load(p)
+	} else {
+		old = f.load(p)
+		rhs = f.expr(s.RHS)
+	}
 	f.store(p, f.binop(s.Op, old, p.ty, rhs, s.RHS, p.ty))
 }
 

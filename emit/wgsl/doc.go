@@ -41,9 +41,10 @@
 //   - WGSL has no literal for infinity or NaN: non-finite constants come
 //     from a helper that bitcasts their bits at run time. The f32 maximum
 //     is spelled with 17 digits (its shortest text lies beyond it).
-//   - select(cond, a, b) is WGSL's select(b, a, cond), or, where two of its
-//     operands have effects (atomics, helper calls), a kc_select_* helper that
-//     takes them in kc's order; unary minus on u32,
+//   - select(cond, a, b) is WGSL's select(b, a, cond), or, where one of its
+//     operands has effects (atomics, helper calls) and another has effects
+//     too or reads a writable buffer or shared variable, a kc_select_*
+//     helper that takes them in kc's order; unary minus on u32,
 //     which WGSL lacks, is written 0u - x; ^x is ~x.
 //   - Operator precedence: WGSL forbids mixing bitwise operators with
 //     others without parentheses; the emitter parenthesises by WGSL's
@@ -85,8 +86,11 @@
 // parameter is copied into a var, and a run-time index into an array that
 // is not in memory (a call result, a literal) goes through a kc_index_*
 // helper that copies it into a var. kc's evaluation order holds
-// through calls: a select whose operands include two with effects (an
-// atomic or a helper call) goes through its kc_select_* helper. WGSL has
+// through calls: a select whose operands include one with effects (an
+// atomic or a helper call) and another with effects or a read of writable
+// memory goes through its kc_select_* helper, and lhs op= rhs with effects
+// in rhs evaluates rhs into a let first (WGSL loads lhs before rhs; kc
+// after), unless lhs's indexes read writable memory. WGSL has
 // no way to forbid contraction: a precise body is marked by a comment only,
 // and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
 // through wgpu, issue 12's reproducer gives 0, not 1e-8.

@@ -21,6 +21,19 @@ var unitSources = map[string]string{
 	out[0] = select(c[0] > 0, atomicAdd(h[0], 1), c[1])
 	out[1] = select(c[0] > 0, atomicAdd(h[0], 1), atomicAdd(h[0], 10))
 	out[2] = select(atomicAdd(h[1], 1) == 0, c[1], atomicLoad(h[1]))
+	out[3] = select(c[0] > 0, out[0], atomicAdd(h[0], 1))
+}
+`,
+	"compound_effects": `fn bump(x read_write []u32, v u32) u32 {
+	x[0] = x[0] + v
+	return v
+}
+
+kernel k(x read_write []u32) workgroup(1) {
+	x[0] += bump(x, 5)
+	x[1] <<= bump(x, 1)
+	x[2] += 1
+	x[x[3]] += bump(x, 2)
 }
 `,
 	"names": `kernel while(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
@@ -408,15 +421,36 @@ func TestLines(t *testing.T) {
 	}
 }
 
-// TestSelectEffects: select keeps WGSL's own spelling unless two of its
-// operands have effects, and then goes through a helper taking them in
-// kc's order (internal/difftest TestSelectOrder runs both on devices).
+// TestCompoundEffects: lhs op= rhs with effects in rhs evaluates rhs into
+// a let before WGSL's op= loads the target, as kc loads after rhs
+// (docs/semantics.md § 6; WGSL's e1 op= e2 is e1 = e1 op (e2), loading
+// first). naga happens to load after the call, so the devices do not show
+// it (internal/difftest TestCompoundAssignOrder); the text pins it. A
+// location that reads writable memory (x[x[3]]) is left as written.
+func TestCompoundEffects(t *testing.T) {
+	wantLines(t, emitSrc(t, "compound_effects"),
+		"let kc_v: u32 = bump(5u);",
+		"x[0i] += kc_v;",
+		"let kc_v_1: u32 = bump(1u);",
+		"x[1i] <<= kc_v_1 & 31u;",
+		"x[2i]++;",
+		"x[x[3i]] += bump(2u);",
+	)
+}
+
+// TestSelectEffects: select keeps WGSL's own spelling unless one of its
+// operands has effects and another has effects too or reads a writable
+// buffer (out[3]: out[0] before the atomic), and then goes through a
+// helper taking them in kc's order (internal/difftest TestSelectOrder and
+// TestSelectReadOrder run both on devices). A read-only buffer (c, out[0])
+// may be read in any order.
 func TestSelectEffects(t *testing.T) {
 	a := emitSrc(t, "select_effects")
 	wantLines(t, a,
 		"out[0i] = select(c[1i], atomicAdd(&h[0i], 1u), c[0i] > 0u);",
 		"out[1i] = kc_select_u32_bool(c[0i] > 0u, atomicAdd(&h[0i], 1u), atomicAdd(&h[0i], 10u));",
 		"out[2i] = kc_select_u32_bool(atomicAdd(&h[1i], 1u) == 0u, c[1i], atomicLoad(&h[1i]));",
+		"out[3i] = kc_select_u32_bool(c[0i] > 0u, out[0i], atomicAdd(&h[0i], 1u));",
 		"fn kc_select_u32_bool(c: bool, a: u32, b: u32) -> u32 {",
 		"return select(b, a, c);",
 	)

@@ -210,3 +210,22 @@ func effects(x ir.Expr) bool {
 	})
 	return found
 }
+
+// readsMutable reports whether x reads memory that an operand with effects
+// could write: a read_write buffer or a shared variable (a read-only
+// buffer and the params uniform hold still).
+func readsMutable(x ir.Expr) bool {
+	found := false
+	ir.Inspect(x, func(n ir.Node) bool {
+		if id, ok := n.(*ir.Ident); ok {
+			switch o := id.Obj.(type) {
+			case *ir.Shared:
+				found = true
+			case *ir.Param:
+				found = o.Kind == ir.SharedParam || o.Kind == ir.BufferParam && o.Access == ir.ReadWrite
+			}
+		}
+		return !found
+	})
+	return found
+}

@@ -43,23 +43,27 @@ func (f *fn) args(xs []ir.Expr) []wx {
 }
 
 // selectCall writes kc's select(cond, a, b) as WGSL's select(b, a, cond).
-// WGSL evaluates the arguments left to right as written, so b before a:
-// where two of the arguments have effects (atomics, helper calls), whose
-// order kc fixes (cond, a, b), the call goes through a helper taking them
-// in kc's order instead.
+// WGSL evaluates the arguments left to right as written, so b before a,
+// every pair of arguments the other way round: where the order is
+// observable, because one argument has effects (atomics, helper calls) and
+// another has effects too or reads memory that can be written, the call
+// goes through a helper taking them in kc's order (cond, a, b) instead.
 func (f *fn) selectCall(x *ir.Call) wx {
 	if len(x.Args) != 3 {
 		f.e.fail(ir.Errorf(x.Pos, "wgsl: select needs 3 arguments"))
 		return prim("0")
 	}
 	a := f.args(x.Args)
-	n := 0
+	n, reads := 0, 0
 	for _, arg := range x.Args {
-		if effects(arg) {
+		switch {
+		case effects(arg):
 			n++
+		case readsMutable(arg):
+			reads++
 		}
 	}
-	if n < 2 {
+	if n == 0 || n == 1 && reads == 0 {
 		return prim("select(" + joinArgs([]wx{a[2], a[1], a[0]}) + ")")
 	}
 	ct, vt := x.Args[0].Type(), x.Args[1].Type()

@@ -217,7 +217,55 @@ func (f *fn) forStmt(s *ir.For) {
 }
 
 func (f *fn) assign(s *ir.Assign) {
+	if v := f.valueFirst(s); v != nil {
+		s = &ir.Assign{Pos: s.Pos, LHS: s.LHS, Op: s.Op, RHS: v}
+	}
 	f.line(s.Pos, f.assignText(s), ";")
+}
+
+// valueFirst keeps kc's order in lhs op= rhs where rhs has effects (an
+// atomic, a helper that writes: ir.HasEffects; one that only reads cannot
+// change the target). kc evaluates the location, then rhs, then loads
+// (docs/semantics.md § 6), but WGSL's e1 op= e2 is e1 = e1 op (e2), which
+// loads before e2, so a call in rhs writing the target would go unseen.
+// It evaluates rhs into a let first and returns the let's name, or nil
+// where there is nothing to do or where the location itself (an index
+// reading writable memory, or with effects) must come before rhs, which
+// this leaves as written.
+func (f *fn) valueFirst(s *ir.Assign) ir.Expr {
+	if s.Op == ir.OpNone || !ir.HasEffects(s.RHS) || !stableLocation(s.LHS) {
+		return nil
+	}
+	if _, ok := s.LHS.Type().(ir.CoopMat); ok {
+		return nil
+	}
+	t := s.RHS.Type()
+	d := &ir.Decl{Pos: s.Pos, Name: "kc_v", Init: s.RHS, Ty: t}
+	name := f.names.Fresh("kc_v")
+	f.line(s.Pos, "let ", name, ": ", f.e.typeName(t), " = ", f.expr(s.RHS).s, ";")
+	f.locals[d] = name
+	return &ir.Ident{Pos: s.Pos, Name: name, Obj: d, Ty: t}
+}
+
+// stableLocation reports whether evaluating the assignment target x (its
+// indexes) neither has effects nor reads writable memory, so that it may
+// follow the value's evaluation.
+func stableLocation(x ir.Expr) bool {
+	for {
+		switch v := x.(type) {
+		case *ir.Index:
+			if effects(v.Index) || readsMutable(v.Index) {
+				return false
+			}
+			x = v.X
+		case *ir.Field:
+			x = v.X
+		case *ir.Swizzle:
+			x = v.X
+		default:
+			return true
+		}
+	}
 }
 
 // assignText spells an assignment as one WGSL statement without its

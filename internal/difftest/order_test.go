@@ -95,6 +95,119 @@ func TestSelectOrder(t *testing.T) {
 	}
 }
 
+// selectReadSrc puts a plain read (of a buffer, a shared array or scalar, or an
+// atomic through atomicLoad) next to an operand that writes what it reads
+// (a helper call, an atomic), in select and in a binary operator. kc reads
+// before or after the write as the operands are written (docs/semantics.md
+// § 5); WGSL's select(b, a, cond) evaluates b first, and HLSL hoists the
+// effect in front of the statement, so neither may leave such a read
+// inline on the wrong side of the write.
+const selectReadSrc = `fn bump(x read_write []u32, v u32) u32 {
+	x[0] = x[0] + v
+	return v
+}
+
+fn poke(s shared [2]u32, v u32) u32 {
+	s[0] = s[0] + v
+	return v
+}
+
+fn pk(t shared u32, v u32) u32 {
+	t = t + v
+	return v
+}
+
+fn inc(h read_write []atomic<u32>) u32 {
+	return atomicAdd(h[2], 5)
+}
+
+kernel k(x read_write []u32, h read_write []atomic<u32>, out read_write []u32) workgroup(1) {
+	shared s [2]u32
+	shared t u32
+	s[0] = 3
+	t = 3
+	x[0] = 1
+	out[0] = select(true, x[0], bump(x, 5))
+	out[1] = select(false, bump(x, 5), x[0])
+	out[2] = select(x[0] == 11, bump(x, 7), 9)
+	out[3] = select(true, atomicLoad(h[0]), atomicAdd(h[0], 1))
+	out[4] = select(false, atomicAdd(h[0], 1), atomicLoad(h[0]))
+	out[5] = select(true, s[0], poke(s, 4))
+	out[6] = s[0] + poke(s, 4)
+	out[7] = atomicLoad(h[1]) * 100 + atomicAdd(h[1], 1)
+	out[8] = atomicAdd(h[1], 1) * 100 + atomicLoad(h[1])
+	out[9] = atomicLoad(h[2]) * 100 + inc(h)
+	out[10] = inc(h) * 100 + atomicLoad(h[2])
+	out[11] = select(atomicLoad(h[2]) == 10, inc(h), 7)
+	out[12] = t + pk(t, 4)
+	out[13] = select(true, t, pk(t, 4))
+	t = 14
+	out[t] = pk(t, 4)
+}
+`
+
+// TestSelectReadOrder: a read keeps its place in kc's order next to a
+// write made by another operand, in select and in a binary operator, on
+// every path.
+func TestSelectReadOrder(t *testing.T) {
+	x := interp.Encode([]uint32{rand.Uint32(), rand.Uint32()})
+	h := interp.Encode([]uint32{0, 0, 0})
+	out := interp.Poison(4 * 19)
+	want := runEveryPath(t, selectReadSrc, 1, []string{"x", "h", "out"}, [][]byte{x, h, out}, map[string]bool{"x": true, "h": true, "out": true})
+	got, err := interp.Decode[uint32](want["out"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[0]: 1, 6, 11, 18; h[0]: 0, 1, 2; s[0]: 3, 7, 11; h[1]: 0, 1, 2;
+	// h[2]: 0, 5, 10, 15; t: 3, 7, 11, then 14, 18
+	// (out[t] is out[14]).
+	exp := []uint32{1, 11, 7, 0, 2, 3, 7 + 4, 0*100 + 0, 1*100 + 2, 0*100 + 0, 5*100 + 10, 10, 3 + 4, 7, 4}
+	for i := range exp {
+		if got[i] != exp[i] {
+			t.Fatalf("interpreter: out = %v, want %v", got, exp)
+		}
+	}
+}
+
+// compoundOrderSrc: lhs op= rhs loads the target after evaluating rhs
+// (docs/semantics.md § 6), so a call in rhs that writes the target (a
+// buffer element, a shared scalar) is seen by the load.
+const compoundOrderSrc = `fn bump(x read_write []u32, v u32) u32 {
+	x[0] = x[0] + v
+	return v
+}
+
+fn pk(t shared u32, v u32) u32 {
+	t = t + v
+	return v
+}
+
+kernel k(x read_write []u32, out read_write []u32) workgroup(1) {
+	shared t u32
+	t = 3
+	x[0] = 1
+	x[0] += bump(x, 5)
+	out[0] = x[0]
+	t *= pk(t, 4)
+	out[1] = t
+}
+`
+
+// TestCompoundAssignOrder: a compound assignment's load follows its value
+// on every path.
+func TestCompoundAssignOrder(t *testing.T) {
+	x := interp.Encode([]uint32{rand.Uint32(), rand.Uint32()})
+	want := runEveryPath(t, compoundOrderSrc, 1, []string{"x", "out"}, [][]byte{x, interp.Poison(4 * 4)}, map[string]bool{"x": true, "out": true})
+	got, err := interp.Decode[uint32](want["out"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[0]: 1, bump makes it 6, then 6 + 5; t: 3, pk makes it 7, then 7 * 4.
+	if got[0] != 11 || got[1] != 28 {
+		t.Fatalf("interpreter: out = %v, want [11 28 ...]", got)
+	}
+}
+
 // intToFloatSrc converts u32 and i32 to f32.
 const intToFloatSrc = `kernel k(u read []u32, i read []i32, fu read_write []f32, fi read_write []f32) workgroup(64) {
 	let j = global_id.x
