@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,22 @@ type CoopConfig struct {
 	NV bool
 	// Ops is the number of matrix operations (0: 12).
 	Ops int
+	// Shapes, when not empty, restricts the kernel to what a device
+	// offers: its instruction shape is one of these, and every matrix type
+	// it declares is the A, B or accumulator matrix of one of them (a
+	// cooperative-matrix type a device does not list is invalid there,
+	// whether or not it reaches a multiply-add). BF16 and Int8 still
+	// decide whether bf16 and 8-bit matrices may appear. With no shape
+	// that fits, GenerateCoop returns an error.
+	Shapes []CoopShape
+}
+
+// CoopShape is one instruction shape a device offers: D(MxN, C) =
+// A(MxK, A) · B(KxN, A) + C(MxN, C), element types named as in kc (f16,
+// bf16, f32, i8, u8, i32, u32).
+type CoopShape struct {
+	M, N, K int
+	A, C    string
 }
 
 // Lengths of GenerateCoop's buffers and regions, in elements.
@@ -131,13 +148,18 @@ func (o *cop) shared() bool { return strings.HasPrefix(o.mem, "sh_") }
 
 // coopGen is the state of one generation.
 type coopGen struct {
-	r      *rand.Rand
-	cfg    CoopConfig
-	k      *CoopKernel
-	vars   []mtype
-	bound  []float64 // static bound of each matrix's elements
-	shB    map[string]float64
-	stores map[string]int
+	r *rand.Rand
+	// allowed are the matrix types a restricted kernel may declare (nil:
+	// any), combos the (input, accumulator) element pairs of its
+	// multiply-adds, with their k.
+	allowed []mtype
+	combos  []combo
+	cfg     CoopConfig
+	k       *CoopKernel
+	vars    []mtype
+	bound   []float64 // static bound of each matrix's elements
+	shB     map[string]float64
+	stores  map[string]int
 }
 
 // GenerateCoop builds the cooperative-matrix kernel for seed under cfg
@@ -156,8 +178,14 @@ func GenerateCoop(seed uint64, cfg CoopConfig) (*CoopKernel, error) {
 	k.Workgroup = 32 * (1 + g.r.IntN(2))
 	k.Groups = 1 + g.r.IntN(2)
 	shapes := [][3]int{{16, 16, 16}, {16, 8, 16}, {16, 8, 8}, {8, 8, 8}, {32, 16, 8}}
+	if len(cfg.Shapes) > 0 {
+		if shapes = g.floatShapes(); len(shapes) == 0 {
+			return k, fmt.Errorf("irgen: no float16 cooperative-matrix shape among %v (BF16 %v)", cfg.Shapes, cfg.BF16)
+		}
+	}
 	s := shapes[g.r.IntN(len(shapes))]
 	k.M, k.N, k.K = s[0], s[1], s[2]
+	g.allowTypes()
 	for i := 0; i < cfg.Ops; i++ {
 		g.step()
 	}
@@ -290,6 +318,9 @@ func (g *coopGen) step() {
 
 // randomType is a matrix type of the kernel's shape.
 func (g *coopGen) randomType() mtype {
+	if g.allowed != nil {
+		return g.allowed[g.r.IntN(len(g.allowed))]
+	}
 	use := []string{"a", "b", "acc"}[g.r.IntN(3)]
 	elems := g.floatElems()
 	if g.cfg.Int8 && g.r.IntN(3) == 0 {
@@ -397,6 +428,13 @@ func (g *coopGen) mulAdd() {
 	case e == "u8":
 		acc, k = []string{"u32", "i32"}[g.r.IntN(2)], 2*g.k.K
 	}
+	if g.allowed != nil {
+		if len(g.combos) == 0 {
+			return // the shapes offer no multiply-add kc expresses
+		}
+		c := g.combos[g.r.IntN(len(g.combos))]
+		e, acc, k = c.in, c.acc, c.k
+	}
 	ta := mtype{e, g.k.M, k, "a"}
 	tb := mtype{e, k, g.k.N, "b"}
 	tc := mtype{acc, g.k.M, g.k.N, "acc"}
@@ -502,9 +540,12 @@ func (g *coopGen) conv() {
 	t := g.vars[x]
 	var es []string
 	for _, e := range g.floatElems() {
-		if e != t.elem {
+		if u := t; e != t.elem && g.allows(func() mtype { u.elem = e; return u }()) {
 			es = append(es, e)
 		}
+	}
+	if len(es) == 0 {
+		return
 	}
 	t.elem = es[g.r.IntN(len(es))]
 	b := g.bound[x] * (1 + 0x1p-7)
@@ -531,6 +572,9 @@ func (g *coopGen) cond() {
 		in, k := "f16", g.k.K
 		if t.elem != "f32" {
 			in, k = "i8", 2*g.k.K
+		}
+		if !g.allows(mtype{in, g.k.M, k, "a"}) || !g.hasCombo(in, t.elem) {
+			return
 		}
 		o.y, o.z, o.loop = g.operand(mtype{in, g.k.M, k, "a"}), g.operand(mtype{in, k, g.k.N, "b"}), 1
 		b += float64(k) * g.bound[o.y] * g.bound[o.z]
@@ -697,4 +741,74 @@ func (k *CoopKernel) renderOp(p func(string, ...any), o cop) {
 			p("\tworkgroupBarrier()")
 		}
 	}
+}
+
+// combo is a multiply-add a restricted kernel may do: in·in + acc over k.
+type combo struct {
+	in, acc string
+	k       int
+}
+
+// usable reports whether matrices of elem may appear under g's config.
+func (g *coopGen) usable(elem string) bool {
+	switch elem {
+	case "f16", "f32":
+		return true
+	case "bf16":
+		return g.cfg.BF16
+	case "i8", "u8", "i32", "u32":
+		return g.cfg.Int8
+	}
+	return false
+}
+
+// floatShapes are the distinct M x N x K of the configured shapes with
+// 16-bit float inputs and an accumulator the config allows: the kernel's
+// instruction shape is one of them (8-bit shapes go with the one of half
+// their k).
+func (g *coopGen) floatShapes() [][3]int {
+	var out [][3]int
+	for _, s := range g.cfg.Shapes {
+		mnk := [3]int{s.M, s.N, s.K}
+		if (s.A == "f16" || s.A == "bf16") && g.usable(s.A) && g.usable(s.C) && !slices.Contains(out, mnk) {
+			out = append(out, mnk)
+		}
+	}
+	return out
+}
+
+// allowTypes fills g.allowed and g.combos from the configured shapes that
+// fit the kernel's M x N x K (nothing when the config has none).
+func (g *coopGen) allowTypes() {
+	for _, s := range g.cfg.Shapes {
+		k := g.k.K
+		if s.A == "i8" || s.A == "u8" {
+			k = 2 * g.k.K
+		}
+		if s.M != g.k.M || s.N != g.k.N || s.K != k || !g.usable(s.A) || !g.usable(s.C) {
+			continue
+		}
+		if s.C != "bf16" { // kc accumulates bf16 products in f32 only
+			g.combos = append(g.combos, combo{s.A, s.C, k})
+		}
+		for _, t := range []mtype{{s.A, s.M, k, "a"}, {s.A, k, s.N, "b"}, {s.C, s.M, s.N, "acc"}} {
+			if !slices.Contains(g.allowed, t) {
+				g.allowed = append(g.allowed, t)
+			}
+		}
+	}
+}
+
+// allows reports whether the kernel may declare matrices of type t.
+func (g *coopGen) allows(t mtype) bool {
+	return g.allowed == nil || slices.Contains(g.allowed, t)
+}
+
+// hasCombo reports whether the kernel may multiply in matrices into an
+// acc accumulator.
+func (g *coopGen) hasCombo(in, acc string) bool {
+	if g.combos == nil {
+		return true
+	}
+	return slices.ContainsFunc(g.combos, func(c combo) bool { return c.in == in && c.acc == acc })
 }

@@ -78,6 +78,24 @@ type refMem struct {
 // does not modify) in float64, and returns the output buffers' expected
 // bytes and, for each output element, its error bound (0: exact).
 func (k *CoopKernel) Reference(params map[string]ir.Value, bufs map[string][]byte) (map[string][]byte, map[string][]float64) {
+	return k.reference(params, bufs, false)
+}
+
+// DeviceReference is Reference with the bounds a cooperative-matrix
+// device's multiply-adds need besides: tensor cores sum a dot product's
+// products in the accumulator's precision, in an order of their own,
+// fused or not and not necessarily rounding to nearest, so each of the
+// K+1 additions (and, for a 16-bit accumulator, each product) may be off
+// by a unit in the last place of the accumulator at the magnitude of a
+// sum of |terms|; that 2(K+1)·ulp(acc, max Σ|a·b|+|c|), computed in
+// float64 per multiply-add, joins the propagated bound, and so does one
+// ulp of each element-wise product, which the driver may fuse into a
+// later addition (contracted).
+func (k *CoopKernel) DeviceReference(params map[string]ir.Value, bufs map[string][]byte) (map[string][]byte, map[string][]float64) {
+	return k.reference(params, bufs, true)
+}
+
+func (k *CoopKernel) reference(params map[string]ir.Value, bufs map[string][]byte, dev bool) (map[string][]byte, map[string][]float64) {
 	mem := map[string]*refMem{}
 	for name, b := range bufs {
 		e := coopBufElem[name]
@@ -98,7 +116,7 @@ func (k *CoopKernel) Reference(params map[string]ir.Value, bufs map[string][]byt
 			mem[sh] = m
 		}
 		for lsg := 0; lsg < spw; lsg++ {
-			k.refSubgroup(mem, pf, wg*spw+lsg, lsg)
+			k.refSubgroup(mem, pf, wg*spw+lsg, lsg, dev)
 		}
 	}
 	want, tol := map[string][]byte{}, map[string][]float64{}
@@ -115,7 +133,7 @@ func (k *CoopKernel) Reference(params map[string]ir.Value, bufs map[string][]byt
 
 // refSubgroup runs the program for global subgroup sg (lsg in its
 // workgroup).
-func (k *CoopKernel) refSubgroup(mem map[string]*refMem, pf float64, sg, lsg int) {
+func (k *CoopKernel) refSubgroup(mem map[string]*refMem, pf float64, sg, lsg int, dev bool) {
 	mats := make([]refMat, k.nvar)
 	for _, o := range k.prog {
 		switch o.kind {
@@ -130,17 +148,17 @@ func (k *CoopKernel) refSubgroup(mem map[string]*refMem, pf float64, sg, lsg int
 		case copMulAdd:
 			c := mats[o.z]
 			for i := 0; i < o.loop; i++ {
-				c = refMulAdd(mats[o.x], mats[o.y], c, o)
+				c = refMulAdd(mats[o.x], mats[o.y], c, o, dev)
 			}
 			mats[o.dst] = c
 		case copBin:
-			mats[o.dst] = refBinary(mats[o.x], mats[o.y], o)
+			mats[o.dst] = refBinary(mats[o.x], mats[o.y], o, dev)
 		case copScale:
 			s := o.s
 			if o.pf {
 				s = roundElem(pf, o.t.elem)
 			}
-			mats[o.dst] = refScale(mats[o.x], s, o)
+			mats[o.dst] = refScale(mats[o.x], s, o, dev)
 		case copNeg:
 			x := mats[o.x]
 			v := make([]float64, len(x.v))
@@ -160,7 +178,7 @@ func (k *CoopKernel) refSubgroup(mem map[string]*refMem, pf float64, sg, lsg int
 			switch {
 			case pf >= o.s:
 			case o.loop > 0:
-				mats[o.dst] = refMulAdd(mats[o.y], mats[o.z], mats[o.x], o)
+				mats[o.dst] = refMulAdd(mats[o.y], mats[o.z], mats[o.x], o, dev)
 			default:
 				mats[o.dst] = mats[o.y]
 			}
@@ -213,7 +231,7 @@ func refStore(m *refMem, base int, o cop, x refMat) {
 
 // refMulAdd is A·B + C, summed in float64 from the last product to the
 // first and C last (another order than the interpreter's), rounded once.
-func refMulAdd(a, b, c refMat, o cop) refMat {
+func refMulAdd(a, b, c refMat, o cop, dev bool) refMat {
 	M, N := o.t.rows, o.t.cols
 	K := len(a.v) / M
 	r := refMat{v: make([]float64, M*N)}
@@ -237,10 +255,13 @@ func refMulAdd(a, b, c refMat, o cop) refMat {
 	}
 	ma, mb := a.maxAbs(), b.maxAbs()
 	pre := float64(K)*(a.err*mb+b.err*ma+a.err*b.err) + c.err + 2*float64(K+1)*0x1p-53*sumAbs
+	if dev {
+		pre += 2 * float64(K+1) * ulpAt(o.t.elem, sumAbs)
+	}
 	return rounded(r, pre, o.t.elem)
 }
 
-func refBinary(x, y refMat, o cop) refMat {
+func refBinary(x, y refMat, o cop, dev bool) refMat {
 	r := refMat{v: make([]float64, len(x.v))}
 	if isInt(o.t.elem) {
 		for i := range r.v {
@@ -262,12 +283,12 @@ func refBinary(x, y refMat, o cop) refMat {
 	}
 	pre := x.err + y.err
 	if o.op == '*' {
-		pre = x.err*y.maxAbs() + y.err*x.maxAbs() + x.err*y.err
+		pre = x.err*y.maxAbs() + y.err*x.maxAbs() + x.err*y.err + contracted(r, o, dev)
 	}
 	return rounded(r, pre, o.t.elem)
 }
 
-func refScale(x refMat, s float64, o cop) refMat {
+func refScale(x refMat, s float64, o cop, dev bool) refMat {
 	r := refMat{v: make([]float64, len(x.v))}
 	if isInt(o.t.elem) {
 		for i := range r.v {
@@ -282,11 +303,23 @@ func refScale(x refMat, s float64, o cop) refMat {
 		}
 		r.v[i] = roundElem(v, o.t.elem)
 	}
-	pre := x.err * math.Abs(s)
+	pre := x.err*math.Abs(s) + contracted(r, o, dev)
 	if o.op == '/' {
 		pre = x.err / math.Abs(s)
 	}
 	return rounded(r, pre, o.t.elem)
+}
+
+// contracted bounds, on a device, how far a product's value may be from
+// its rounded r: outside precise code a driver may fuse it into a later
+// addition (an fma, docs/semantics.md's Contraction), skipping its
+// rounding, one ulp at most. 0 for the interpreter, which rounds as
+// written.
+func contracted(r refMat, o cop, dev bool) float64 {
+	if !dev {
+		return 0
+	}
+	return ulpAt(o.t.elem, r.maxAbs())
 }
 
 // rounded gives r, a result rounded to elem from values pre away from
