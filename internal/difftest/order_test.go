@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
@@ -20,6 +21,12 @@ import (
 // It returns the interpreter's buffers.
 func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][]byte, out map[string]bool) map[string][]byte {
 	t.Helper()
+	return runPaths(t, paths, src, groups, names, bufs, out)
+}
+
+// runPaths is runEveryPath on the paths ps only.
+func runPaths(t *testing.T, ps []path, src string, groups int, names []string, bufs [][]byte, out map[string]bool) map[string][]byte {
+	t.Helper()
 	m, err := parse.File("k.kc", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +41,7 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 	if err := interp.Run(m, "k", [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{Races: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range paths {
+	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) {
 			_, got := dispatchOn(t, p, m, start, groups)
 			for _, n := range names {
@@ -244,5 +251,94 @@ func TestIntToFloatRounding(t *testing.T) {
 		if fu[j] != float32(us[j]) || fi[j] != float32(is[j]) {
 			t.Fatalf("interpreter: f32(%d) = %v, f32(%d) = %v; Go gives %v, %v", us[j], fu[j], is[j], fi[j], float32(us[j]), float32(is[j]))
 		}
+	}
+}
+
+// compoundPlaceSrc: lhs op= rhs evaluates the location once, before rhs
+// (docs/semantics.md § 6): an index reading memory that rhs writes sees
+// the old value, an index with effects (an atomic) runs once also where
+// the operator needs a helper (/, % of integers). A plain assignment
+// finds its location before its value too.
+const compoundPlaceSrc = `fn setidx(x read_write []u32, v u32) u32 {
+	x[3] = v
+	return v
+}
+
+kernel k(x read_write []u32, c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
+	x[3] = 1
+	x[x[3]] += setidx(x, 2)
+	x[atomicAdd(c[0], 1)] /= d[0]
+	x[atomicAdd(c[0], 1) + 4] %= d[1]
+	x[atomicAdd(c[0], 1) + 6] *= setidx(x, 3)
+	x[x[3] + 8] = setidx(x, 5)
+	out[0] = atomicLoad(c[0])
+	out[1] = x[3]
+}
+`
+
+// TestCompoundPlaceOrder: a compound assignment's location is evaluated
+// once and before its value on every path, in a statement and in a for
+// post.
+func TestCompoundPlaceOrder(t *testing.T) {
+	x := make([]uint32, 16)
+	for i := range x {
+		x[i] = rand.Uint32()
+	}
+	d := []uint32{1 + rand.Uint32N(7), 1 + rand.Uint32N(7)}
+	want := runEveryPath(t, compoundPlaceSrc, 1, []string{"x", "c", "d", "out"},
+		[][]byte{interp.Encode(x), interp.Encode([]uint32{0, 0}), interp.Encode(d), interp.Poison(4 * 2)},
+		map[string]bool{"x": true, "c": true, "out": true})
+	got, err := interp.Decode[uint32](want["x"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[x[3]] += setidx(x, 2): the location is x[1], found before
+	// setidx sets x[3]; x[x[3] + 8] = setidx(x, 5) writes x[11], where
+	// x[3] was 3; each atomic runs once: c[0] = 3.
+	if got[1] != x[1]+2 || got[2] != x[2] || got[11] != 5 || got[13] != x[13] {
+		t.Fatalf("interpreter: x[1], x[2], x[11], x[13] = %d, %d, %d, %d, want %d, %d, 5, %d", got[1], got[2], got[11], got[13], x[1]+2, x[2], x[13])
+	}
+	if c, _ := interp.Decode[uint32](want["c"]); c[0] != 3 {
+		t.Fatalf("interpreter: c = %v, want [3 ...]", c)
+	}
+}
+
+// compoundPostSrc: compound assignments with effects in their value in a
+// for post statement. The post assigns the loop variable, a local that no
+// call can write, so only the value's effects (once each) can show.
+const compoundPostSrc = `kernel k(c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
+	var n u32
+	for k := u32(0); k < 6; k += 1 + atomicAdd(c[0], 1) {
+		n++
+	}
+	for j := u32(100); j > 0; j /= d[0] + atomicAdd(c[0], 1) {
+		n++
+	}
+	out[0] = atomicLoad(c[0])
+	out[1] = n
+}
+`
+
+// TestCompoundPostOrder runs compoundPostSrc on the paths that take it
+// (HLSL refuses effects in a for post with a named error).
+func TestCompoundPostOrder(t *testing.T) {
+	var ps []path
+	for _, p := range paths {
+		if !strings.HasPrefix(p.name, "hlsl") {
+			ps = append(ps, p)
+		}
+	}
+	d := []uint32{1 + rand.Uint32N(7)}
+	want := runPaths(t, ps, compoundPostSrc, 1, []string{"c", "d", "out"},
+		[][]byte{interp.Encode([]uint32{0}), interp.Encode(d), interp.Poison(4 * 2)},
+		map[string]bool{"c": true, "out": true})
+	got, err := interp.Decode[uint32](want["out"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// k: 0, 1, 3, 6 (three posts); j: 100 divided by d[0] + 3, + 4, ...
+	// until 0, at least 3 times.
+	if got[0] < 6 || got[1] != got[0] {
+		t.Fatalf("interpreter: out = %v, want c == n >= 6", got)
 	}
 }
