@@ -264,15 +264,21 @@ const compoundPlaceSrc = `fn setidx(x read_write []u32, v u32) u32 {
 	return v
 }
 
-kernel k(x read_write []u32, c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
+kernel k(x read_write []u32, v read_write []vec4<u32>, c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
 	x[3] = 1
 	x[x[3]] += setidx(x, 2)
 	x[atomicAdd(c[0], 1)] /= d[0]
 	x[atomicAdd(c[0], 1) + 4] %= d[1]
 	x[atomicAdd(c[0], 1) + 6] *= setidx(x, 3)
 	x[x[3] + 8] = setidx(x, 5)
+	x[setidx(x, 6) + 8] %= d[1]
+	v[atomicAdd(c[0], 1)].y /= d[0]
+	v[x[3] - 6].z -= setidx(x, 7)
+	var a [4][4]u32
+	a[x[3] & 3][x[3] >> 1] += setidx(x, 1)
 	out[0] = atomicLoad(c[0])
 	out[1] = x[3]
+	out[2] = a[3][3] * 10 + a[1][0]
 }
 `
 
@@ -285,21 +291,30 @@ func TestCompoundPlaceOrder(t *testing.T) {
 		x[i] = rand.Uint32()
 	}
 	d := []uint32{1 + rand.Uint32N(7), 1 + rand.Uint32N(7)}
-	want := runEveryPath(t, compoundPlaceSrc, 1, []string{"x", "c", "d", "out"},
-		[][]byte{interp.Encode(x), interp.Encode([]uint32{0, 0}), interp.Encode(d), interp.Poison(4 * 2)},
-		map[string]bool{"x": true, "c": true, "out": true})
+	v := make([]uint32, 4*4)
+	for i := range v {
+		v[i] = rand.Uint32()
+	}
+	want := runEveryPath(t, compoundPlaceSrc, 1, []string{"x", "v", "c", "d", "out"},
+		[][]byte{interp.Encode(x), interp.Encode(v), interp.Encode([]uint32{0, 0}), interp.Encode(d), interp.Poison(4 * 3)},
+		map[string]bool{"x": true, "v": true, "c": true, "out": true})
 	got, err := interp.Decode[uint32](want["x"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	// x[x[3]] += setidx(x, 2): the location is x[1], found before
 	// setidx sets x[3]; x[x[3] + 8] = setidx(x, 5) writes x[11], where
-	// x[3] was 3; each atomic runs once: c[0] = 3.
+	// x[3] was 3; each atomic runs once: c[0] = 4. v[6 - 6].z (x[3]
+	// was 6 before setidx); a[7 & 3][7 >> 1] = a[3][3] gets 1.
 	if got[1] != x[1]+2 || got[2] != x[2] || got[11] != 5 || got[13] != x[13] {
 		t.Fatalf("interpreter: x[1], x[2], x[11], x[13] = %d, %d, %d, %d, want %d, %d, 5, %d", got[1], got[2], got[11], got[13], x[1]+2, x[2], x[13])
 	}
-	if c, _ := interp.Decode[uint32](want["c"]); c[0] != 3 {
-		t.Fatalf("interpreter: c = %v, want [3 ...]", c)
+	if c, _ := interp.Decode[uint32](want["c"]); c[0] != 4 {
+		t.Fatalf("interpreter: c = %v, want [4 ...]", c)
+	}
+	gv, _ := interp.Decode[uint32](want["v"])
+	if o, _ := interp.Decode[uint32](want["out"]); o[2] != 10 || gv[2] != v[2]-7 {
+		t.Fatalf("interpreter: out[2] = %d, v[0].z = %d, want 10, %d", o[2], gv[2], v[2]-7)
 	}
 }
 
