@@ -351,9 +351,13 @@ func TestCompoundPostOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// k: 0, 1, 3, 6 (three posts); j: 100 divided by d[0] + 3, + 4, ...
-	// until 0, at least 3 times.
-	if got[0] < 6 || got[1] != got[0] {
-		t.Fatalf("interpreter: out = %v, want c == n >= 6", got)
+	// k: 0, 1, 3, 6 (three posts, c from 0 to 3); j: 100 divided by
+	// d[0] + 3, + 4, ... until 0; every iteration ends in one post.
+	c := uint32(3)
+	for j := uint32(100); j > 0; c++ {
+		j /= d[0] + c
+	}
+	if got[0] != c || got[1] != c {
+		t.Fatalf("interpreter: out = %v, want [%d %d]", got, c, c)
 	}
 }
