@@ -39,6 +39,27 @@ kernel k(x read_write []u32, c read_write []atomic<u32>, d read []u32) workgroup
 	x[x[5]] += 1
 }
 `,
+	"compound_post": `fn setidx(x read_write []u32, v u32) u32 {
+	x[3] = v
+	return v
+}
+
+kernel k(x read_write []u32, c read_write []atomic<u32>, d read []u32) workgroup(1) {
+	var m u32
+	for ; m < 3; x[atomicAdd(c[0], 1)] /= d[0] {
+		m++
+	}
+	for i := u32(0); i < 6; i += 1 + setidx(x, i) {
+		if i == 2 {
+			continue
+		}
+		m++
+	}
+	for ; m < 9; m += 1 {
+		x[m] = m
+	}
+}
+`,
 	"names": `kernel while(loop u32, array read_write []f32, kc_x read []f32) workgroup(4) {
 	shared module [4]f32
 	let continuing = global_id.x
@@ -449,6 +470,26 @@ func TestCompoundEffects(t *testing.T) {
 		"let kc_i_2: u32 = x[4i];",
 		"x[kc_i_2] = bump(3u);",
 		"x[x[5i]]++;",
+	)
+}
+
+// TestCompoundPost: a for post needing lets before it (an index with
+// effects, a value with effects) goes into the continuing block of a
+// loop, which continue reaches too; a plain post stays WGSL's for update
+// (internal/difftest TestCompoundPostOrder runs both on a device).
+func TestCompoundPost(t *testing.T) {
+	wantLines(t, emitSrc(t, "compound_post"),
+		"loop {",
+		"if !(m < 3u) {",
+		"break;",
+		"continuing {",
+		"let kc_i: u32 = atomicAdd(&c[0i], 1u);",
+		"x[kc_i] = kc_div_u32(x[kc_i], d[0i]);",
+		"var i: u32 = 0u;",
+		"if !(i < 6u) {",
+		"let kc_v: u32 = 1u + setidx(i);",
+		"i += kc_v;",
+		"for (; m < 9u; m++) {",
 	)
 }
 

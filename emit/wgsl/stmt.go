@@ -201,6 +201,10 @@ func (f *fn) forStmt(s *ir.For) {
 		f.line(ir.Pos{}, "}")
 		return
 	}
+	if s.Post != nil && (placeFirst(s.Post) || needsValueFirst(s.Post)) {
+		f.continuingLoop(s)
+		return
+	}
 	var init, cond, upd string
 	if s.Init != nil {
 		init = f.decl(s.Init)
@@ -214,6 +218,41 @@ func (f *fn) forStmt(s *ir.For) {
 	f.line(s.Pos, "for (", init, ";", cond, ";", upd, ") {")
 	f.loopBody(s.Body)
 	f.line(ir.Pos{}, "}")
+}
+
+// continuingLoop writes a for whose post needs lets before it (assign)
+// as loop { if !(cond) { break; } body continuing { post } }, in a block
+// with init where there is one: WGSL's for update is a single statement,
+// while a continuing block, which continue also reaches, takes several.
+func (f *fn) continuingLoop(s *ir.For) {
+	if s.Init != nil {
+		f.line(s.Pos, "{")
+		f.e.w.indent++
+		f.line(s.Init.Pos, f.decl(s.Init), ";")
+	}
+	f.line(s.Pos, "loop {")
+	f.e.w.indent++
+	if s.Cond != nil {
+		f.line(posOf(s.Cond), "if !(", f.expr(s.Cond).s, ") {")
+		f.e.w.indent++
+		f.line(posOf(s.Cond), "break;")
+		f.e.w.indent--
+		f.line(ir.Pos{}, "}")
+	}
+	f.e.w.indent--
+	f.loopBody(s.Body)
+	f.e.w.indent++
+	f.line(s.Post.Pos, "continuing {")
+	f.e.w.indent++
+	f.assign(s.Post)
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+	if s.Init != nil {
+		f.e.w.indent--
+		f.line(ir.Pos{}, "}")
+	}
 }
 
 func (f *fn) assign(s *ir.Assign) {
@@ -300,13 +339,19 @@ func (f *fn) letValue(pos ir.Pos, x ir.Expr, base string) ir.Expr {
 // (an index reading writable memory, or with effects) has been put into
 // lets by placeFirst before this is called.
 func (f *fn) valueFirst(s *ir.Assign) ir.Expr {
-	if s.Op == ir.OpNone || !ir.HasEffects(s.RHS) || !stableLocation(s.LHS) {
-		return nil
-	}
-	if _, ok := s.LHS.Type().(ir.CoopMat); ok {
+	if !needsValueFirst(s) {
 		return nil
 	}
 	return f.letValue(s.Pos, s.RHS, "kc_v")
+}
+
+// needsValueFirst reports whether valueFirst has something to do.
+func needsValueFirst(s *ir.Assign) bool {
+	if s.Op == ir.OpNone || !ir.HasEffects(s.RHS) || !stableLocation(s.LHS) {
+		return false
+	}
+	_, coop := s.LHS.Type().(ir.CoopMat)
+	return !coop
 }
 
 // stableLocation reports whether evaluating the assignment target x (its

@@ -318,10 +318,18 @@ func TestCompoundPlaceOrder(t *testing.T) {
 	}
 }
 
-// compoundPostSrc: compound assignments with effects in their value in a
-// for post statement. The post assigns the loop variable, a local that no
-// call can write, so only the value's effects (once each) can show.
-const compoundPostSrc = `kernel k(c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
+// compoundPostSrc: compound assignments in a for post statement keep
+// kc's order (location once, then value, then load) as statements do:
+// with effects in the value of a loop variable's update, and, without an
+// init statement (where the post may assign any place), with an atomic
+// or a read of memory the value writes in the index, a continue
+// reaching the post.
+const compoundPostSrc = `fn setidx(x read_write []u32, v u32) u32 {
+	x[3] = v
+	return v
+}
+
+kernel k(x read_write []u32, c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
 	var n u32
 	for k := u32(0); k < 6; k += 1 + atomicAdd(c[0], 1) {
 		n++
@@ -331,6 +339,19 @@ const compoundPostSrc = `kernel k(c read_write []atomic<u32>, d read []u32, out 
 	}
 	out[0] = atomicLoad(c[0])
 	out[1] = n
+	var m u32
+	for ; m < 3; x[atomicAdd(c[1], 1)] /= d[0] {
+		m++
+	}
+	x[3] = 1
+	for ; m < 6; x[x[3] + 8] += setidx(x, m) {
+		m++
+		if m == 4 {
+			continue
+		}
+		x[15] += m
+	}
+	out[2] = atomicLoad(c[1])
 }
 `
 
@@ -344,9 +365,13 @@ func TestCompoundPostOrder(t *testing.T) {
 		}
 	}
 	d := []uint32{1 + rand.Uint32N(7)}
-	want := runPaths(t, ps, compoundPostSrc, 1, []string{"c", "d", "out"},
-		[][]byte{interp.Encode([]uint32{0}), interp.Encode(d), interp.Poison(4 * 2)},
-		map[string]bool{"c": true, "out": true})
+	x := make([]uint32, 16)
+	for i := range x {
+		x[i] = rand.Uint32()
+	}
+	want := runPaths(t, ps, compoundPostSrc, 1, []string{"x", "c", "d", "out"},
+		[][]byte{interp.Encode(x), interp.Encode([]uint32{0, 0}), interp.Encode(d), interp.Poison(4 * 3)},
+		map[string]bool{"x": true, "c": true, "out": true})
 	got, err := interp.Decode[uint32](want["out"])
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +382,13 @@ func TestCompoundPostOrder(t *testing.T) {
 	for j := uint32(100); j > 0; c++ {
 		j /= d[0] + c
 	}
-	if got[0] != c || got[1] != c {
-		t.Fatalf("interpreter: out = %v, want [%d %d]", got, c, c)
+	if got[0] != c || got[1] != c || got[2] != 3 {
+		t.Fatalf("interpreter: out = %v, want [%d %d 3]", got, c, c)
+	}
+	// The last loop's posts: x[1 + 8] += 4 (x[3] was 1), x[4 + 8] += 5,
+	// x[5 + 8] += 6.
+	gx, _ := interp.Decode[uint32](want["x"])
+	if gx[9] != x[9]+4 || gx[12] != x[12]+5 || gx[13] != x[13]+6 || gx[15] != x[15]+5+6 {
+		t.Fatalf("interpreter: x[9], x[12], x[13], x[15] = %d %d %d %d", gx[9], gx[12], gx[13], gx[15])
 	}
 }
