@@ -90,7 +90,11 @@
 // atomic or a helper call) and another with effects or a read of writable
 // memory goes through its kc_select_* helper, and lhs op= rhs with effects
 // in rhs evaluates rhs into a let first (WGSL loads lhs before rhs; kc
-// after), unless lhs's indexes read writable memory. WGSL has
+// after); an assignment target's indexes go into lets before that where
+// they read writable memory and rhs has effects, or have effects
+// themselves (so the division helpers' lhs = kc_div(lhs, …) runs them
+// once). A for post needing such lets goes into the continuing block
+// of a loop (WGSL's for update is one statement). WGSL has
 // no way to forbid contraction: a precise body is marked by a comment only,
 // and a consumer may fuse a*b+c in it (docs/semantics.md §9); on lavapipe
 // through wgpu, issue 12's reproducer gives 0, not 1e-8.

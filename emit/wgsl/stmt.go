@@ -201,6 +201,10 @@ func (f *fn) forStmt(s *ir.For) {
 		f.line(ir.Pos{}, "}")
 		return
 	}
+	if s.Post != nil && (placeFirst(s.Post) || needsValueFirst(s.Post)) {
+		f.continuingLoop(s)
+		return
+	}
 	var init, cond, upd string
 	if s.Init != nil {
 		init = f.decl(s.Init)
@@ -216,11 +220,113 @@ func (f *fn) forStmt(s *ir.For) {
 	f.line(ir.Pos{}, "}")
 }
 
+// continuingLoop writes a for whose post needs lets before it (assign)
+// as loop { if !(cond) { break; } body continuing { post } }, in a block
+// with init where there is one: WGSL's for update is a single statement,
+// while a continuing block, which continue also reaches, takes several.
+func (f *fn) continuingLoop(s *ir.For) {
+	if s.Init != nil {
+		f.line(s.Pos, "{")
+		f.e.w.indent++
+		f.line(s.Init.Pos, f.decl(s.Init), ";")
+	}
+	f.line(s.Pos, "loop {")
+	f.e.w.indent++
+	if s.Cond != nil {
+		f.line(posOf(s.Cond), "if !(", f.expr(s.Cond).s, ") {")
+		f.e.w.indent++
+		f.line(posOf(s.Cond), "break;")
+		f.e.w.indent--
+		f.line(ir.Pos{}, "}")
+	}
+	f.e.w.indent--
+	f.loopBody(s.Body)
+	f.e.w.indent++
+	f.line(s.Post.Pos, "continuing {")
+	f.e.w.indent++
+	f.assign(s.Post)
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+	f.e.w.indent--
+	f.line(ir.Pos{}, "}")
+	if s.Init != nil {
+		f.e.w.indent--
+		f.line(ir.Pos{}, "}")
+	}
+}
+
 func (f *fn) assign(s *ir.Assign) {
+	if placeFirst(s) {
+		s = &ir.Assign{Pos: s.Pos, LHS: f.hoistIndexes(s.Pos, s.LHS), Op: s.Op, RHS: s.RHS}
+	}
 	if v := f.valueFirst(s); v != nil {
 		s = &ir.Assign{Pos: s.Pos, LHS: s.LHS, Op: s.Op, RHS: v}
 	}
 	f.line(s.Pos, f.assignText(s), ";")
+}
+
+// placeFirst reports whether the target's indexes must be evaluated into
+// lets before the statement: kc evaluates the location once, then rhs
+// (docs/semantics.md § 6). An index with effects in lhs op= rhs would run
+// twice where assignText spells lhs twice (lhs = kc_div(lhs, …)), and an
+// index reading writable memory must be read before an rhs with effects
+// writes it; WGSL's own spelling promises neither.
+func placeFirst(s *ir.Assign) bool {
+	if _, ok := s.LHS.Type().(ir.CoopMat); ok {
+		return false // coopAssign spells these
+	}
+	rhsEffects := ir.HasEffects(s.RHS)
+	found := false
+	for x := s.LHS; x != nil && !found; {
+		switch v := x.(type) {
+		case *ir.Index:
+			found = effects(v.Index) && (s.Op != ir.OpNone || rhsEffects) ||
+				rhsEffects && readsMutable(v.Index)
+			x = v.X
+		case *ir.Field:
+			x = v.X
+		case *ir.Swizzle:
+			x = v.X
+		default:
+			x = nil
+		}
+	}
+	return found
+}
+
+// hoistIndexes evaluates every index of the target x that is not a
+// constant into a let, in kc's order (a[i][j]: i, then j), and returns x
+// with the lets in their place.
+func (f *fn) hoistIndexes(pos ir.Pos, x ir.Expr) ir.Expr {
+	switch v := x.(type) {
+	case *ir.Index:
+		c := *v
+		c.X = f.hoistIndexes(pos, v.X)
+		if !isConst(v.Index) {
+			c.Index = f.letValue(pos, v.Index, "kc_i")
+		}
+		return &c
+	case *ir.Field:
+		c := *v
+		c.X = f.hoistIndexes(pos, v.X)
+		return &c
+	case *ir.Swizzle:
+		c := *v
+		c.X = f.hoistIndexes(pos, v.X)
+		return &c
+	}
+	return x
+}
+
+// letValue writes let name = x (name fresh from base) at pos and returns
+// an identifier naming it.
+func (f *fn) letValue(pos ir.Pos, x ir.Expr, base string) ir.Expr {
+	t := x.Type()
+	d := &ir.Decl{Pos: pos, Name: base, Init: x, Ty: t}
+	name := f.names.Fresh(base)
+	f.line(pos, "let ", name, ": ", f.e.typeName(t), " = ", f.expr(x).s, ";")
+	f.locals[d] = name
+	return &ir.Ident{Pos: pos, Name: name, Obj: d, Ty: t}
 }
 
 // valueFirst keeps kc's order in lhs op= rhs where rhs has effects (an
@@ -229,22 +335,23 @@ func (f *fn) assign(s *ir.Assign) {
 // (docs/semantics.md § 6), but WGSL's e1 op= e2 is e1 = e1 op (e2), which
 // loads before e2, so a call in rhs writing the target would go unseen.
 // It evaluates rhs into a let first and returns the let's name, or nil
-// where there is nothing to do or where the location itself (an index
-// reading writable memory, or with effects) must come before rhs, which
-// this leaves as written.
+// where there is nothing to do. A location that must come before rhs
+// (an index reading writable memory, or with effects) has been put into
+// lets by placeFirst before this is called.
 func (f *fn) valueFirst(s *ir.Assign) ir.Expr {
+	if !needsValueFirst(s) {
+		return nil
+	}
+	return f.letValue(s.Pos, s.RHS, "kc_v")
+}
+
+// needsValueFirst reports whether valueFirst has something to do.
+func needsValueFirst(s *ir.Assign) bool {
 	if s.Op == ir.OpNone || !ir.HasEffects(s.RHS) || !stableLocation(s.LHS) {
-		return nil
+		return false
 	}
-	if _, ok := s.LHS.Type().(ir.CoopMat); ok {
-		return nil
-	}
-	t := s.RHS.Type()
-	d := &ir.Decl{Pos: s.Pos, Name: "kc_v", Init: s.RHS, Ty: t}
-	name := f.names.Fresh("kc_v")
-	f.line(s.Pos, "let ", name, ": ", f.e.typeName(t), " = ", f.expr(s.RHS).s, ";")
-	f.locals[d] = name
-	return &ir.Ident{Pos: s.Pos, Name: name, Obj: d, Ty: t}
+	_, coop := s.LHS.Type().(ir.CoopMat)
+	return !coop
 }
 
 // stableLocation reports whether evaluating the assignment target x (its

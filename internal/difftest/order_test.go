@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
@@ -20,6 +21,12 @@ import (
 // It returns the interpreter's buffers.
 func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][]byte, out map[string]bool) map[string][]byte {
 	t.Helper()
+	return runPaths(t, paths, src, groups, names, bufs, out)
+}
+
+// runPaths is runEveryPath on the paths ps only.
+func runPaths(t *testing.T, ps []path, src string, groups int, names []string, bufs [][]byte, out map[string]bool) map[string][]byte {
+	t.Helper()
 	m, err := parse.File("k.kc", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +41,7 @@ func runEveryPath(t *testing.T, src string, groups int, names []string, bufs [][
 	if err := interp.Run(m, "k", [3]int{groups, 1, 1}, &interp.Args{Buffers: want}, interp.Options{Races: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range paths {
+	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) {
 			_, got := dispatchOn(t, p, m, start, groups)
 			for _, n := range names {
@@ -244,5 +251,144 @@ func TestIntToFloatRounding(t *testing.T) {
 		if fu[j] != float32(us[j]) || fi[j] != float32(is[j]) {
 			t.Fatalf("interpreter: f32(%d) = %v, f32(%d) = %v; Go gives %v, %v", us[j], fu[j], is[j], fi[j], float32(us[j]), float32(is[j]))
 		}
+	}
+}
+
+// compoundPlaceSrc: lhs op= rhs evaluates the location once, before rhs
+// (docs/semantics.md § 6): an index reading memory that rhs writes sees
+// the old value, an index with effects (an atomic) runs once also where
+// the operator needs a helper (/, % of integers). A plain assignment
+// finds its location before its value too.
+const compoundPlaceSrc = `fn setidx(x read_write []u32, v u32) u32 {
+	x[3] = v
+	return v
+}
+
+kernel k(x read_write []u32, v read_write []vec4<u32>, c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
+	x[3] = 1
+	x[x[3]] += setidx(x, 2)
+	x[atomicAdd(c[0], 1)] /= d[0]
+	x[atomicAdd(c[0], 1) + 4] %= d[1]
+	x[atomicAdd(c[0], 1) + 6] *= setidx(x, 3)
+	x[x[3] + 8] = setidx(x, 5)
+	x[setidx(x, 6) + 8] %= d[1]
+	v[atomicAdd(c[0], 1)].y /= d[0]
+	v[x[3] - 6].z -= setidx(x, 7)
+	var a [4][4]u32
+	a[x[3] & 3][x[3] >> 1] += setidx(x, 1)
+	out[0] = atomicLoad(c[0])
+	out[1] = x[3]
+	out[2] = a[3][3] * 10 + a[1][0]
+}
+`
+
+// TestCompoundPlaceOrder: a compound assignment's location is evaluated
+// once and before its value on every path, in a statement and in a for
+// post.
+func TestCompoundPlaceOrder(t *testing.T) {
+	x := make([]uint32, 16)
+	for i := range x {
+		x[i] = rand.Uint32()
+	}
+	d := []uint32{1 + rand.Uint32N(7), 1 + rand.Uint32N(7)}
+	v := make([]uint32, 4*4)
+	for i := range v {
+		v[i] = rand.Uint32()
+	}
+	want := runEveryPath(t, compoundPlaceSrc, 1, []string{"x", "v", "c", "d", "out"},
+		[][]byte{interp.Encode(x), interp.Encode(v), interp.Encode([]uint32{0, 0}), interp.Encode(d), interp.Poison(4 * 3)},
+		map[string]bool{"x": true, "v": true, "c": true, "out": true})
+	got, err := interp.Decode[uint32](want["x"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[x[3]] += setidx(x, 2): the location is x[1], found before
+	// setidx sets x[3]; x[x[3] + 8] = setidx(x, 5) writes x[11], where
+	// x[3] was 3; each atomic runs once: c[0] = 4. v[6 - 6].z (x[3]
+	// was 6 before setidx); a[7 & 3][7 >> 1] = a[3][3] gets 1.
+	if got[1] != x[1]+2 || got[2] != x[2] || got[11] != 5 || got[13] != x[13] {
+		t.Fatalf("interpreter: x[1], x[2], x[11], x[13] = %d, %d, %d, %d, want %d, %d, 5, %d", got[1], got[2], got[11], got[13], x[1]+2, x[2], x[13])
+	}
+	if c, _ := interp.Decode[uint32](want["c"]); c[0] != 4 {
+		t.Fatalf("interpreter: c = %v, want [4 ...]", c)
+	}
+	gv, _ := interp.Decode[uint32](want["v"])
+	if o, _ := interp.Decode[uint32](want["out"]); o[2] != 10 || gv[2] != v[2]-7 {
+		t.Fatalf("interpreter: out[2] = %d, v[0].z = %d, want 10, %d", o[2], gv[2], v[2]-7)
+	}
+}
+
+// compoundPostSrc: compound assignments in a for post statement keep
+// kc's order (location once, then value, then load) as statements do:
+// with effects in the value of a loop variable's update, and, without an
+// init statement (where the post may assign any place), with an atomic
+// or a read of memory the value writes in the index, a continue
+// reaching the post.
+const compoundPostSrc = `fn setidx(x read_write []u32, v u32) u32 {
+	x[3] = v
+	return v
+}
+
+kernel k(x read_write []u32, c read_write []atomic<u32>, d read []u32, out read_write []u32) workgroup(1) {
+	var n u32
+	for k := u32(0); k < 6; k += 1 + atomicAdd(c[0], 1) {
+		n++
+	}
+	for j := u32(100); j > 0; j /= d[0] + atomicAdd(c[0], 1) {
+		n++
+	}
+	out[0] = atomicLoad(c[0])
+	out[1] = n
+	var m u32
+	for ; m < 3; x[atomicAdd(c[1], 1)] /= d[0] {
+		m++
+	}
+	x[3] = 1
+	for ; m < 6; x[x[3] + 8] += setidx(x, m) {
+		m++
+		if m == 4 {
+			continue
+		}
+		x[15] += m
+	}
+	out[2] = atomicLoad(c[1])
+}
+`
+
+// TestCompoundPostOrder runs compoundPostSrc on the paths that take it
+// (HLSL refuses effects in a for post with a named error).
+func TestCompoundPostOrder(t *testing.T) {
+	var ps []path
+	for _, p := range paths {
+		if !strings.HasPrefix(p.name, "hlsl") {
+			ps = append(ps, p)
+		}
+	}
+	d := []uint32{1 + rand.Uint32N(7)}
+	x := make([]uint32, 16)
+	for i := range x {
+		x[i] = rand.Uint32()
+	}
+	want := runPaths(t, ps, compoundPostSrc, 1, []string{"x", "c", "d", "out"},
+		[][]byte{interp.Encode(x), interp.Encode([]uint32{0, 0}), interp.Encode(d), interp.Poison(4 * 3)},
+		map[string]bool{"x": true, "c": true, "out": true})
+	got, err := interp.Decode[uint32](want["out"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// k: 0, 1, 3, 6 (three posts, c from 0 to 3); j: 100 divided by
+	// d[0] + 3, + 4, ... until 0; every iteration ends in one post.
+	c := uint32(3)
+	for j := uint32(100); j > 0; c++ {
+		j /= d[0] + c
+	}
+	if got[0] != c || got[1] != c || got[2] != 3 {
+		t.Fatalf("interpreter: out = %v, want [%d %d 3]", got, c, c)
+	}
+	// The last loop's posts: x[1 + 8] += 4 (x[3] was 1), x[4 + 8] += 5,
+	// x[5 + 8] += 6.
+	gx, _ := interp.Decode[uint32](want["x"])
+	if gx[9] != x[9]+4 || gx[12] != x[12]+5 || gx[13] != x[13]+6 || gx[15] != x[15]+5+6 {
+		t.Fatalf("interpreter: x[9], x[12], x[13], x[15] = %d %d %d %d", gx[9], gx[12], gx[13], gx[15])
 	}
 }
