@@ -58,9 +58,19 @@ var (
 
 // flash16Layout parses a layout's text along with flash16Common.
 func flash16Layout(name, text string) *template.Template {
-	common := template.Must(template.New("flash16common").Parse(flash16Common))
+	common := template.Must(template.New("flash16common").Funcs(template.FuncMap{"kvtile": kvtile}).Parse(flash16Common))
 	return template.Must(common.New(name).Parse(text))
 }
+
+// flash16Tile names an edge tile of the direct layout: the buffer, the
+// base index of the block tile and the matrix.
+type flash16Tile struct {
+	Buf, Base string
+	D         int
+}
+
+// kvtile is the templates' constructor of a flash16Tile.
+func kvtile(buf, base string, d int) flash16Tile { return flash16Tile{buf, base, d} }
 
 // flash16Common holds the pieces of kernel text the layouts share: the
 // header, the parameters and block constants, the shared scores, P and
@@ -140,8 +150,18 @@ const LOW f32 = -3.4028235e+38{{end}}
 	}
 	workgroupBarrier()
 	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 16, 16, row_major){{end}}
+{{define "kvtile"}}				for e := lane; e < 256; e += SUB {
+					var x f16
+					if j0 + jt * 16 + e / 16 < s {
+						x = {{.Buf}}[{{.Base}} + e / 16 * krow + {{.D}} * 16 + e % 16]
+					}
+					es[eb + e] = x
+				}
+				workgroupBarrier(){{end}}
 `
 
+// flash16Text is the direct layout: kvtile is its edge tile of keys or
+// values (block tile jt, matrix D) through es.
 const flash16Text = `{{template "head" .}}.
 {{template "params" .}}
 const BQ = NSG * 16
@@ -213,14 +233,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 				var sc coopmat<f32, 16, 16, acc>
 				let kb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
-				for e := lane; e < 256; e += SUB {
-					var x f16
-					if j0 + jt * 16 + e / 16 < s {
-						x = k[kb + e / 16 * krow + {{.}} * 16 + e % 16]
-					}
-					es[eb + e] = x
-				}
-				workgroupBarrier()
+{{template "kvtile" (kvtile "k" "kb" .)}}
 				sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(es, eb, 16, col_major), sc)
 				workgroupBarrier()
 {{- end}}
@@ -248,14 +261,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []f
 				let pa = coopLoad<coopmat<f16, 16, 16, a>>(ps, sg * 16 * LP + jt * 16, LP, row_major)
 				let vb = (j0 + jt * 16) * krow + kh * DH
 {{- range .Ds}}
-				for e := lane; e < 256; e += SUB {
-					var x f16
-					if j0 + jt * 16 + e / 16 < s {
-						x = v[vb + e / 16 * krow + {{.}} * 16 + e % 16]
-					}
-					es[eb + e] = x
-				}
-				workgroupBarrier()
+{{template "kvtile" (kvtile "v" "vb" .)}}
 				of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(es, eb, 16, row_major), of{{.}})
 				workgroupBarrier()
 {{- end}}
