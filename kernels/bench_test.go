@@ -316,30 +316,10 @@ func checkAttentionRows(b *testing.B, got, qs, ks, vs []float32, T, hq, hkv, D i
 	tl := halfAttnTol(kernels.F16)
 	for n := 0; n < 48; n++ {
 		i, h := n*(T-1)/47, (n*7)%hq
-		kh := h / (hq / hkv)
-		sc := make([]float64, i+1)
-		mx := math.Inf(-1)
-		for j := range sc {
-			for c := 0; c < D; c++ {
-				sc[j] += r16(qs[(i*hq+h)*D+c]) * r16(ks[(j*hkv+kh)*D+c])
-			}
-			sc[j] *= scale
-			mx = math.Max(mx, sc[j])
-		}
-		var sum float64
-		for j := range sc {
-			sc[j] = math.Exp(sc[j] - mx)
-			sum += sc[j]
-		}
-		for c := 0; c < D; c++ {
-			var acc float64
-			for j := range sc {
-				acc += sc[j] * r16(vs[(j*hkv+kh)*D+c])
-			}
-			want := acc / sum
+		for c, w := range kernels.AttnRow(qs, ks, vs, r16, i, h, i+1, hq, hkv, D, scale) {
 			g := float64(got[(i*hq+h)*D+c])
-			if d := math.Abs(g - want); !(d <= tl.Abs+tl.Rel*math.Abs(want)) {
-				b.Fatalf("attention f16: o[query %d, head %d, %d] = %g, want %g", i, h, c, g, want)
+			if d := math.Abs(g - w); !(d <= tl.Abs+tl.Rel*math.Abs(w)) {
+				b.Fatalf("attention f16: o[query %d, head %d, %d] = %g, want %g", i, h, c, g, w)
 			}
 		}
 	}

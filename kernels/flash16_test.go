@@ -63,38 +63,48 @@ func runFlash16(t *testing.T, f flash16Config, tq, s, hq, hkv int, causal bool, 
 	return out
 }
 
+// AttnRow is the reference attention of query i, head h (of hq, sharing
+// key head h/(hq/hkv)) over keys 0 .. end-1 in float64, the inputs read
+// through f: the dh values of softmax(scale·q·kᵀ)·v. The external tests'
+// references use it too.
+func AttnRow[T float32 | float64](qs, ks, vs []T, f func(T) float64, i, h, end, hq, hkv, dh int, scale float64) []float64 {
+	kh := h / (hq / hkv)
+	sc := make([]float64, end)
+	mx := math.Inf(-1)
+	for j := range sc {
+		for c := 0; c < dh; c++ {
+			sc[j] += f(qs[(i*hq+h)*dh+c]) * f(ks[(j*hkv+kh)*dh+c])
+		}
+		sc[j] *= scale
+		mx = math.Max(mx, sc[j])
+	}
+	var sum float64
+	for j := range sc {
+		sc[j] = math.Exp(sc[j] - mx)
+		sum += sc[j]
+	}
+	out := make([]float64, dh)
+	for c := range out {
+		var acc float64
+		for j := range sc {
+			acc += sc[j] * f(vs[(j*hkv+kh)*dh+c])
+		}
+		out[c] = acc / sum
+	}
+	return out
+}
+
 // flash16Ref is attention in float64 (as attnRef in the external tests).
 func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float64 {
 	scale := float64(float32(1 / math.Sqrt(float64(dh))))
 	out := make([]float64, tq*hq*dh)
 	for h := 0; h < hq; h++ {
-		kh := h / (hq / hkv)
 		for i := 0; i < tq; i++ {
 			end := s
 			if causal {
 				end = i + s - tq + 1
 			}
-			sc := make([]float64, end)
-			mx := math.Inf(-1)
-			for j := range sc {
-				for c := 0; c < dh; c++ {
-					sc[j] += q[(i*hq+h)*dh+c] * k[(j*hkv+kh)*dh+c]
-				}
-				sc[j] *= scale
-				mx = math.Max(mx, sc[j])
-			}
-			var sum float64
-			for j := range sc {
-				sc[j] = math.Exp(sc[j] - mx)
-				sum += sc[j]
-			}
-			for c := 0; c < dh; c++ {
-				var acc float64
-				for j := range sc {
-					acc += sc[j] * v[(j*hkv+kh)*dh+c]
-				}
-				out[(i*hq+h)*dh+c] = acc / sum
-			}
+			copy(out[(i*hq+h)*dh:], AttnRow(q, k, v, func(x float64) float64 { return x }, i, h, end, hq, hkv, dh, scale))
 		}
 	}
 	return out
@@ -150,19 +160,27 @@ func TestFlash16(t *testing.T) {
 				binary.LittleEndian.PutUint16(vb2[2*i:], interp.F32ToF16Bits(float32(rng.Float64()*4-2)))
 			}
 			after := runFlash16(t, f, c.tq, c.s, c.hq, c.hkv, c.causal, qb, kb2, vb2)
-			last := (c.tq - 1) * c.hq * c.dh
-			for i := 0; i < last; i++ {
-				if got[i] != after[i] {
-					t.Fatalf("%s: o[%d] (query %d) changed from %g to %g when only the last key changed", name, i, i/(c.hq*c.dh), got[i], after[i])
-				}
-			}
-			changed := false
-			for i := last; i < len(after); i++ {
-				changed = changed || got[i] != after[i]
-			}
-			if !changed {
-				t.Errorf("%s: the last query ignores the last key", name)
-			}
+			CheckCausal(t, name, got, after, c.tq, c.hq*c.dh)
 		}
+	}
+}
+
+// CheckCausal fails tb unless after, causal attention's output (rows of
+// row values, tq queries) once only the last key and value changed, keeps
+// every query's output but the last's bit for bit and changes the last's.
+func CheckCausal[T float32 | float64](tb testing.TB, name string, before, after []T, tq, row int) {
+	tb.Helper()
+	last := (tq - 1) * row
+	for i := 0; i < last; i++ {
+		if before[i] != after[i] {
+			tb.Fatalf("%s: o[%d] (query %d) changed from %g to %g when only the last key changed", name, i, i/row, before[i], after[i])
+		}
+	}
+	changed := false
+	for i := last; i < len(after); i++ {
+		changed = changed || before[i] != after[i]
+	}
+	if !changed {
+		tb.Errorf("%s: the last query ignores the last key", name)
 	}
 }
