@@ -25,14 +25,7 @@ import (
 // end (its one submit) to the wait's return, so it is the GPU's time for
 // the batch plus one submit and fence latency, not the host's recording.
 func BenchmarkHalf(b *testing.B) {
-	setXDG()
-	dev, err := backend.Open(context.Background(), "")
-	if err != nil {
-		b.Skipf("no device: %v", err)
-	}
-	defer dev.Close()
-	c := kernels.New(dev)
-	defer c.Close()
+	dev, c := openBench(b)
 	small := dev.Info().Type == backend.TypeCPU // lavapipe: a short run
 	mib := 1 << 20
 	n := 64 * mib

@@ -13,6 +13,22 @@ import (
 	"github.com/kcgo/kc/kernels"
 )
 
+// openBench opens the policy's device (KC_DEVICE selects another) and a
+// context on it for a benchmark, both closed when it ends; no device skips.
+func openBench(b *testing.B) (*backend.Device, *kernels.Context) {
+	setXDG()
+	dev, err := backend.Open(context.Background(), "")
+	if err != nil {
+		b.Skipf("no device: %v", err)
+	}
+	c := kernels.New(dev)
+	b.Cleanup(func() {
+		c.Close()
+		dev.Close()
+	})
+	return dev, c
+}
+
 // BenchmarkOps measures the memory-bound ops in GB/s (bytes read and
 // written once per op, over wall time: b.N ops recorded in one scope, one
 // submit, one wait), beside a device-to-device copy of the same bytes in
@@ -21,14 +37,7 @@ import (
 //
 //	go test ./kernels -run '^$' -bench Ops -benchtime 50x
 func BenchmarkOps(b *testing.B) {
-	setXDG()
-	dev, err := backend.Open(context.Background(), "")
-	if err != nil {
-		b.Skipf("no device: %v", err)
-	}
-	defer dev.Close()
-	c := kernels.New(dev)
-	defer c.Close()
+	dev, c := openBench(b)
 	const mib = 1 << 20
 	n := 64 * mib // 256 MiB of f32
 	if dev.Info().Type == backend.TypeCPU {
@@ -195,14 +204,7 @@ func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 // sampled output rows of the first batch against float64 first, in each
 // configuration of the sweep (-sweep: flash16Layouts).
 func BenchmarkAttention16(b *testing.B) {
-	setXDG()
-	dev, err := backend.Open(context.Background(), "")
-	if err != nil {
-		b.Skipf("no device: %v", err)
-	}
-	defer dev.Close()
-	c := kernels.New(dev)
-	defer c.Close()
+	dev, c := openBench(b)
 	B, T, hq, hkv, D := 4, 4096, 32, 8, 128
 	if dev.Info().Type == backend.TypeCPU {
 		B, T = 1, 128 // lavapipe: keep it short
@@ -223,6 +225,7 @@ func BenchmarkAttention16(b *testing.B) {
 			xs   []float32
 			cols int
 		}{{&bs[i].q, bs[i].qs, hq * D}, {&bs[i].k, bs[i].ks, hkv * D}, {&bs[i].v, bs[i].vs, hkv * D}} {
+			var err error
 			if *x.t, err = c.TensorOf(kernels.F16, x.xs, T, x.cols); err != nil {
 				b.Fatal(err)
 			}
