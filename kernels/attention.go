@@ -90,12 +90,7 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	if err != nil {
 		return nil, err
 	}
-	var cz uint32
-	if causal {
-		cz = 1
-	}
-	scale := float32(1 / math.Sqrt(float64(dh)))
-	params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
+	params := attnParams(tq, s, heads, kvHeads, dh, causal)
 	defs := map[string]string{"DH": strconv.Itoa(dh)}
 	switch {
 	case tq <= splitMaxQueries:
@@ -252,6 +247,18 @@ func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]st
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
 }
 
+// attnParams are the attention kernels' parameters: tq, s, the query and
+// key/value heads, causal as 0 or 1, and the bits of the f32 scale
+// 1/√dh.
+func attnParams(tq, s, heads, kvHeads, dh int, causal bool) []uint32 {
+	var cz uint32
+	if causal {
+		cz = 1
+	}
+	scale := float32(1 / math.Sqrt(float64(dh)))
+	return []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
+}
+
 // flashHalf is the fused attention of 16-bit q, k and v, giving q's type:
 // flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
 // f16 matrices with f32 accumulators and subgroups of 32, and more queries
@@ -266,12 +273,7 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 		if err != nil {
 			return nil, err
 		}
-		var cz uint32
-		if causal {
-			cz = 1
-		}
-		scale := float32(1 / math.Sqrt(float64(dh)))
-		params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(scale)}
+		params := attnParams(tq, s, heads, kvHeads, dh, causal)
 		p, err := c.pipelineOf(fmt.Sprintf("flash16?%+v", f), "flash16", f.module)
 		if err == nil {
 			g := [3]uint32{uint32(ceilDiv(tq, 16*f.NSG)), uint32(heads), 1}
@@ -291,12 +293,7 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 				return nil, err
 			}
 			defer o.Release()
-			var cz uint32
-			if causal {
-				cz = 1
-			}
-			params := []uint32{uint32(tq), uint32(s), uint32(heads), uint32(kvHeads), cz, math.Float32bits(float32(1 / math.Sqrt(float64(dh))))}
-			if err := c.splitKeys(params, nil, q, k, v, o); err != nil {
+			if err := c.splitKeys(attnParams(tq, s, heads, kvHeads, dh, causal), nil, q, k, v, o); err != nil {
 				return nil, err
 			}
 			return c.Cast(o, q.dtype)
