@@ -116,37 +116,29 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 // head dimension allows it, else decode.kc.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	if span, sg := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh); sg != nil {
-		nch := ceilDiv(s, span)
-		part, err := c.Empty(tq * heads * nch * (dh + 2))
-		if err != nil {
-			return err
-		}
-		defer part.Release()
-		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
-		if err := c.run("decodesg.kc", "decodesg_partial", sg, append(params, uint32(span)), g, q, k, v, part); err != nil {
-			return err
-		}
+	// the partial kernel's file, name and specialisation; the merge's
+	file, kernel, md := "decodesg.kc", "decodesg_partial", map[string]string(nil)
+	span, pd := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh)
+	if pd != nil {
 		// decode4_merge reads only DH and WG; the rest is any valid specialisation
-		md := map[string]string{"DH": sg["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
-		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
-		return c.run("decode4.kc", "decode4_merge", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+		md = map[string]string{"DH": pd["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+	} else if span, pd = c.decode4Defs(tq, s, heads, kvHeads, dh); pd != nil {
+		file, kernel, md = "decode4.kc", "decode4_partial", pd
+	} else {
+		return c.chunkKeys(params, defs, q, k, v, out)
 	}
-	if span, d4 := c.decode4Defs(tq, s, heads, kvHeads, dh); d4 != nil {
-		nch := ceilDiv(s, span)
-		part, err := c.Empty(tq * heads * nch * (dh + 2))
-		if err != nil {
-			return err
-		}
-		defer part.Release()
-		g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
-		if err := c.run("decode4.kc", "decode4_partial", d4, append(params, uint32(span)), g, q, k, v, part); err != nil {
-			return err
-		}
-		g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
-		return c.run("decode4.kc", "decode4_merge", d4, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+	nch := ceilDiv(s, span)
+	part, err := c.Empty(tq * heads * nch * (dh + 2))
+	if err != nil {
+		return err
 	}
-	return c.chunkKeys(params, defs, q, k, v, out)
+	defer part.Release()
+	g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
+	if err := c.run(file, kernel, pd, append(params, uint32(span)), g, q, k, v, part); err != nil {
+		return err
+	}
+	g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
+	return c.run("decode4.kc", "decode4_merge", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 }
 
 // chunkKeys records decode.kc: per (query, head, chunk of splitChunk
