@@ -35,15 +35,7 @@ func BenchmarkHalf(b *testing.B) {
 	}
 	bench := func(name string, bytes, flops float64, reps int, op func(i int) (*kernels.Tensor, error)) {
 		b.Run(name, func(b *testing.B) {
-			if out, err := op(0); err != nil { // compile outside the timing
-				b.Fatal(err)
-			} else {
-				out.Release()
-			}
-			if err := dev.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
+			warmUp(b, dev, func() (*kernels.Tensor, error) { return op(0) })
 			var run time.Duration
 			for i := 0; i < b.N; i++ {
 				s := dev.Begin()

@@ -29,6 +29,20 @@ func openBench(b *testing.B) (*backend.Device, *kernels.Context) {
 	return dev, c
 }
 
+// warmUp runs op once and waits for it, so that compiling its pipeline
+// stays outside the timing, then resets b's timer.
+func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error)) {
+	if out, err := op(); err != nil {
+		b.Fatal(err)
+	} else {
+		out.Release()
+	}
+	if err := dev.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+}
+
 // BenchmarkOps measures the memory-bound ops in GB/s (bytes read and
 // written once per op, over wall time: b.N ops recorded in one scope, one
 // submit, one wait), beside a device-to-device copy of the same bytes in
@@ -47,15 +61,7 @@ func BenchmarkOps(b *testing.B) {
 	y := fill(b, c, n)
 	bench := func(name string, bytes int, op func() (*kernels.Tensor, error)) {
 		b.Run(name, func(b *testing.B) {
-			if out, err := op(); err != nil { // compile outside the timing
-				b.Fatal(err)
-			} else {
-				out.Release()
-			}
-			if err := dev.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
+			warmUp(b, dev, op)
 			start := time.Now()
 			s := dev.Begin()
 			for i := 0; i < b.N; i++ {
