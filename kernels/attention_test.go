@@ -14,17 +14,7 @@ import (
 // hkv·dh]; query i at position i+s-tq attends keys up to its position when
 // causal, all keys otherwise.
 func attnRef(qs, ks, vs []float32, tq, s, hq, hkv, dh int, scale float64, causal bool) []float64 {
-	out := make([]float64, tq*hq*dh)
-	for h := 0; h < hq; h++ {
-		for i := 0; i < tq; i++ {
-			end := s
-			if causal {
-				end = i + s - tq + 1
-			}
-			copy(out[(i*hq+h)*dh:], kernels.AttnRow(qs, ks, vs, func(x float32) float64 { return float64(x) }, i, h, end, hq, hkv, dh, scale))
-		}
-	}
-	return out
+	return kernels.AttnRef(qs, ks, vs, func(x float32) float64 { return float64(x) }, tq, s, hq, hkv, dh, scale, causal)
 }
 
 // attnTol: outputs are convex combinations of v in [-1, 1]; f32 scores,

@@ -94,9 +94,10 @@ func AttnRow[T float32 | float64](qs, ks, vs []T, f func(T) float64, i, h, end, 
 	return out
 }
 
-// flash16Ref is attention in float64 (as attnRef in the external tests).
-func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float64 {
-	scale := float64(float32(1 / math.Sqrt(float64(dh))))
+// AttnRef is AttnRow for every query and head: q [tq, hq·dh], k, v [s,
+// hkv·dh]; query i at position i+s-tq attends keys up to its position when
+// causal, all keys otherwise.
+func AttnRef[T float32 | float64](qs, ks, vs []T, f func(T) float64, tq, s, hq, hkv, dh int, scale float64, causal bool) []float64 {
 	out := make([]float64, tq*hq*dh)
 	for h := 0; h < hq; h++ {
 		for i := 0; i < tq; i++ {
@@ -104,10 +105,16 @@ func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float6
 			if causal {
 				end = i + s - tq + 1
 			}
-			copy(out[(i*hq+h)*dh:], AttnRow(q, k, v, func(x float64) float64 { return x }, i, h, end, hq, hkv, dh, scale))
+			copy(out[(i*hq+h)*dh:], AttnRow(qs, ks, vs, f, i, h, end, hq, hkv, dh, scale))
 		}
 	}
 	return out
+}
+
+// flash16Ref is attention in float64 at flash16's scale.
+func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float64 {
+	scale := float64(float32(1 / math.Sqrt(float64(dh))))
+	return AttnRef(q, k, v, func(x float64) float64 { return x }, tq, s, hq, hkv, dh, scale, causal)
 }
 
 // TestFlash16 runs the cooperative-matrix attention on the interpreter
