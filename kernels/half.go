@@ -100,9 +100,8 @@ func (c *Context) viaF32(d DType, ts []*Tensor, op func([]*Tensor) (*Tensor, err
 		tmp = append(tmp, w)
 	}
 	r, err := op(wide)
-	if err != nil || d == F32 {
+	if err != nil {
 		return r, err
 	}
-	defer r.Release()
-	return c.Cast(r, d)
+	return c.fromF32(r, d)
 }

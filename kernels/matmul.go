@@ -163,10 +163,8 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs := map[string]string{"M": strconv.Itoa(o.M), "R": strconv.Itoa(r), "TEAM": strconv.Itoa(team)}
-	if b.dtype == BF16 {
-		defs["BF"] = "1"
-	}
+	defs := gemvDefs(o.M, b.dtype)
+	defs["R"], defs["TEAM"] = strconv.Itoa(r), strconv.Itoa(team)
 	scale := o.Scale
 	if scale == 0 {
 		scale = 1
@@ -176,11 +174,7 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		y.Release()
 		return nil, err
 	}
-	if outT == F32 {
-		return y, nil
-	}
-	tmp = append(tmp, y)
-	return c.Cast(y, outT)
+	return c.fromF32(y, outT)
 }
 
 // gemvT records a·b for 16-bit b [k, n] through gemvt.kc: gemvt4 when n
@@ -229,10 +223,7 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		}
 		tmp = append(tmp, part)
 	}
-	defs := map[string]string{"M": strconv.Itoa(o.M)}
-	if b.dtype == BF16 {
-		defs["BF"] = "1"
-	}
+	defs := gemvDefs(o.M, b.dtype)
 	params := []uint32{uint32(np), uint32(o.K), uint32(ks), math.Float32bits(1)}
 	err = c.run("gemvt.kc", kernel, defs, params, c.grid2(blocks*slices), a, b, part)
 	if err == nil && slices > 1 {
@@ -243,11 +234,27 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		y.Release()
 		return nil, err
 	}
-	if outT == F32 {
+	return c.fromF32(y, outT)
+}
+
+// gemvDefs are the specialisations gemv.kc and gemvt.kc share: the rows
+// m of a, and BF where b is bf16.
+func gemvDefs(m int, bt DType) map[string]string {
+	defs := map[string]string{"M": strconv.Itoa(m)}
+	if bt == BF16 {
+		defs["BF"] = "1"
+	}
+	return defs
+}
+
+// fromF32 gives the f32 result y of a product as type t: y itself, or its
+// cast (y released).
+func (c *Context) fromF32(y *Tensor, t DType) (*Tensor, error) {
+	if t == F32 {
 		return y, nil
 	}
-	tmp = append(tmp, y)
-	return c.Cast(y, outT)
+	defer y.Release()
+	return c.Cast(y, t)
 }
 
 // gemvShape is gemv.kc's team size and rows per team for m rows of a:
