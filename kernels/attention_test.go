@@ -68,18 +68,7 @@ func flashInputs(rng *rand.Rand, tc flashCase) (qs, ks, vs []float32) {
 
 func runFlash(t *testing.T, c *kernels.Context, tc flashCase, qs, ks, vs []float32, causal bool) []float32 {
 	t.Helper()
-	q := upload(t, c, qs, tc.tq, tc.hq*tc.dh)
-	k := upload(t, c, ks, tc.s, tc.hkv*tc.dh)
-	v := upload(t, c, vs, tc.s, tc.hkv*tc.dh)
-	run := c.DecodeAttention
-	if causal {
-		run = c.CausalAttention
-	}
-	o, err := run(q, k, v, tc.hq, tc.hkv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return host(t, o)
+	return runHalfFlash(t, c, kernels.F32, tc, qs, ks, vs, causal)
 }
 
 // TestCausalAttention covers prefill (tq = s) and a continued sequence

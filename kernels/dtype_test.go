@@ -287,10 +287,7 @@ func TestDTypeErrors(t *testing.T) {
 	b := uploadOf(t, c, kernels.BF16, make([]float32, 3), 3)
 	b32 := uploadOf(t, c, kernels.BF16, make([]float32, 6), 3, 2)
 	f32 := uploadOf(t, c, kernels.F32, make([]float32, 6), 3, 2)
-	cases := []struct {
-		want string
-		run  func() (*kernels.Tensor, error)
-	}{
+	cases := []refusal{
 		{"kernels: add f32[2 3] f16[2 3]: element types differ (f32 and f16)", func() (*kernels.Tensor, error) { return c.Add(f, h) }},
 		{"kernels: rmsnorm f16[2 3] bf16[3]: element types differ (f16 and bf16)", func() (*kernels.Tensor, error) { return c.RMSNorm(h, b, 1e-5) }},
 		{"kernels: matmul f16[2 3] bf16[3 2]: element types differ (f16 and bf16): want one type, or f32 times f16 or bf16", func() (*kernels.Tensor, error) { return c.MatMul(h, b32) }},
@@ -301,17 +298,7 @@ func TestDTypeErrors(t *testing.T) {
 		{"kernels: tensorbits [1]: raw bits are for f16 and bf16 tensors, not f32", func() (*kernels.Tensor, error) { return c.TensorBits(kernels.F32, []uint16{1}, 1) }},
 		{"kernels: tensor bf16[2]: 3 values for 2 elements", func() (*kernels.Tensor, error) { return c.TensorOf(kernels.BF16, make([]float32, 3), 2) }},
 	}
-	before := c.Device().Stats()
-	for _, tc := range cases {
-		out, err := tc.run()
-		var se *kernels.ShapeError
-		if out != nil || !errors.As(err, &se) || err.Error() != tc.want {
-			t.Errorf("got %v, %v; want a *ShapeError %q", out, err, tc.want)
-		}
-	}
-	if d := c.Device().Stats().Since(before).Dispatches; d != 0 {
-		t.Errorf("refused ops recorded %d dispatches", d)
-	}
+	checkRefused(t, c, cases)
 	if _, err := c.Cast(f, kernels.DType(9)); err == nil {
 		t.Errorf("cast to an unknown type: no error")
 	}

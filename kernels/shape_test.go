@@ -179,10 +179,7 @@ func testShapeErrors(t *testing.T, c *kernels.Context) {
 		}
 		return upload(t, c, make([]float32, n), shape...)
 	}
-	cases := []struct {
-		want string
-		run  func() (*kernels.Tensor, error)
-	}{
+	cases := []refusal{
 		{"kernels: add [2 3] [3 2]: shapes differ", func() (*kernels.Tensor, error) { return c.Add(z(2, 3), z(3, 2)) }},
 		{"kernels: matmul [2 3] [2 3]: want [m k] and [k n]", func() (*kernels.Tensor, error) { return c.MatMul(z(2, 3), z(2, 3)) }},
 		{"kernels: matmulbt [2 3] [3 2]: want [m k] and [n k]", func() (*kernels.Tensor, error) { return c.MatMulBT(z(2, 3), z(3, 2), 1) }},
@@ -198,17 +195,7 @@ func testShapeErrors(t *testing.T, c *kernels.Context) {
 		{"kernels: decodeattention [1 8] [3 4] [3 8]: k and v must be [s 4] (1 heads of 4)", func() (*kernels.Tensor, error) { return c.DecodeAttention(z(1, 8), z(3, 4), z(3, 8), 2, 1) }},
 		{"kernels: tensor [2 2]: 3 values for 4 elements", func() (*kernels.Tensor, error) { return c.Tensor(make([]float32, 3), 2, 2) }},
 	}
-	before := c.Device().Stats()
-	for _, tc := range cases {
-		out, err := tc.run()
-		var se *kernels.ShapeError
-		if out != nil || !errors.As(err, &se) || err.Error() != tc.want {
-			t.Errorf("got %v, %v; want a *ShapeError %q", out, err, tc.want)
-		}
-	}
-	if d := c.Device().Stats().Since(before).Dispatches; d != 0 {
-		t.Errorf("refused ops recorded %d dispatches", d)
-	}
+	checkRefused(t, c, cases)
 }
 
 // TestReleased: an op on a released tensor, or on a closed device, is an
@@ -231,5 +218,28 @@ func TestReleased(t *testing.T) {
 	}
 	if _, err := c.Tensor([]float32{1}, 1); err == nil {
 		t.Errorf("upload to a closed device: no error")
+	}
+}
+
+// refusal is an op that must be refused: the *ShapeError's text and the call.
+type refusal struct {
+	want string
+	run  func() (*kernels.Tensor, error)
+}
+
+// checkRefused runs each refusal: no tensor, a *ShapeError saying want,
+// and no dispatch recorded by any of them.
+func checkRefused(t *testing.T, c *kernels.Context, cases []refusal) {
+	t.Helper()
+	before := c.Device().Stats()
+	for _, tc := range cases {
+		out, err := tc.run()
+		var se *kernels.ShapeError
+		if out != nil || !errors.As(err, &se) || err.Error() != tc.want {
+			t.Errorf("got %v, %v; want a *ShapeError %q", out, err, tc.want)
+		}
+	}
+	if d := c.Device().Stats().Since(before).Dispatches; d != 0 {
+		t.Errorf("refused ops recorded %d dispatches", d)
 	}
 }
