@@ -82,11 +82,7 @@ func aligned16(ts ...*Tensor) bool {
 func (c *Context) viaF32(d DType, ts []*Tensor, op func([]*Tensor) (*Tensor, error)) (*Tensor, error) {
 	wide := make([]*Tensor, len(ts))
 	var tmp []*Tensor
-	defer func() {
-		for _, t := range tmp {
-			t.Release()
-		}
-	}()
+	defer func() { releaseAll(tmp) }()
 	for i, t := range ts {
 		wide[i] = t
 		if t.dtype == F32 {

@@ -131,11 +131,7 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 // gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
 func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	var tmp []*Tensor
-	defer func() {
-		for _, t := range tmp {
-			t.Release()
-		}
-	}()
+	defer func() { releaseAll(tmp) }()
 	outT := a.dtype
 	// Beyond 8 rows of f32 a, its loads (32 bytes a row for every 16 of
 	// b) bound the kernel; rounding a to b's type would halve them (1.7x
@@ -149,13 +145,9 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		kernel = "gemv4h"
 	case !vec:
 		kernel, kp = "gemv1", o.K
-		if a.dtype.half() {
-			x, err := c.Cast(a, F32)
-			if err != nil {
-				return nil, err
-			}
-			tmp = append(tmp, x)
-			a = x
+		var err error
+		if a, err = c.asF32(a, &tmp); err != nil {
+			return nil, err
 		}
 	}
 	team, r := c.gemvShape(o.M)
@@ -186,19 +178,11 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 // bytes, stays under an eighth of b's 2·k·n.
 func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	var tmp []*Tensor
-	defer func() {
-		for _, t := range tmp {
-			t.Release()
-		}
-	}()
+	defer func() { releaseAll(tmp) }()
 	outT := a.dtype
-	if a.dtype.half() {
-		x, err := c.Cast(a, F32)
-		if err != nil {
-			return nil, err
-		}
-		tmp = append(tmp, x)
-		a = x
+	a, err := c.asF32(a, &tmp)
+	if err != nil {
+		return nil, err
 	}
 	kernel, cols, np := "gemvt4", 8*32, o.N/8
 	if o.N%8 != 0 || b.View().Off%16 != 0 {
@@ -235,6 +219,27 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		return nil, err
 	}
 	return c.fromF32(y, outT)
+}
+
+// asF32 gives a 16-bit t cast to f32, the cast added to *tmp for its
+// caller to release, or an f32 t itself.
+func (c *Context) asF32(t *Tensor, tmp *[]*Tensor) (*Tensor, error) {
+	if !t.dtype.half() {
+		return t, nil
+	}
+	x, err := c.Cast(t, F32)
+	if err != nil {
+		return nil, err
+	}
+	*tmp = append(*tmp, x)
+	return x, nil
+}
+
+// releaseAll releases a product's temporaries (their work stays recorded).
+func releaseAll(ts []*Tensor) {
+	for _, t := range ts {
+		t.Release()
+	}
 }
 
 // gemvDefs are the specialisations gemv.kc and gemvt.kc share: the rows
