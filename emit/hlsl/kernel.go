@@ -34,6 +34,11 @@ type fn struct {
 	instNames  map[*ir.Instance]string
 	fnBuiltins map[ir.BuiltinKind]bool // builtins the functions read
 	precise    bool                    // the body is precise (precise.go)
+
+	// posts holds, per enclosing for statement, the post statement's
+	// lines that each continue runs first; nil where the for header
+	// holds the post (stmt.go).
+	posts [][]string
 }
 
 // builtin semantics and parameter names of the entry function.

@@ -65,7 +65,7 @@ func (f *fn) stmt(s ir.Stmt) {
 	case *ir.Break:
 		f.out(s.Pos, "break;")
 	case *ir.Continue:
-		f.out(s.Pos, "continue;")
+		f.continueStmt(s)
 	case *ir.Return:
 		f.returnStmt(s)
 	case *ir.Switch:
@@ -215,7 +215,10 @@ func (f *fn) ifRest(s *ir.If, cond, head string) {
 
 // forStmt emits a for loop. A loop whose condition needs hoisted statements
 // tests it at the top of the body instead (continue still runs the post
-// statement, then the test).
+// statement, then the test). A loop whose post statement needs hoisted
+// statements (an atomic operation, a call with effects) runs it at the end
+// of the body and before each of its continues (continueStmt): the for
+// header holds expressions only.
 func (f *fn) forStmt(s *ir.For) {
 	init := ""
 	wrap := false
@@ -253,24 +256,28 @@ func (f *fn) forStmt(s *ir.For) {
 		f.pre = f.pre[:0]
 	}
 	post := ""
+	var postStmts []string // non-nil: the post needs hoisted statements
 	if s.Post != nil {
 		f.pos = s.Post.Pos
 		post = f.assign(s.Post)
 		if len(f.pre) > 0 {
+			postStmts = append(append(postStmts, f.pre...), post+";")
 			f.pre = f.pre[:0]
-			f.fail(unsupported(s.Post.Pos, "an atomic operation or a call with effects in a for statement's post statement"))
+			post = ""
 		}
 	}
 	f.pos = s.Pos
-	if len(condPre) > 0 {
+	if len(condPre) > 0 || postStmts != nil {
 		f.out(s.Pos, "for ("+init+"; ; "+post+") {")
 		f.indent++
 		for _, p := range condPre {
 			f.out(s.Pos, p)
 		}
-		f.out(s.Pos, "if (!("+cond+")) {")
-		f.out(s.Pos, "\tbreak;")
-		f.out(s.Pos, "}")
+		if cond != "" {
+			f.out(s.Pos, "if (!("+cond+")) {")
+			f.out(s.Pos, "\tbreak;")
+			f.out(s.Pos, "}")
+		}
 		f.indent--
 	} else {
 		head := "for (" + init + "; " + cond + "; " + post + ") {"
@@ -279,11 +286,45 @@ func (f *fn) forStmt(s *ir.For) {
 		}
 		f.out(s.Pos, head)
 	}
+	f.posts = append(f.posts, postStmts)
 	f.block(s.Body)
+	f.posts = f.posts[:len(f.posts)-1]
+	if postStmts != nil {
+		f.indent++
+		f.postStmts(s.Post.Pos, postStmts)
+		f.indent--
+	}
 	f.out(ir.Pos{}, "}")
 	if wrap {
 		f.indent--
 		f.out(ir.Pos{}, "}")
+	}
+}
+
+// continueStmt emits continue. In a loop whose post statement needs hoisted
+// statements, the post sits at the end of the body rather than in the for
+// header, so each continue of that loop runs it first, in a block of its own
+// (the hoisted temporaries are declared once per copy). Copying the post is
+// simpler than wrapping the body in do { } while (false): there, break would
+// have to be rewritten instead, with a flag, and continue can only occur
+// at this loop's level in its own body (an inner loop pushes its own entry).
+func (f *fn) continueStmt(s *ir.Continue) {
+	if n := len(f.posts); n > 0 && f.posts[n-1] != nil {
+		f.out(s.Pos, "{")
+		f.indent++
+		f.postStmts(s.Pos, f.posts[n-1])
+		f.out(s.Pos, "continue;")
+		f.indent--
+		f.out(ir.Pos{}, "}")
+		return
+	}
+	f.out(s.Pos, "continue;")
+}
+
+// postStmts writes a for statement's post statement with its hoisted parts.
+func (f *fn) postStmts(pos ir.Pos, stmts []string) {
+	for _, p := range stmts {
+		f.out(pos, p)
 	}
 }
 
