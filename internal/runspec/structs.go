@@ -40,7 +40,7 @@ func Leaves(t ir.Type, off int, fn func(off int, s ir.Scalar)) {
 		fn(off, t.Elem)
 	case ir.Vector:
 		for i := 0; i < t.N; i++ {
-			fn(off+scalarSize(t.Elem)*i, t.Elem)
+			fn(off+t.Elem.Size()*i, t.Elem)
 		}
 	case *ir.Array:
 		for i := 0; i < t.Len; i++ {
@@ -53,15 +53,9 @@ func Leaves(t ir.Type, off int, fn func(off int, s ir.Scalar)) {
 	}
 }
 
-func scalarSize(s ir.Scalar) int {
-	if s == ir.F16 {
-		return 2
-	}
-	return 4
-}
-
 // fillStructs fills n elements of struct-holding type t leaf by leaf, as
-// FillBuffer fills scalars of each leaf's type; padding is poison.
+// FillBuffer fills scalars of each leaf's type, each leaf writing its own
+// bytes only (u8 one, bf16 two); padding is poison.
 func fillStructs(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 	stride := ir.ElemStride(t)
 	b := interp.Poison(n * stride)
@@ -70,6 +64,10 @@ func fillStructs(r *rand.Rand, f directive.Fill, t ir.Type, n int) []byte {
 			switch s {
 			case ir.F16:
 				binary.LittleEndian.PutUint16(b[off:], interp.F32ToF16Bits(float32(randFloat(r, f))))
+			case ir.BF16:
+				binary.LittleEndian.PutUint16(b[off:], interp.F32ToBF16Bits(float32(randFloat(r, f))))
+			case ir.I8, ir.U8:
+				b[off] = byte(randInt(r, f, s))
 			case ir.F32:
 				binary.LittleEndian.PutUint32(b[off:], math.Float32bits(float32(randFloat(r, f))))
 			default:
@@ -94,7 +92,7 @@ func compareStructs(t ir.Type, got, want []byte, tol func(i int) Tol, floatBits 
 		i := e / stride
 		Leaves(t, e, func(off int, s ir.Scalar) {
 			leaves++
-			sz := scalarSize(s)
+			sz := s.Size()
 			lt := func(int) Tol { return tol(i) }
 			var lb func(int) bool
 			if floatBits != nil {
