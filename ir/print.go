@@ -185,13 +185,7 @@ func (p *printer) kernel(k *Kernel) {
 	}
 	p.indent++
 	for _, s := range k.Shared {
-		for _, d := range s.Doc {
-			p.line(d)
-		}
 		p.line("shared ", s.Name, " ", TypeString(s.Type))
-		if s.Comment != "" {
-			p.trail(s.Comment)
-		}
 	}
 	if len(k.Shared) > 0 {
 		p.canTrail = false // what follows did not trail a shared line
