@@ -315,13 +315,8 @@ func coop2Plans(info backend.AdapterInfo, o Options, shape backend.CoopMatShape)
 		tiles := ceilDiv(o.M, t.BM) * ceilDiv(o.N, t.BN)
 		p.Splits, p.KS = splitK(tiles, o.K, t.BK, workgroupTarget, minSplitK)
 		p.fitSplits(info)
-		s, err := p.coop2Shape()
-		if err != nil {
-			continue
-		}
-		p.Shared = s.shared()
-		if p.check(info) == nil {
-			out = append(out, p)
+		if q, ok := sized(p, info, Plan.coop2Shape); ok {
+			out = append(out, q)
 		}
 	}
 	return out

@@ -200,13 +200,8 @@ func gemvCandidates(info backend.AdapterInfo, o Options) []Plan {
 		p := Plan{Options: o, Generator: "gemv", Tile: Tile{BM: r, BN: 32 * cv, BK: bk, TM: r, TN: cv}, Threads: 32 * gemvGroups}
 		p.KS = bk
 		p.Splits = ceilDiv(o.K, bk)
-		s, err := p.gemvShape()
-		if err != nil {
-			continue
-		}
-		p.Shared = s.shared()
-		if p.check(info) == nil {
-			out = append(out, p)
+		if q, ok := sized(p, info, Plan.gemvShape); ok {
+			out = append(out, q)
 		}
 	}
 	return out

@@ -206,6 +206,18 @@ func (p Plan) Groups() [3]uint32 {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
+// sized completes a candidate plan with the shared memory its generator's
+// shape needs and reports whether the device can run it (check); a plan
+// whose shape cannot be built is not a candidate.
+func sized[S interface{ shared() int }](p Plan, info backend.AdapterInfo, shape func(Plan) (S, error)) (Plan, bool) {
+	s, err := shape(p)
+	if err != nil {
+		return p, false
+	}
+	p.Shared = s.shared()
+	return p, p.check(info) == nil
+}
+
 // check verifies a plan against the device's limits.
 func (p Plan) check(info backend.AdapterInfo) error {
 	l := info.Limits

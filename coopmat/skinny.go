@@ -288,13 +288,8 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
 		p := Plan{Options: o, Generator: "skinny", Tile: t, Shape: &shape, Threads: l.S * sub, Subgroups: [2]int{l.S, 1},
 			KS: l.KS, Splits: ceilDiv(o.K, l.KS)}
-		s, err := p.skinnyShape()
-		if err != nil {
-			continue
-		}
-		p.Shared = s.shared()
-		if p.check(info) == nil {
-			out = append(out, p)
+		if q, ok := sized(p, info, Plan.skinnyShape); ok {
+			out = append(out, q)
 		}
 	}
 	return out
