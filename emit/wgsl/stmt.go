@@ -276,22 +276,29 @@ func placeFirst(s *ir.Assign) bool {
 		return false // coopAssign spells these
 	}
 	rhsEffects := ir.HasEffects(s.RHS)
-	found := false
-	for x := s.LHS; x != nil && !found; {
+	return anyIndex(s.LHS, func(i ir.Expr) bool {
+		return effects(i) && (s.Op != ir.OpNone || rhsEffects) || rhsEffects && readsMutable(i)
+	})
+}
+
+// anyIndex reports whether pred holds for an index expression of the
+// assignment target x (a[i].f[j]: j, then i).
+func anyIndex(x ir.Expr, pred func(ir.Expr) bool) bool {
+	for {
 		switch v := x.(type) {
 		case *ir.Index:
-			found = effects(v.Index) && (s.Op != ir.OpNone || rhsEffects) ||
-				rhsEffects && readsMutable(v.Index)
+			if pred(v.Index) {
+				return true
+			}
 			x = v.X
 		case *ir.Field:
 			x = v.X
 		case *ir.Swizzle:
 			x = v.X
 		default:
-			x = nil
+			return false
 		}
 	}
-	return found
 }
 
 // hoistIndexes evaluates every index of the target x that is not a
@@ -358,21 +365,7 @@ func needsValueFirst(s *ir.Assign) bool {
 // indexes) neither has effects nor reads writable memory, so that it may
 // follow the value's evaluation.
 func stableLocation(x ir.Expr) bool {
-	for {
-		switch v := x.(type) {
-		case *ir.Index:
-			if effects(v.Index) || readsMutable(v.Index) {
-				return false
-			}
-			x = v.X
-		case *ir.Field:
-			x = v.X
-		case *ir.Swizzle:
-			x = v.X
-		default:
-			return true
-		}
-	}
+	return !anyIndex(x, func(i ir.Expr) bool { return effects(i) || readsMutable(i) })
 }
 
 // assignText spells an assignment as one WGSL statement without its
