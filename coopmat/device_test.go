@@ -25,7 +25,8 @@ import (
 // small products, 1024 sampled entries of large ones; relative error
 // |c - ref| / (|scale|·Σ|a·b|) < 1e-2), of every candidate plan of a
 // ragged and three skinny products (KHR), then the time of every
-// candidate plan at 8192³ (median of 10 after a second of load), twice,
+// candidate plan at 8192³ (f16 and bf16 A·B, f16 A·Bᵀ; median of 10 after
+// a second of load), twice,
 // each also checked there against float64 (1024 sampled entries), and
 // every bf16 C also for rounding to nearest (type rounding).
 // Devices without cooperative matrices (lavapipe, CI) skip it.
@@ -75,8 +76,16 @@ func TestCoopDevice(t *testing.T) {
 		}
 	}
 	skinnySweep(t, ctx, dev, rng, focus)
-	for _, dt := range []string{"f16", "bf16"} {
-		o := coopmat.Options{M: 8192, N: 8192, K: 8192, DType: dt}
+	// A·B in both types, and A·Bᵀ in f16: B's fragments come from a
+	// k-major stage there (the layout mma takes without a transpose), so
+	// the two f16 figures side by side show what loading B from a
+	// row-major stage costs.
+	for _, o := range []coopmat.Options{
+		{M: 8192, N: 8192, K: 8192, DType: "f16"},
+		{M: 8192, N: 8192, K: 8192, DType: "bf16"},
+		{M: 8192, N: 8192, K: 8192, DType: "f16", TransB: true},
+	} {
+		dt := o.DType
 		all, err := coopmat.Candidates(info, o)
 		if err != nil {
 			t.Fatal(err)
@@ -111,7 +120,7 @@ func TestCoopDevice(t *testing.T) {
 			for _, p := range cs {
 				timeOne(t, ctx, dev, p, bufs, "khr", 3, 10)
 			}
-			if dt == "f16" {
+			if dt == "f16" && !o.TransB {
 				if p, err := withFlavor(info, cs[0], "nv"); err == nil {
 					timeOne(t, ctx, dev, p, bufs, "nv", 3, 10)
 				}
