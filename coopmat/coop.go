@@ -69,6 +69,15 @@ var coopLayouts = []struct {
 	// exactly one instruction's operand) and with 16x8x8.
 	{2, 2, 4, 8, 2, 1, false, true, false, 8, [3]int{16, 8, 16}},
 	{2, 2, 4, 8, 4, 1, false, true, false, 8, [3]int{16, 8, 8}},
+	// More subgroups a multiprocessor. The 64x64 blocks above compile to
+	// 241 registers an invocation on the H200 (2026-12-01, driver
+	// 580.159.04, VK_KHR_pipeline_executable_properties): two workgroups
+	// of 4 subgroups, 8 warps, a multiprocessor. A workgroup of 512
+	// invocations caps the compiler at 128 registers (65536 / 512): 16
+	// subgroups of 64x32 or 32x64 blocks, 16 warps.
+	{4, 4, 4, 2, 2, 1, false, true, false, 8, [3]int{}}, // 256x128, 16 subgroups of 64x32
+	{4, 4, 2, 4, 2, 1, false, true, false, 8, [3]int{}}, // 128x256, 16 subgroups of 32x64
+	{2, 4, 4, 2, 2, 1, false, true, false, 8, [3]int{}}, // 128x128, 8 subgroups of 64x32 (two workgroups if <= 128 registers)
 }
 
 // CoopShape picks the instruction shape for a product of element type
