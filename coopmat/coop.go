@@ -78,6 +78,7 @@ var coopLayouts = []struct {
 	{4, 4, 4, 2, 2, 1, false, true, false, 8, [3]int{}}, // 256x128, 16 subgroups of 64x32
 	{4, 4, 2, 4, 2, 1, false, true, false, 8, [3]int{}}, // 128x256, 16 subgroups of 32x64
 	{2, 4, 4, 2, 2, 1, false, true, false, 8, [3]int{}}, // 128x128, 8 subgroups of 64x32 (two workgroups if <= 128 registers)
+	{2, 4, 4, 2, 4, 1, false, true, true, 8, [3]int{}},  // the same, direct staging, one stage of 64: no staging registers
 }
 
 // CoopShape picks the instruction shape for a product of element type
