@@ -34,6 +34,18 @@ const coopSkew = 8
 // Direct staging: one stage of 64 about as fast as the best (298-304),
 // one stage of 32 218, two stages of 32 196-199, 128x64 tiles of two
 // subgroups 176-215 (those three are not listed).
+//
+// What the driver compiles them to (VK_KHR_pipeline_executable_properties,
+// 2026-12-01, docs/PERF.md): the 64x64 blocks take 241 registers an
+// invocation, no local memory (two workgroups of 4 subgroups, 8 warps, a
+// multiprocessor); element staging 255 registers and 128-160 bytes of
+// spills. Not listed, measured slower at 8192³ f16: 16x8x8 instructions
+// (277-285), and more warps a multiprocessor through smaller blocks —
+// 512 invocations of 64x32 (256x128 tile) or 32x64 (128x256) blocks, which
+// cap the compiler at exactly 128 registers with no spills, 16 warps:
+// 257-277; 8 subgroups of 64x32 in a 128x128 tile, 158 registers (151
+// direct), 174-182. Occupancy is not the limit; fragments loaded from
+// shared memory per multiply-add are.
 var coopLayouts = []struct {
 	SM, SN, TM, TN, KSteps, Stages int
 	Elements                       bool
@@ -66,19 +78,8 @@ var coopLayouts = []struct {
 	{1, 1, 2, 2, 2, 2, false, false, false, 0, [3]int{}}, // one subgroup: small and skinny products
 	// The first layout's 128x128x32 tile with 16x8x16 instructions (each
 	// subgroup 4x8 of them: one mma.m16n8k16 a multiply-add, B's fragment
-	// exactly one instruction's operand) and with 16x8x8.
+	// exactly one instruction's operand): 305 TFLOP/s, the same as 16x16x16.
 	{2, 2, 4, 8, 2, 1, false, true, false, 8, [3]int{16, 8, 16}},
-	{2, 2, 4, 8, 4, 1, false, true, false, 8, [3]int{16, 8, 8}},
-	// More subgroups a multiprocessor. The 64x64 blocks above compile to
-	// 241 registers an invocation on the H200 (2026-12-01, driver
-	// 580.159.04, VK_KHR_pipeline_executable_properties): two workgroups
-	// of 4 subgroups, 8 warps, a multiprocessor. A workgroup of 512
-	// invocations caps the compiler at 128 registers (65536 / 512): 16
-	// subgroups of 64x32 or 32x64 blocks, 16 warps.
-	{4, 4, 4, 2, 2, 1, false, true, false, 8, [3]int{}}, // 256x128, 16 subgroups of 64x32
-	{4, 4, 2, 4, 2, 1, false, true, false, 8, [3]int{}}, // 128x256, 16 subgroups of 32x64
-	{2, 4, 4, 2, 2, 1, false, true, false, 8, [3]int{}}, // 128x128, 8 subgroups of 64x32 (two workgroups if <= 128 registers)
-	{2, 4, 4, 2, 4, 1, false, true, true, 8, [3]int{}},  // the same, direct staging, one stage of 64: no staging registers
 }
 
 // CoopShape picks the instruction shape for a product of element type
