@@ -14,10 +14,13 @@ import (
 // TestPipelineStatistics checks VK_KHR_pipeline_executable_properties:
 // without KC_VULKAN_STATS a pipeline has no statistics; with
 // KC_VULKAN_STATS=ir a device that offers the extension reports named
-// statistics (and internal representations where it has them). Debian 12's
-// lavapipe (Mesa 22.3.6) does not offer the extension (its library has the
-// entry points, its extension list does not name them): there the test
-// checks that the request is ignored and skips the rest.
+// statistics (and internal representations where it has them). lavapipe
+// does not offer the extension (Debian 12's Mesa 22.3.6, and 25.0.7 from
+// bookworm-backports, tried 2026-12-01: the library carries Mesa's common
+// entry points, the device's extension list does not name it): there the
+// test checks that the request is ignored and skips the rest. The H200's
+// driver reports Register Count, Binary Size, Stack Size, Local Memory
+// Size and Shared Memory Size (docs/PERF.md).
 func TestPipelineStatistics(t *testing.T) {
 	ctx := context.Background()
 	code := glsl(t, addkGLSL)
