@@ -2,9 +2,11 @@ package kernels
 
 import (
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,10 @@ import (
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
 )
+
+// flash16Only keeps TestFlash16 to the configurations whose %+v text
+// contains it (e.g. "Lean:true").
+var flash16Only = flag.String("flash16", "", "TestFlash16: only configurations whose %+v contains this")
 
 // flash16Tol bounds |o - ref| for flash16, the reference in float64 over
 // the f16 inputs: outputs are convex combinations of values in [-1, 1];
@@ -142,6 +148,22 @@ func TestFlash16(t *testing.T) {
 		for _, nb := range [][2]int{{2, 16}, {4, 32}, {4, 16}, {2, 64}, {8, 32}, {4, 64}} {
 			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Direct: lay[0], Packed: lay[1]})
 		}
+	}
+	// the lean layout (blocks of a multiple of 32 keys), with both ways of
+	// reading the rescale factors
+	for _, b0 := range []bool{false, true} {
+		for _, nb := range [][2]int{{4, 32}, {8, 32}, {2, 64}, {1, 32}, {4, 64}} {
+			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true, Bcast0: b0})
+		}
+	}
+	if *flash16Only != "" {
+		var keep []flash16Config
+		for _, f := range cfgs {
+			if strings.Contains(fmt.Sprintf("%+v", f), *flash16Only) {
+				keep = append(keep, f)
+			}
+		}
+		cfgs = keep
 	}
 	for _, f := range cfgs {
 		for _, c := range cases {
