@@ -59,7 +59,8 @@ var (
 
 // flash16Layout parses a layout's text along with flash16Common.
 func flash16Layout(name, text string) *template.Template {
-	common := template.Must(template.New("flash16common").Funcs(template.FuncMap{"kvtile": kvtile, "restage": restage}).Parse(flash16Common))
+	fns := template.FuncMap{"kvtile": kvtile, "restage": restage, "odd": func(i int) bool { return i%2 == 1 }}
+	common := template.Must(template.New("flash16common").Funcs(fns).Parse(flash16Common))
 	return template.Must(common.New(name).Parse(text))
 }
 
@@ -607,11 +608,12 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 // block ahead (flash16PackedText), neither the one that stages every tile
 // in shared memory as f16 (flash16StagedText). Lean (with Packed) keeps
 // the packed staging and writes P over the scores (flash16LeanText);
-// Bcast0 (with Lean) reads the rescale factors by a stride-0 load.
+// Bcast0 (with Lean) reads the rescale factors by a stride-0 load, Split
+// (with Lean) sums each score tile in two chains.
 type flash16Config struct {
-	DH, NSG, SUB, BK int
-	Direct, Packed   bool
-	Lean, Bcast0     bool
+	DH, NSG, SUB, BK    int
+	Direct, Packed      bool
+	Lean, Bcast0, Split bool
 }
 
 // shared is the kernel's shared memory in bytes: ss, ps, cs, and es
@@ -648,7 +650,7 @@ func (f flash16Config) module() (*ir.Module, error) {
 // source returns the kernel's text.
 func (f flash16Config) source() (string, error) {
 	if f.DH%16 != 0 || f.BK%16 != 0 || f.SUB != 32 || f.NSG < 1 || f.Direct && f.Packed ||
-		f.Lean && (!f.Packed || f.BK%32 != 0) || f.Bcast0 && !f.Lean {
+		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Split) && !f.Lean {
 		return "", fmt.Errorf("kernels: flash16: unsupported configuration %+v", f)
 	}
 	ds := make([]int, f.DH/16)

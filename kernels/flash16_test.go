@@ -150,10 +150,10 @@ func TestFlash16(t *testing.T) {
 		}
 	}
 	// the lean layout (blocks of a multiple of 32 keys), with both ways of
-	// reading the rescale factors
-	for _, b0 := range []bool{false, true} {
+	// reading the rescale factors, and with the score tiles in two chains
+	for _, o := range [][2]bool{{false, false}, {true, false}, {true, true}} {
 		for _, nb := range [][2]int{{4, 32}, {8, 32}, {2, 64}, {1, 32}, {4, 64}} {
-			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true, Bcast0: b0})
+			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true, Bcast0: o[0], Split: o[1]})
 		}
 	}
 	if *flash16Only != "" {

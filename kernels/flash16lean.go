@@ -17,7 +17,10 @@ package kernels
 //   - the rescale factors of a row go to shared memory in two 16-byte
 //     stores an invocation (cs rows padded to 5 words), or, with Bcast0,
 //     as one f32 a row, read back as a matrix whose rows repeat it by a
-//     column-major load with stride 0.
+//     column-major load with stride 0;
+//   - with Split, each 16x16 score tile is summed in two chains of
+//     multiply-adds (even and odd matrices of the head dimension), so that
+//     fewer wait on the one before.
 //
 // Both arrays are smaller than the packed layout's ss, ps and cs, so 8
 // subgroups with blocks of 32 keys fit 48 KiB (46,080 bytes; 36,352 with
@@ -145,11 +148,26 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- end}}
 {{- range $jt := .Js}}
 		{
+{{- if $.Split}}
+			// two chains of multiply-adds (even and odd matrices of the
+			// head dimension), half as long, added at the end
+			var sc coopmat<f32, 16, 16, acc>
+			var sd coopmat<f32, 16, 16, acc>
+{{- range $.Ds}}
+{{- if odd .}}
+			sd = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sd)
+{{- else}}
+			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
+{{- end}}
+{{- end}}
+			coopStore(sc + sd, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
+{{- else}}
 			var sc coopmat<f32, 16, 16, acc>
 {{- range $.Ds}}
 			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
 {{- end}}
 			coopStore(sc, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
+{{- end}}
 		}
 {{- end}}
 		// E: scores visible; the keys' stage is free for the next block
