@@ -306,8 +306,8 @@ func runHalfFlash(t *testing.T, c *kernels.Context, d kernels.DType, tc flashCas
 var flash16Layouts = []struct {
 	NSG, BK int
 	Layout  string
-}{{4, 32, "packed"}, {4, 32, "lean"}, {4, 32, "lean0"}, {4, 32, "lean0s"}, {8, 32, "lean"}, {8, 32, "lean0"},
-	{8, 32, "lean0s"}, {2, 64, "lean0"}, {4, 32, "staged"}}
+}{{4, 32, "packed"}, {4, 32, "lean0"}, {4, 32, "lean0s"}, {4, 32, "lean0u"}, {4, 32, "lean0q"}, {4, 32, "lean0qu"},
+	{4, 32, "lean0su"}, {8, 32, "lean0u"}}
 
 // TestFlash16Layouts: every flash16 configuration of the sweep through
 // CausalAttention against float64, on a device that runs flash16 (f16

@@ -34,13 +34,14 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
-// layout ("staged", "direct", "packed", "lean", "lean0": lean with the
-// stride-0 factors, "lean0s": lean0 with two chains a score tile; 0, 0:
-// the default choice).
+// layout ("staged", "direct", "packed", or "lean" followed by option
+// letters: 0 Bcast0, s Split, u Unmask, q QShared; 0, 0: the default
+// choice).
 func (c *Context) SetFlash16(nsg, bk int, layout string) {
-	lean := strings.HasPrefix(layout, "lean")
-	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: layout == "direct", Packed: layout == "packed" || lean,
-		Lean: lean, Bcast0: strings.HasPrefix(layout, "lean0"), Split: layout == "lean0s"}
+	opts, lean := strings.CutPrefix(layout, "lean")
+	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: layout == "direct", Packed: layout == "packed" || lean, Lean: lean,
+		Bcast0: lean && strings.Contains(opts, "0"), Split: lean && strings.Contains(opts, "s"),
+		Unmask: lean && strings.Contains(opts, "u"), QShared: lean && strings.Contains(opts, "q")}
 }
 
 // SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.

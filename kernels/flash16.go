@@ -608,12 +608,12 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 // block ahead (flash16PackedText), neither the one that stages every tile
 // in shared memory as f16 (flash16StagedText). Lean (with Packed) keeps
 // the packed staging and writes P over the scores (flash16LeanText);
-// Bcast0 (with Lean) reads the rescale factors by a stride-0 load, Split
-// (with Lean) sums each score tile in two chains.
+// Bcast0, Split, Unmask and QShared are options of Lean (see
+// flash16LeanText).
 type flash16Config struct {
-	DH, NSG, SUB, BK    int
-	Direct, Packed      bool
-	Lean, Bcast0, Split bool
+	DH, NSG, SUB, BK                     int
+	Direct, Packed                       bool
+	Lean, Bcast0, Split, Unmask, QShared bool
 }
 
 // shared is the kernel's shared memory in bytes: ss, ps, cs, and es
@@ -624,6 +624,9 @@ func (f flash16Config) shared() int {
 		cs := 16 * 5 * bq
 		if f.Bcast0 {
 			cs = 4 * bq
+		}
+		if f.QShared {
+			cs += 16 * bq * (f.DH/8 + 1)
 		}
 		return 16*2*f.BK*(f.DH/8+1) + 4*bq*(f.BK+4) + cs
 	}
@@ -650,7 +653,7 @@ func (f flash16Config) module() (*ir.Module, error) {
 // source returns the kernel's text.
 func (f flash16Config) source() (string, error) {
 	if f.DH%16 != 0 || f.BK%16 != 0 || f.SUB != 32 || f.NSG < 1 || f.Direct && f.Packed ||
-		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Split) && !f.Lean {
+		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Split || f.Unmask || f.QShared) && !f.Lean {
 		return "", fmt.Errorf("kernels: flash16: unsupported configuration %+v", f)
 	}
 	ds := make([]int, f.DH/16)

@@ -11,7 +11,8 @@ import (
 // the default shape (DH 128, 4 subgroups, blocks of 32 keys), and of the
 // packed layout's query passes (8 subgroups: 128 query rows, 64 rows of
 // kv), and of the lean layout (4 subgroups; 8 with query passes and the
-// stride-0 factors and two chains a score tile), in testdata/golden: a change to the templates shows as a diff of
+// stride-0 factors and two chains a score tile; 4 with Unmask and
+// QShared), in testdata/golden: a change to the templates shows as a diff of
 // the kernels they write (go test ./kernels -update to accept it).
 func TestFlash16Golden(t *testing.T) {
 	for name, f := range map[string]flash16Config{
@@ -21,6 +22,7 @@ func TestFlash16Golden(t *testing.T) {
 		"flash16_packed_passes": {DH: 64, NSG: 8, SUB: 32, BK: 32, Packed: true},
 		"flash16_lean":          {DH: 128, NSG: 4, SUB: 32, BK: 32, Packed: true, Lean: true},
 		"flash16_lean_passes":   {DH: 128, NSG: 8, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true, Split: true},
+		"flash16_lean_uq":       {DH: 128, NSG: 4, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true, Unmask: true, QShared: true},
 	} {
 		src, err := f.source()
 		if err != nil {

@@ -139,7 +139,9 @@ func TestFlash16(t *testing.T) {
 		causal             bool
 	}
 	cases := []tc{{1, 1, 1, 1, 16, true}, {3, 3, 2, 1, 16, true}, {17, 17, 4, 2, 32, true}, {3, 40, 2, 1, 16, true},
-		{70, 70, 2, 2, 16, true}, {5, 33, 2, 1, 32, false}, {9, 20, 4, 1, 128, true}}
+		{70, 70, 2, 2, 16, true}, {5, 33, 2, 1, 32, false}, {9, 20, 4, 1, 128, true},
+		// whole query tiles that see whole key blocks (Unmask's path)
+		{130, 200, 2, 1, 16, true}, {128, 100, 1, 1, 32, false}}
 	if testing.Short() {
 		cases = cases[:3]
 	}
@@ -150,10 +152,12 @@ func TestFlash16(t *testing.T) {
 		}
 	}
 	// the lean layout (blocks of a multiple of 32 keys), with both ways of
-	// reading the rescale factors, and with the score tiles in two chains
-	for _, o := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+	// reading the rescale factors, and with its other options (Split,
+	// Unmask, QShared)
+	for _, o := range [][4]bool{{}, {true}, {true, true}, {true, false, true}, {true, false, false, true}, {true, false, true, true}, {false, false, true}} {
 		for _, nb := range [][2]int{{4, 32}, {8, 32}, {2, 64}, {1, 32}, {4, 64}} {
-			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true, Bcast0: o[0], Split: o[1]})
+			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true,
+				Bcast0: o[0], Split: o[1], Unmask: o[2], QShared: o[3]})
 		}
 	}
 	if *flash16Only != "" {

@@ -18,6 +18,11 @@ package kernels
 //     stores an invocation (cs rows padded to 5 words), or, with Bcast0,
 //     as one f32 a row, read back as a matrix whose rows repeat it by a
 //     column-major load with stride 0;
+//   - with Unmask, blocks that every row of the workgroup sees whole (below
+//     the diagonal) skip the per-score mask tests;
+//   - with QShared, the query tile is read from shared memory every block
+//     instead of held in registers (32 registers an invocation fewer at
+//     DH 128, for more workgroups a multiprocessor);
 //   - with Split, each 16x16 score tile is summed in two chains of
 //     multiply-adds (even and odd matrices of the head dimension), so that
 //     fewer wait on the one before.
@@ -45,6 +50,9 @@ const LOW f32 = -3.4028235e+38
 kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []f16) workgroup(WG) {
 	shared kv [KR * LV]vec4<u32>
 	shared ss [BQ * LS4]vec4<u32>
+{{- if .QShared}}
+	shared qs [BQ * LV]vec4<u32>
+{{- end}}
 {{- if .Bcast0}}
 	shared cs [BQ]f32
 {{- else}}
@@ -57,7 +65,20 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	// the last query tiles (the most keys, when causal) first
 	let q0 = (num_workgroups.x - 1 - workgroup_id.x) * BQ
 {{template "kend" .}}
-{{- if eq .QP 1}}
+{{- if .QShared}}
+	// the query tile stays in shared memory, read again every block
+	for e := t; e < BQ * D8; e += WG {
+		let r = e / D8
+		var w vec4<u32>
+		if q0 + r < tq {
+			w = q[((q0 + r) * hq + h) * D8 + e % D8]
+		}
+		qs[r * LV + e % D8] = w
+	}
+{{- range .Ds}}
+	var of{{.}} coopmat<f32, 16, 16, acc>
+{{- end}}
+{{- else if eq .QP 1}}
 	for e := t; e < BQ * D8; e += WG {
 		let r = e / D8
 		var w vec4<u32>
@@ -137,6 +158,19 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		kr{{.}} = k[(((BK + ({{.}} * WG + t) / D8)) * hkv + kh) * D8 + ({{.}} * WG + t) % D8]
 	}
 {{- end}}
+{{- if .Unmask}}
+	// keys that every row of the workgroup sees: blocks below need no mask
+	var lo = s
+	if causal != 0 {
+		lo = 0
+		if q0 + s + 1 > tq {
+			lo = q0 + s + 1 - tq
+		}
+	}
+	if q0 + BQ > tq {
+		lo = 0
+	}
+{{- end}}
 	let sl2 = scale * 1.4426950408889634
 	var m f32 = LOW
 	var l f32
@@ -155,16 +189,16 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 			var sd coopmat<f32, 16, 16, acc>
 {{- range $.Ds}}
 {{- if odd .}}
-			sd = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sd)
+			sd = coopMulAdd({{if $.QShared}}coopLoad<coopmat<f16, 16, 16, a>>(qs, sg * 16 * LV + {{.}} * 2, LV, row_major){{else}}qf{{.}}{{end}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sd)
 {{- else}}
-			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
+			sc = coopMulAdd({{if $.QShared}}coopLoad<coopmat<f16, 16, 16, a>>(qs, sg * 16 * LV + {{.}} * 2, LV, row_major){{else}}qf{{.}}{{end}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
 {{- end}}
 {{- end}}
 			coopStore(sc + sd, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
 {{- else}}
 			var sc coopmat<f32, 16, 16, acc>
 {{- range $.Ds}}
-			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
+			sc = coopMulAdd({{if $.QShared}}coopLoad<coopmat<f16, 16, 16, a>>(qs, sg * 16 * LV + {{.}} * 2, LV, row_major){{else}}qf{{.}}{{end}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
 {{- end}}
 			coopStore(sc, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
 {{- end}}
@@ -181,6 +215,30 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		let c0 = j0 + half * HB
 		var sv [HB]f32
 		var mx f32 = LOW
+{{- if .Unmask}}
+		if j0 + BK <= lo {
+			for w := u32(0); w < H4; w++ {
+				let x = bitcast<vec4<f32>>(ss[at + w])
+				for e := u32(0); e < 4; e++ {
+					let y = x[e] * sl2
+					sv[w * 4 + e] = y
+					mx = max(mx, y)
+				}
+			}
+		} else {
+			for w := u32(0); w < H4; w++ {
+				let x = bitcast<vec4<f32>>(ss[at + w])
+				for e := u32(0); e < 4; e++ {
+					var y f32 = LOW
+					if c0 + w * 4 + e < last {
+						y = x[e] * sl2
+					}
+					sv[w * 4 + e] = y
+					mx = max(mx, y)
+				}
+			}
+		}
+{{- else}}
 		for w := u32(0); w < H4; w++ {
 			let x = bitcast<vec4<f32>>(ss[at + w])
 			for e := u32(0); e < 4; e++ {
@@ -192,11 +250,44 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 				mx = max(mx, y)
 			}
 		}
+{{- end}}
 		mx = max(mx, subgroupShuffleXor(mx, 16))
 		let mn = max(m, mx)
 		let corr = exp2(m - mn)
 		// P over the first half of the bytes just read, 8 halves a word
 		var sum f32
+{{- if .Unmask}}
+		if j0 + BK <= lo {
+			for w := u32(0); w < H4 / 2; w++ {
+				var pw vec4<u32>
+				for e := u32(0); e < 4; e++ {
+					let p0 = exp2(sv[w * 8 + e * 2] - mn)
+					let p1 = exp2(sv[w * 8 + e * 2 + 1] - mn)
+					sum += p0 + p1
+					pw[e] = bitcast<u32>(vec2<f16>(f16(p0), f16(p1)))
+				}
+				ss[at + w] = pw
+			}
+		} else {
+			for w := u32(0); w < H4 / 2; w++ {
+				var pw vec4<u32>
+				for e := u32(0); e < 4; e++ {
+					let c = w * 8 + e * 2
+					var p0 f32
+					var p1 f32
+					if c0 + c < last {
+						p0 = exp2(sv[c] - mn)
+					}
+					if c0 + c + 1 < last {
+						p1 = exp2(sv[c + 1] - mn)
+					}
+					sum += p0 + p1
+					pw[e] = bitcast<u32>(vec2<f16>(f16(p0), f16(p1)))
+				}
+				ss[at + w] = pw
+			}
+		}
+{{- else}}
 		for w := u32(0); w < H4 / 2; w++ {
 			var pw vec4<u32>
 			for e := u32(0); e < 4; e++ {
@@ -214,6 +305,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 			}
 			ss[at + w] = pw
 		}
+{{- end}}
 		sum += subgroupShuffleXor(sum, 16)
 		l = l * corr + sum
 		m = mn
