@@ -58,7 +58,7 @@ func runFlash16(t *testing.T, f flash16Config, tq, s, hq, hkv int, causal bool, 
 		"hkv": ir.IntVal(int64(hkv)), "causal": ir.IntVal(cz), "scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(f.DH)))))}
 	bq := 16 * f.NSG
 	err = interp.Run(m, "flash16", [3]int{(tq + bq - 1) / bq, hq, 1},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "o": ob}}, interp.Options{SubgroupSize: f.SUB})
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "o": ob}}, interp.Options{SubgroupSize: f.SUB, Races: true})
 	if err != nil {
 		t.Fatalf("%+v: %v", f, err)
 	}
@@ -152,12 +152,13 @@ func TestFlash16(t *testing.T) {
 		}
 	}
 	// the lean layout (blocks of a multiple of 32 keys), with both ways of
-	// reading the rescale factors, and with its other options (Split,
-	// Unmask, QShared)
-	for _, o := range [][4]bool{{}, {true}, {true, true}, {true, false, true}, {true, false, false, true}, {true, false, true, true}, {false, false, true}} {
+	// reading the rescale factors, and with its other options (letters
+	// as SetFlash16's: s Split, u Unmask, q QShared, n Near, 1 Single)
+	for _, o := range []string{"", "0", "0s", "0u", "0q", "0qu", "u", "0n", "0qun", "n", "0n1", "0un1", "n1"} {
 		for _, nb := range [][2]int{{4, 32}, {8, 32}, {2, 64}, {1, 32}, {4, 64}} {
 			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true,
-				Bcast0: o[0], Split: o[1], Unmask: o[2], QShared: o[3]})
+				Bcast0: strings.Contains(o, "0"), Split: strings.Contains(o, "s"), Unmask: strings.Contains(o, "u"),
+				QShared: strings.Contains(o, "q"), Near: strings.Contains(o, "n"), Single: strings.Contains(o, "1")})
 		}
 	}
 	if *flash16Only != "" {

@@ -23,6 +23,18 @@ package kernels
 //   - with QShared, the query tile is read from shared memory every block
 //     instead of held in registers (32 registers an invocation fewer at
 //     DH 128, for more workgroups a multiprocessor);
+//   - with Near, keys and values are not fetched a block ahead: the values
+//     of a block are loaded after its first barrier and stored after the
+//     second, the keys of the next block loaded after the second and
+//     stored before the third, so the two register sets are never live
+//     at once (16 registers an invocation at 4 subgroups, blocks of 32,
+//     against 32), and the loads' latency is hidden by the score
+//     multiply-adds and the softmax instead of a whole block;
+//   - with Single (and Near), one stage of kv holds a block's keys and
+//     then, after the second barrier, its values; the next keys go in
+//     after a fourth barrier at the end of the block. Half the stage, so
+//     that 4 subgroups fit blocks of 64 keys in 48 KiB (35,072 bytes with
+//     Bcast0): four barriers a block of 64 instead of six for two of 32;
 //   - with Split, each 16x16 score tile is summed in two chains of
 //     multiply-adds (even and odd matrices of the head dimension), so that
 //     fewer wait on the one before.
@@ -30,7 +42,16 @@ package kernels
 // Both arrays are smaller than the packed layout's ss, ps and cs, so 8
 // subgroups with blocks of 32 keys fit 48 KiB (46,080 bytes; 36,352 with
 // Bcast0), as do 2 subgroups with blocks of 64.
-const flash16LeanText = `{{template "head" .}}, lean scores.
+const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
+			{{.Reg}}{{.P}} = vec4<u32>(u32(0))
+			if j0 + {{.Ahead}} + ({{.P}} * WG + t) / D8 < kend {
+				{{.Reg}}{{.P}} = {{.Buf}}[((j0 + {{.Ahead}} + ({{.P}} * WG + t) / D8) * hkv + kh) * D8 + ({{.P}} * WG + t) % D8]
+			}
+		}{{end}}
+{{- define "nstore"}}		if {{.P}} * WG + t < BK * D8 {
+			kv[{{.Off}}(({{.P}} * WG + t) / D8) * LV + ({{.P}} * WG + t) % D8] = {{.Reg}}{{.P}}
+		}{{end}}
+{{- template "head" .}}, lean scores.
 {{template "params" .}}
 // rows of kv: a block of keys and one of values (the queries first, in
 // passes of KR rows where there are more)
@@ -40,7 +61,12 @@ const WG = NSG * SUB
 const D8 = DH / 8
 // a row of kv: DH halves and 8 of padding (16 bytes), against bank conflicts
 const LV = D8 + 1
+{{- if .Single}}
+// the values of a block go where its keys were
+const VS = 0
+{{- else}}
 const VS = BK * LV
+{{- end}}
 // a row of ss: BK f32 scores and 4 of padding, in 16-byte words
 const LS4 = BK / 4 + 1
 const HB = BK / 2
@@ -136,6 +162,23 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	if qi >= tq {
 		last = 0
 	}
+{{- if .Near}}
+	// kr, vr: keys and values on their way from memory to kv within a block
+{{- range .Ps}}
+	var kr{{.}} vec4<u32>
+	var vr{{.}} vec4<u32>
+{{- end}}
+	workgroupBarrier()
+{{- range .Ps}}
+	if {{.}} * WG + t < BK * D8 {
+		var w vec4<u32>
+		if ({{.}} * WG + t) / D8 < kend {
+			w = k[((({{.}} * WG + t) / D8) * hkv + kh) * D8 + ({{.}} * WG + t) % D8]
+		}
+		kv[(({{.}} * WG + t) / D8) * LV + ({{.}} * WG + t) % D8] = w
+	}
+{{- end}}
+{{- else}}
 	// kr: keys of the block after the one staged; vr: values of the next
 {{- range .Ps}}
 	var kr{{.}} vec4<u32>
@@ -158,6 +201,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		kr{{.}} = k[(((BK + ({{.}} * WG + t) / D8)) * hkv + kh) * D8 + ({{.}} * WG + t) % D8]
 	}
 {{- end}}
+{{- end}}
 {{- if .Unmask}}
 	// keys that every row of the workgroup sees: blocks below need no mask
 	var lo = s
@@ -178,7 +222,11 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		// T: keys j0 staged; the last block's values, P and factors read
 		workgroupBarrier()
 {{- range .Ps}}
+{{- if $.Near}}
+{{template "nload" (restage "vr" "" "0" "v" .)}}
+{{- else}}
 {{template "restage" (restage "vr" "VS + " "BK" "v" .)}}
+{{- end}}
 {{- end}}
 {{- range $jt := .Js}}
 		{
@@ -207,7 +255,12 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		// E: scores visible; the keys' stage is free for the next block
 		workgroupBarrier()
 {{- range .Ps}}
+{{- if $.Near}}
+{{template "nstore" (restage "vr" "VS + " "" "" .)}}
+{{template "nload" (restage "kr" "" "BK" "k" .)}}
+{{- else}}
 {{template "restage" (restage "kr" "" "2 * BK" "k" .)}}
+{{- end}}
 {{- end}}
 		// scores in log2 units (m too), the row's half read once into
 		// registers in 16-byte loads
@@ -317,6 +370,11 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		cs[r * 5 + half * 2] = bitcast<vec4<u32>>(vec4<f32>(corr))
 		cs[r * 5 + half * 2 + 1] = bitcast<vec4<u32>>(vec4<f32>(corr))
 {{- end}}
+{{- if and .Near (not .Single)}}
+{{- range .Ps}}
+{{template "nstore" (restage "kr" "" "" "" .)}}
+{{- end}}
+{{- end}}
 		// G: P, the factors and the values visible
 		workgroupBarrier()
 {{- if .Bcast0}}
@@ -334,6 +392,13 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 			of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(kv, VS + {{$pt.Jt}} * 16 * LV + {{.}} * 2, LV, row_major), of{{.}})
 {{- end}}
 		}
+{{- end}}
+{{- if .Single}}
+		// H: the values read; the next block's keys take their place
+		workgroupBarrier()
+{{- range .Ps}}
+{{template "nstore" (restage "kr" "" "" "" .)}}
+{{- end}}
 {{- end}}
 	}
 	workgroupBarrier()
