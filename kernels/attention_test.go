@@ -306,8 +306,9 @@ func runHalfFlash(t *testing.T, c *kernels.Context, d kernels.DType, tc flashCas
 var flash16Layouts = []struct {
 	NSG, BK int
 	Layout  string
-}{{4, 32, "packed"}, {4, 32, "lean0"}, {4, 32, "lean0s"}, {4, 32, "lean0u"}, {4, 32, "lean0q"}, {4, 32, "lean0qu"},
-	{4, 32, "lean0su"}, {8, 32, "lean0u"}}
+}{{4, 32, "packed"}, {4, 32, "lean0"}, {4, 32, "lean0u"}, {4, 32, "lean0q"}, {4, 32, "lean0n"}, {4, 32, "lean0un"},
+	{4, 32, "lean0qun"}, {4, 32, "lean0np"}, {4, 32, "lean0unp"}, {4, 64, "lean0un1"}, {4, 32, "lean0un1"},
+	{8, 32, "lean0un1"}, {8, 32, "lean0u"}}
 
 // TestFlash16Layouts: every flash16 configuration of the sweep through
 // CausalAttention against float64, on a device that runs flash16 (f16

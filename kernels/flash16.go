@@ -608,12 +608,12 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 // block ahead (flash16PackedText), neither the one that stages every tile
 // in shared memory as f16 (flash16StagedText). Lean (with Packed) keeps
 // the packed staging and writes P over the scores (flash16LeanText);
-// Bcast0, Split, Unmask, QShared, Near and Single are options of Lean (see
+// Bcast0, Split, Unmask, QShared, Near, Single and Pipe are options of Lean (see
 // flash16LeanText).
 type flash16Config struct {
-	DH, NSG, SUB, BK                                   int
-	Direct, Packed                                     bool
-	Lean, Bcast0, Split, Unmask, QShared, Near, Single bool
+	DH, NSG, SUB, BK                                         int
+	Direct, Packed                                           bool
+	Lean, Bcast0, Split, Unmask, QShared, Near, Single, Pipe bool
 }
 
 // shared is the kernel's shared memory in bytes: ss, ps, cs, and es
@@ -628,11 +628,14 @@ func (f flash16Config) shared() int {
 		if f.QShared {
 			cs += 16 * bq * (f.DH/8 + 1)
 		}
-		stage := 2 * f.BK
+		stage, halves := 2*f.BK, 1
 		if f.Single {
 			stage = f.BK
 		}
-		return 16*stage*(f.DH/8+1) + 4*bq*(f.BK+4) + cs
+		if f.Pipe {
+			stage, halves = 3*f.BK, 2
+		}
+		return 16*stage*(f.DH/8+1) + halves*4*bq*(f.BK+4) + cs
 	}
 	n := 4*bq*(f.BK+4) + 2*bq*(f.BK+8) + 4*bq*16
 	if f.Direct {
@@ -657,7 +660,8 @@ func (f flash16Config) module() (*ir.Module, error) {
 // source returns the kernel's text.
 func (f flash16Config) source() (string, error) {
 	if f.DH%16 != 0 || f.BK%16 != 0 || f.SUB != 32 || f.NSG < 1 || f.Direct && f.Packed ||
-		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Split || f.Unmask || f.QShared || f.Near) && !f.Lean || f.Single && !f.Near {
+		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Split || f.Unmask || f.QShared || f.Near) && !f.Lean || f.Single && !f.Near ||
+		f.Pipe && (!f.Near || !f.Bcast0 || f.Single || f.QShared || f.Split || 16*f.NSG > 3*f.BK) {
 		return "", fmt.Errorf("kernels: flash16: unsupported configuration %+v", f)
 	}
 	ds := make([]int, f.DH/16)
@@ -679,6 +683,8 @@ func (f flash16Config) source() (string, error) {
 		tm = flash16Tmpl
 	case f.Lean && f.Single:
 		tm, kr = flash16LeanTmpl, f.BK
+	case f.Lean && f.Pipe:
+		tm, kr = flash16LeanTmpl, 3*f.BK
 	case f.Lean:
 		tm, kr = flash16LeanTmpl, 2*f.BK
 	case f.Packed:

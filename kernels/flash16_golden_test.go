@@ -12,7 +12,8 @@ import (
 // packed layout's query passes (8 subgroups: 128 query rows, 64 rows of
 // kv), and of the lean layout (4 subgroups; 8 with query passes and the
 // stride-0 factors and two chains a score tile; 4 with Unmask and
-// QShared; 4 with Near; 4 with Single and blocks of 64), in testdata/golden: a change to the templates shows as a diff of
+// QShared; 4 with Near; 4 with Single and blocks of 64; 4 with Pipe), in
+// testdata/golden: a change to the templates shows as a diff of
 // the kernels they write (go test ./kernels -update to accept it).
 func TestFlash16Golden(t *testing.T) {
 	for name, f := range map[string]flash16Config{
@@ -24,6 +25,7 @@ func TestFlash16Golden(t *testing.T) {
 		"flash16_lean_passes":   {DH: 128, NSG: 8, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true, Split: true},
 		"flash16_lean_uq":       {DH: 128, NSG: 4, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true, Unmask: true, QShared: true},
 		"flash16_lean_near":     {DH: 128, NSG: 4, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true, Near: true},
+		"flash16_lean_pipe":     {DH: 128, NSG: 4, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true, Unmask: true, Near: true, Pipe: true},
 		"flash16_lean_single":   {DH: 128, NSG: 4, SUB: 32, BK: 64, Packed: true, Lean: true, Bcast0: true, Unmask: true, Near: true, Single: true},
 	} {
 		src, err := f.source()

@@ -35,6 +35,12 @@ package kernels
 //     after a fourth barrier at the end of the block. Half the stage, so
 //     that 4 subgroups fit blocks of 64 keys in 48 KiB (35,072 bytes with
 //     Bcast0): four barriers a block of 64 instead of six for two of 32;
+//   - with Pipe (and Near, Bcast0), two stages of keys and two halves of
+//     ss: while block j's softmax runs, the tensor cores already compute
+//     block j+1's scores into registers (stored after block j's P·v), so
+//     a block takes two barriers instead of three (A: scores j and keys
+//     j+1 visible; B: P, factors and values j visible), and the keys of
+//     block j+2 go into the stage of block j's;
 //   - with Split, each 16x16 score tile is summed in two chains of
 //     multiply-adds (even and odd matrices of the head dimension), so that
 //     fewer wait on the one before.
@@ -64,6 +70,9 @@ const LV = D8 + 1
 {{- if .Single}}
 // the values of a block go where its keys were
 const VS = 0
+{{- else if .Pipe}}
+// two stages of keys (blocks alternate), then the values
+const VS = 2 * BK * LV
 {{- else}}
 const VS = BK * LV
 {{- end}}
@@ -75,7 +84,7 @@ const LOW f32 = -3.4028235e+38
 
 kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []f16) workgroup(WG) {
 	shared kv [KR * LV]vec4<u32>
-	shared ss [BQ * LS4]vec4<u32>
+	shared ss [{{if .Pipe}}2 * {{end}}BQ * LS4]vec4<u32>
 {{- if .QShared}}
 	shared qs [BQ * LV]vec4<u32>
 {{- end}}
@@ -178,6 +187,29 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		kv[(({{.}} * WG + t) / D8) * LV + ({{.}} * WG + t) % D8] = w
 	}
 {{- end}}
+{{- if .Pipe}}
+	workgroupBarrier()
+	// the first block's scores into ss's first half, the second block's
+	// keys into kv's second stage
+{{- range $jt := .Js}}
+	{
+		var sc coopmat<f32, 16, 16, acc>
+{{- range $.Ds}}
+		sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
+{{- end}}
+		coopStore(sc, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
+	}
+{{- end}}
+{{- range .Ps}}
+	if {{.}} * WG + t < BK * D8 {
+		var w vec4<u32>
+		if BK + ({{.}} * WG + t) / D8 < kend {
+			w = k[((BK + ({{.}} * WG + t) / D8) * hkv + kh) * D8 + ({{.}} * WG + t) % D8]
+		}
+		kv[BK * LV + (({{.}} * WG + t) / D8) * LV + ({{.}} * WG + t) % D8] = w
+	}
+{{- end}}
+{{- end}}
 {{- else}}
 	// kr: keys of the block after the one staged; vr: values of the next
 {{- range .Ps}}
@@ -219,7 +251,15 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	var m f32 = LOW
 	var l f32
 	for j0 := u32(0); j0 < kend; j0 += BK {
+{{- if .Pipe}}
+		// this block's scores and keys: half and stage cur; the next's: nxt
+		let cur = j0 / BK % 2
+		let nxt = 1 - cur
+		// A: scores j0 and keys j0 + BK visible; the last block's values,
+		// P and factors read
+{{- else}}
 		// T: keys j0 staged; the last block's values, P and factors read
+{{- end}}
 		workgroupBarrier()
 {{- range .Ps}}
 {{- if $.Near}}
@@ -228,6 +268,23 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{template "restage" (restage "vr" "VS + " "BK" "v" .)}}
 {{- end}}
 {{- end}}
+{{- if .Pipe}}
+		// the next block's scores, into registers while this block's
+		// softmax runs
+{{- range $jt := .Js}}
+		var sn{{$jt}} coopmat<f32, 16, 16, acc>
+{{- end}}
+		if j0 + BK < kend {
+{{- range $jt := .Js}}
+{{- range $.Ds}}
+			sn{{$jt}} = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, nxt * BK * LV + {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sn{{$jt}})
+{{- end}}
+{{- end}}
+		}
+{{- range .Ps}}
+{{template "nload" (restage "kr" "" "2 * BK" "k" .)}}
+{{- end}}
+{{- else}}
 {{- range $jt := .Js}}
 		{
 {{- if $.Split}}
@@ -252,10 +309,14 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- end}}
 		}
 {{- end}}
+{{- end}}
+{{- if not .Pipe}}
 		// E: scores visible; the keys' stage is free for the next block
 		workgroupBarrier()
+{{- end}}
 {{- range .Ps}}
-{{- if $.Near}}
+{{- if $.Pipe}}
+{{- else if $.Near}}
 {{template "nstore" (restage "vr" "VS + " "" "" .)}}
 {{template "nload" (restage "kr" "" "BK" "k" .)}}
 {{- else}}
@@ -264,7 +325,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- end}}
 		// scores in log2 units (m too), the row's half read once into
 		// registers in 16-byte loads
-		let at = r * LS4 + half * H4
+		let at = {{if .Pipe}}cur * BQ * LS4 + {{end}}r * LS4 + half * H4
 		let c0 = j0 + half * HB
 		var sv [HB]f32
 		var mx f32 = LOW
@@ -370,7 +431,11 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		cs[r * 5 + half * 2] = bitcast<vec4<u32>>(vec4<f32>(corr))
 		cs[r * 5 + half * 2 + 1] = bitcast<vec4<u32>>(vec4<f32>(corr))
 {{- end}}
-{{- if and .Near (not .Single)}}
+{{- if .Pipe}}
+{{- range .Ps}}
+{{template "nstore" (restage "vr" "VS + " "" "" .)}}
+{{- end}}
+{{- else if and .Near (not .Single)}}
 {{- range .Ps}}
 {{template "nstore" (restage "kr" "" "" "" .)}}
 {{- end}}
@@ -387,9 +452,21 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- end}}
 {{- range $pt := .PTiles}}
 		{
-			let pa = coopLoad<coopmat<f16, 16, 16, a>>(ss, sg * 16 * LS4 + {{$pt.Off}}, LS4, row_major)
+			let pa = coopLoad<coopmat<f16, 16, 16, a>>(ss, {{if $.Pipe}}cur * BQ * LS4 + {{end}}sg * 16 * LS4 + {{$pt.Off}}, LS4, row_major)
 {{- range $.Ds}}
 			of{{.}} = coopMulAdd(pa, coopLoad<coopmat<f16, 16, 16, b>>(kv, VS + {{$pt.Jt}} * 16 * LV + {{.}} * 2, LV, row_major), of{{.}})
+{{- end}}
+		}
+{{- end}}
+{{- if .Pipe}}
+		// the block after next's keys where this block's were, the next
+		// block's scores where this block's P was (both read before A)
+{{- range .Ps}}
+{{template "nstore" (restage "kr" "cur * BK * LV + " "" "" .)}}
+{{- end}}
+		if j0 + BK < kend {
+{{- range $jt := .Js}}
+			coopStore(sn{{$jt}}, ss, nxt * BQ * LS4 + sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
 {{- end}}
 		}
 {{- end}}
