@@ -35,13 +35,12 @@ func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
 // layout ("staged", "direct", "packed", or "lean" followed by option
-// letters: 0 Bcast0, s Split, u Unmask, q QShared, n Near, 1 Single,
-// p Pipe; 0, 0: the default choice).
+// letters: 0 Bcast0, u Unmask, n Near, 1 Single, p Pipe; 0, 0: the
+// default choice).
 func (c *Context) SetFlash16(nsg, bk int, layout string) {
 	opts, lean := strings.CutPrefix(layout, "lean")
 	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: layout == "direct", Packed: layout == "packed" || lean, Lean: lean,
-		Bcast0: lean && strings.Contains(opts, "0"), Split: lean && strings.Contains(opts, "s"),
-		Unmask: lean && strings.Contains(opts, "u"), QShared: lean && strings.Contains(opts, "q"),
+		Bcast0: lean && strings.Contains(opts, "0"), Unmask: lean && strings.Contains(opts, "u"),
 		Near: lean && strings.Contains(opts, "n"), Single: lean && strings.Contains(opts, "1"),
 		Pipe: lean && strings.Contains(opts, "p")}
 }

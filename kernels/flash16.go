@@ -59,8 +59,7 @@ var (
 
 // flash16Layout parses a layout's text along with flash16Common.
 func flash16Layout(name, text string) *template.Template {
-	fns := template.FuncMap{"kvtile": kvtile, "restage": restage, "odd": func(i int) bool { return i%2 == 1 }}
-	common := template.Must(template.New("flash16common").Funcs(fns).Parse(flash16Common))
+	common := template.Must(template.New("flash16common").Funcs(template.FuncMap{"kvtile": kvtile, "restage": restage}).Parse(flash16Common))
 	return template.Must(common.New(name).Parse(text))
 }
 
@@ -608,12 +607,12 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 // block ahead (flash16PackedText), neither the one that stages every tile
 // in shared memory as f16 (flash16StagedText). Lean (with Packed) keeps
 // the packed staging and writes P over the scores (flash16LeanText);
-// Bcast0, Split, Unmask, QShared, Near, Single and Pipe are options of Lean (see
+// Bcast0, Unmask, Near, Single and Pipe are options of Lean (see
 // flash16LeanText).
 type flash16Config struct {
-	DH, NSG, SUB, BK                                         int
-	Direct, Packed                                           bool
-	Lean, Bcast0, Split, Unmask, QShared, Near, Single, Pipe bool
+	DH, NSG, SUB, BK                         int
+	Direct, Packed                           bool
+	Lean, Bcast0, Unmask, Near, Single, Pipe bool
 }
 
 // shared is the kernel's shared memory in bytes: ss, ps, cs, and es
@@ -624,9 +623,6 @@ func (f flash16Config) shared() int {
 		cs := 16 * 5 * bq
 		if f.Bcast0 {
 			cs = 4 * bq
-		}
-		if f.QShared {
-			cs += 16 * bq * (f.DH/8 + 1)
 		}
 		stage, halves := 2*f.BK, 1
 		if f.Single {
@@ -660,8 +656,8 @@ func (f flash16Config) module() (*ir.Module, error) {
 // source returns the kernel's text.
 func (f flash16Config) source() (string, error) {
 	if f.DH%16 != 0 || f.BK%16 != 0 || f.SUB != 32 || f.NSG < 1 || f.Direct && f.Packed ||
-		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Split || f.Unmask || f.QShared || f.Near) && !f.Lean || f.Single && !f.Near ||
-		f.Pipe && (!f.Near || !f.Bcast0 || f.Single || f.QShared || f.Split || 16*f.NSG > 3*f.BK) {
+		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Unmask || f.Near) && !f.Lean || f.Single && !f.Near ||
+		f.Pipe && (!f.Near || !f.Bcast0 || f.Single || 16*f.NSG > 3*f.BK) {
 		return "", fmt.Errorf("kernels: flash16: unsupported configuration %+v", f)
 	}
 	ds := make([]int, f.DH/16)

@@ -153,14 +153,13 @@ func TestFlash16(t *testing.T) {
 	}
 	// the lean layout (blocks of a multiple of 32 keys), with both ways of
 	// reading the rescale factors, and with its other options (letters
-	// as SetFlash16's: s Split, u Unmask, q QShared, n Near, 1 Single, p
-	// Pipe; configurations an option does not apply to are left out)
-	for _, o := range []string{"", "0", "0s", "0u", "0q", "0qu", "u", "0n", "0qun", "n", "0n1", "0un1", "n1", "0np", "0unp"} {
+	// as SetFlash16's: u Unmask, n Near, 1 Single, p Pipe; configurations
+	// an option does not apply to are left out)
+	for _, o := range []string{"", "0", "0u", "u", "0n", "0un", "n", "0n1", "0un1", "n1", "0np", "0unp"} {
 		for _, nb := range [][2]int{{4, 32}, {8, 32}, {2, 64}, {1, 32}, {4, 64}} {
 			f := flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true,
-				Bcast0: strings.Contains(o, "0"), Split: strings.Contains(o, "s"), Unmask: strings.Contains(o, "u"),
-				QShared: strings.Contains(o, "q"), Near: strings.Contains(o, "n"), Single: strings.Contains(o, "1"),
-				Pipe: strings.Contains(o, "p")}
+				Bcast0: strings.Contains(o, "0"), Unmask: strings.Contains(o, "u"), Near: strings.Contains(o, "n"),
+				Single: strings.Contains(o, "1"), Pipe: strings.Contains(o, "p")}
 			if f.Pipe && 16*f.NSG > 3*f.BK {
 				continue // the query tile must fit kv's three stages
 			}

@@ -20,9 +20,6 @@ package kernels
 //     column-major load with stride 0;
 //   - with Unmask, blocks that every row of the workgroup sees whole (below
 //     the diagonal) skip the per-score mask tests;
-//   - with QShared, the query tile is read from shared memory every block
-//     instead of held in registers (32 registers an invocation fewer at
-//     DH 128, for more workgroups a multiprocessor);
 //   - with Near, keys and values are not fetched a block ahead: the values
 //     of a block are loaded after its first barrier and stored after the
 //     second, the keys of the next block loaded after the second and
@@ -40,14 +37,15 @@ package kernels
 //     block j+1's scores into registers (stored after block j's P·v), so
 //     a block takes two barriers instead of three (A: scores j and keys
 //     j+1 visible; B: P, factors and values j visible), and the keys of
-//     block j+2 go into the stage of block j's;
-//   - with Split, each 16x16 score tile is summed in two chains of
-//     multiply-adds (even and odd matrices of the head dimension), so that
-//     fewer wait on the one before.
+//     block j+2 go into the stage of block j's.
 //
 // Both arrays are smaller than the packed layout's ss, ps and cs, so 8
 // subgroups with blocks of 32 keys fit 48 KiB (46,080 bytes; 36,352 with
-// Bcast0), as do 2 subgroups with blocks of 64.
+// Bcast0), as do 2 subgroups with blocks of 64. On the H200 (docs/PERF.md,
+// 2026-12-01) 4 subgroups with Single, blocks of 64, Bcast0, Unmask and
+// Near ran fastest; keeping the query tile in shared memory instead of
+// registers, and summing each score tile in two chains, gained nothing
+// and were dropped.
 const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
 			{{.Reg}}{{.P}} = vec4<u32>(u32(0))
 			if j0 + {{.Ahead}} + ({{.P}} * WG + t) / D8 < kend {
@@ -85,9 +83,6 @@ const LOW f32 = -3.4028235e+38
 kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []vec4<u32>, k read []vec4<u32>, v read []vec4<u32>, o read_write []f16) workgroup(WG) {
 	shared kv [KR * LV]vec4<u32>
 	shared ss [{{if .Pipe}}2 * {{end}}BQ * LS4]vec4<u32>
-{{- if .QShared}}
-	shared qs [BQ * LV]vec4<u32>
-{{- end}}
 {{- if .Bcast0}}
 	shared cs [BQ]f32
 {{- else}}
@@ -100,20 +95,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	// the last query tiles (the most keys, when causal) first
 	let q0 = (num_workgroups.x - 1 - workgroup_id.x) * BQ
 {{template "kend" .}}
-{{- if .QShared}}
-	// the query tile stays in shared memory, read again every block
-	for e := t; e < BQ * D8; e += WG {
-		let r = e / D8
-		var w vec4<u32>
-		if q0 + r < tq {
-			w = q[((q0 + r) * hq + h) * D8 + e % D8]
-		}
-		qs[r * LV + e % D8] = w
-	}
-{{- range .Ds}}
-	var of{{.}} coopmat<f32, 16, 16, acc>
-{{- end}}
-{{- else if eq .QP 1}}
+{{- if eq .QP 1}}
 	for e := t; e < BQ * D8; e += WG {
 		let r = e / D8
 		var w vec4<u32>
@@ -287,26 +269,11 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- else}}
 {{- range $jt := .Js}}
 		{
-{{- if $.Split}}
-			// two chains of multiply-adds (even and odd matrices of the
-			// head dimension), half as long, added at the end
-			var sc coopmat<f32, 16, 16, acc>
-			var sd coopmat<f32, 16, 16, acc>
-{{- range $.Ds}}
-{{- if odd .}}
-			sd = coopMulAdd({{if $.QShared}}coopLoad<coopmat<f16, 16, 16, a>>(qs, sg * 16 * LV + {{.}} * 2, LV, row_major){{else}}qf{{.}}{{end}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sd)
-{{- else}}
-			sc = coopMulAdd({{if $.QShared}}coopLoad<coopmat<f16, 16, 16, a>>(qs, sg * 16 * LV + {{.}} * 2, LV, row_major){{else}}qf{{.}}{{end}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
-{{- end}}
-{{- end}}
-			coopStore(sc + sd, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
-{{- else}}
 			var sc coopmat<f32, 16, 16, acc>
 {{- range $.Ds}}
-			sc = coopMulAdd({{if $.QShared}}coopLoad<coopmat<f16, 16, 16, a>>(qs, sg * 16 * LV + {{.}} * 2, LV, row_major){{else}}qf{{.}}{{end}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
+			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
 {{- end}}
 			coopStore(sc, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
-{{- end}}
 		}
 {{- end}}
 {{- end}}
