@@ -41,15 +41,17 @@ import (
 // device's subgroup size; 2·16 = 32 rows of softmax per subgroup needs SUB
 // = 32) and BK (a multiple of 16).
 //
-// That is the direct layout (flash16Text); two others stage the tiles in
-// shared memory: as f16 elements (flash16StagedText) and as packed
-// 16-byte words with loads a block ahead (flash16PackedText, the default:
-// see flash16Config and Context.flash16Config).
+// That is the direct layout (flash16Text); three others stage the tiles
+// in shared memory: as f16 elements (flash16StagedText), as packed
+// 16-byte words with loads a block ahead (flash16PackedText), and the
+// packed staging with P written over the scores and its own options
+// (flash16LeanText, the default: see flash16Config and
+// Context.flash16Config).
 //
 // Cooperative matrices cannot be array elements, so the DH/16 query and
 // output matrices are separately named locals: the kernel's text is
 // generated per head dimension from the layout's template. The pieces the
-// three layouts share are named templates (flash16Common).
+// layouts share are named templates (flash16Common).
 var (
 	flash16Tmpl       = flash16Layout("flash16", flash16Text)
 	flash16StagedTmpl = flash16Layout("flash16staged", flash16StagedText)
