@@ -111,8 +111,12 @@ func RunStats(m *ir.Module, kernel string, groups [3]int, args *Args, opts Optio
 		return st, err
 	}
 	defer func() {
+		r := recover()
+		if r != nil {
+			mc.foldLoops() // the part of the workgroup the error stopped
+		}
 		st = Stats{MaxLoopIterations: mc.maxLoops, MaxLoopInvocation: mc.maxLoopsAt}
-		if r := recover(); r != nil {
+		if r != nil {
 			if e, ok := r.(*Error); ok {
 				err = e
 				return
