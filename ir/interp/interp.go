@@ -78,7 +78,8 @@ type Stats struct {
 	// completely (small constant trip counts), so this can run above its
 	// own count, never below.
 	MaxLoopIterations int64
-	// MaxLoopInvocation is the global_id of the first invocation that ran
+	// MaxLoopInvocation is the global_id of the first invocation, in run
+	// order (workgroups x fastest, then local index), that ran
 	// MaxLoopIterations.
 	MaxLoopInvocation [3]uint32
 }
