@@ -128,7 +128,7 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 		return c.chunkKeys(params, defs, q, k, v, out)
 	}
 	nch := ceilDiv(s, span)
-	part, err := c.Empty(tq * heads * nch * (dh + 2))
+	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 func (c *Context) chunkKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, dh := int(params[0]), int(params[1]), int(params[2]), q.shape[1]/int(params[2])
 	nch := ceilDiv(s, splitChunk)
-	part, err := c.Empty(tq * heads * nch * (dh + 2))
+	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
 		return err
 	}

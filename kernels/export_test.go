@@ -2,9 +2,6 @@ package kernels
 
 import "strings"
 
-// SetPoison makes every output start as NaN bits before its op writes it.
-func (c *Context) SetPoison(on bool) { c.poison = on }
-
 // SetMaxGroups replaces the device's limit of workgroups per grid
 // dimension (0: the device's own).
 func (c *Context) SetMaxGroups(n int) { c.maxGroups = n }
