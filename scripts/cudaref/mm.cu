@@ -87,6 +87,8 @@ __device__ __forceinline__ void cp_async_wait() {
 // Kernel variants:
 //   STAGES == 1, !ASYNC: register prefetch of the next slice (uint4 loads),
 //     one shared stage, two barriers a slice (kc's coopmat structure);
+//   STAGES == 2, !ASYNC: the same with two shared stages, one barrier a
+//     slice (still expressible in Vulkan, within its 48 KiB);
 //   ASYNC: cp.async into STAGES shared stages, one barrier a slice.
 //   A_LDSM / B_LDSM: fragments through ldmatrix (B with .trans) or through
 //     plain shared loads (A 32-bit pairs; B, row-major in shared memory, two
@@ -103,7 +105,7 @@ struct Cfg {
 	static constexpr int B_CHUNKS = BK * BN / 8 / THREADS;
 	static_assert(BM * BK / 8 % THREADS == 0 && BK * BN / 8 % THREADS == 0, "chunks");
 	static_assert(BK % 16 == 0, "BK");
-	static_assert(ASYNC || STAGES == 1, "register prefetch has one stage");
+	static_assert(ASYNC || STAGES <= 2, "register prefetch has one or two stages");
 	static_assert(!ASYNC || STAGES >= 2, "cp.async needs two stages or more");
 };
 
@@ -192,7 +194,6 @@ __global__ void __launch_bounds__(THREADS)
 
 	const int KT = K / BK;
 	if constexpr (!ASYNC) {
-		half *As = smem, *Bs = smem + P::A_HALVES;
 		uint4 ra[P::A_CHUNKS], rb[P::B_CHUNKS];
 		auto load = [&](int kt) {
 #pragma unroll
@@ -204,7 +205,8 @@ __global__ void __launch_bounds__(THREADS)
 				rb[c] = *reinterpret_cast<const uint4 *>(Bg + (size_t)(kt * BK + b_row(c)) * N +
 				                                         b_col(c));
 		};
-		auto store = [&]() {
+		auto store = [&](int s) {
+			half *As = smem + s * P::STAGE_HALVES, *Bs = As + P::A_HALVES;
 #pragma unroll
 			for (int c = 0; c < P::A_CHUNKS; c++)
 				*reinterpret_cast<uint4 *>(As + a_row(c) * P::LDA + a_col(c)) = ra[c];
@@ -213,13 +215,20 @@ __global__ void __launch_bounds__(THREADS)
 				*reinterpret_cast<uint4 *>(Bs + b_row(c) * P::LDB + b_col(c)) = rb[c];
 		};
 		load(0);
-		store();
+		store(0);
 		__syncthreads();
 		for (int kt = 0; kt < KT; kt++) {
 			if (kt + 1 < KT) load(kt + 1);
-			compute(As, Bs);
-			__syncthreads();
-			if (kt + 1 < KT) store();
+			const half *As = smem + (kt % STAGES) * P::STAGE_HALVES;
+			compute(As, As + P::A_HALVES);
+			if constexpr (STAGES == 1) {
+				__syncthreads();  // every warp is done reading the stage
+				if (kt + 1 < KT) store(0);
+			} else {
+				// The other stage was read in slice kt-1, before the barrier
+				// that ended it.
+				if (kt + 1 < KT) store((kt + 1) % 2);
+			}
 			__syncthreads();
 		}
 	} else {
@@ -352,6 +361,7 @@ int main(int argc, char **argv) {
 	    make<32, 1, false, false, false>("vk-lds"),    // (2) plain shared loads
 	    make<32, 1, false, false, true>("vk-ldsA-ldsmB"),  // (2b) A plain, B ldmatrix.trans
 	    make<64, 1, false, true, true>("vk-ldsm-bk64"),    // (1) with BK=64
+	    make<32, 2, false, true, true>("vk-ldsm-2stage"),  // (1) with 2 stages, 1 barrier
 	    make<32, 3, true, true, true>("async3"),       // (3) cp.async, 3 stages
 	    make<32, 4, true, true, true>("async4"),       // (4) 4 stages
 	    make<64, 3, true, true, true>("async3-bk64"),  // (4) BK=64, 3 stages
