@@ -2,7 +2,7 @@
 # Runs on the H200 (device machine), from the folder prep.sh filled: builds
 # mm.cu with the device's nvcc (falling back to mm-cuda118, built offline,
 # if that fails), times PyTorch's f16 matmul at 8192^3 meanwhile, then
-# checks and times every mm.cu kernel at 8192^3 and profiles three of them
+# checks and times every mm.cu kernel at 8192^3 and profiles four of them
 # (one launch each at 4096^3) with ncu. Logs go to $OUT (or $1); a table is
 # printed last. Every step has its own timeout; together they stay under
 # LIMIT seconds (default 140).
@@ -35,14 +35,14 @@ cuobjdump -sass "$bin" > "$out/mm.sass" 2>&1
 cuobjdump -res-usage "$bin" > "$out/res-usage.txt" 2>&1
 timeout "$(cap 60)" "$bin" -n 8192 >> "$out/mm.log" 2>&1; echo "mm rc=$?" >> "$out/mm.log"
 
-k3=vk-ldsm,vk-lds,async3
+k3=vk-ldsm,vk-lds,async3,vk-ldsm-amap
 m=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_lsu.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
 if [ "$(left)" -gt 15 ]; then
-	timeout "$(cap 40)" ncu --launch-count 3 -k regex:mm_kernel --metrics "$m" "$bin" -n 4096 -once -only $k3 > "$out/ncu.log" 2>&1
+	timeout "$(cap 40)" ncu --launch-count 4 -k regex:mm_kernel --metrics "$m" "$bin" -n 4096 -once -only $k3 > "$out/ncu.log" 2>&1
 	echo "ncu rc=$?" >> "$out/ncu.log"
 fi
 if [ "$(left)" -gt 20 ]; then
-	timeout "$(cap 40)" ncu --launch-count 3 -k regex:mm_kernel --section SpeedOfLight --section WarpStateStats --section Occupancy --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum "$bin" -n 4096 -once -only $k3 > "$out/ncu2.log" 2>&1
+	timeout "$(cap 40)" ncu --launch-count 4 -k regex:mm_kernel --section SpeedOfLight --section WarpStateStats --section Occupancy --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum "$bin" -n 4096 -once -only $k3 > "$out/ncu2.log" 2>&1
 	echo "ncu2 rc=$?" >> "$out/ncu2.log"
 fi
 
