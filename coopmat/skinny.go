@@ -35,6 +35,7 @@ import (
 // skinnyShape is the structural part of a skinny tensor-core kernel.
 type skinnyShape struct {
 	In, Out    string // element types of A and B, and of C ("f32" for split-k partials)
+	AIn        string // element type of A in memory: In, or f32 (rounded to In as it is staged)
 	TransB     bool
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
@@ -49,10 +50,10 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 		return skinnyShape{}, fmt.Errorf("coopmat: plan %s has no instruction shape", p)
 	}
 	sh := p.Shape
-	s := skinnyShape{In: p.dtype(), Out: p.ctype(), TransB: p.TransB, IM: sh.M, IN: sh.N, IK: sh.K,
+	s := skinnyShape{In: p.dtype(), AIn: p.atype(), Out: p.ctype(), TransB: p.TransB, IM: sh.M, IN: sh.N, IK: sh.K,
 		S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK}
 	s.Direct = (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0)
-	s.VecA = p.K%8 == 0
+	s.VecA = p.K%s.aVec() == 0
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
@@ -67,8 +68,11 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.TransB, "_nt"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
+	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
 }
+
+// aVec is the elements of A in one 16-byte load.
+func (s skinnyShape) aVec() int { return 16 / int(typeSize(s.AIn)) }
 
 // bTile and cTile are the elements of one B tile (IK x IN) and of one C tile (IM x IN).
 func (s skinnyShape) bTile() int { return s.IK * s.IN }
@@ -101,9 +105,22 @@ func skinnySource(s skinnyShape) string {
 	}
 	p("enable cooperative_matrix")
 	p("")
-	at := s.In
-	if s.VecA {
+	at := s.AIn
+	switch {
+	case s.VecA && s.AIn == "f32":
+		at = "vec4<f32>"
+	case s.VecA:
 		at = "vec4<u32>"
+	}
+	if s.AIn == "f32" && s.In == "bf16" {
+		p("// rne rounds x to bf16, to nearest even, with integer arithmetic:")
+		p("// conversions that narrow may round otherwise (the H200's driver")
+		p("// rounds toward zero), and the masked value converts exactly.")
+		p("fn rne(x f32) bf16 {")
+		p("\tlet u = bitcast<u32>(x)")
+		p("\treturn bf16(bitcast<f32>((u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000))")
+		p("}")
+		p("")
 	}
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
 		s.name(), at, s.In, s.Out, threads)
@@ -141,9 +158,10 @@ func skinnySource(s skinnyShape) string {
 }
 
 // stageA copies A's 16 x KS slice into shared memory, zeros past M and
-// past the slice's end: eight elements a 16-byte load when K is a multiple
-// of 8 (the slice's end then is too), their halves out of the words by
-// bitcast (bf16 through f32, exact), else one element a load.
+// past the slice's end: a 16-byte load at a time when K is a multiple of
+// its elements (8 of 16 bits, their halves out of the words by bitcast,
+// bf16 through f32, exact; 4 of f32 A, each rounded to In), else one
+// element a load.
 func (s skinnyShape) stageA(w *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
 	threads := s.S * s.Sub
@@ -153,21 +171,33 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 		p("\tlet k = kbeg + e %% %d", s.KS)
 		p("\tvar x %s", s.In)
 		p("\tif m < M && k < kend {")
-		p("\t\tx = A[m * K + k]")
+		p("\t\tx = %s", s.narrow("A[m * K + k]"))
 		p("\t}")
 		p("\tAs[m * %d + e %% %d] = x", s.LDA, s.KS)
 		p("}")
 		return
 	}
-	vecs := s.KS / 8
+	n := s.aVec()
+	vecs := s.KS / n
 	p("for e := t; e < %d; e += %d {", s.IM*vecs, threads)
 	p("\tlet m = e / %d", vecs)
-	p("\tlet k = kbeg + e %% %d * 8", vecs)
-	p("\tvar v vec4<u32>")
+	p("\tlet k = kbeg + e %% %d * %d", vecs, n)
+	if s.AIn == "f32" {
+		p("\tvar v vec4<f32>")
+	} else {
+		p("\tvar v vec4<u32>")
+	}
 	p("\tif m < M && k < kend {")
-	p("\t\tv = A[(m * K + k) / 8]")
+	p("\t\tv = A[(m * K + k) / %d]", n)
 	p("\t}")
-	p("\tlet o = m * %d + e %% %d * 8", s.LDA, vecs)
+	p("\tlet o = m * %d + e %% %d * %d", s.LDA, vecs, n)
+	if s.AIn == "f32" {
+		for j := 0; j < 4; j++ {
+			p("\tAs[o + %d] = %s", j, s.narrow("v."+"xyzw"[j:j+1]))
+		}
+		p("}")
+		return
+	}
 	for j := 0; j < 4; j++ {
 		c := "xyzw"[j : j+1]
 		if s.In == "f16" {
@@ -180,6 +210,18 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 		}
 	}
 	p("}")
+}
+
+// narrow converts an element of A as loaded (x) to the staged type In:
+// x itself, or f32 rounded to nearest even (bf16 through rne).
+func (s skinnyShape) narrow(x string) string {
+	switch {
+	case s.AIn == s.In:
+		return x
+	case s.In == "bf16":
+		return "rne(" + x + ")"
+	}
+	return s.In + "(" + x + ")"
 }
 
 // step writes instruction k-step st of a subgroup's share: one A matrix
@@ -268,6 +310,11 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 // streaming 32 KiB of B.
 var skinnyLayouts = []struct{ S, TN, KS int }{
 	{4, 4, 256}, {4, 2, 256}, {4, 4, 512}, {4, 2, 512}, {8, 2, 512},
+	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
+	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
+	// so that 4096 columns still make 1,024 workgroups; A's slice is then
+	// 33 KiB of the 48.
+	{4, 1, 1024}, {8, 1, 1024}, {4, 1, 512},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with

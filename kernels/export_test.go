@@ -1,5 +1,7 @@
 package kernels
 
+import "github.com/kcgo/kc/coopmat"
+
 // SetPoison makes every output start as NaN bits before its op writes it.
 func (c *Context) SetPoison(on bool) { c.poison = on }
 
@@ -31,6 +33,10 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 // SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
+// SetGEMVSubgroups makes gemv take gemvsg.kc where the device allows it
+// (1), never (-1), or by default (0).
+func (c *Context) SetGEMVSubgroups(mode int) { c.gemvSG = mode }
+
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
 // layout ("staged", "direct" or "packed"; 0, 0: the default choice).
 func (c *Context) SetFlash16(nsg, bk int, layout string) {
@@ -49,4 +55,29 @@ func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }
 func Flash16Fits(c *Context, dh int) bool {
 	_, ok := c.flash16Config(F16, 4096, dh)
 	return ok
+}
+
+// SetDecodeRoute fixes how products of at most 16 rows with 16-bit
+// weights run: kernel "gemv" (gemv.kc for a·bᵀ, gemvt.kc for a·b),
+// "skinny" (coopmat's skinny tensor-core kernel in layout s, tn, ks;
+// zeros: its first) or "coop" (coopmat's tiled choice); "" restores
+// the default choice.
+func (c *Context) SetDecodeRoute(kernel string, s, tn, ks int) {
+	c.decodeForce = decodeRoute{Kernel: kernel, Layout: skinnyLayout{s, tn, ks}}
+}
+
+// DecodeRoute is the kernel the default choice gives a product of a and
+// b's shapes and types ("gemv", "gemvt", "skinny" or "coop").
+func DecodeRoute(c *Context, a, b *Tensor, transB bool) string {
+	o := coopmatOptions(a, b, transB)
+	return c.decodeRouteFor(a, b, o).Kernel
+}
+
+// coopmatOptions are the options of a·b (a·bᵀ with transB) as MatMul and
+// MatMulBT give them to product.
+func coopmatOptions(a, b *Tensor, transB bool) coopmat.Options {
+	if transB {
+		return coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[0], TransB: true}
+	}
+	return coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[1]}
 }

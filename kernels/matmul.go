@@ -78,11 +78,13 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 
 // halfProduct records a product with 16-bit b; the result has a's type.
 func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
-	if o.TransB && o.M <= gemvMaxRows && !c.noGEMV {
+	switch r := c.decodeRouteFor(a, b, o); r.Kernel {
+	case "gemv":
 		return c.gemv(a, b, o)
-	}
-	if !o.TransB && o.M <= gemvtMaxRows && !c.noGEMV {
+	case "gemvt":
 		return c.gemvT(a, b, o)
+	case "skinny":
+		return c.skinny(a, b, o, r.Layout)
 	}
 	dt := b.dtype
 	if _, ok := coopmat.CoopShape(c.dev.Info(), dt.String()); !ok {
@@ -151,18 +153,26 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		}
 	}
 	team, r := c.gemvShape(o.M)
+	file := "gemv.kc"
+	if c.gemvSubgroup(o.M) && kernel != "gemv1" {
+		file = "gemvsg.kc"
+		team, r = c.gemvSGShape(o.M)
+	}
 	y, err := c.output([]int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
 	defs := gemvDefs(o.M, b.dtype)
 	defs["R"], defs["TEAM"] = strconv.Itoa(r), strconv.Itoa(team)
+	if file == "gemvsg.kc" {
+		defs["SG"] = strconv.Itoa(c.dev.Info().SubgroupSize)
+	}
 	scale := o.Scale
 	if scale == 0 {
 		scale = 1
 	}
 	params := []uint32{uint32(o.N), uint32(kp), math.Float32bits(scale)}
-	if err := c.run("gemv.kc", kernel, defs, params, c.grid2(ceilDiv(o.N, 256/team*r)), a, b, y); err != nil {
+	if err := c.run(file, kernel, defs, params, c.grid2(ceilDiv(o.N, 256/team*r)), a, b, y); err != nil {
 		y.Release()
 		return nil, err
 	}
@@ -284,19 +294,66 @@ func (c *Context) gemvShape(m int) (team, r int) {
 	return team, r
 }
 
+// gemvSGRows is the fewest rows of a for which gemv takes gemvsg.kc (its
+// subgroup reduction) where the device allows it; 0 never. Unmeasured
+// (2026-12-01): off until the H200 says.
+var gemvSGRows = 0
+
+// gemvSubgroup reports whether gemv takes gemvsg.kc for m rows of a: the
+// fixed choice of tests and benchmarks, else from gemvSGRows. The device
+// must report subgroup shuffles, of a power of two from 4 to 128 lanes.
+func (c *Context) gemvSubgroup(m int) bool {
+	info := c.dev.Info()
+	sg := info.SubgroupSize
+	if !info.Subgroups || sg < 4 || sg > 128 || sg&(sg-1) != 0 {
+		return false
+	}
+	return c.gemvSG > 0 || (c.gemvSG == 0 && gemvSGRows > 0 && m >= gemvSGRows)
+}
+
+// gemvSGShape is gemvsg.kc's team size and rows per team for m rows of a
+// (its reduction needs no more shared memory for more rows a team): the
+// fixed shape of tests and benchmarks, else teams of 128 with 2 rows up to
+// 4 rows of a and 4 rows beyond. Teams are at least a subgroup.
+func (c *Context) gemvSGShape(m int) (team, r int) {
+	team, r = 128, 2
+	if m > 4 {
+		team, r = 64, 4
+	}
+	if c.gemvTeam > 0 {
+		team = c.gemvTeam
+	}
+	if c.gemvR > 0 {
+		r = c.gemvR
+	}
+	return max(team, c.dev.Info().SubgroupSize), r
+}
+
 // matmul returns the prepared product for o. A split-k product's scratch
 // buffer is shared by every use of it: uses recorded one after another on
 // one device are ordered, so sharing is safe.
 func (c *Context) matmul(o coopmat.Options) (*coopmat.Matmul, error) {
+	return c.prepared(mmKey{o: o}, func() (*coopmat.Matmul, error) { return coopmat.New(context.Background(), c.dev, o) })
+}
+
+// mmKey names a prepared product: its options and, for the skinny
+// tensor-core kernel taken by kernels' own choice, the layout.
+type mmKey struct {
+	o      coopmat.Options
+	layout skinnyLayout
+}
+
+// prepared returns the product named k, made by mk the first time.
+func (c *Context) prepared(k mmKey, mk func() (*coopmat.Matmul, error)) (*coopmat.Matmul, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if mm := c.mms[o]; mm != nil {
+	if mm := c.mms[k]; mm != nil {
 		return mm, nil
 	}
-	mm, err := coopmat.New(context.Background(), c.dev, o)
+	mm, err := mk()
 	if err != nil {
 		return nil, err
 	}
-	c.mms[o] = mm
+	c.mms[k] = mm
 	return mm, nil
 }

@@ -1,0 +1,134 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kcgo/kc/coopmat"
+)
+
+// Decode-shaped products: at most 16 rows of a times 16-bit weights b, a
+// model's step. They read b once, so they run at the speed b streams from
+// memory, and each kernel below is built for that; which one runs is
+// decodeRouteFor's choice.
+
+// decodeRoute is how a product of at most 16 rows with 16-bit b runs.
+type decodeRoute struct {
+	// Kernel: "gemv" (gemv.kc, a·bᵀ), "gemvt" (gemvt.kc, a·b), "skinny"
+	// (coopmat's skinny tensor-core kernel) or "coop" (coopmat's choice
+	// for the problem: tiled cooperative matrices, or f32 where the device
+	// has none).
+	Kernel string
+	// Layout is the skinny kernel's (zero: coopmat's first candidate).
+	Layout skinnyLayout
+}
+
+// skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
+// subgroups of a workgroup (k split among them), 16-column tiles of C per
+// subgroup, k per workgroup (the split-k slice).
+type skinnyLayout struct{ S, TN, KS int }
+
+// skinnyMinRows is the fewest rows of a for which products go to the
+// skinny tensor-core kernel where the device has cooperative matrices of
+// b's type, by form (a·bᵀ, a·b); fewer rows take gemv.kc or gemvt.kc.
+var skinnyMinRows = [2]int{2, 2}
+
+// decodeRouteFor chooses how o runs (a, b as given to halfProduct): the
+// fixed route of tests and benchmarks, else the skinny tensor-core kernel
+// from skinnyMinRows rows where the device has one for the problem, else
+// gemv.kc (a·bᵀ) or gemvt.kc (a·b, up to gemvtMaxRows rows), else
+// coopmat's tiled kernels. Products of more than 16 rows always take
+// coopmat's choice.
+func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
+	if o.M > gemvMaxRows || c.noGEMV {
+		return decodeRoute{Kernel: "coop"}
+	}
+	switch f := c.decodeForce; {
+	case f.Kernel == "gemv" && !o.TransB, f.Kernel == "gemvt" && o.TransB:
+		return decodeRoute{Kernel: map[bool]string{true: "gemv", false: "gemvt"}[o.TransB]}
+	case f.Kernel != "":
+		return f
+	}
+	form := 0
+	if !o.TransB {
+		form = 1
+	}
+	if o.M >= skinnyMinRows[form] {
+		if _, err := c.skinnyPlan(a, b, o, skinnyLayout{}); err == nil {
+			return decodeRoute{Kernel: "skinny"}
+		}
+	}
+	switch {
+	case o.TransB:
+		return decodeRoute{Kernel: "gemv"}
+	case o.M <= gemvtMaxRows:
+		return decodeRoute{Kernel: "gemvt"}
+	}
+	return decodeRoute{Kernel: "coop"}
+}
+
+// skinnyOptions are o as coopmat's skinny kernel takes it for a and b: b's
+// type; f32 a read as it is (the kernel rounds it to b's type as it stages
+// it, as the cast before the tiled kernels would); C of a's type, but f32
+// for bf16 a (cast after: see halfProduct).
+func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
+	o.DType, o.CType = b.dtype.String(), a.dtype.String()
+	if a.dtype == F32 {
+		o.AType = "f32"
+	}
+	if a.dtype == BF16 {
+		o.CType = "f32"
+	}
+	return o
+}
+
+// skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
+// first) for o, or an error where the device has none.
+func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
+	o = skinnyOptions(a, b, o)
+	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {
+		return coopmat.Plan{}, fmt.Errorf("kernels: %s has no %s cooperative matrix", c.dev.Info().Name, o.DType)
+	}
+	cs, err := coopmat.Candidates(c.dev.Info(), o)
+	if err != nil {
+		return coopmat.Plan{}, err
+	}
+	for _, p := range cs {
+		if p.Generator == "skinny" && (l == skinnyLayout{} || l == skinnyLayout{p.Subgroups[0], p.Tile.TN, p.Tile.BK}) {
+			return p, nil
+		}
+	}
+	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
+}
+
+// skinny records a·b (or scale·a·bᵀ) through coopmat's skinny
+// tensor-core kernel in layout l: one dispatch (two with split-k), a read
+// as it is.
+func (c *Context) skinny(a, b *Tensor, o coopmat.Options, l skinnyLayout) (*Tensor, error) {
+	p, err := c.skinnyPlan(a, b, o, l)
+	if err != nil {
+		return nil, err
+	}
+	mm, err := c.prepared(mmKey{o: p.Options, layout: l}, func() (*coopmat.Matmul, error) {
+		return coopmat.NewPlan(context.Background(), c.dev, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	ct := F32
+	if p.CType != "f32" {
+		ct = a.dtype
+	}
+	out, err := c.outputOf(ct, []int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	if err := mm.Run(a.View(), b.View(), out.View()); err != nil {
+		out.Release()
+		return nil, err
+	}
+	if ct == a.dtype {
+		return out, nil
+	}
+	return c.fromF32(out, a.dtype)
+}
