@@ -212,6 +212,9 @@ func (p Plan) String() string {
 	if p.Generator == "coop2" || p.Generator == "skinny" { // the flexible entry's workgroup size; the skinny kernel's subgroups
 		s += fmt.Sprintf(" @%d", p.Threads)
 	}
+	if p.Generator == "skinny" && p.KS > p.Tile.BK { // k walked in chunks of BK
+		s += fmt.Sprintf(" k%d", p.KS)
+	}
 	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})
 	if p.Swizzle > 1 {
 		s += fmt.Sprintf(" swizzle %d", p.Swizzle)

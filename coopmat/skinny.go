@@ -37,11 +37,12 @@ type skinnyShape struct {
 	In, Out    string // element types of A and B, and of C ("f32" for split-k partials)
 	AIn        string // element type of A in memory: In, or f32 (rounded to In as it is staged)
 	TransB     bool
+	Loop       bool // the workgroup's slice of k (Plan.KS, a runtime parameter) walked in chunks of KS
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
-	KS, Sub    int  // k per workgroup (Tile.BK); subgroup size
+	KS, Sub    int  // k per workgroup, or per chunk with Loop (Tile.BK); subgroup size
 	LDA        int  // A's shared row length
 }
 
@@ -53,12 +54,13 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 	s := skinnyShape{In: p.dtype(), AIn: p.atype(), Out: p.ctype(), TransB: p.TransB, IM: sh.M, IN: sh.N, IK: sh.K,
 		S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK}
 	s.Direct = (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0)
+	s.Loop = p.KS > s.KS
 	s.VecA = p.K%s.aVec() == 0
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
 	if s.S < 1 || s.TN < 1 || s.IK < 1 || p.dtype() == "f32" || p.M > s.IM || p.Tile.BM != s.IM ||
-		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS != s.KS || p.Threads%s.S != 0 {
+		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 {
 		return skinnyShape{}, fmt.Errorf("coopmat: skinny tensor-core plan %s does not fit %s", p, p.Options)
 	}
 	s.Sub = p.Threads / s.S
@@ -68,7 +70,7 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
+	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
 }
 
 // aVec is the elements of A in one 16-byte load.
@@ -131,12 +133,20 @@ func skinnySource(s skinnyShape) string {
 	p("\tlet sg = t / %d", s.Sub)
 	p("\tlet lane = t %% %d", s.Sub)
 	p("\tlet col0 = workgroup_id.x * %d", s.TN*s.IN)
-	p("\tlet kbeg = workgroup_id.z * KS")
-	p("\tlet kend = min(K, kbeg + KS)")
-	s.stageA(&w)
 	for j := 0; j < s.TN; j++ {
 		p("\tvar c%d coopmat<f32, %d, %d, acc>", j, s.IM, s.IN)
 	}
+	if s.Loop {
+		// The slice in chunks of KS: A's chunk staged, the barrier, the
+		// chunk's steps, a barrier before the next chunk overwrites As.
+		p("\tlet zend = min(K, workgroup_id.z * KS + KS)")
+		p("\tfor kbeg := workgroup_id.z * KS; kbeg < zend; kbeg += %d {", s.KS)
+		p("\tlet kend = min(zend, kbeg + %d)", s.KS)
+	} else {
+		p("\tlet kbeg = workgroup_id.z * KS")
+		p("\tlet kend = min(K, kbeg + KS)")
+	}
+	s.stageA(&w)
 	p("\tworkgroupBarrier()")
 	p("\tlet ks = kbeg + sg * %d", ksub)
 	if s.Direct {
@@ -152,6 +162,10 @@ func skinnySource(s skinnyShape) string {
 		s.step(&w, st, true)
 	}
 	p("\t}")
+	if s.Loop {
+		p("\tworkgroupBarrier()")
+		p("\t}")
+	}
 	s.reduce(&w)
 	p("}")
 	return w.String()
@@ -308,13 +322,20 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 // per workgroup) of the skinny tensor-core kernel, unmeasured (2026-12-01):
 // at 16x4096x4096, BN 64 and KS 256 make 64 x 16 = 1,024 workgroups, each
 // streaming 32 KiB of B.
-var skinnyLayouts = []struct{ S, TN, KS int }{
-	{4, 4, 256}, {4, 2, 256}, {4, 4, 512}, {4, 2, 512}, {8, 2, 512},
+var skinnyLayouts = []struct {
+	S, TN, KS int
+	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
+}{
+	{4, 4, 256, false}, {4, 2, 256, false}, {4, 4, 512, false}, {4, 2, 512, false}, {8, 2, 512, false},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
 	// so that 4096 columns still make 1,024 workgroups; A's slice is then
 	// 33 KiB of the 48.
-	{4, 1, 1024}, {8, 1, 1024}, {4, 1, 512},
+	{4, 1, 1024, false}, {8, 1, 1024, false}, {4, 1, 512, false},
+	// No split-k (one dispatch: no partial sums, no reduction, no barrier
+	// between two dispatches): 4096 columns in tiles of 16 make 256
+	// workgroups, each walking k in chunks.
+	{8, 1, 512, true}, {4, 1, 512, true}, {8, 2, 512, true}, {8, 1, 1024, true},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with
@@ -331,11 +352,16 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 		sub = 32
 	}
 	var out []Plan
+	seen := map[string]bool{}
 	for _, l := range skinnyLayouts {
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
 		p := Plan{Options: o, Generator: "skinny", Tile: t, Shape: &shape, Threads: l.S * sub, Subgroups: [2]int{l.S, 1},
 			KS: l.KS, Splits: ceilDiv(o.K, l.KS)}
-		if q, ok := sized(p, info, Plan.skinnyShape); ok {
+		if l.Whole {
+			p.KS, p.Splits = ceilDiv(o.K, l.KS)*l.KS, 1
+		}
+		if q, ok := sized(p, info, Plan.skinnyShape); ok && !seen[q.String()] {
+			seen[q.String()] = true // a whole-k plan is its split one when k fits one chunk
 			out = append(out, q)
 		}
 	}

@@ -52,8 +52,8 @@ func TestSkinny(t *testing.T) {
 			for _, tb := range []bool{false, true} {
 				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, TransB: tb, CType: []string{"f32", "f16", "bf16"}[n%3], Scale: 0.5 + rng.Float32()}
 				cs := skinnyCandidates(h200(), o)
-				if len(cs) != len(skinnyLayouts) {
-					t.Fatalf("%s: %d skinny plans, want %d", o, len(cs), len(skinnyLayouts))
+				if len(cs) == 0 || len(cs) > len(skinnyLayouts) {
+					t.Fatalf("%s: %d skinny plans, want 1 to %d", o, len(cs), len(skinnyLayouts))
 				}
 				n++
 				for i, p := range cs {
@@ -178,8 +178,8 @@ func TestSkinnyA32(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(cs) != len(skinnyLayouts) {
-					t.Fatalf("%s: %d plans, want the %d skinny ones", o, len(cs), len(skinnyLayouts))
+				if len(cs) == 0 || len(cs) > len(skinnyLayouts) {
+					t.Fatalf("%s: %d plans, want 1 to %d skinny ones", o, len(cs), len(skinnyLayouts))
 				}
 				p := cs[n%len(cs)]
 				n++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 	"time"
 
@@ -16,24 +17,25 @@ import (
 // decodeRoute is one way SetDecodeRoute can run a decode product.
 type decodeRoute struct {
 	kernel    string
-	s, tn, ks int // skinny layout
-	team, r   int // gemv.kc's team and rows (0: the default)
-	sg        int // gemvsg.kc: 1 on, -1 off, 0 the default
+	s, tn, ks int  // skinny layout
+	whole     bool // skinny: all of k a workgroup
+	team, r   int  // gemv.kc's team and rows (0: the default)
+	sg        int  // gemvsg.kc: 1 on, -1 off, 0 the default
 	label     string
 }
 
 // decodeRoutes lists the routes for m rows of f16/bf16 weights d on dev:
 // the default choice, gemv.kc / gemvt.kc (up to 8 rows; a·bᵀ: its
 // default team shape and the alternatives teams lists), every layout of coopmat's skinny
-// tensor-core kernel the device has for the problem, and coopmat's tiled
-// choice at 16 rows.
-func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, transB bool, teams [][2]int) []decodeRoute {
+// tensor-core kernel the device has for the problem, and coopmat's choice
+// (a·b, or 16 rows).
+func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, transB bool) []decodeRoute {
 	rs := []decodeRoute{{label: "default"}}
 	if transB || m <= 8 { // gemvt.kc's reduction of 16 rows needs 64 KiB of shared memory
 		rs = append(rs, decodeRoute{kernel: "gemv", label: "gemv"})
 	}
 	if transB {
-		for _, tr := range teams {
+		for _, tr := range gemvTeams(m) {
 			rs = append(rs, decodeRoute{kernel: "gemv", team: tr[0], r: tr[1], sg: -1, label: fmt.Sprintf("gemv_t%d_r%d", tr[0], tr[1])})
 		}
 		if info.Subgroups {
@@ -50,15 +52,27 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 	if cs, err := coopmat.Candidates(info, o); err == nil {
 		for _, p := range cs {
 			if p.Generator == "skinny" {
-				rs = append(rs, decodeRoute{kernel: "skinny", s: p.Subgroups[0], tn: p.Tile.TN, ks: p.Tile.BK,
-					label: fmt.Sprintf("skinny_%dx%dx%d", p.Subgroups[0], p.Tile.TN, p.Tile.BK)})
+				whole, w := p.KS > p.Tile.BK, ""
+				if whole {
+					w = "_whole"
+				}
+				rs = append(rs, decodeRoute{kernel: "skinny", s: p.Subgroups[0], tn: p.Tile.TN, ks: p.Tile.BK, whole: whole,
+					label: fmt.Sprintf("skinny_%dx%dx%d%s", p.Subgroups[0], p.Tile.TN, p.Tile.BK, w)})
 			}
 		}
 	}
-	if m == 16 {
+	if m == 16 || !transB { // a·b of up to 8 rows: coopmat's gemv generator
 		rs = append(rs, decodeRoute{kernel: "coop", label: "coop"})
 	}
 	return rs
+}
+
+// gemvTeams are gemv.kc's team shapes tried beside its default for m rows.
+func gemvTeams(m int) [][2]int {
+	if m == 1 {
+		return [][2]int{{64, 1}, {128, 4}, {256, 2}, {256, 4}}
+	}
+	return [][2]int{{64, 2}, {32, 1}, {128, 1}}
 }
 
 // sgTeams are gemvsg.kc's team shapes tried beside its default for m rows.
@@ -71,7 +85,7 @@ func sgTeams(m int) [][2]int {
 
 // set makes r c's route (and gemv.kc's team shape).
 func (r decodeRoute) set(c *kernels.Context) {
-	c.SetDecodeRoute(r.kernel, r.s, r.tn, r.ks)
+	c.SetDecodeRoute(r.kernel, r.s, r.tn, r.ks, r.whole)
 	c.SetGEMV(r.team, r.r)
 	c.SetGEMVSubgroups(r.sg)
 }
@@ -84,6 +98,9 @@ func (r decodeRoute) set(c *kernels.Context) {
 // on the rounded inputs (checkHalfProduct's bound: the f32 accumulation
 // and, for f32 a, its rounding to the weights' type). Ragged sizes on
 // every device, 4096x4096 weights on a GPU (sampled columns).
+// KC_DECODE_TYPES (f16 or bf16) narrows the weights' types and
+// KC_DECODE_ROUTES=default the routes to the default choice, for a
+// device call on a budget.
 func TestDecodeRoutes(t *testing.T) {
 	c := open(t, "vulkan")
 	info := c.Device().Info()
@@ -95,6 +112,9 @@ func TestDecodeRoutes(t *testing.T) {
 	}
 	skipped := map[string]bool{}
 	for _, d := range halfTypes {
+		if ty := os.Getenv("KC_DECODE_TYPES"); ty != "" && ty != d.String() {
+			continue
+		}
 		for _, mkn := range shapes {
 			m, k, n := mkn[0], mkn[1], mkn[2]
 			bs := kctest.Randn(rng, k*n, -1, 1)
@@ -103,7 +123,12 @@ func TestDecodeRoutes(t *testing.T) {
 				as := kctest.Randn(rng, m*k, -1, 1)
 				a := uploadOf(t, c, ad, as, m, k)
 				for _, tb := range []bool{true, false} {
-					for _, r := range decodeRoutes(info, m, k, n, d, ad, tb, [][2]int{{64, 1}, {64, 4}, {256, 2}}) {
+					checked := 0
+					for _, r := range decodeRoutes(info, m, k, n, d, ad, tb) {
+						if os.Getenv("KC_DECODE_ROUTES") == "default" && r.label != "default" {
+							continue
+						}
+						checked++
 						r.set(c)
 						var y *kernels.Tensor
 						var err error
@@ -124,6 +149,7 @@ func TestDecodeRoutes(t *testing.T) {
 						}
 						y.Release()
 					}
+					t.Logf("%s·%s %dx%dx%d bt=%v: %d routes checked", ad, d, m, k, n, tb, checked)
 					if _, ok := coopmat.CoopShape(info, d.String()); !ok && !skipped[d.String()] {
 						skipped[d.String()] = true
 						t.Logf("%s has no %s cooperative matrix: the skinny tensor-core routes are not run here", info.Name, d)
@@ -180,7 +206,8 @@ func checkSampled(t *testing.T, name string, got, as, bs []float32, m, k, n int,
 // product's a is the previous product's result (so each waits for the
 // one before, as a model's layers do, and as PyTorch's stream runs its
 // baseline); the weights rotate through 8 matrices (256 MiB, beyond the
-// H200's 50 MiB L2). "indep" repeats the default route with every
+// H200's 50 MiB L2). The default route's name says which kernel it is
+// ("default_skinny"). "indep" repeats it with every
 // product reading the same a instead (BenchmarkHalf's form, the products
 // free to overlap). Time is from the scope's end (its one submit) to the
 // wait's return.
@@ -204,21 +231,21 @@ func BenchmarkDecode(b *testing.B) {
 		for _, m := range []int{1, 4, 8, 16} {
 			for _, xd := range []kernels.DType{kernels.F32, kernels.F16} {
 				x0, _ := fillOf(b, c, xd, m*dim).Reshape(m, dim)
-				teams := [][2]int{{64, 1}, {128, 4}, {256, 2}, {256, 4}}
-				if m > 1 {
-					teams = [][2]int{{64, 2}, {32, 1}, {128, 1}}
-				}
 				op := func(x *kernels.Tensor, i int) (*kernels.Tensor, error) {
 					if tb {
 						return c.MatMulBT(x, ws[i%mats], 1)
 					}
 					return c.MatMul(x, ws[i%mats])
 				}
-				routes := decodeRoutes(dev.Info(), m, dim, dim, kernels.F16, xd, tb, teams)
+				routes := decodeRoutes(dev.Info(), m, dim, dim, kernels.F16, xd, tb)
 				for _, r := range append(routes, decodeRoute{label: "default_indep"}) {
 					r.set(c)
 					chain := r.label != "default_indep"
-					name := fmt.Sprintf("%s/m%d/x%s/%s", form, m, xd, r.label)
+					label := r.label
+					if label == "default" {
+						label += "_" + kernels.DecodeRoute(c, x0, ws[0], tb)
+					}
+					name := fmt.Sprintf("%s/m%d/x%s/%s", form, m, xd, label)
 					b.Run(name, func(b *testing.B) {
 						run1 := func() time.Duration {
 							s := dev.Begin()
@@ -259,9 +286,6 @@ func BenchmarkDecode(b *testing.B) {
 						el := run.Seconds() / float64(b.N*reps)
 						b.ReportMetric(wbytes/el/1e9, "GB/s")
 						b.ReportMetric(el*1e6, "us/op")
-						if r.label == "default" {
-							b.Logf("default route: %s", kernels.DecodeRoute(c, x0, ws[0], tb))
-						}
 					})
 				}
 				x0.Release()

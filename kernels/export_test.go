@@ -59,11 +59,11 @@ func Flash16Fits(c *Context, dh int) bool {
 
 // SetDecodeRoute fixes how products of at most 16 rows with 16-bit
 // weights run: kernel "gemv" (gemv.kc for a·bᵀ, gemvt.kc for a·b),
-// "skinny" (coopmat's skinny tensor-core kernel in layout s, tn, ks;
-// zeros: its first) or "coop" (coopmat's tiled choice); "" restores
-// the default choice.
-func (c *Context) SetDecodeRoute(kernel string, s, tn, ks int) {
-	c.decodeForce = decodeRoute{Kernel: kernel, Layout: skinnyLayout{s, tn, ks}}
+// "skinny" (coopmat's skinny tensor-core kernel in layout s, tn, ks,
+// whole; zeros: its first) or "coop" (coopmat's tiled choice); ""
+// restores the default choice.
+func (c *Context) SetDecodeRoute(kernel string, s, tn, ks int, whole bool) {
+	c.decodeForce = decodeRoute{Kernel: kernel, Layout: skinnyLayout{s, tn, ks, whole}}
 }
 
 // DecodeRoute is the kernel the default choice gives a product of a and

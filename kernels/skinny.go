@@ -25,8 +25,12 @@ type decodeRoute struct {
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
 // subgroups of a workgroup (k split among them), 16-column tiles of C per
-// subgroup, k per workgroup (the split-k slice).
-type skinnyLayout struct{ S, TN, KS int }
+// subgroup, k per workgroup (the split-k slice), or with Whole all of k a
+// workgroup, in chunks of KS (no split-k).
+type skinnyLayout struct {
+	S, TN, KS int
+	Whole     bool
+}
 
 // skinnyMinRows is the fewest rows of a for which products go to the
 // skinny tensor-core kernel where the device has cooperative matrices of
@@ -94,7 +98,12 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 		return coopmat.Plan{}, err
 	}
 	for _, p := range cs {
-		if p.Generator == "skinny" && (l == skinnyLayout{} || l == skinnyLayout{p.Subgroups[0], p.Tile.TN, p.Tile.BK}) {
+		if p.Generator != "skinny" {
+			continue
+		}
+		// k in one chunk: the whole-k plan and the split one are the same
+		whole := p.KS > p.Tile.BK || p.Splits == 1
+		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1)) {
 			return p, nil
 		}
 	}
