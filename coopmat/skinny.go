@@ -39,6 +39,7 @@ type skinnyShape struct {
 	TransB     bool
 	Loop       bool // the workgroup's slice of k (Plan.KS, a runtime parameter) walked in chunks of KS
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
+	Packed     bool // B bound as 16-byte words (Plan.Packed; needs Direct): coopLoad reads them
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
@@ -55,12 +56,13 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 		S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK}
 	s.Direct = (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0)
 	s.Loop = p.KS > s.KS
+	s.Packed = p.Packed
 	s.VecA = p.K%s.aVec() == 0
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
 	if s.S < 1 || s.TN < 1 || s.IK < 1 || p.dtype() == "f32" || p.M > s.IM || p.Tile.BM != s.IM ||
-		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 {
+		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 || (s.Packed && !s.Direct) {
 		return skinnyShape{}, fmt.Errorf("coopmat: skinny tensor-core plan %s does not fit %s", p, p.Options)
 	}
 	s.Sub = p.Threads / s.S
@@ -70,7 +72,7 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
+	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.Packed, "_pk"}, mark{s.VecA, "_va"})
 }
 
 // aVec is the elements of A in one 16-byte load.
@@ -124,8 +126,13 @@ func skinnySource(s skinnyShape) string {
 		p("}")
 		p("")
 	}
+	bt := s.In
+	if s.Packed {
+		bt = "vec4<u32>"
+		s.bAt(&w)
+	}
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
-		s.name(), at, s.In, s.Out, threads)
+		s.name(), at, bt, s.Out, threads)
 	p("\tshared As [%d]%s", s.IM*s.LDA, s.In)
 	p("\tshared Bs [%d]%s", s.S*s.TN*s.bTile(), s.In)
 	p("\tshared Red [%d]f32", s.S*s.TN*s.cTile())
@@ -226,6 +233,31 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 	p("}")
 }
 
+// bAt writes the function that reads element e of packed B.
+func (s skinnyShape) bAt(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("// bAt is element e of B, held as 16-byte words.")
+	p("fn bAt(B read []vec4<u32>, e u32) %s {", s.In)
+	p("\tlet v = B[e / 8]")
+	p("\tlet q = e / 2 %% 4")
+	p("\tvar w = v.x")
+	for i, c := range []string{"y", "z", "w"} {
+		p("\tif q == %d {", i+1)
+		p("\t\tw = v.%s", c)
+		p("\t}")
+	}
+	p("\tif (e & 1) == 1 {")
+	p("\t\tw = w >> 16")
+	p("\t}")
+	if s.In == "f16" {
+		p("\treturn bitcast<vec2<f16>>(w).x")
+	} else {
+		p("\treturn bf16(bitcast<f32>(w << 16))")
+	}
+	p("}")
+	p("")
+}
+
 // narrow converts an element of A as loaded (x) to the staged type In:
 // x itself, or f32 rounded to nearest even (bf16 through rne).
 func (s skinnyShape) narrow(x string) string {
@@ -254,9 +286,14 @@ func (s skinnyShape) step(w *strings.Builder, st int, staged bool) {
 			p("\t\tlet c = col0 + %d + e %% %d", j*s.IN, s.IN)
 			p("\t\tvar x %s", s.In)
 			p("\t\tif r < kend && c < N {")
-			if s.TransB {
+			switch {
+			case s.Packed && s.TransB:
+				p("\t\t\tx = bAt(B, c * K + r)")
+			case s.Packed:
+				p("\t\t\tx = bAt(B, r * N + c)")
+			case s.TransB:
 				p("\t\t\tx = B[c * K + r]")
-			} else {
+			default:
 				p("\t\t\tx = B[r * N + c]")
 			}
 			p("\t\t}")
@@ -269,6 +306,10 @@ func (s skinnyShape) step(w *strings.Builder, st int, staged bool) {
 		switch {
 		case staged:
 			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs, (sg * %d + %d) * %d, %d, row_major)", j, s.In, s.IK, s.IN, s.TN, j, s.bTile(), s.IN)
+		case s.Packed && s.TransB: // offsets and strides in 16-byte words
+			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(B, ((col0 + %d) * K + k) / 8, K / 8, col_major)", j, s.In, s.IK, s.IN, j*s.IN)
+		case s.Packed:
+			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(B, (k * N + col0 + %d) / 8, N / 8, row_major)", j, s.In, s.IK, s.IN, j*s.IN)
 		case s.TransB:
 			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(B, (col0 + %d) * K + k, K, col_major)", j, s.In, s.IK, s.IN, j*s.IN)
 		default:
@@ -325,17 +366,23 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 var skinnyLayouts = []struct {
 	S, TN, KS int
 	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
+	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
 }{
-	{4, 4, 256, false}, {4, 2, 256, false}, {4, 4, 512, false}, {4, 2, 512, false}, {8, 2, 512, false},
+	{4, 4, 256, false, false}, {4, 2, 256, false, false}, {4, 4, 512, false, false}, {4, 2, 512, false, false}, {8, 2, 512, false, false},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
 	// so that 4096 columns still make 1,024 workgroups; A's slice is then
 	// 33 KiB of the 48.
-	{4, 1, 1024, false}, {8, 1, 1024, false}, {4, 1, 512, false},
+	{4, 1, 1024, false, false}, {8, 1, 1024, false, false}, {4, 1, 512, false, false},
 	// No split-k (one dispatch: no partial sums, no reduction, no barrier
 	// between two dispatches): 4096 columns in tiles of 16 make 256
 	// workgroups, each walking k in chunks.
-	{8, 1, 512, true}, {4, 1, 512, true}, {8, 2, 512, true}, {8, 1, 1024, true},
+	{8, 1, 512, true, false}, {4, 1, 512, true, false}, {8, 2, 512, true, false}, {8, 1, 1024, true, false},
+	// B bound as 16-byte words, read by coopLoad as such (Plan.Packed):
+	// the best four above on the H200 at 16 rows (2026-12-01: 915, 874,
+	// 870, 865 GB/s; copy 4159) in case the driver's loads of f16 elements
+	// are narrower than of words.
+	{4, 4, 512, false, true}, {8, 1, 1024, true, true}, {8, 1, 512, true, true}, {4, 2, 512, false, true},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with
@@ -356,7 +403,7 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 	for _, l := range skinnyLayouts {
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
 		p := Plan{Options: o, Generator: "skinny", Tile: t, Shape: &shape, Threads: l.S * sub, Subgroups: [2]int{l.S, 1},
-			KS: l.KS, Splits: ceilDiv(o.K, l.KS)}
+			KS: l.KS, Splits: ceilDiv(o.K, l.KS), Packed: l.Packed}
 		if l.Whole {
 			p.KS, p.Splits = ceilDiv(o.K, l.KS)*l.KS, 1
 		}

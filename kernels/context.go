@@ -53,7 +53,7 @@ type Context struct {
 	// team size and rows per team.
 	gemvTeam, gemvR int
 	// gemvSG (tests, benchmarks): 1 makes gemv take gemvsg.kc where the
-	// device allows it, -1 never, 0 the default.
+	// device allows it, -1 never, 0 the route's choice.
 	gemvSG int
 	// gemvtSlices, when positive (tests, benchmarks), fixes how many
 	// slices of k gemvt.kc cuts.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -16,12 +17,11 @@ import (
 
 // decodeRoute is one way SetDecodeRoute can run a decode product.
 type decodeRoute struct {
-	kernel    string
-	s, tn, ks int  // skinny layout
-	whole     bool // skinny: all of k a workgroup
-	team, r   int  // gemv.kc's team and rows (0: the default)
-	sg        int  // gemvsg.kc: 1 on, -1 off, 0 the default
-	label     string
+	kernel  string
+	layout  kernels.SkinnyLayout
+	team, r int // gemv.kc's team and rows (0: the default)
+	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
+	label   string
 }
 
 // decodeRoutes lists the routes for m rows of f16/bf16 weights d on dev:
@@ -52,12 +52,15 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 	if cs, err := coopmat.Candidates(info, o); err == nil {
 		for _, p := range cs {
 			if p.Generator == "skinny" {
-				whole, w := p.KS > p.Tile.BK, ""
-				if whole {
-					w = "_whole"
+				l := kernels.SkinnyLayout{S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK, Whole: p.KS > p.Tile.BK, Packed: p.Packed}
+				label := fmt.Sprintf("skinny_%dx%dx%d", l.S, l.TN, l.KS)
+				if l.Whole {
+					label += "_whole"
 				}
-				rs = append(rs, decodeRoute{kernel: "skinny", s: p.Subgroups[0], tn: p.Tile.TN, ks: p.Tile.BK, whole: whole,
-					label: fmt.Sprintf("skinny_%dx%dx%d%s", p.Subgroups[0], p.Tile.TN, p.Tile.BK, w)})
+				if l.Packed {
+					label += "_pk"
+				}
+				rs = append(rs, decodeRoute{kernel: "skinny", layout: l, label: label})
 			}
 		}
 	}
@@ -85,7 +88,7 @@ func sgTeams(m int) [][2]int {
 
 // set makes r c's route (and gemv.kc's team shape).
 func (r decodeRoute) set(c *kernels.Context) {
-	c.SetDecodeRoute(r.kernel, r.s, r.tn, r.ks, r.whole)
+	c.SetDecodeRoute(r.kernel, r.layout)
 	c.SetGEMV(r.team, r.r)
 	c.SetGEMVSubgroups(r.sg)
 }
@@ -98,18 +101,23 @@ func (r decodeRoute) set(c *kernels.Context) {
 // on the rounded inputs (checkHalfProduct's bound: the f32 accumulation
 // and, for f32 a, its rounding to the weights' type). Ragged sizes on
 // every device, 4096x4096 weights on a GPU (sampled columns).
-// KC_DECODE_TYPES (f16 or bf16) narrows the weights' types and
-// KC_DECODE_ROUTES=default the routes to the default choice, for a
-// device call on a budget.
+// For a device call on a budget: KC_DECODE_TYPES (f16 or bf16) narrows
+// the weights' types, KC_DECODE_ROUTES (a regular expression over
+// "m<rows>/<route>", e.g. "/default$") the routes, and
+// KC_DECODE_SHAPES=big the sizes to 4096x4096 weights and two ragged ones.
 func TestDecodeRoutes(t *testing.T) {
 	c := open(t, "vulkan")
 	info := c.Device().Info()
 	rng := kctest.NewRand(t)
 	defer decodeRoute{}.set(c)
 	shapes := [][3]int{{1, 17, 70}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24}}
+	if os.Getenv("KC_DECODE_SHAPES") == "big" {
+		shapes = [][3]int{{3, 1000, 1001}, {16, 1000, 1001}}
+	}
 	if info.Type != backend.TypeCPU {
 		shapes = append(shapes, [3]int{1, 4096, 4096}, [3]int{4, 4096, 4096}, [3]int{8, 4096, 4096}, [3]int{16, 4096, 4096})
 	}
+	only := regexp.MustCompile(os.Getenv("KC_DECODE_ROUTES"))
 	skipped := map[string]bool{}
 	for _, d := range halfTypes {
 		if ty := os.Getenv("KC_DECODE_TYPES"); ty != "" && ty != d.String() {
@@ -125,7 +133,7 @@ func TestDecodeRoutes(t *testing.T) {
 				for _, tb := range []bool{true, false} {
 					checked := 0
 					for _, r := range decodeRoutes(info, m, k, n, d, ad, tb) {
-						if os.Getenv("KC_DECODE_ROUTES") == "default" && r.label != "default" {
+						if !only.MatchString(fmt.Sprintf("m%d/%s", m, r.label)) {
 							continue
 						}
 						checked++

@@ -57,13 +57,17 @@ func Flash16Fits(c *Context, dh int) bool {
 	return ok
 }
 
+// SkinnyLayout is a layout of coopmat's skinny tensor-core kernel (see
+// skinnyLayout).
+type SkinnyLayout = skinnyLayout
+
 // SetDecodeRoute fixes how products of at most 16 rows with 16-bit
-// weights run: kernel "gemv" (gemv.kc for a·bᵀ, gemvt.kc for a·b),
-// "skinny" (coopmat's skinny tensor-core kernel in layout s, tn, ks,
-// whole; zeros: its first) or "coop" (coopmat's tiled choice); ""
-// restores the default choice.
-func (c *Context) SetDecodeRoute(kernel string, s, tn, ks int, whole bool) {
-	c.decodeForce = decodeRoute{Kernel: kernel, Layout: skinnyLayout{s, tn, ks, whole}}
+// weights run: kernel "gemv" (gemv.kc or gemvsg.kc for a·bᵀ, gemvt.kc for
+// a·b; SetGEMV and SetGEMVSubgroups fix its shape), "skinny" (coopmat's
+// skinny tensor-core kernel in layout l; zero: its first) or "coop"
+// (coopmat's choice); "" restores the default choice.
+func (c *Context) SetDecodeRoute(kernel string, l SkinnyLayout) {
+	c.decodeForce = decodeRoute{Kernel: kernel, Layout: l}
 }
 
 // DecodeRoute is the kernel the default choice gives a product of a and

@@ -43,7 +43,8 @@ func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 
 // gemvMaxRows is the most rows of a that MatMulBT gives to gemv.kc, and
 // gemvtMaxRows that MatMul gives to gemvt.kc (whose partial sums, 8
-// columns of each row an invocation, stay in registers up to 4 rows).
+// columns of each row an invocation, stay in registers up to 4 rows; its
+// reduction needs 64 KiB of shared memory at 16 rows).
 const (
 	gemvMaxRows  = 16
 	gemvtMaxRows = 4
@@ -80,7 +81,7 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	switch r := c.decodeRouteFor(a, b, o); r.Kernel {
 	case "gemv":
-		return c.gemv(a, b, o)
+		return c.gemv(a, b, o, r)
 	case "gemvt":
 		return c.gemvT(a, b, o)
 	case "skinny":
@@ -131,7 +132,7 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 // gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
 // a) when k is a multiple of 8 and the views start on 16 bytes, else
 // gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
-func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() { releaseAll(tmp) }()
 	outT := a.dtype
@@ -152,11 +153,12 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 			return nil, err
 		}
 	}
-	team, r := c.gemvShape(o.M)
+	team, r, sg := c.gemvShape(o.M, rt)
 	file := "gemv.kc"
-	if c.gemvSubgroup(o.M) && kernel != "gemv1" {
+	if sg && kernel != "gemv1" {
 		file = "gemvsg.kc"
-		team, r = c.gemvSGShape(o.M)
+	} else {
+		r = c.gemvFit(o.M, team, r)
 	}
 	y, err := c.output([]int{o.M, o.N})
 	if err != nil {
@@ -272,14 +274,15 @@ func (c *Context) fromF32(y *Tensor, t DType) (*Tensor, error) {
 	return c.Cast(y, t)
 }
 
-// gemvShape is gemv.kc's team size and rows per team for m rows of a:
-// two rows a team (two 16-byte loads in flight per invocation) while the
-// partial sums stay few, one beyond 8 rows; fewer where the partial sums
-// (TEAM·(m·r·TEAMS + 1) f32) would not fit the device's shared memory.
-func (c *Context) gemvShape(m int) (team, r int) {
-	team, r = 128, 2 // the best of five at m = 1 on the H200 (2026-12-01)
-	if m > 8 {
-		team, r = 64, 1
+// gemvShape is the team size, rows per team and reduction (true:
+// gemvsg.kc's subgroup shuffles) gemv runs m rows of a with: the route's,
+// each replaced by the fixed choice of tests and benchmarks where there is
+// one, and gemvsg.kc only where the device has subgroup shuffles of a
+// power of two from 4 to 128 lanes (teams then at least a subgroup).
+func (c *Context) gemvShape(m int, rt decodeRoute) (team, r int, sg bool) {
+	team, r, sg = rt.Team, rt.R, rt.SG
+	if team == 0 {
+		team, r = 128, 2
 	}
 	if c.gemvTeam > 0 {
 		team = c.gemvTeam
@@ -287,46 +290,29 @@ func (c *Context) gemvShape(m int) (team, r int) {
 	if c.gemvR > 0 {
 		r = c.gemvR
 	}
+	if c.gemvSG != 0 {
+		sg = c.gemvSG > 0
+	}
+	info := c.dev.Info()
+	n := info.SubgroupSize
+	if !info.Subgroups || n < 4 || n > 128 || n&(n-1) != 0 || 256%n != 0 {
+		sg = false
+	}
+	if sg {
+		team = max(team, n)
+	}
+	return team, r, sg
+}
+
+// gemvFit is the rows per team r, or fewer, whose partial sums gemv.kc's
+// reduction (TEAM·(m·r·TEAMS + 1) f32) fits into the device's shared
+// memory.
+func (c *Context) gemvFit(m, team, r int) int {
 	shared := int(c.dev.Info().Limits.MaxSharedMemory)
 	for r > 1 && shared > 0 && 4*team*(m*r*(256/team)+1) > shared {
 		r /= 2
 	}
-	return team, r
-}
-
-// gemvSGRows is the fewest rows of a for which gemv takes gemvsg.kc (its
-// subgroup reduction) where the device allows it; 0 never. Unmeasured
-// (2026-12-01): off until the H200 says.
-var gemvSGRows = 0
-
-// gemvSubgroup reports whether gemv takes gemvsg.kc for m rows of a: the
-// fixed choice of tests and benchmarks, else from gemvSGRows. The device
-// must report subgroup shuffles, of a power of two from 4 to 128 lanes.
-func (c *Context) gemvSubgroup(m int) bool {
-	info := c.dev.Info()
-	sg := info.SubgroupSize
-	if !info.Subgroups || sg < 4 || sg > 128 || sg&(sg-1) != 0 {
-		return false
-	}
-	return c.gemvSG > 0 || (c.gemvSG == 0 && gemvSGRows > 0 && m >= gemvSGRows)
-}
-
-// gemvSGShape is gemvsg.kc's team size and rows per team for m rows of a
-// (its reduction needs no more shared memory for more rows a team): the
-// fixed shape of tests and benchmarks, else teams of 128 with 2 rows up to
-// 4 rows of a and 4 rows beyond. Teams are at least a subgroup.
-func (c *Context) gemvSGShape(m int) (team, r int) {
-	team, r = 128, 2
-	if m > 4 {
-		team, r = 64, 4
-	}
-	if c.gemvTeam > 0 {
-		team = c.gemvTeam
-	}
-	if c.gemvR > 0 {
-		r = c.gemvR
-	}
-	return max(team, c.dev.Info().SubgroupSize), r
+	return r
 }
 
 // matmul returns the prepared product for o. A split-k product's scratch

@@ -21,6 +21,11 @@ type decodeRoute struct {
 	Kernel string
 	// Layout is the skinny kernel's (zero: coopmat's first candidate).
 	Layout skinnyLayout
+	// Team and R are gemv's team of lanes and rows of b a team (zero: 128
+	// and 2); SG takes gemvsg.kc (a reduction by subgroup shuffles, and no
+	// bound on R from shared memory) where the device can.
+	Team, R int
+	SG      bool
 }
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
@@ -30,18 +35,52 @@ type decodeRoute struct {
 type skinnyLayout struct {
 	S, TN, KS int
 	Whole     bool
+	Packed    bool // b read as 16-byte words by the cooperative loads
 }
 
-// skinnyMinRows is the fewest rows of a for which products go to the
-// skinny tensor-core kernel where the device has cooperative matrices of
-// b's type, by form (a·bᵀ, a·b); fewer rows take gemv.kc or gemvt.kc.
-var skinnyMinRows = [2]int{2, 2}
+// The default routes, from the H200 (2026-12-01, one device call; GB/s
+// over 4096x4096 f16 weights, products chained as a model's are;
+// docs/PERF.md, "Decode products"; f32 a / f16 a):
+//
+//   - a·bᵀ, 1 row: gemv.kc, teams of 128, 2 rows a team (2583 / 1890;
+//     gemvsg.kc 2593 / 2035 at 128/4; the skinny tensor-core kernel at
+//     most 966);
+//   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/8 (2059 at 4 rows), f16 a gemv.kc
+//     64/2 (1733);
+//   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
+//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel, 4 subgroups of 4
+//     tiles, k in slices of 512 (915 / 930 at 16 rows; gemv.kc's best
+//     587 / 912, gemvsg.kc 603 / 879, coopmat's tiled kernels 687 / 680),
+//     gemv.kc 64/2 without cooperative matrices;
+//   - a·b: gemvt.kc up to 4 rows (1761 at 1 row, f32 a; the skinny kernel
+//     1269, coopmat's gemv 961), the skinny kernel 4x4x512 beyond
+//     (unmeasured there), else coopmat's choice.
+var (
+	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
+	// skinnyMinRows is the fewest rows that take the skinny kernel by
+	// default, by form (a·bᵀ, a·b).
+	skinnyMinRows = [2]int{9, gemvtMaxRows + 1}
+)
+
+// gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
+func gemvRoute(m int, ad DType) decodeRoute {
+	switch {
+	case m == 1:
+		return decodeRoute{Kernel: "gemv", Team: 128, R: 2}
+	case m <= 4 && ad == F32:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 8, SG: true}
+	case m <= 4:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 2}
+	case m <= 8:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 4, SG: true}
+	}
+	return decodeRoute{Kernel: "gemv", Team: 64, R: 2}
+}
 
 // decodeRouteFor chooses how o runs (a, b as given to halfProduct): the
-// fixed route of tests and benchmarks, else the skinny tensor-core kernel
-// from skinnyMinRows rows where the device has one for the problem, else
-// gemv.kc (a·bᵀ) or gemvt.kc (a·b, up to gemvtMaxRows rows), else
-// coopmat's tiled kernels. Products of more than 16 rows always take
+// fixed route of tests and benchmarks, else the defaults above (the
+// skinny kernel only where the device has it for the problem: cooperative
+// matrices of b's type). Products of more than 16 rows always take
 // coopmat's choice.
 func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 	if o.M > gemvMaxRows || c.noGEMV {
@@ -49,7 +88,8 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 	}
 	switch f := c.decodeForce; {
 	case f.Kernel == "gemv" && !o.TransB, f.Kernel == "gemvt" && o.TransB:
-		return decodeRoute{Kernel: map[bool]string{true: "gemv", false: "gemvt"}[o.TransB]}
+		f.Kernel = map[bool]string{true: "gemv", false: "gemvt"}[o.TransB]
+		return f
 	case f.Kernel != "":
 		return f
 	}
@@ -58,13 +98,13 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 		form = 1
 	}
 	if o.M >= skinnyMinRows[form] {
-		if _, err := c.skinnyPlan(a, b, o, skinnyLayout{}); err == nil {
-			return decodeRoute{Kernel: "skinny"}
+		if _, err := c.skinnyPlan(a, b, o, skinnyDefault); err == nil {
+			return decodeRoute{Kernel: "skinny", Layout: skinnyDefault}
 		}
 	}
 	switch {
 	case o.TransB:
-		return decodeRoute{Kernel: "gemv"}
+		return gemvRoute(o.M, a.dtype)
 	case o.M <= gemvtMaxRows:
 		return decodeRoute{Kernel: "gemvt"}
 	}
@@ -103,7 +143,7 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 		}
 		// k in one chunk: the whole-k plan and the split one are the same
 		whole := p.KS > p.Tile.BK || p.Splits == 1
-		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1)) {
+		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) && l.Packed == p.Packed) {
 			return p, nil
 		}
 	}

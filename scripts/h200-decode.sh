@@ -11,9 +11,10 @@
 # the weights for every route (docs/PERF.md, "Decode products").
 #
 # Usage: scripts/h200-decode.sh [ROOT [validate]]   (ROOT: the checkout the
-# device tool sends, e.g. /work/main). With "validate" the call checks only
-# the default routes, f16 and bf16, and times the default routes (-bench
-# 'Decode/.*/default'). Only .gl/decmm is carried; delete it after the call.
+# device tool sends, e.g. /work/main). With "validate" the call checks the
+# default routes and the skinny kernel's packed layouts at 16 rows (f16;
+# 4096x4096 and two ragged sizes), then times them beside PyTorch's f16
+# baselines. Only .gl/decmm is carried; delete it after the call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
@@ -23,12 +24,18 @@ h200_gl "$root" "$gl"
 GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
 cp scripts/torch_decode.py "$gl/"
 env="KC_DECODE_TYPES=f16"
-bench="Decode"
+bench="timeout 55 \$G/kernels.test -test.run '^\$' -test.bench 'Decode' -test.benchtime 20x > \$OUT/kc.txt 2>&1"
+torch="timeout 20 python3 \$G/torch_decode.py"
+tt=45
 if [ "${2:-}" = validate ]; then
-	env="KC_DECODE_ROUTES=default"
-	bench='Decode/.*/(default|copy)'
+	# The default routes, and the skinny kernel's packed layouts at 16
+	# rows beside the unpacked default layout: checked, then timed.
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='/default\$|^m16/.*_pk\$|^m16/skinny_4x4x512\$'"
+	bench="timeout 6 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/.*/.*/^default_(gemv|gemvt|skinny|coop)\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1; timeout 5 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m16/.*/(_pk\$|^skinny_4x4x512\$)' -test.benchtime 10x >> \$OUT/kc.txt 2>&1"
+	torch="timeout 8 python3 \$G/torch_decode.py f16"
+	tt=15
 fi
 cat <<CMD
-run carry=[".gl/decmm"] timeout_s=140 command:
-for f in .gl/decmm/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/decmm; cd kernels; $env timeout 50 \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; timeout 25 python3 \$G/torch_decode.py > \$OUT/torch.txt 2>&1; timeout 50 \$G/kernels.test -test.run '^\$' -test.bench '$bench' -test.benchtime 20x > \$OUT/kc.txt 2>&1; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error' \$OUT/tests.txt | head -5; grep RESULT \$OUT/torch.txt; grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'; grep rc= \$OUT/kc.txt
+run carry=[".gl/decmm"] command:
+for f in .gl/decmm/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/decmm; cd kernels; $env timeout $tt \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; $torch > \$OUT/torch.txt 2>&1; $bench; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error' \$OUT/tests.txt | head -5; grep RESULT \$OUT/torch.txt; grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'; grep rc= \$OUT/kc.txt
 CMD

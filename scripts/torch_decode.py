@@ -3,7 +3,8 @@
 measured as kernels' BenchmarkDecode measures them: copy of 256 MiB f32 (the
 bandwidth baseline); x·Wᵀ (F.linear, what a model calls) and x·W with 1, 4, 8
 and 16 rows of x, 8 weight matrices 4096x4096 rotated (256 MiB, beyond L2),
-GB/s over the weight bytes; f16 throughout (and bf16 at 1 and 16 rows). Each
+GB/s over the weight bytes; f16 throughout (and bf16 at 1 and 16 rows, unless
+the argument "f16" is given). Each
 figure: the median over 5 rounds of (CUDA-event time of 100 calls) / 100.
 Prints RESULT lines like ../shared/baselines/torch_baselines.py.
 """
@@ -33,7 +34,7 @@ def res(name, **kv):
     print("RESULT name=" + name + " " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kv.items()), flush=True)
 
 
-def main():
+def main(types):
     n = 64 << 20
     a = torch.randn(n, device=dev)
     b = torch.empty_like(a)
@@ -41,7 +42,7 @@ def main():
     res("copy", GBps=8 * n / t / 1e9)
     del a, b
     dim, mats = 4096, 8
-    for dt in (torch.float16, torch.bfloat16):
+    for dt in types:
         name = str(dt).split(".")[1]
         ws = [torch.randn(dim, dim, device=dev, dtype=dt) * 0.01 for _ in range(mats)]
         wbytes = 2 * dim * dim
@@ -54,4 +55,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    main((torch.float16,) if sys.argv[1:] == ["f16"] else (torch.float16, torch.bfloat16))
