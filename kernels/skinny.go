@@ -42,9 +42,9 @@ type skinnyLayout struct {
 // over 4096x4096 f16 weights, products chained as a model's are;
 // docs/PERF.md, "Decode products"; f32 a / f16 a):
 //
-//   - a·bᵀ, 1 row: gemv.kc, teams of 128, 2 rows a team (2583 / 1890;
-//     gemvsg.kc 2593 / 2035 at 128/4; the skinny tensor-core kernel at
-//     most 966);
+//   - a·bᵀ, 1 row: f32 a gemv.kc, teams of 128, 2 rows a team (2583;
+//     gemvsg.kc 2593 at 128/4), f16 a gemvsg.kc 128/4 (2035; gemv.kc
+//     1890); the skinny tensor-core kernel at most 966;
 //   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/8 (2059 at 4 rows), f16 a gemv.kc
 //     64/2 (1733);
 //   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
@@ -65,8 +65,10 @@ var (
 // gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
 func gemvRoute(m int, ad DType) decodeRoute {
 	switch {
-	case m == 1:
+	case m == 1 && ad == F32:
 		return decodeRoute{Kernel: "gemv", Team: 128, R: 2}
+	case m == 1:
+		return decodeRoute{Kernel: "gemv", Team: 128, R: 4, SG: true}
 	case m <= 4 && ad == F32:
 		return decodeRoute{Kernel: "gemv", Team: 64, R: 8, SG: true}
 	case m <= 4:
