@@ -68,6 +68,12 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 		if g := gemvCandidates(info, o); len(g) > 0 && o.M <= gemvDefaultRows {
 			return g[0], nil
 		}
+		// At most 16 rows otherwise: the skinny tensor-core kernel (on the
+		// H200, 16x4096x4096 Bᵀ f16: 915-930 GB/s over B against 680-690
+		// for the tiled kernels' default, 2026-12-01).
+		if s := skinnyCandidates(info, o); len(s) > 0 {
+			return s[0], nil
+		}
 		cs := CoopCandidates(info, o)
 		if len(cs) == 0 {
 			return Plan{}, &ir.UnsupportedError{Target: info.Name, Feature: o.dtype() + " matmul (no cooperative matrix with " + o.dtype() + " inputs and f32 accumulate)"}

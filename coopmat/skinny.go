@@ -360,15 +360,17 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 }
 
 // skinnyLayouts are the candidate (subgroups, tiles of C per subgroup, k
-// per workgroup) of the skinny tensor-core kernel, unmeasured (2026-12-01):
-// at 16x4096x4096, BN 64 and KS 256 make 64 x 16 = 1,024 workgroups, each
-// streaming 32 KiB of B.
+// per workgroup) of the skinny tensor-core kernel, the best on the H200
+// first (2026-12-01, 16x4096x4096 f16 Bᵀ: 915-930 GB/s over B, the others
+// 700-900, none above 970; docs/PERF.md, "Decode products"). At 4096
+// columns, BN 64 and KS 512 make 64 x 8 = 512 workgroups, each streaming
+// 64 KiB of B.
 var skinnyLayouts = []struct {
 	S, TN, KS int
 	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
 	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
 }{
-	{4, 4, 256, false, false}, {4, 2, 256, false, false}, {4, 4, 512, false, false}, {4, 2, 512, false, false}, {8, 2, 512, false, false},
+	{4, 4, 512, false, false}, {4, 4, 256, false, false}, {4, 2, 256, false, false}, {4, 2, 512, false, false}, {8, 2, 512, false, false},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
 	// so that 4096 columns still make 1,024 workgroups; A's slice is then
@@ -381,7 +383,8 @@ var skinnyLayouts = []struct {
 	// B bound as 16-byte words, read by coopLoad as such (Plan.Packed):
 	// the best four above on the H200 at 16 rows (2026-12-01: 915, 874,
 	// 870, 865 GB/s; copy 4159) in case the driver's loads of f16 elements
-	// are narrower than of words.
+	// were narrower than of words. They were not, by much: 872-967 GB/s
+	// packed against 908-923 for the first layout in the same call.
 	{4, 4, 512, false, true}, {8, 1, 1024, true, true}, {8, 1, 512, true, true}, {4, 2, 512, false, true},
 }
 

@@ -75,11 +75,12 @@ func TestSkinny(t *testing.T) {
 
 // TestSkinnyCandidates: Candidates lists the skinny tensor-core plans for
 // at most 16 rows of f16/bf16, both forms of B, after the gemv plans and
-// before the tiled ones; none for more rows or f32; the untuned choice
-// stays what it was (no skinny plan: unmeasured).
+// before the tiled ones; none for more rows or f32; the untuned choice is
+// the gemv kernel up to 8 rows of A·B, else the first skinny plan (the
+// H200's best, 4x4x512).
 func TestSkinnyCandidates(t *testing.T) {
 	for _, o := range []Options{{M: 16, N: 4096, K: 4096, DType: "f16"}, {M: 16, N: 4096, K: 4096, DType: "bf16", TransB: true},
-		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}} {
+		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}, {M: 12, N: 4096, K: 4096, DType: "f16"}} {
 		cs, err := Candidates(h200(), o)
 		if err != nil {
 			t.Fatal(err)
@@ -97,8 +98,19 @@ func TestSkinnyCandidates(t *testing.T) {
 		if gens != want {
 			t.Errorf("%s: candidate generators in order %q, want %q", o, gens, want)
 		}
-		if p, err := Choose(h200(), o); err != nil || p.Generator == "skinny" {
-			t.Errorf("%s: Choose = %s, %v; want no skinny plan untuned", o, p, err)
+		wantGen := "skinny"
+		if !o.TransB && o.M <= gemvDefaultRows {
+			wantGen = "gemv"
+		}
+		first := ""
+		for _, p := range cs {
+			if p.Generator == wantGen {
+				first = p.String()
+				break
+			}
+		}
+		if p, err := Choose(h200(), o); err != nil || p.String() != first {
+			t.Errorf("%s: Choose = %s, %v; want the first %s plan untuned", o, p, err, wantGen)
 		}
 		seen := map[string]bool{}
 		for _, p := range cs {

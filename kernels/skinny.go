@@ -38,9 +38,11 @@ type skinnyLayout struct {
 	Packed    bool // b read as 16-byte words by the cooperative loads
 }
 
-// The default routes, from the H200 (2026-12-01, one device call; GB/s
+// The default routes, from the H200 (2026-12-01, two device calls; GB/s
 // over 4096x4096 f16 weights, products chained as a model's are;
-// docs/PERF.md, "Decode products"; f32 a / f16 a):
+// docs/PERF.md, "Decode products"; f32 a / f16 a; figures of one
+// configuration in two runs differed by up to 30%, so only wide margins
+// decide):
 //
 //   - a·bᵀ, 1 row: f32 a gemv.kc, teams of 128, 2 rows a team (2583;
 //     gemvsg.kc 2593 at 128/4), f16 a gemvsg.kc 128/4 (2035; gemv.kc
@@ -52,14 +54,17 @@ type skinnyLayout struct {
 //     tiles, k in slices of 512 (915 / 930 at 16 rows; gemv.kc's best
 //     587 / 912, gemvsg.kc 603 / 879, coopmat's tiled kernels 687 / 680),
 //     gemv.kc 64/2 without cooperative matrices;
-//   - a·b: gemvt.kc up to 4 rows (1761 at 1 row, f32 a; the skinny kernel
-//     1269, coopmat's gemv 961), the skinny kernel 4x4x512 beyond
-//     (unmeasured there), else coopmat's choice.
+//   - a·b: gemvt.kc at 1 row (1761; the skinny kernel 1262, coopmat's gemv
+//     961), the skinny kernel 4x4x512 from 2 (gemvt.kc fell to 818 / 736
+//     at 4 rows; the skinny kernel 1187 / 1227 at 8, 887-1149 at 16, and
+//     its speed hardly depends on the rows: it pads them to 16); where the
+//     device has no cooperative matrices gemvt.kc up to 4 rows, else
+//     coopmat's choice.
 var (
 	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
 	// default, by form (a·bᵀ, a·b).
-	skinnyMinRows = [2]int{9, gemvtMaxRows + 1}
+	skinnyMinRows = [2]int{9, 2}
 )
 
 // gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
