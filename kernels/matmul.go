@@ -14,7 +14,10 @@ import (
 // accumulates in f32. 16-bit products run on the device's cooperative
 // matrices (a cast to b's type first when it is f32) where it has them
 // for b's type, else through f32 (the operands cast up, the f32 product,
-// the result cast back).
+// the result cast back). Products of at most 16 rows (decoding) take the
+// kernels built for streaming b once (see decodeRouteFor): gemvt.kc, or
+// coopmat's skinny tensor-core kernel, which rounds f32 a to b's type as
+// it reads it.
 func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 	if err := c.ownsTyped("matmul", a, b); err != nil {
 		return nil, err
@@ -29,8 +32,9 @@ func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 // in memory): a [m, n] tensor. This is q·kᵀ with the 1/√d folded in, and
 // x·Wᵀ for weights stored as [out, in]. A zero scale means 1. The types
 // are as for MatMul. With 16-bit b and at most 16 rows in a (decoding),
-// it runs gemv.kc, which streams b once at memory speed (MatMul, with at
-// most 4 rows, gemvt.kc).
+// it runs a kernel that streams b once (see decodeRouteFor): gemv.kc or
+// gemvsg.kc up to 8 rows (f32 a used as it is), coopmat's skinny
+// tensor-core kernel beyond where the device has cooperative matrices.
 func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 	if err := c.ownsTyped("matmulbt", a, b); err != nil {
 		return nil, err
@@ -129,9 +133,10 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 	return c.Cast(out, a.dtype)
 }
 
-// gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
-// a) when k is a multiple of 8 and the views start on 16 bytes, else
-// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
+// gemv records scale·a·bᵀ through gemv.kc or gemvsg.kc (rt's shape):
+// gemv4 (or gemv4h for 16-bit a) when k is a multiple of 8 and the views
+// start on 16 bytes, else gemv.kc's gemv1 on f32 a. The kernels write
+// f32; a 16-bit result is cast.
 func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() { releaseAll(tmp) }()
