@@ -335,3 +335,47 @@ func BenchmarkDecode(b *testing.B) {
 		b.ReportMetric(2*4*float64(cn)/(run.Seconds()/float64(b.N*20))/1e9, "GB/s")
 	})
 }
+
+// TestDecodeDefaults: the default routes are those kernels/skinny.go
+// documents from the H200's figures: x·Wᵀ gemv.kc/gemvsg.kc up to 8 rows,
+// the skinny tensor-core kernel beyond where the device has cooperative
+// matrices of the weights' type (else gemv.kc); x·W gemvt.kc at 1 row,
+// then the skinny kernel (without one, gemvt.kc up to 4 rows, then
+// coopmat's choice); more than 16 rows coopmat's choice.
+func TestDecodeDefaults(t *testing.T) {
+	c := open(t, "vulkan")
+	_, coop := coopmat.CoopShape(c.Device().Info(), "f16")
+	w, err := c.EmptyOf(kernels.F16, 64, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []int{1, 2, 4, 5, 8, 9, 16, 17} {
+		for _, xd := range []kernels.DType{kernels.F32, kernels.F16} {
+			x, err := c.EmptyOf(xd, m, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBT, wantB := "gemv", "gemvt"
+			switch {
+			case m > 16:
+				wantBT, wantB = "coop", "coop"
+			case coop:
+				if m > 8 {
+					wantBT = "skinny"
+				}
+				if m > 1 {
+					wantB = "skinny"
+				}
+			case m > 4:
+				wantB = "coop"
+			}
+			if got := kernels.DecodeRoute(c, x, w, true); got != wantBT {
+				t.Errorf("x·Wᵀ, %d rows of %s: route %s, want %s", m, xd, got, wantBT)
+			}
+			if got := kernels.DecodeRoute(c, x, w, false); got != wantB {
+				t.Errorf("x·W, %d rows of %s: route %s, want %s", m, xd, got, wantB)
+			}
+			x.Release()
+		}
+	}
+}
