@@ -3,9 +3,11 @@ package coopmat
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -278,4 +280,40 @@ func runSkinnyA32(t *testing.T, rng *rand.Rand, p Plan) {
 		t.Errorf("relative error %.3g against unrounded A, want < 1e-2", worst)
 	}
 	t.Logf("%d slices, relative error %.3g against unrounded A", p.Splits, worst)
+}
+
+// TestSkinnyAType: A of another type than B is only f32 times f16 or
+// bf16; such a product lists only skinny plans (and Choose takes one),
+// and a device without cooperative matrices has none: a checked
+// *ir.UnsupportedError naming the problem.
+func TestSkinnyAType(t *testing.T) {
+	for _, o := range []Options{{M: 1, N: 8, K: 8, DType: "f16", AType: "bf16"}, {M: 1, N: 8, K: 8, AType: "f16"}, {M: 1, N: 8, K: 8, DType: "bf16", AType: "i8"}} {
+		if err := o.Validate(); err == nil {
+			t.Errorf("%+v: Validate accepted it", o)
+		}
+	}
+	o := Options{M: 16, N: 4096, K: 4096, DType: "bf16", AType: "f32", TransB: true}
+	cs, err := Candidates(h200(), o)
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("%s: %d candidates, %v", o, len(cs), err)
+	}
+	for _, p := range cs {
+		if p.Generator != "skinny" {
+			t.Errorf("%s: candidate %s", o, p)
+		}
+	}
+	if p, err := Choose(h200(), o); err != nil || p.String() != cs[0].String() {
+		t.Errorf("%s: Choose = %s, %v; want %s", o, p, err, cs[0])
+	}
+	for _, o := range []Options{o, {M: 17, N: 64, K: 64, DType: "f16", AType: "f32"}} {
+		info := lavapipe()
+		if o.M > 16 {
+			info = h200()
+		}
+		_, err := Candidates(info, o)
+		var u *ir.UnsupportedError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), o.String()) {
+			t.Errorf("%s on %s: %v, want an UnsupportedError naming the problem", o, info.Name, err)
+		}
+	}
 }
