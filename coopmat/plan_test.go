@@ -14,21 +14,30 @@ import (
 	"github.com/kcgo/kc/ir"
 )
 
-// h200 is the adapter as the Vulkan driver reports the H200 (shapes and
-// limits from docs/PERF.md's `kc devices` listing, abridged).
+// h200 is the adapter as the Vulkan driver reports the H200 (driver
+// 580.159.04; docs/PERF.md's `kc devices` listing and cooperative_matrix2
+// section): f16 with f16 or f32 accumulate and 8-bit integers in both
+// flavours, bf16 only through VK_KHR_cooperative_matrix and only with f32
+// accumulate.
 func h200() backend.AdapterInfo {
 	var shapes []backend.CoopMatShape
-	for _, fl := range []string{"nv", "khr"} {
-		for _, t := range []string{"f16", "bf16"} {
-			for _, mnk := range [][3]int{{16, 8, 8}, {16, 8, 16}, {16, 16, 16}} {
-				shapes = append(shapes, backend.CoopMatShape{M: mnk[0], N: mnk[1], K: mnk[2], A: t, B: t, C: "f32", Result: "f32", Scope: "subgroup", Flavor: fl})
-				shapes = append(shapes, backend.CoopMatShape{M: mnk[0], N: mnk[1], K: mnk[2], A: t, B: t, C: t, Result: t, Scope: "subgroup", Flavor: fl})
+	for _, fl := range []string{"khr", "nv"} {
+		for _, acc := range []string{"f16", "f32"} {
+			for _, mnk := range [][3]int{{16, 16, 16}, {16, 8, 16}, {16, 8, 8}} {
+				shapes = append(shapes, backend.CoopMatShape{M: mnk[0], N: mnk[1], K: mnk[2], A: "f16", B: "f16", C: acc, Result: acc, Scope: "subgroup", Flavor: fl})
 			}
 		}
-		shapes = append(shapes, backend.CoopMatShape{M: 16, N: 16, K: 32, A: "s8", B: "s8", C: "s32", Result: "s32", Scope: "subgroup", Flavor: fl})
+		for _, t := range []string{"u8", "s8"} {
+			for _, n := range []int{16, 8} {
+				shapes = append(shapes, backend.CoopMatShape{M: 16, N: n, K: 32, A: t, B: t, C: t[:1] + "32", Result: t[:1] + "32", Scope: "subgroup", Flavor: fl})
+			}
+		}
+		if fl == "khr" {
+			shapes = append(shapes, backend.CoopMatShape{M: 16, N: 16, K: 16, A: "bf16", B: "bf16", C: "f32", Result: "f32", Scope: "subgroup", Flavor: fl})
+		}
 	}
 	return backend.AdapterInfo{Name: "NVIDIA H200", Driver: "vulkan", API: "Vulkan 1.4.312", DriverInfo: "NVIDIA 580.159.04",
-		SubgroupSize: 32, CoopMat: shapes, Timestamps: true,
+		SubgroupSize: 32, CoopMat: shapes, Timestamps: true, F16: true, BF16: true, Int8: true,
 		Limits: backend.Limits{MaxSharedMemory: 48 << 10, MaxInvocationsPerWorkgroup: 1024, MaxWorkgroupSize: [3]int{1024, 1024, 64}, MaxWorkgroupsPerDimension: 65535}}
 }
 

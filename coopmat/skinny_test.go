@@ -43,7 +43,8 @@ func withShape(t *testing.T, p Plan, m, n, k int) Plan {
 // and K or N not a multiple of 8: staged everywhere), one slice of k (C
 // written directly) and several (split-k partials and matmul_reduce), both
 // forms of B, f16 and bf16 in, f32/f16/bf16 out, every H200 skinny plan
-// (every other one with the 16x8x16 instruction shape), against float64.
+// (every other f16 one with the 16x8x16 instruction shape), against
+// float64.
 func TestSkinny(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -59,7 +60,7 @@ func TestSkinny(t *testing.T) {
 				}
 				n++
 				for i, p := range cs {
-					if i%2 == 1 {
+					if i%2 == 1 && dt == "f16" { // the H200 lists 16x8x16 for f16 only
 						p = withShape(t, p, 16, 8, 16)
 					}
 					t.Run(fmt.Sprintf("%s/%s/%dx%dx%d", o, p, p.Shape.M, p.Shape.N, p.Shape.K), func(t *testing.T) {
