@@ -58,6 +58,11 @@ type Context struct {
 	// noGEMV (tests, benchmarks) sends every 16-bit product to the
 	// cooperative-matrix or f32 path.
 	noGEMV bool
+	// timed, when set (benchmarks, on devices with GPU timestamps),
+	// brackets every dispatch with timestamps and keeps its Timing in
+	// timings.
+	timed   bool
+	timings []*backend.Timing
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.
@@ -197,6 +202,13 @@ func (c *Context) dispatch(p *backend.Pipeline, params []uint32, groups [3]uint3
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
 		vs[i] = t.bind()
+	}
+	if c.timed {
+		t, err := c.dev.DispatchTimed(p, backend.Args{Params: params, Buffers: vs}, groups)
+		if err == nil {
+			c.timings = append(c.timings, t)
+		}
+		return err
 	}
 	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
 }
