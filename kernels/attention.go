@@ -156,6 +156,10 @@ var h16Def = map[DType]string{F32: "0", F16: "1", BF16: "2"}
 func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
 	if c.decode.Sub == 0 {
 		if span, pd := c.decode4Defs(d, tq, s, heads, kvHeads, dh); pd != nil {
+			if pd["RM"] == "1" {
+				delete(pd, "RM")
+				return "decoderm.kc", "decoderm_partial", span, pd
+			}
 			return "decode4.kc", "decode4_partial", span, pd
 		}
 	}
@@ -215,14 +219,17 @@ func flashLoops(s, dh int) int {
 // decode4.kc (decodesg.kc only for a 16-bit cache decode4.kc does not
 // take): invocations per workgroup (WG, 128 or 256), invocations per key
 // in the score pass (LN: 1, 2 or 4), value rows per online-softmax step
-// (VB), the round's values loaded with its keys (Pre = 1). Both: keys per
+// (VB), the round's values loaded with its keys (Pre = 1); RM = 1 takes
+// decoderm.kc instead where the device has subgroups (one max a round, each
+// exponential once: WG, LN as decode4.kc's, values always loaded with the
+// keys). All: keys per
 // workgroup (Span, a power of two, at least one step or round; 0: chosen
 // so that about Groups workgroups run). A tuning set by a test or
 // benchmark applies to every cache type.
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
-	Pre                      int
+	Pre, RM                  int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -236,8 +243,10 @@ var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS:
 // (vectors of 8 elements: a row of 128 is 16 of them).
 var defaultDecode16 = decodeTuning{WG: 256, LN: 2, VB: 4, Pre: 1, Groups: 1024}
 
-// decode4Defs returns decode4.kc's span and specialisation for a cache
-// of type d and these shapes, or nil where it does not apply: head
+// decode4Defs returns decode4.kc's (or, where the configuration asks for
+// it and the device allows it, decoderm.kc's, marked RM) span and
+// specialisation for a cache of type d and these shapes, or nil where it
+// does not apply: head
 // dimensions that are not a power of two from 32 to 256, more than 16
 // query heads per key/value head (their accumulators would not stay in
 // registers), or shared memory the device lacks.
@@ -251,27 +260,45 @@ func (c *Context) decode4Defs(d DType, tq, s, heads, kvHeads, dh int) (int, map[
 		def = defaultDecode16
 	}
 	if t.WG == 0 || t.LN == 0 {
-		t.WG, t.LN, t.VB, t.Pre = def.WG, def.LN, def.VB, def.Pre
+		t.WG, t.LN, t.VB, t.Pre, t.RM = def.WG, def.LN, def.VB, def.Pre, def.RM
 	}
 	if t.Groups == 0 {
 		t.Groups = def.Groups
+	}
+	if t.VB == 0 { // a decoderm.kc configuration on a device without subgroups
+		t.VB = def.VB
 	}
 	e := 16 / d.Size()
 	g, dv := heads/kvHeads, dh/e
 	if g > 16 || dv > t.WG || dv%t.LN != 0 {
 		return 0, nil
 	}
+	info := c.dev.Info()
+	sg := info.SubgroupSize
+	rm := t.RM != 0 && info.Subgroups && sg >= 8 && sg <= 128 && t.WG%sg == 0 && t.LN <= sg
 	vb := min(t.VB, dv/t.LN)
 	span := t.span(t.WG/t.LN, tq, s, kvHeads)
 	red := max(g, e) * t.WG
 	// qs, red and st (the device's own limit: the backend checks it
-	// again when it loads the kernel)
-	if need := 4*g*dh + 4*red + 8*g*(t.WG/dv); need > c.dev.Info().Limits.MaxSharedMemory {
+	// again when it loads the kernel); decoderm.kc's mw and ps instead of
+	// part of red
+	need := 4*g*dh + 4*red + 8*g*(t.WG/dv)
+	if rm {
+		red = e * t.WG
+		need = 4*g*dh + 8*g*(t.WG/sg) + 8*g*(t.WG/t.LN) + 4*red + 4*g*(t.WG/dv)
+	}
+	if need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
+	defs := map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
 		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1))}
+	if rm {
+		delete(defs, "VB")
+		delete(defs, "PRE")
+		defs["SG"], defs["RM"] = strconv.Itoa(sg), "1"
+	}
+	return span, defs
 }
 
 // attnParams are the attention kernels' parameters: tq, s, the query and

@@ -7,17 +7,19 @@
 # rows of 32k: PyTorch's copy, SDPA decode and norms first; then the
 # decode and long-row tests on the device (every configuration the sweep
 # times is checked against float64 first: TestDecodeSweep, and the
-# subgroup-reduction layernorms of TestLongRowVariants); then
+# subgroup-reduction layernorms of TestLongRowVariants); then, on the
+# Vulkan driver (KC_DEVICE=vulkan),
 # BenchmarkOps -sweep (copy, norms, decode defaults, then every
 # configuration twice in interleaved passes, wall time of 30 ops in one
 # submit and GPU-timestamp time of each). Each step has its own timeout,
-# 95 s in all.
+# 105 s in all.
 #
 # Usage: scripts/h200-decode.sh [ROOT [DIR]]   (ROOT: default this
 # checkout; give the checkout the device tool sends, e.g. /work/main. DIR:
 # default decode.) Only .gl/DIR is carried. `bash ROOT/.gl/DIR/steps.sh`
 # with OUT set runs the same steps here (lavapipe; PyTorch skipped
-# without CUDA) to check them before the call.
+# without CUDA) to check them before the call; TESTS, BENCH and N replace
+# the test pattern, the benchmark pattern and -test.benchtime.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
@@ -36,9 +38,9 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 fi
 cd kernels
 T=$gl/kernels.test
-timeout 25 "$T" -test.run 'TestDecodeAttention|TestHalfAttention|TestDecodeSweep|TestLongRowVariants/.*SG:1' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+timeout 35 "$T" -test.run "${TESTS:-TestDecodeAttention|TestDecodeSweep|TestLongRowVariants/.*SG:1}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
-timeout 45 "$T" -test.run '^$' -test.bench 'Ops/(copy|softmax|layernorm|rmsnorm|decode)' -test.benchtime 30x -sweep >"$OUT/bench.txt" 2>&1
+KC_DEVICE=vulkan timeout 45 "$T" -test.run '^$' -test.bench "${BENCH:-Ops/(copy|softmax|layernorm|rmsnorm|decode)}" -test.benchtime "${N:-30x}" -sweep >"$OUT/bench.txt" 2>&1
 echo "bench: rc $?"
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
