@@ -221,8 +221,7 @@ func flashLoops(s, dh int) int {
 // in the score pass (LN: 1, 2 or 4), value rows per online-softmax step
 // (VB), the round's values loaded with its keys (Pre = 1); RM = 1 takes
 // decoderm.kc instead where the device has subgroups (one max a round, each
-// exponential once: WG, LN as decode4.kc's, values always loaded with the
-// keys). All: keys per
+// exponential once; WG, LN, VB and Pre as decode4.kc's). All: keys per
 // workgroup (Span, a power of two, at least one step or round; 0: chosen
 // so that about Groups workgroups run). A tuning set by a test or
 // benchmark applies to every cache type.
@@ -294,8 +293,6 @@ func (c *Context) decode4Defs(d DType, tq, s, heads, kvHeads, dh int) (int, map[
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
 		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1))}
 	if rm {
-		delete(defs, "VB")
-		delete(defs, "PRE")
 		defs["SG"], defs["RM"] = strconv.Itoa(sg), "1"
 	}
 	return span, defs

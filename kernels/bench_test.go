@@ -155,26 +155,24 @@ func BenchmarkOps(b *testing.B) {
 }
 
 // decode16Sweep and decode32Sweep are the split-key configurations the
-// sweep times over f16 and f32 caches: decode4.kc's invocations per
-// workgroup and per key, value rows per step, values loaded with the
-// keys or not, workgroups in the grid; decoderm.kc's (RM); and
-// decodesg.kc's earlier 16-bit default.
+// sweep times over f16 and f32 caches: decodesg.kc's (Sub: lanes per key,
+// subgroups, steps per batch); decode4.kc's (invocations per workgroup and
+// per key, value rows per step, workgroups in the grid); decoderm.kc's
+// (RM). The first H200 call of 2026-12-01 (docs/PERF.md) also timed
+// decode4.kc and decoderm.kc with every value load issued beside the key
+// loads (Pre): slower in every configuration.
 var (
 	decode16Sweep = []kernels.DecodeTuning{
-		{WG: 256, LN: 2, VB: 4, Pre: 1, Groups: 1024}, {WG: 256, LN: 2, VB: 4, Pre: 1, Groups: 512},
-		{WG: 256, LN: 2, VB: 8, Pre: 1, Groups: 512}, {WG: 256, LN: 2, VB: 4, Groups: 1024},
-		{WG: 256, LN: 2, VB: 8, Groups: 512}, {WG: 256, LN: 4, VB: 4, Pre: 1, Groups: 1024},
-		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Pre: 1, Groups: 512},
-		{WG: 256, LN: 1, VB: 8, Groups: 512}, {WG: 128, LN: 2, VB: 4, Pre: 1, Groups: 1024},
-		{WG: 256, LN: 2, VB: 4, Pre: 1, Groups: 256}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024},
-		{WG: 256, LN: 2, RM: 1, Groups: 1024}, {WG: 256, LN: 2, RM: 1, Groups: 512},
-		{WG: 256, LN: 4, RM: 1, Groups: 1024}, {WG: 128, LN: 2, RM: 1, Groups: 1024},
+		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 8, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512},
+		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 256}, {WG: 256, LN: 4, VB: 2, Groups: 512},
+		{WG: 256, LN: 2, VB: 4, Groups: 1024},
+		{WG: 256, LN: 4, VB: 4, RM: 1, Groups: 512}, {WG: 256, LN: 2, VB: 4, RM: 1, Groups: 1024},
+		{WG: 256, LN: 4, VB: 2, RM: 1, Groups: 1024}, {WG: 128, LN: 2, VB: 4, RM: 1, Groups: 1024},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
-		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512},
-		{WG: 256, LN: 4, VB: 8, Pre: 1, Groups: 1024}, {WG: 256, LN: 4, VB: 4, Pre: 1, Groups: 512},
-		{WG: 256, LN: 2, VB: 8, Groups: 1024}, {WG: 128, LN: 4, VB: 8, Groups: 1024},
-		{WG: 256, LN: 4, RM: 1, Groups: 1024}, {WG: 256, LN: 4, RM: 1, Groups: 512},
+		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 1024},
+		{WG: 256, LN: 4, VB: 8, RM: 1, Groups: 1024}, {WG: 256, LN: 4, VB: 4, RM: 1, Groups: 512},
+		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024},
 	}
 )
 
@@ -184,7 +182,7 @@ func decodeName(tn kernels.DecodeTuning) string {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d", tn.KL, tn.NS, tn.U, tn.Groups)
 	}
 	if tn.RM != 0 {
-		return fmt.Sprintf("rm-wg%d-ln%d-groups%d", tn.WG, tn.LN, tn.Groups)
+		return fmt.Sprintf("rm-wg%d-ln%d-vb%d-pre%d-groups%d", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups)
 	}
 	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups)
 }
@@ -252,10 +250,12 @@ func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, p string, ben
 }
 
 // rowSweepTunings: the default (one vector of eight in shared memory),
-// then subgroup reductions with it, with one shifted reduction, with 0 or
-// 2 vectors in shared memory, with 2 weight vectors loaded beside x.
-var rowSweepTunings = []kernels.RowTuning{{WG: 1024, SH: 1}, {WG: 1024, SH: 1, SG: 1}, {WG: 1024, SH: 1, ST: 1, SG: 1},
-	{WG: 1024, SG: 1}, {WG: 1024, SH: 2, SG: 1}, {WG: 1024, SH: 1, PF: 2, SG: 1}, {WG: 1024, ST: 1, SG: 1}, {WG: 1024, SH: 1, ST: 1}}
+// then subgroup reductions (rowssg4.kc) with 0 to 2 vectors in shared
+// memory and 0 to 4 weight vectors (w and b) loaded beside x; the first
+// H200 call of 2026-12-01 also timed one shifted reduction (ST: slower).
+var rowSweepTunings = []kernels.RowTuning{{WG: 1024, SH: 1}, {WG: 1024, SH: 1, PF: 2, SG: 1}, {WG: 1024, PF: 2, SG: 1},
+	{WG: 1024, SH: 2, PF: 2, SG: 1}, {WG: 1024, SH: 1, PF: 4, SG: 1}, {WG: 1024, SH: 2, PF: 4, SG: 1}, {WG: 1024, SH: 1, PF: 1, SG: 1},
+	{WG: 1024, SG: 1}}
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 	xs := make([]float32, n)

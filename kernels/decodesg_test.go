@@ -124,7 +124,7 @@ func TestDecode4Interp(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	type cfg struct{ wg, ln, vb, pre, rm int }
 	cfgs := []cfg{{256, 2, 4, 1, 0}, {256, 2, 4, 0, 1}, {256, 2, 8, 0, 0}, {256, 4, 4, 1, 0}, {256, 4, 8, 0, 0}, {128, 2, 4, 1, 0},
-		{256, 1, 8, 0, 0}, {256, 4, 0, 0, 1}, {128, 1, 0, 0, 1}}
+		{256, 1, 8, 0, 0}, {256, 4, 2, 1, 1}, {128, 1, 8, 1, 1}, {256, 4, 8, 0, 1}}
 	cases := []struct {
 		tq, s, hq, hkv, dh, span int
 		causal                   bool
@@ -151,8 +151,6 @@ func TestDecode4Interp(t *testing.T) {
 				file, kernel := "decode4.kc", "decode4_partial"
 				if cf.rm != 0 {
 					file, kernel = "decoderm.kc", "decoderm_partial"
-					delete(defs, "VB")
-					delete(defs, "PRE")
 					defs["SG"], defs["RED"] = "32", strconv.Itoa(e*cf.wg)
 				}
 				got := runSplit(t, file, kernel, defs, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, span, tc.causal, qb, kb, vb)

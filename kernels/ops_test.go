@@ -104,6 +104,17 @@ func TestLongRowVariants(t *testing.T) {
 	}
 }
 
+// TestRowSweep: the layernorm configurations BenchmarkOps -sweep times,
+// checked before they are timed on a device.
+func TestRowSweep(t *testing.T) {
+	c := open(t, "vulkan")
+	defer c.SetRowTuning(kernels.RowTuning{})
+	for _, tn := range rowSweepTunings {
+		c.SetRowTuning(tn)
+		t.Run(fmt.Sprintf("%+v", tn), func(t *testing.T) { testNormsShapes(t, c, [][]int{{3, 12004}, {2, 32768}}) })
+	}
+}
+
 func TestSoftmax(t *testing.T) { testSoftmax(t, open(t, "vulkan")) }
 
 func testSoftmax(t *testing.T, c *kernels.Context) { testSoftmaxShapes(t, c, rowShapes) }

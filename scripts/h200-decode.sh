@@ -14,7 +14,7 @@
 # submit and GPU-timestamp time of each). Each step has its own timeout,
 # 105 s in all.
 #
-# Usage: scripts/h200-decode.sh [ROOT [DIR]]   (ROOT: default this
+# Usage: [BASE=checkout] scripts/h200-decode.sh [ROOT [DIR]]   (ROOT: default this
 # checkout; give the checkout the device tool sends, e.g. /work/main. DIR:
 # default decode.) Only .gl/DIR is carried. `bash ROOT/.gl/DIR/steps.sh`
 # with OUT set runs the same steps here (lavapipe; PyTorch skipped
@@ -29,22 +29,40 @@ gl=$root/.gl/$dir
 h200_gl "$root" "$gl"
 GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
 h200_torch "$gl"
+# BASE (a checkout) adds its kernels.test as base.test: its decode
+# defaults are timed before and after the sweep, for the figures before
+# this branch in the same call
+if [ -n "${BASE:-}" ]; then
+	(cd "$BASE" && GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/base.test" ./kernels)
+fi
 cat >"$gl/steps.sh" <<'STEPS'
 # one decode/layernorm call; run from the repository root with OUT set
 set -u
 gl=$(cd "$(dirname "$0")" && pwd)
+# the SM and memory clocks while it runs (read only)
+if command -v nvidia-smi >/dev/null; then
+	nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,clocks_throttle_reasons.active --format=csv -lms 250 >"$OUT/smi.csv" 2>&1 &
+	smi=$!
+fi
+base() {
+	[ -x "$gl/base.test" ] && KC_DEVICE=vulkan timeout 10 "$gl/base.test" -test.run '^$' -test.bench 'Ops/(copy|decode)' -test.benchtime "${N:-30x}" >>"$OUT/base.txt" 2>&1
+}
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-	timeout 25 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
+	timeout "${PT:-25}" python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
 fi
 cd kernels
 T=$gl/kernels.test
-timeout 35 "$T" -test.run "${TESTS:-TestDecodeAttention|TestDecodeSweep|TestLongRowVariants/.*SG:1}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+timeout "${TT:-35}" "$T" -test.run "${TESTS:-TestDecodeAttention|TestDecodeSweep|TestLongRowVariants/.*SG:1}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
-KC_DEVICE=vulkan timeout 45 "$T" -test.run '^$' -test.bench "${BENCH:-Ops/(copy|softmax|layernorm|rmsnorm|decode)}" -test.benchtime "${N:-30x}" -sweep >"$OUT/bench.txt" 2>&1
+base
+KC_DEVICE=vulkan timeout "${BT:-45}" "$T" -test.run '^$' -test.bench "${BENCH:-Ops/(copy|softmax|layernorm|rmsnorm|decode)}" -test.benchtime "${N:-30x}" -sweep >"$OUT/bench.txt" 2>&1
 echo "bench: rc $?"
+base
+[ -n "${smi:-}" ] && kill "$smi"
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
-grep -E 'GB/s|FAIL|rror' "$OUT/bench.txt" | sed 's/BenchmarkOps\///' | awk '{g=""; for(i=1;i<NF;i++) if($(i+1)=="gpuGB/s") g=$i; for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w, g}'
+awk -F', ' 'NR > 1 {print $3}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -4
+grep -hE 'GB/s|FAIL|rror' "$OUT/base.txt" "$OUT/bench.txt" 2>/dev/null | sed 's/BenchmarkOps\///' | awk '{g=""; for(i=1;i<NF;i++) if($(i+1)=="gpuGB/s") g=$i; for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w, g}'
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
 run carry=[".gl/@DIR@"] timeout_s=110 command:
