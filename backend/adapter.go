@@ -348,25 +348,36 @@ func Supports(a AdapterInfo, need ir.Features) bool {
 		(need&ir.FeatureCoopMat2 == 0 || (a.CoopMat2 != nil && a.CoopMat2.WorkgroupScope))
 }
 
-// OpenFor is Open for kernels that need features: with no selector (sel
-// and KC_DEVICE empty) it opens the policy's choice among the adapters that
-// support need; an explicit selector is obeyed as Open does.
-func OpenFor(ctx context.Context, sel string, need ir.Features) (*Device, error) {
+// OpenFor is Open for kernels ks of a checked module: with no selector
+// (sel and KC_DEVICE empty) it opens the policy's choice among the
+// adapters that can run every one of them (SupportsKernel: features and
+// cooperative-matrix types); an explicit selector is obeyed as Open does.
+func OpenFor(ctx context.Context, sel string, ks ...*ir.Kernel) (*Device, error) {
 	if sel == "" {
 		sel = os.Getenv(EnvDevice)
+	}
+	var need ir.Features
+	for _, k := range ks {
+		need |= k.Features
 	}
 	if sel != "" || need == 0 {
 		return Open(ctx, sel)
 	}
 	as, enumErr := Adapters(ctx)
 	var ok []AdapterInfo
+	var why error
 	for _, a := range as {
-		if Supports(a, need) {
-			ok = append(ok, a)
+		if err := supportsAll(a, ks); err != nil {
+			why = err
+			continue
 		}
+		ok = append(ok, a)
 	}
 	if len(ok) == 0 {
 		err := fmt.Errorf("backend: no adapter supports %s", featureNames(need))
+		if why != nil {
+			err = fmt.Errorf("%w (%v)", err, why)
+		}
 		if enumErr != nil {
 			err = fmt.Errorf("%w (%v)", err, enumErr)
 		}
@@ -375,9 +386,23 @@ func OpenFor(ctx context.Context, sel string, need ir.Features) (*Device, error)
 	return OpenAdapter(ctx, ok[Choose(ok)])
 }
 
+// supportsAll is SupportsKernel for each of ks.
+func supportsAll(a AdapterInfo, ks []*ir.Kernel) error {
+	for _, k := range ks {
+		if err := SupportsKernel(a, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optionalFeatures are the features a device may lack, in the order
+// messages name them.
+var optionalFeatures = []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed, ir.FeatureBF16, ir.FeatureInt8, ir.FeatureCoopMat2}
+
 func featureNames(f ir.Features) string {
 	var names []string
-	for _, x := range []ir.Feature{ir.FeatureF16, ir.FeatureSubgroups, ir.FeatureCoopMat, ir.FeatureDot4Packed, ir.FeatureBF16, ir.FeatureInt8, ir.FeatureCoopMat2} {
+	for _, x := range optionalFeatures {
 		if f&x != 0 {
 			names = append(names, x.Name())
 		}

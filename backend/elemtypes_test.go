@@ -33,7 +33,7 @@ func TestBF16Int8Load(t *testing.T) {
 	full := bare
 	full.BF16, full.Int8 = true, true
 	full.CoopMat = []CoopMatShape{f16Shape, bf16Shape, s8Shape}
-	full.CoopMat2 = &CoopMat2{WorkgroupScope: true, Flexible: []CoopMatShape{{M: 16, N: 16, K: 16, A: "f16", B: "f16", C: "f32", Result: "f32", Scope: "workgroup", Flavor: "flex", Invocations: 128}}}
+	full.CoopMat2 = &CoopMat2{WorkgroupScope: true, Flexible: []CoopMatShape{{M: 16, N: 16, K: 16, A: "f16", B: "f16", C: "f32", Result: "f32", Scope: "workgroup", Flavor: "flex", Invocations: 32}}}
 	onlyTypes := bare // the types, but no bf16 or 8-bit matrices
 	onlyTypes.BF16, onlyTypes.Int8 = true, true
 
@@ -48,15 +48,15 @@ func TestBF16Int8Load(t *testing.T) {
 		{onlyTypes, art("b", []string{"bf16"}), ""},
 		{onlyTypes, art("i", []string{"int8"}), ""},
 		{onlyTypes, art("bm", append(coop, "bf16"), f16A, bf16A),
-			"kernel bm's cooperative matrix coopmat<bf16, 16, 16, a> (the device offers no bf16 cooperative-matrix shape) is not supported by target fake wgsl on fake"},
+			"kernel bm's cooperative matrix coopmat<bf16, 16, 16, a> (the device's subgroup-scope A matrices are f16 16x16) is not supported by target fake wgsl on fake"},
 		{onlyTypes, art("im", append(coop, "int8"), i8B),
-			"kernel im's cooperative matrix coopmat<i8, 32, 16, b> (the device offers no s8 cooperative-matrix shape) is not supported by target fake wgsl on fake"},
+			"kernel im's cooperative matrix coopmat<i8, 32, 16, b> (the device's subgroup-scope B matrices are f16 16x16) is not supported by target fake wgsl on fake"},
 		{full, art("bm", append(coop, "bf16"), f16A, bf16A), ""},
 		{full, art("im", append(coop, "int8"), i8B), ""},
 		{full, art("um", append(coop, "int8"), i8B, u8A),
-			"kernel um's cooperative matrix coopmat<u8, 16, 32, a> (the device offers no u8 cooperative-matrix shape) is not supported by target fake wgsl on fake"},
+			"kernel um's cooperative matrix coopmat<u8, 16, 32, a> (the device's subgroup-scope A matrices are f16 16x16, bf16 16x16, s8 16x32) is not supported by target fake wgsl on fake"},
 		{full, art("wm", append(coop, "cooperative_matrix2", "bf16"), wgBF16),
-			"kernel wm's cooperative matrix coopmat<bf16, 64, 32, a> (the device offers no bf16 cooperative-matrix shape) is not supported by target fake wgsl on fake"},
+			"kernel wm's cooperative matrix coopmat<bf16, 64, 32, a, workgroup> (the device's workgroup-scope (for 32 invocations) A matrices are f16 16x16) is not supported by target fake wgsl on fake"},
 	} {
 		d := newDevice(f, tc.info)
 		a := fakeArtifact(WGSL, *tc.r)

@@ -112,7 +112,7 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 			return err
 		}
 	}
-	if err := d.coopElems(target+" on "+d.info.Name, e); err != nil {
+	if err := d.coopTypes(target+" on "+d.info.Name, a, e); err != nil {
 		return err
 	}
 	if err := d.fitsWorkgroup(a.Target, e); err != nil {
@@ -128,40 +128,6 @@ func (d *Device) canLoad(a *emit.Artifact, e *emit.Entry) error {
 	}
 	if max := d.info.Limits.MaxStorageBuffersPerStage; max > 0 && len(e.Reflection.Buffers) > max {
 		return fmt.Errorf("backend: load %s: %d storage buffers exceed the device's %d", e.Kernel, len(e.Reflection.Buffers), max)
-	}
-	return nil
-}
-
-// coopShapeNames spells kc's 8-bit and bf16 element types as CoopMatShape
-// does.
-var coopShapeNames = map[string]string{"bf16": "bf16", "i8": "s8", "u8": "u8"}
-
-// coopElems checks the kernel's cooperative matrices of bf16, i8 and u8
-// against the device's shapes (CoopMat2's flexible ones for workgroup
-// scope): a device offers those
-// element types only in some shapes (or none), and a module with a type no
-// shape has fails inside the driver, or not at all and computes garbage.
-// f16 and f32, which every cooperative-matrix device offers, are left to
-// the driver, as are the exact shapes (a conversion's result type need
-// not be an instruction shape).
-func (d *Device) coopElems(target string, e *emit.Entry) error {
-	for _, c := range e.Reflection.CoopMats {
-		name, ok := coopShapeNames[c.Elem]
-		if !ok {
-			continue
-		}
-		shapes := d.info.CoopMat
-		if c.Scope == "workgroup" && d.info.CoopMat2 != nil {
-			shapes = d.info.CoopMat2.Flexible
-		}
-		found := false
-		for _, s := range shapes {
-			found = found || s.A == name || s.B == name
-		}
-		if !found {
-			return &ir.UnsupportedError{Target: target, Feature: fmt.Sprintf("kernel %s's cooperative matrix coopmat<%s, %d, %d, %s> (the device offers no %s cooperative-matrix shape)",
-				e.Kernel, c.Elem, c.Rows, c.Cols, c.Use, name)}
-		}
 	}
 	return nil
 }

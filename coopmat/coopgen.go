@@ -113,6 +113,9 @@ func (p Plan) coopShape() (coopShape, error) {
 
 func (s coopShape) name() string {
 	n := fmt.Sprintf("matmul_%s_%s_%dx%d", s.In, s.Out, s.TM, s.TN)
+	if s.IN != s.IM || s.IK != s.IM {
+		n += fmt.Sprintf("_i%dx%dx%d", s.IM, s.IN, s.IK)
+	}
 	n += marks(mark{s.TransB, "_nt"}, mark{s.VecA, "_va"}, mark{s.VecB, "_vb"},
 		mark{s.Packed, "_p"}, mark{s.Interior, "_i"}, mark{s.Direct, "_d"})
 	if s.Swizzle > 1 {

@@ -374,7 +374,8 @@ func TestCoopPackedPlans(t *testing.T) {
 		var plan Plan
 		for _, q := range CoopCandidates(h200(), o) {
 			if q.Packed && q.Tile == p.Tile && q.Subgroups == p.Subgroups && q.Interior == p.Interior &&
-				q.Direct == p.Direct && q.Swizzle == p.Swizzle && q.Tile.Stages == p.Tile.Stages {
+				q.Direct == p.Direct && q.Swizzle == p.Swizzle && q.Tile.Stages == p.Tile.Stages &&
+				q.Shape.M == p.Shape.M && q.Shape.N == p.Shape.N && q.Shape.K == p.Shape.K {
 				plan = q
 			}
 		}

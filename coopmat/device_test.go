@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,8 @@ import (
 // small products, 1024 sampled entries of large ones; relative error
 // |c - ref| / (|scale|·Σ|a·b|) < 1e-2), of every candidate plan of a
 // ragged and three skinny products (KHR), then the time of every
-// candidate plan at 8192³ (median of 10 after a second of load), twice,
+// candidate plan at 8192³ (f16 and bf16 A·B, f16 A·Bᵀ; median of 10 after
+// a second of load), twice,
 // each also checked there against float64 (1024 sampled entries), and
 // every bf16 C also for rounding to nearest (type rounding).
 // Devices without cooperative matrices (lavapipe, CI) skip it.
@@ -73,8 +76,16 @@ func TestCoopDevice(t *testing.T) {
 		}
 	}
 	skinnySweep(t, ctx, dev, rng, focus)
-	for _, dt := range []string{"f16", "bf16"} {
-		o := coopmat.Options{M: 8192, N: 8192, K: 8192, DType: dt}
+	// A·B in both types, and A·Bᵀ in f16: B's fragments come from a
+	// k-major stage there (the layout mma takes without a transpose), so
+	// the two f16 figures side by side show what loading B from a
+	// row-major stage costs.
+	for _, o := range []coopmat.Options{
+		{M: 8192, N: 8192, K: 8192, DType: "f16"},
+		{M: 8192, N: 8192, K: 8192, DType: "bf16"},
+		{M: 8192, N: 8192, K: 8192, DType: "f16", TransB: true},
+	} {
+		dt := o.DType
 		all, err := coopmat.Candidates(info, o)
 		if err != nil {
 			t.Fatal(err)
@@ -99,6 +110,7 @@ func TestCoopDevice(t *testing.T) {
 			if !(e < 1e-2) {
 				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
 			}
+			planStats(t, ctx, dev, p)
 		}
 		// Sustained load first (about a second), so that the clocks have
 		// risen before anything is timed; then two passes over the plans,
@@ -108,7 +120,7 @@ func TestCoopDevice(t *testing.T) {
 			for _, p := range cs {
 				timeOne(t, ctx, dev, p, bufs, "khr", 3, 10)
 			}
-			if dt == "f16" {
+			if dt == "f16" && !o.TransB {
 				if p, err := withFlavor(info, cs[0], "nv"); err == nil {
 					timeOne(t, ctx, dev, p, bufs, "nv", 3, 10)
 				}
@@ -212,6 +224,63 @@ func defaultChecks(t *testing.T, ctx context.Context, dev *backend.Device, rng *
 			}
 		}
 	}
+}
+
+// planStats prints the driver's compile statistics of p's pipelines when
+// the device captures them (KC_VULKAN_STATS), and with KC_STATS_DIR set
+// writes their internal representations (KC_VULKAN_STATS=ir) there, one
+// file each.
+func planStats(t *testing.T, ctx context.Context, dev *backend.Device, p coopmat.Plan) {
+	if os.Getenv("KC_VULKAN_STATS") == "" {
+		return
+	}
+	mm, err := coopmat.NewPlan(ctx, dev, p)
+	if err != nil {
+		t.Errorf("%s: %v", p, err)
+		return
+	}
+	defer mm.Close()
+	for _, pl := range mm.Pipelines() {
+		st, err := pl.Statistics()
+		if err != nil {
+			fmt.Printf("RESULT stats problem=%q plan=%q kernel=%s err=%q\n", p.Options.String(), p.String(), pl.Name(), err)
+			continue
+		}
+		line := ""
+		for _, s := range st {
+			line += fmt.Sprintf(" %s=%g", strings.ReplaceAll(s.Name, " ", "_"), s.Value)
+		}
+		fmt.Printf("RESULT stats problem=%q plan=%q kernel=%s%s\n", p.Options.String(), p.String(), pl.Name(), line)
+		dir := os.Getenv("KC_STATS_DIR")
+		if dir == "" {
+			continue
+		}
+		reps, err := pl.Representations()
+		if err != nil {
+			fmt.Printf("RESULT reps kernel=%s err=%q\n", pl.Name(), err)
+			continue
+		}
+		for i, r := range reps {
+			ext := ".bin"
+			if r.Text {
+				ext = ".txt"
+			}
+			name := fmt.Sprintf("%s-%s-%d-%s%s", p.DType, pl.Name(), i, strings.Map(fileRune, r.Name), ext)
+			if err := os.WriteFile(filepath.Join(dir, name), r.Data, 0o644); err != nil {
+				t.Error(err)
+			}
+			fmt.Printf("RESULT reps kernel=%s file=%s bytes=%d\n", pl.Name(), name, len(r.Data))
+		}
+	}
+}
+
+// fileRune keeps letters and digits of a representation's name for a file
+// name.
+func fileRune(r rune) rune {
+	if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+		return r
+	}
+	return '_'
 }
 
 func timeOne(t *testing.T, ctx context.Context, dev *backend.Device, p coopmat.Plan, bufs []*backend.Buffer, flavor string, warmups, samples int) {

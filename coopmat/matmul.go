@@ -118,6 +118,16 @@ func NewPlan(ctx context.Context, dev *backend.Device, p Plan) (*Matmul, error) 
 // Plan returns the plan the product runs with.
 func (mm *Matmul) Plan() Plan { return mm.plan }
 
+// Pipelines returns the product's pipelines: the main kernel, then the
+// split-k reduction when the plan has one (for their compile statistics,
+// backend.Pipeline.Statistics).
+func (mm *Matmul) Pipelines() []*backend.Pipeline {
+	if mm.reduce != nil {
+		return []*backend.Pipeline{mm.main, mm.reduce}
+	}
+	return []*backend.Pipeline{mm.main}
+}
+
 // Close releases the scratch buffer (the pipelines stay in the device's
 // cache).
 func (mm *Matmul) Close() {

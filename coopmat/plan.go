@@ -189,6 +189,9 @@ func (p Plan) String() string {
 	if p.Generator == "coop2" || p.Generator == "skinny" { // the flexible entry's workgroup size; the skinny kernel's subgroups
 		s += fmt.Sprintf(" @%d", p.Threads)
 	}
+	if sh := p.Shape; sh != nil && p.Generator == "coopmat" && (sh.N != sh.M || sh.K != sh.M) {
+		s += fmt.Sprintf(" mma %dx%dx%d", sh.M, sh.N, sh.K) // not the square 16x16x16 of most plans
+	}
 	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})
 	if p.Swizzle > 1 {
 		s += fmt.Sprintf(" swizzle %d", p.Swizzle)

@@ -115,6 +115,12 @@ type Shared struct {
 	Pos  Pos
 	Name string
 	Type Type
+	// Comments written with the declaration, kept by kc fmt, which hoists
+	// the declaration to the top of the kernel body: as written (with
+	// their // or /* */), Doc on the lines above it, Comment after it on
+	// its line.
+	Doc     []string
+	Comment string
 }
 
 // Object is what an identifier can refer to: *Param, *Shared, *Const or

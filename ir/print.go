@@ -68,6 +68,21 @@ func (p *printer) trail(text string) {
 	p.buf.WriteString(" " + text + "\n")
 }
 
+// CommentLines gives the text of a comment as written (// or /* */)
+// without its delimiters and trailing blanks, one element a line: what a
+// text emitter prints after its own //. (The emitters declare a shared
+// variable outside the body, so they print its Doc there.)
+func CommentLines(c string) []string {
+	lines := []string{strings.TrimPrefix(c, "//")}
+	if t, ok := strings.CutPrefix(c, "/*"); ok {
+		lines = strings.Split(strings.TrimSuffix(t, "*/"), "\n")
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return lines
+}
+
 // commentText spells a comment statement.
 func commentText(c *Comment) string {
 	if c.Block {
@@ -185,7 +200,13 @@ func (p *printer) kernel(k *Kernel) {
 	}
 	p.indent++
 	for _, s := range k.Shared {
+		for _, d := range s.Doc {
+			p.line(d)
+		}
 		p.line("shared ", s.Name, " ", TypeString(s.Type))
+		if s.Comment != "" {
+			p.trail(s.Comment)
+		}
 	}
 	if len(k.Shared) > 0 {
 		p.canTrail = false // what follows did not trail a shared line

@@ -126,7 +126,7 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 		return c.chunkKeys(params, defs, q, k, v, out)
 	}
 	nch := ceilDiv(s, span)
-	part, err := c.Empty(tq * heads * nch * (dh + 2))
+	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, str
 func (c *Context) chunkKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, dh := int(params[0]), int(params[1]), int(params[2]), q.shape[1]/int(params[2])
 	nch := ceilDiv(s, splitChunk)
-	part, err := c.Empty(tq * heads * nch * (dh + 2))
+	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
 		return err
 	}
@@ -370,10 +370,12 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 
 // flash16Config returns flash16's configuration for these shapes on this
 // device, or false where it does not apply (see flashHalf): the first
-// that fits the device's shared memory and workgroup size of the packed
-// layout with 4 subgroups and blocks of 32 keys (the fastest measured on
-// the H200, docs/PERF.md), then the staged layout with 4 and 32, 4 and 16,
-// 2 and 32, 2 and 16.
+// that fits the device's shared memory and workgroup size of: the lean
+// layout with 4 subgroups, blocks of 64 keys in one stage, stride-0
+// factors, unmasked inner blocks and loads within a block (the fastest
+// measured on the H200, docs/PERF.md); the lean layout with 4 and 32;
+// the packed layout with 4 and 32; the staged layout with 4 and 32, 4 and
+// 16, 2 and 32, 2 and 16.
 func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	info := c.dev.Info()
 	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
@@ -387,7 +389,9 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if !has {
 		return flash16Config{}, false
 	}
-	cands := []flash16Config{{DH: dh, NSG: 4, SUB: 32, BK: 32, Packed: true}, {DH: dh, NSG: 4, SUB: 32, BK: 32},
+	lean := flash16Config{DH: dh, NSG: 4, SUB: 32, BK: 64, Packed: true, Lean: true, Bcast0: true, Unmask: true, Near: true, Single: true}
+	cands := []flash16Config{lean, {DH: dh, NSG: 4, SUB: 32, BK: 32, Packed: true, Lean: true, Bcast0: true},
+		{DH: dh, NSG: 4, SUB: 32, BK: 32, Packed: true}, {DH: dh, NSG: 4, SUB: 32, BK: 32},
 		{DH: dh, NSG: 4, SUB: 32, BK: 16}, {DH: dh, NSG: 2, SUB: 32, BK: 32}, {DH: dh, NSG: 2, SUB: 32, BK: 16}}
 	if c.flash16.NSG != 0 {
 		f := c.flash16

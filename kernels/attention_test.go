@@ -317,12 +317,14 @@ func runHalfFlash(t *testing.T, c *kernels.Context, d kernels.DType, tc flashCas
 }
 
 // flash16Layouts are the flash16 configurations the device tests and the
-// benchmark sweep run: subgroups, keys per block, layout.
+// benchmark sweep run: subgroups, keys per block, layout (SetFlash16's
+// names: "lean0un1" is the lean layout with Bcast0, Unmask, Near and
+// Single).
 var flash16Layouts = []struct {
 	NSG, BK int
 	Layout  string
-}{{4, 16, "staged"}, {4, 32, "packed"}, {8, 16, "packed"}, {4, 16, "packed"}, {2, 32, "packed"}, {2, 16, "packed"},
-	{4, 32, "staged"}, {4, 32, "direct"}}
+}{{4, 32, "packed"}, {4, 32, "lean0"}, {4, 32, "lean0un"}, {4, 32, "lean0unp"}, {4, 64, "lean0un1"}, {4, 64, "lean0n1"},
+	{4, 32, "lean0un1"}, {8, 32, "lean0un1"}}
 
 // TestFlash16Layouts: every flash16 configuration of the sweep through
 // CausalAttention against float64, on a device that runs flash16 (f16

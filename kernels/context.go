@@ -97,7 +97,8 @@ func (c *Context) Tensor(data []float32, shape ...int) (*Tensor, error) {
 }
 
 // Empty allocates an f32 tensor whose contents are undefined until an op
-// or kernel writes them. EmptyOf allocates other types.
+// or kernel writes them (NaN patterns with SetPoison on). EmptyOf
+// allocates other types.
 func (c *Context) Empty(shape ...int) (*Tensor, error) { return c.EmptyOf(F32, shape...) }
 
 // ToHost reads several tensors back with one submit and one wait, each
@@ -121,13 +122,19 @@ func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error
 	return out, nil
 }
 
+// SetPoison makes every tensor an op returns, and every Empty one, start
+// as NaN bit patterns (of f32, and pairs of f16 or bf16) before it is
+// written, at the cost of one fill dispatch each: a test or a debugging
+// session then sees any element an op fails to write. Off by default.
+func (c *Context) SetPoison(on bool) { c.poison = on }
+
 // output allocates an op's f32 result, poisoned in tests.
 func (c *Context) output(shape []int) (*Tensor, error) { return c.outputOf(F32, shape) }
 
 // outputOf allocates an op's result of type d, poisoned in tests (every
 // word a NaN pattern of each type: f32, and two f16 or bf16 NaNs).
 func (c *Context) outputOf(d DType, shape []int) (*Tensor, error) {
-	t, err := c.EmptyOf(d, shape...)
+	t, err := c.emptyOf(d, shape...)
 	if err != nil || !c.poison {
 		return t, err
 	}

@@ -191,8 +191,12 @@ func (c *Context) upload(d DType, b []byte, shape []int) (*Tensor, error) {
 }
 
 // EmptyOf allocates a tensor of type d whose contents are undefined until
-// an op or kernel writes them.
-func (c *Context) EmptyOf(d DType, shape ...int) (*Tensor, error) {
+// an op or kernel writes them (NaN patterns with SetPoison on).
+func (c *Context) EmptyOf(d DType, shape ...int) (*Tensor, error) { return c.outputOf(d, shape) }
+
+// emptyOf allocates a tensor of type d, its contents left as the pool
+// gives them (scratch the library writes before it reads).
+func (c *Context) emptyOf(d DType, shape ...int) (*Tensor, error) {
 	if err := checkNew("empty", d, shape); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
 package kernels
 
-import "github.com/kcgo/kc/backend"
+import (
+	"strings"
 
-// SetPoison makes every output start as NaN bits before its op writes it.
-func (c *Context) SetPoison(on bool) { c.poison = on }
+	"github.com/kcgo/kc/backend"
+)
 
 // SetMaxGroups replaces the device's limit of workgroups per grid
 // dimension (0: the device's own).
@@ -34,9 +35,15 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
-// layout ("staged", "direct" or "packed"; 0, 0: the default choice).
+// layout ("staged", "direct", "packed", or "lean" followed by option
+// letters: 0 Bcast0, u Unmask, n Near, 1 Single, p Pipe; 0, 0: the
+// default choice).
 func (c *Context) SetFlash16(nsg, bk int, layout string) {
-	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: layout == "direct", Packed: layout == "packed"}
+	opts, lean := strings.CutPrefix(layout, "lean")
+	c.flash16 = flash16Config{NSG: nsg, BK: bk, Direct: layout == "direct", Packed: layout == "packed" || lean, Lean: lean,
+		Bcast0: lean && strings.Contains(opts, "0"), Unmask: lean && strings.Contains(opts, "u"),
+		Near: lean && strings.Contains(opts, "n"), Single: lean && strings.Contains(opts, "1"),
+		Pipe: lean && strings.Contains(opts, "p")}
 }
 
 // SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.

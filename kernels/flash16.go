@@ -41,19 +41,22 @@ import (
 // device's subgroup size; 2·16 = 32 rows of softmax per subgroup needs SUB
 // = 32) and BK (a multiple of 16).
 //
-// That is the direct layout (flash16Text); two others stage the tiles in
-// shared memory: as f16 elements (flash16StagedText) and as packed
-// 16-byte words with loads a block ahead (flash16PackedText, the default:
-// see flash16Config and Context.flash16Config).
+// That is the direct layout (flash16Text); three others stage the tiles
+// in shared memory: as f16 elements (flash16StagedText), as packed
+// 16-byte words with loads a block ahead (flash16PackedText), and the
+// packed staging with P written over the scores and its own options
+// (flash16LeanText, the default: see flash16Config and
+// Context.flash16Config).
 //
 // Cooperative matrices cannot be array elements, so the DH/16 query and
 // output matrices are separately named locals: the kernel's text is
 // generated per head dimension from the layout's template. The pieces the
-// three layouts share are named templates (flash16Common).
+// layouts share are named templates (flash16Common).
 var (
 	flash16Tmpl       = flash16Layout("flash16", flash16Text)
 	flash16StagedTmpl = flash16Layout("flash16staged", flash16StagedText)
 	flash16PackedTmpl = flash16Layout("flash16packed", flash16PackedText)
+	flash16LeanTmpl   = flash16Layout("flash16lean", flash16LeanText)
 )
 
 // flash16Layout parses a layout's text along with flash16Common.
@@ -604,16 +607,34 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 // layout that loads whole tiles straight from global memory (flash16Text),
 // Packed the one that stages every tile as packed words with loads a
 // block ahead (flash16PackedText), neither the one that stages every tile
-// in shared memory as f16 (flash16StagedText).
+// in shared memory as f16 (flash16StagedText). Lean (with Packed) keeps
+// the packed staging and writes P over the scores (flash16LeanText);
+// Bcast0, Unmask, Near, Single and Pipe are options of Lean (see
+// flash16LeanText).
 type flash16Config struct {
-	DH, NSG, SUB, BK int
-	Direct, Packed   bool
+	DH, NSG, SUB, BK                         int
+	Direct, Packed                           bool
+	Lean, Bcast0, Unmask, Near, Single, Pipe bool
 }
 
 // shared is the kernel's shared memory in bytes: ss, ps, cs, and es
 // (Direct), kv (Packed) or ks and vs.
 func (f flash16Config) shared() int {
 	bq := 16 * f.NSG
+	if f.Lean {
+		cs := 16 * 5 * bq
+		if f.Bcast0 {
+			cs = 4 * bq
+		}
+		stage, halves := 2*f.BK, 1
+		if f.Single {
+			stage = f.BK
+		}
+		if f.Pipe {
+			stage, halves = 3*f.BK, 2
+		}
+		return 16*stage*(f.DH/8+1) + halves*4*bq*(f.BK+4) + cs
+	}
 	n := 4*bq*(f.BK+4) + 2*bq*(f.BK+8) + 4*bq*16
 	if f.Direct {
 		return n + 2*bq*16
@@ -636,7 +657,9 @@ func (f flash16Config) module() (*ir.Module, error) {
 
 // source returns the kernel's text.
 func (f flash16Config) source() (string, error) {
-	if f.DH%16 != 0 || f.BK%16 != 0 || f.SUB != 32 || f.NSG < 1 || f.Direct && f.Packed {
+	if f.DH%16 != 0 || f.BK%16 != 0 || f.SUB != 32 || f.NSG < 1 || f.Direct && f.Packed ||
+		f.Lean && (!f.Packed || f.BK%32 != 0) || (f.Bcast0 || f.Unmask || f.Near) && !f.Lean || f.Single && !f.Near ||
+		f.Pipe && (!f.Near || !f.Bcast0 || f.Single || 16*f.NSG > 3*f.BK) {
 		return "", fmt.Errorf("kernels: flash16: unsupported configuration %+v", f)
 	}
 	ds := make([]int, f.DH/16)
@@ -656,14 +679,30 @@ func (f flash16Config) source() (string, error) {
 	switch {
 	case f.Direct:
 		tm = flash16Tmpl
+	case f.Lean && f.Single:
+		tm, kr = flash16LeanTmpl, f.BK
+	case f.Lean && f.Pipe:
+		tm, kr = flash16LeanTmpl, 3*f.BK
+	case f.Lean:
+		tm, kr = flash16LeanTmpl, 2*f.BK
 	case f.Packed:
 		tm, kr = flash16PackedTmpl, 2*f.BK
+	}
+	// the lean layout's P tiles: block tile jt lies in half jt·16/(BK/2)
+	// of its row, at this 16-byte word of the row
+	type ptile struct{ Jt, Off int }
+	var pts []ptile
+	for _, jt := range js {
+		hb := f.BK / 2
+		h := jt * 16 / hb
+		pts = append(pts, ptile{jt, h*hb/4 + (jt*16-h*hb)/8})
 	}
 	var b strings.Builder
 	err := tm.Execute(&b, struct {
 		flash16Config
 		Ds, Js, Ps []int
 		KR, QP     int
-	}{f, ds, js, ps, kr, (16*f.NSG + kr - 1) / kr})
+		PTiles     []ptile
+	}{f, ds, js, ps, kr, (16*f.NSG + kr - 1) / kr, pts})
 	return b.String(), err
 }

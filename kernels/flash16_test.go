@@ -2,9 +2,11 @@ package kernels
 
 import (
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,10 @@ import (
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
 )
+
+// flash16Only keeps TestFlash16 to the configurations whose %+v text
+// contains it (e.g. "Lean:true").
+var flash16Only = flag.String("flash16", "", "TestFlash16: only configurations whose %+v contains this")
 
 // flash16Tol bounds |o - ref| for flash16, the reference in float64 over
 // the f16 inputs: outputs are convex combinations of values in [-1, 1];
@@ -52,7 +58,7 @@ func runFlash16(t *testing.T, f flash16Config, tq, s, hq, hkv int, causal bool, 
 		"hkv": ir.IntVal(int64(hkv)), "causal": ir.IntVal(cz), "scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(f.DH)))))}
 	bq := 16 * f.NSG
 	err = interp.Run(m, "flash16", [3]int{(tq + bq - 1) / bq, hq, 1},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "o": ob}}, interp.Options{SubgroupSize: f.SUB})
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "o": ob}}, interp.Options{SubgroupSize: f.SUB, Races: true})
 	if err != nil {
 		t.Fatalf("%+v: %v", f, err)
 	}
@@ -133,7 +139,9 @@ func TestFlash16(t *testing.T) {
 		causal             bool
 	}
 	cases := []tc{{1, 1, 1, 1, 16, true}, {3, 3, 2, 1, 16, true}, {17, 17, 4, 2, 32, true}, {3, 40, 2, 1, 16, true},
-		{70, 70, 2, 2, 16, true}, {5, 33, 2, 1, 32, false}, {9, 20, 4, 1, 128, true}}
+		{70, 70, 2, 2, 16, true}, {5, 33, 2, 1, 32, false}, {9, 20, 4, 1, 128, true},
+		// whole query tiles that see whole key blocks (Unmask's path)
+		{130, 200, 2, 1, 16, true}, {128, 100, 1, 1, 32, false}}
 	if testing.Short() {
 		cases = cases[:3]
 	}
@@ -142,6 +150,30 @@ func TestFlash16(t *testing.T) {
 		for _, nb := range [][2]int{{2, 16}, {4, 32}, {4, 16}, {2, 64}, {8, 32}, {4, 64}} {
 			cfgs = append(cfgs, flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Direct: lay[0], Packed: lay[1]})
 		}
+	}
+	// the lean layout (blocks of a multiple of 32 keys), with both ways of
+	// reading the rescale factors, and with its other options (letters
+	// as SetFlash16's: u Unmask, n Near, 1 Single, p Pipe; configurations
+	// an option does not apply to are left out)
+	for _, o := range []string{"", "0", "0u", "u", "0n", "0un", "n", "0n1", "0un1", "n1", "0np", "0unp"} {
+		for _, nb := range [][2]int{{4, 32}, {8, 32}, {2, 64}, {1, 32}, {4, 64}} {
+			f := flash16Config{NSG: nb[0], SUB: 32, BK: nb[1], Packed: true, Lean: true,
+				Bcast0: strings.Contains(o, "0"), Unmask: strings.Contains(o, "u"), Near: strings.Contains(o, "n"),
+				Single: strings.Contains(o, "1"), Pipe: strings.Contains(o, "p")}
+			if f.Pipe && 16*f.NSG > 3*f.BK {
+				continue // the query tile must fit kv's three stages
+			}
+			cfgs = append(cfgs, f)
+		}
+	}
+	if *flash16Only != "" {
+		var keep []flash16Config
+		for _, f := range cfgs {
+			if strings.Contains(fmt.Sprintf("%+v", f), *flash16Only) {
+				keep = append(keep, f)
+			}
+		}
+		cfgs = keep
 	}
 	for _, f := range cfgs {
 		for _, c := range cases {

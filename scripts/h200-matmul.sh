@@ -45,6 +45,33 @@ for f in .gl/skinny/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FI
 CMD
 	exit 0
 fi
+# With "stats" it gathers what the driver compiled (issue 13, docs/PERF.md
+# "what the compiler made of it"): PyTorch's matmul first, then
+# TestCoopDevice with KC_VULKAN_STATS=ir on the plans KC_COOP_FOCUS names
+# (FOCUS below; checked against float64 on 1000^3 and 8192^3, their
+# statistics printed and internal representations written to $OUT/reps,
+# timed at 8192^3 f16 and bf16 twice), kc bench -tune=false of the default
+# f16 plan alone into a fresh pipeline cache ($OUT/pc1), and
+# scripts/nv-sass.py over the pipeline caches and NVIDIA's shader disk
+# cache: cubins, cuobjdump -sass, instruction counts. FOCUS=REGEXP picks
+# other plans; SASS=0 leaves out the kc bench and nv-sass.py steps (on
+# 2026-12-01 the driver's caches held no readable cubin: docs/PERF.md).
+if [ "${2:-}" = stats ]; then
+	dir=${3:-coopspeed}
+	gl=$root/.gl/$dir
+	h200_gl "$root" "$gl"
+	h200_coopmat "$gl" kc
+	h200_torch "$gl"
+	cp scripts/nv-sass.py "$gl/"
+	focus=${FOCUS:-'^coopmat 128x128x(32|64)/4x[48]\+1( mma 16x8x(16|8))?( packed interior( direct)? swizzle 8)?( split-k [0-9]+)?$'}
+	sass='KC_VULKAN_CACHE=$OUT/pc1 timeout 20 ./kc bench matmul -device vulkan -dtype f16 -tune=false -sizes 8192x8192x8192 > $OUT/bench.log 2>&1; echo "bench rc=$?" >> $OUT/bench.log; timeout 25 python3 nv-sass.py $OUT/sass $OUT/pc1 $OUT/pc $OUT/gl > $OUT/sass.log 2>&1; echo "sass rc=$?" >> $OUT/sass.log; '
+	[ "${SASS:-1}" = 0 ] && sass=
+	cat <<CMD
+run carry=[".gl/$dir"] timeout_s=200 command:
+for f in .gl/$dir/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1 __GL_SHADER_DISK_CACHE_PATH=\$OUT/gl __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1; mkdir -p -m 700 /tmp/xdg; mkdir -p \$OUT/reps \$OUT/gl; cd .gl/$dir; timeout 50 python3 torch_baselines.py matmul > \$OUT/torch.log 2>&1; KC_VULKAN_STATS=ir KC_STATS_DIR=\$OUT/reps KC_VULKAN_CACHE=\$OUT/pc KC_COOP_FOCUS='$focus' timeout 100 ./coopmat.test -test.run 'TestCoopDevice\$' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; ${sass}grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-200; grep -h 'RESULT stats' \$OUT/coop.log | cut -c1-400 | head -20; grep -h 'RESULT reps' \$OUT/coop.log | head -8; cut -c1-400 \$OUT/sass.log | head -12; grep 'RESULT time' \$OUT/coop.log | sed 's/RESULT time //'; grep -E 'relerr' \$OUT/coop.log | awk '{print \$NF}' | sort -g | tail -1; grep -v '^  \[' \$OUT/bench.log; grep -E 'float16|bfloat16' \$OUT/torch.log
+CMD
+	exit 0
+fi
 if [ "${2:-}" = coop ]; then
 	dir=${3:-coop2}
 	gl=$root/.gl/$dir

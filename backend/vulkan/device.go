@@ -107,6 +107,9 @@ func (p *physical) enabledExtensions() []string {
 	if p.exts[extPortSubset] {
 		out = append(out, extPortSubset)
 	}
+	if p.captureFlags() != 0 {
+		out = append(out, extPipelineExec)
+	}
 	return out
 }
 
@@ -186,6 +189,12 @@ func (in *instance) createDeviceIn(arenaIn *arena, p *physical) (*logical, unsaf
 		if f.ext == extBFloat16 {
 			c.f[1] = f.feat.f[1]
 		}
+		links = append(links, link(c))
+	}
+	if p.captureFlags() != 0 {
+		c := newIn[vkCooperativeMatrixFeatures](&a)
+		*c = vkCooperativeMatrixFeatures{sType: stPipelineExecFeatures}
+		c.f[0] = 1 // pipelineExecutableInfo
 		links = append(links, link(c))
 	}
 	if p.coopMat2Enabled() {

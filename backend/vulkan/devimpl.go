@@ -53,6 +53,9 @@ type device struct {
 	scratch           *scratch // C memory for the hot paths (mem.go)
 	cmds              *cmdList // pending batch of recorded commands (cmdlist.go)
 
+	capture uint32     // pipeline create flags capturing statistics (inspect.go)
+	inspect inspectFns // their entry points
+
 	cachePath   string // pipeline-cache file ("" when off)
 	cacheLoaded int    // bytes of cache data loaded at open
 	isLost      bool
@@ -96,6 +99,7 @@ func newDeviceOn(l *logical, p *physical, index int) (*device, error) {
 	if os.Getenv(envBarrier) == "sync2" && p.hasV13 && p.v13.f[v13Synchronization2] != 0 {
 		setBarrier2(d.cmdFns, procAddr(l.in.fn.getDeviceProcAddr, l.handle, "vkCmdPipelineBarrier2"))
 	}
+	d.loadInspect(p)
 	if d.resetCmdPool = procAddr(l.in.fn.getDeviceProcAddr, l.handle, "vkResetCommandPool"); d.resetCmdPool == 0 {
 		d.sharedPool = true
 	}

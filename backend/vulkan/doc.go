@@ -89,6 +89,12 @@
 //	KC_VULKAN_BATCH       off: replay each recorded command into its command
 //	                      buffer at once, one cgo call each (default: batches
 //	                      of up to 512 per call; for A/B measurement)
+//	KC_VULKAN_STATS       1: capture each pipeline's compile statistics
+//	                      (VK_KHR_pipeline_executable_properties, where the
+//	                      device offers it: backend.Pipeline.Statistics);
+//	                      ir: also its internal representations
+//	                      (Representations); read when a device opens
+//	                      (inspect.go)
 //	KC_TEST_VULKAN        tests: run on the adapter whose name contains this
 //	KC_REQUIRE_COOPMAT    tests: 1 makes a missing cooperative-matrix shape
 //	                      a failure instead of a reported skip (the H200 run)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/backend"
@@ -109,5 +110,63 @@ func TestElemTypesDevice(t *testing.T) {
 				t.Errorf("%s: buffer %s differs from the interpreter:\n got %x\nwant %x", tc.kernel, name, got[:32], want[name][:32])
 			}
 		}
+	}
+}
+
+// coopElemKernels multiply 8-bit and bf16 cooperative matrices.
+const coopElemKernels = `enable int8
+enable bf16
+enable cooperative_matrix
+
+kernel mm8(a read []i8, c read_write []i32) workgroup(32) {
+	let x = coopLoad<coopmat<i8, 16, 32, a>>(a, 0, 32, row_major)
+	let y = coopLoad<coopmat<i8, 32, 16, b>>(a, 0, 16, row_major)
+	coopStore(coopMulAdd(x, y, coopmat<i32, 16, 16, acc>(0)), c, 0, 16, row_major)
+}
+
+kernel mmbf16(a read []bf16, c read_write []f32) workgroup(32) {
+	let x = coopLoad<coopmat<bf16, 16, 16, a>>(a, 0, 16, row_major)
+	let y = coopLoad<coopmat<bf16, 16, 16, b>>(a, 0, 16, row_major)
+	coopStore(coopMulAdd(x, y, coopmat<f32, 16, 16, acc>(0)), c, 0, 16, row_major)
+}
+`
+
+// TestCoopElemTypesDevice: cooperative-matrix kernels of i8 and bf16 on
+// the test device. On one without cooperative matrices (lavapipe) LoadIR
+// refuses both with an *ir.UnsupportedError naming the feature and the
+// device, and backend.SupportsKernel agrees. Given (as a device would
+// report them) the test device's element types plus an s8 matrix shape
+// and no bf16 one, SupportsKernel accepts the i8 kernel and refuses the
+// bf16 one, naming its bf16 matrix: lavapipe 22.3 reports int8 but not
+// bf16, so with bf16 claimed too the refusal is the matrix's, not the
+// element type's.
+func TestCoopElemTypesDevice(t *testing.T) {
+	d := openTest(t)
+	info := d.Info()
+	m, err := parse.Load("coopelem.kc", []byte(coopElemKernels), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.CoopMat) == 0 {
+		for _, k := range m.Kernels {
+			_, err := d.LoadIR(context.Background(), m, k.Name)
+			var unsup *ir.UnsupportedError
+			if !errors.As(err, &unsup) || !strings.Contains(err.Error(), "cooperative_matrix") || !strings.HasSuffix(err.Error(), " on "+info.Name) {
+				t.Errorf("%s on %s: %v, want an *ir.UnsupportedError naming cooperative_matrix and the device", k.Name, info.Name, err)
+			}
+			if err := backend.SupportsKernel(info, k); err == nil {
+				t.Errorf("SupportsKernel(%s, %s) = nil", info.Name, k.Name)
+			}
+		}
+	}
+	claimed := info
+	claimed.Int8, claimed.BF16 = true, true
+	claimed.CoopMat = []backend.CoopMatShape{{M: 16, N: 16, K: 32, A: "s8", B: "s8", C: "s32", Result: "s32", Scope: "subgroup", Flavor: "khr"}}
+	if err := backend.SupportsKernel(claimed, m.Kernel("mm8")); err != nil {
+		t.Errorf("mm8 with an s8 shape: %v", err)
+	}
+	want := "kernel mmbf16's cooperative matrix coopmat<bf16, 16, 16, a> (the device's subgroup-scope A matrices are s8 16x32) is not supported by target vulkan on " + info.Name
+	if err := backend.SupportsKernel(claimed, m.Kernel("mmbf16")); err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("mmbf16 without a bf16 shape: %v\nwant %s", err, want)
 	}
 }

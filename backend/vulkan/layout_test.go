@@ -68,6 +68,13 @@ func TestLayout(t *testing.T) {
 		{"VkQueryPoolCreateInfo", unsafe.Sizeof(vkQueryPoolCreateInfo{}), 32},
 		{"VkLayerProperties", unsafe.Sizeof(vkLayerProperties{}), 520},
 		{"VkPhysicalDeviceMaintenance4Properties", unsafe.Sizeof(vkMaintenance4Properties{}), 24},
+		// VK_KHR_pipeline_executable_properties (inspect.go), laid out
+		// from the specification's member lists by the same x86-64 rules.
+		{"VkPipelineInfoKHR", unsafe.Sizeof(vkPipelineInfo{}), 24},
+		{"VkPipelineExecutablePropertiesKHR", unsafe.Sizeof(vkPipelineExecutableProperties{}), 536},
+		{"VkPipelineExecutableInfoKHR", unsafe.Sizeof(vkPipelineExecutableInfo{}), 32},
+		{"VkPipelineExecutableStatisticKHR", unsafe.Sizeof(vkPipelineExecutableStatistic{}), 544},
+		{"VkPipelineExecutableInternalRepresentationKHR", unsafe.Sizeof(vkPipelineExecutableIR{}), 552},
 	}
 	for _, s := range sizes {
 		if s.got != s.want {

@@ -29,6 +29,7 @@ type physical struct {
 	cmKHR  vkCooperativeMatrixFeatures
 	cmNV   vkCooperativeMatrixFeatures
 	bf16   vkCooperativeMatrixFeatures
+	pexec  vkCooperativeMatrixFeatures // f[0]: pipelineExecutableInfo (inspect.go)
 	hasV12 bool
 	hasV13 bool
 
@@ -203,6 +204,7 @@ func (p *physical) queryFeatures(in *instance) {
 	cmKHR := opt(extCoopMatKHR, stCooperativeMatrixFeaturesKHR)
 	cmNV := opt(extCoopMatNV, stCooperativeMatrixFeaturesNV)
 	bf16 := opt(extBFloat16, stPhysicalDeviceShaderBfloat16Features)
+	pexec := opt(extPipelineExec, stPipelineExecFeatures)
 	var cm2 *vkCoopMat2Features
 	if p.exts[extCoopMat2NV] {
 		cm2 = newIn[vkCoopMat2Features](&a)
@@ -227,6 +229,9 @@ func (p *physical) queryFeatures(in *instance) {
 	}
 	if bf16 != nil {
 		p.bf16 = *bf16
+	}
+	if pexec != nil {
+		p.pexec = *pexec
 	}
 	if cm2 != nil {
 		p.cm2.feat = *cm2

@@ -207,6 +207,7 @@ func (p *pipeline) createPipeline(words []uint32, e *emit.Entry) error {
 		rs.requiredSubgroupSize = ph.subgroup.subgroupSize
 		ci.stage.pNext = addr(rs)
 	}
+	ci.flags = p.d.capture
 	ci.layout = p.layout
 	ci.basePipelineIndex = -1
 	pp := newIn[uintptr](&a)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -48,7 +49,7 @@ func benchProblem(s string) (m, n, k int, err error) {
 }
 
 func benchMatmul(env *cliEnv, args []string) int {
-	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32|f16|bf16] [-ctype T] [-transb] [-device SEL] [-tune=false] [-workgroup] [-clear]")
+	fs := newFlagSet(env, "bench matmul", "[-m M -n N -k K | -sizes MxNxK,...] [-dtype f32|f16|bf16] [-ctype T] [-transb] [-device SEL] [-tune=false] [-workgroup] [-clear] [-stats]")
 	m := fs.Int("m", 1024, "rows of A and C")
 	n := fs.Int("n", 1024, "columns of B and C")
 	k := fs.Int("k", 1024, "columns of A, rows of B")
@@ -60,6 +61,7 @@ func benchMatmul(env *cliEnv, args []string) int {
 	tune := fs.Bool("tune", true, "time every candidate plan and cache the fastest; false: run the cached or default plan")
 	clear := fs.Bool("clear", false, "clear the autotune cache first")
 	samples := fs.Int("samples", 10, "timed runs per measurement (the median is reported)")
+	stats := fs.Bool("stats", false, "print the driver's compile statistics of each timed plan (registers, spills, shared memory; Vulkan with VK_KHR_pipeline_executable_properties)")
 	workgroup := fs.Bool("workgroup", false, "also tune workgroup-scope cooperative-matrix plans (VK_NV_cooperative_matrix2) for f16/bf16")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -99,7 +101,7 @@ func benchMatmul(env *cliEnv, args []string) int {
 		sel = env.getenv(backend.EnvDevice)
 	}
 	ctx := context.Background()
-	dev, err := backend.Open(ctx, sel)
+	dev, err := openBench(ctx, sel, *stats)
 	if err != nil {
 		printErr(env, err)
 		return exitInput
@@ -109,7 +111,7 @@ func benchMatmul(env *cliEnv, args []string) int {
 	fmt.Fprintf(env.stdout, "device: %s (%s, %s, %s)\n", info.Name, info.Driver, info.API, info.DriverInfo)
 	var rows []benchRow
 	for _, o := range probs {
-		r, err := benchOne(ctx, env, dev, o, benchOpts{tune: *tune, workgroup: *workgroup, samples: *samples})
+		r, err := benchOne(ctx, env, dev, o, benchOpts{tune: *tune, workgroup: *workgroup, samples: *samples, stats: *stats})
 		if err != nil {
 			printErr(env, fmt.Errorf("%s: %w", o, err))
 			return exitInput
@@ -122,6 +124,11 @@ func benchMatmul(env *cliEnv, args []string) int {
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.2f\t%.3f\t\n", r.o, r.plan, r.t.Seconds()*1e3, r.o.Flops()/r.t.Seconds()/1e12, r.err)
 	}
 	tw.Flush()
+	for _, r := range rows {
+		for _, s := range r.stats {
+			fmt.Fprintf(env.stdout, "stats %s %s: %s\n", r.o, r.plan, s)
+		}
+	}
 	for _, r := range rows {
 		if !(r.err <= 1) {
 			fmt.Fprintf(env.stderr, "kc bench matmul: %s: results outside the tolerance (max err/tol %.3g)\n", r.o, r.err)
@@ -136,6 +143,9 @@ type benchRow struct {
 	plan coopmat.Plan
 	t    time.Duration
 	err  float64 // largest |C - reference| / tolerance over the sampled entries
+	// stats: one line per pipeline of the plan, its compile statistics
+	// (-stats).
+	stats []string
 }
 
 // benchOne tunes (or chooses) a plan for o, times it on random inputs and
@@ -144,6 +154,38 @@ type benchRow struct {
 type benchOpts struct {
 	tune, workgroup bool
 	samples         int
+	stats           bool
+}
+
+// openBench opens the device; with stats, one whose pipelines capture
+// their compile statistics (the Vulkan driver reads KC_VULKAN_STATS when a
+// device opens: set for the open only, unless already set).
+func openBench(ctx context.Context, sel string, stats bool) (*backend.Device, error) {
+	if stats && os.Getenv("KC_VULKAN_STATS") == "" {
+		os.Setenv("KC_VULKAN_STATS", "1")
+		defer os.Unsetenv("KC_VULKAN_STATS")
+	}
+	return backend.Open(ctx, sel)
+}
+
+// pipelineStats writes one line per pipeline of mm: its kernel's name and
+// statistics, or why there are none.
+func pipelineStats(mm *coopmat.Matmul) []string {
+	var out []string
+	for _, p := range mm.Pipelines() {
+		st, err := p.Statistics()
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", p.Name(), err))
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(p.Name() + ":")
+		for _, s := range st {
+			b.WriteString(" " + strings.ReplaceAll(s.Name, " ", "_") + "=" + strconv.FormatFloat(s.Value, 'g', -1, 64))
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
 
 func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.Options, bo benchOpts) (benchRow, error) {
@@ -208,7 +250,11 @@ func benchOne(ctx context.Context, env *cliEnv, dev *backend.Device, o coopmat.O
 	if err != nil {
 		return benchRow{}, err
 	}
-	return benchRow{o: o, plan: mm.Plan(), t: t, err: benchCheck(rng, o, a, b, decodeC(ct, raw))}, nil
+	row := benchRow{o: o, plan: mm.Plan(), t: t, err: benchCheck(rng, o, a, b, decodeC(ct, raw))}
+	if bo.stats {
+		row.stats = pipelineStats(mm)
+	}
+	return row, nil
 }
 
 // cTypeOf is the element type of o's C.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,5 +71,12 @@ func TestBenchMatmul(t *testing.T) {
 	}
 	if _, err := os.Stat(cache); !os.IsNotExist(err) {
 		t.Errorf("cache still there after -clear -tune=false: %v", err)
+	}
+	// -stats prints a line per pipeline of the timed plan: its statistics,
+	// or (lavapipe of Mesa 22.3 lacks VK_KHR_pipeline_executable_properties)
+	// why there are none.
+	out, errs, code = kc(t, "", "bench", "matmul", "-device", "vulkan", "-stats", "-tune=false", "-m", "5", "-n", "6", "-k", "7", "-samples", "1")
+	if code != exitOK || !regexp.MustCompile(`(?m)^stats f32 nn 5x6x7 .*: matmul_f32\S*: (\S+=\S+|backend: no pipeline statistics)`).MatchString(out) {
+		t.Errorf("-stats: exit %d, stdout lacks a stats line:\n%s%s", code, out, errs)
 	}
 }

@@ -184,15 +184,11 @@ func runFile(env *cliEnv, path string, o runOptions) error {
 	}
 	var dev *backend.Device
 	if !o.interp {
-		var need ir.Features
-		for _, k := range ks {
-			need |= k.Features
-		}
 		sel := o.device
 		if sel == "" {
 			sel = env.getenv(backend.EnvDevice)
 		}
-		if dev, err = openForRun(context.Background(), sel, need, o.via); err != nil {
+		if dev, err = openForRun(context.Background(), sel, ks, o.via); err != nil {
 			return err
 		}
 		defer dev.Close()
@@ -414,12 +410,12 @@ func runOnDevice(dev *backend.Device, m *ir.Module, plan *runspec.Plan, o runOpt
 }
 
 // openForRun opens the device: sel when given, else the policy's choice
-// among the adapters that have the kernel's features and, with -via, take
-// that target first (a Vulkan device for SPIR-V rather than naga's SPIR-V
-// front end), or at all.
-func openForRun(ctx context.Context, sel string, need ir.Features, via string) (*backend.Device, error) {
+// among the adapters that can run the kernels (their features and
+// cooperative-matrix types) and, with -via, take that target first (a
+// Vulkan device for SPIR-V rather than naga's SPIR-V front end), or at all.
+func openForRun(ctx context.Context, sel string, ks []*ir.Kernel, via string) (*backend.Device, error) {
 	if sel != "" || via == "" {
-		return backend.OpenFor(ctx, sel, need)
+		return backend.OpenFor(ctx, sel, ks...)
 	}
 	target := backend.SPIRV
 	if via == "wgsl" {
@@ -428,7 +424,7 @@ func openForRun(ctx context.Context, sel string, need ir.Features, via string) (
 	as, enumErr := backend.Adapters(ctx)
 	var first, any []backend.AdapterInfo
 	for _, a := range as {
-		if !backend.Supports(a, need) {
+		if !supportsAll(a, ks) {
 			continue
 		}
 		for i, t := range a.Targets {
@@ -446,6 +442,16 @@ func openForRun(ctx context.Context, sel string, need ir.Features, via string) (
 		return nil, fmt.Errorf("-via %s: no adapter loads %s with what the kernel needs (adapters: %d, %v)", via, target, len(as), enumErr)
 	}
 	return backend.OpenAdapter(ctx, first[backend.Choose(first)])
+}
+
+// supportsAll reports whether adapter a can run every kernel of ks.
+func supportsAll(a backend.AdapterInfo, ks []*ir.Kernel) bool {
+	for _, k := range ks {
+		if backend.SupportsKernel(a, k) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // loadVia loads kernel k on dev through -via's path and names the path.

@@ -312,3 +312,35 @@ func TestCommentBackslash(t *testing.T) {
 		t.Errorf("output:\n%s", a.Code)
 	}
 }
+
+// TestSharedComments: the comments written with a shared declaration
+// (ir.Shared.Doc above it, Comment after it on its line) are printed with
+// the groupshared declaration, not lost and not left in the body; a
+// trailing backslash cannot splice the next line into them.
+func TestSharedComments(t *testing.T) {
+	src := `kernel k(y read_write []f32) workgroup(64) {
+	let i = local_index
+	// tile holds a row
+	/* of y \ */
+	shared tile [64]f32 /* after tile */
+	tile[i] = y[i]
+	workgroupBarrier()
+	y[i] = tile[63 - i]
+}
+`
+	m, err := parse.File("sc.kc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Emit(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\n// tile holds a row\n// of y\ngroupshared float tile[64]; // after tile\n"
+	if got := string(a.Code); !strings.Contains(got, want) || strings.Count(got, "tile holds") != 1 {
+		t.Errorf("want the shared declaration as\n%s\nin\n%s", want, got)
+	}
+}

@@ -179,7 +179,18 @@ func (f *fn) resources(prefix string) {
 	for _, s := range k.Shared {
 		name := e.global.Name(prefix + s.Name)
 		f.names[s] = name
-		e.body = append(e.body, line{text: "groupshared " + decl(s.Type, name) + ";"})
+		// the comments written with the declaration go with it (kc fmt
+		// keeps them there too), out of the body
+		for _, d := range s.Doc {
+			for _, l := range ir.CommentLines(d) {
+				e.body = append(e.body, line{text: comment(l)})
+			}
+		}
+		text := "groupshared " + decl(s.Type, name) + ";"
+		if s.Comment != "" {
+			text += " " + comment(strings.Join(ir.CommentLines(s.Comment), " "))
+		}
+		e.body = append(e.body, line{text: text})
 	}
 }
 

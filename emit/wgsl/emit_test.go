@@ -510,3 +510,27 @@ func TestSelectEffects(t *testing.T) {
 		"return select(b, a, c);",
 	)
 }
+
+// TestSharedComments: the comments written with a shared declaration
+// (ir.Shared.Doc above it, Comment after it on its line) are printed with
+// the var<workgroup> declaration, not lost and not left in the body.
+func TestSharedComments(t *testing.T) {
+	src := `kernel k(y read_write []f32) workgroup(64) {
+	let i = local_index
+	// tile holds a row
+	/* of y */
+	shared tile [64]f32 /* after tile */
+	tile[i] = y[i]
+	workgroupBarrier()
+	y[i] = tile[63 - i]
+}
+`
+	a, err := wgsl.Emit(parseSrc(t, "sc.kc", src), wgsl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\n// tile holds a row\n// of y\nvar<workgroup> tile: array<f32, 64>; // after tile\n"
+	if got := string(a.Code); !strings.Contains(got, want) || strings.Count(got, "tile holds") != 1 {
+		t.Errorf("want the shared declaration as\n%s\nin\n%s", want, got)
+	}
+}

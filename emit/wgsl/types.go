@@ -128,7 +128,14 @@ func (e *emitter) kernelDecls(k *ir.Kernel) {
 		e.w.blank()
 	}
 	for _, s := range k.Shared {
-		e.w.line(s.Pos, "var<workgroup> ", r.shared[s], ": ", e.typeName(s.Type), ";")
+		// the comments written with the declaration go with it (kc fmt
+		// keeps them there too), out of the body
+		for _, d := range s.Doc {
+			for _, l := range ir.CommentLines(d) {
+				e.w.line(s.Pos, "//", l)
+			}
+		}
+		e.w.line(s.Pos, "var<workgroup> ", r.shared[s], ": ", e.typeName(s.Type), ";", trailComment(s.Comment))
 	}
 }
 
@@ -182,4 +189,14 @@ func builtinsUsed(b *ir.Block) *[ir.SubgroupInvocationID + 1]bool {
 		return true
 	})
 	return &used
+}
+
+// trailComment spells a comment written after a declaration on its line
+// as a // comment to end the declaration's line ("" for none); a /* */
+// comment over several lines becomes one line.
+func trailComment(c string) string {
+	if c == "" {
+		return ""
+	}
+	return " //" + strings.Join(ir.CommentLines(c), " ")
 }

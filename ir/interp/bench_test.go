@@ -8,6 +8,7 @@ import (
 	"github.com/kcgo/kc/internal/runspec"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // BenchmarkRun runs every kernel of the corpus on the interpreter with the
@@ -45,6 +46,34 @@ func benchKernel(b *testing.B, c kctest.Case, m *ir.Module, k *ir.Kernel) {
 		}
 		b.StartTimer()
 		if err := interp.Run(m, k.Name, plan.Grid, args, interp.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoopPasses runs a tight loop (a counter and one add a pass) in
+// 256 invocations: the interpreter's per-pass bookkeeping (step budget,
+// Stats.MaxLoopIterations' count) is a large share of such a loop's
+// cost, so changes to it show here first.
+func BenchmarkLoopPasses(b *testing.B) {
+	src := `kernel spin(n u32, y read_write []u32) workgroup(256) {
+	var s u32
+	for i := u32(0); i < n + local_index % 3; i++ {
+		s += i
+	}
+	y[global_id.x] = s
+}
+`
+	m, err := parse.File("spin.kc", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ir.Check(m); err != nil {
+		b.Fatal(err)
+	}
+	args := &interp.Args{Params: map[string]ir.Value{"n": ir.IntVal(2000)}, Buffers: map[string][]byte{"y": interp.Poison(4 * 256)}}
+	for b.Loop() {
+		if err := interp.Run(m, "spin", [3]int{1, 1, 1}, args, interp.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

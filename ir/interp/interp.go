@@ -78,7 +78,8 @@ type Stats struct {
 	// completely (small constant trip counts), so this can run above its
 	// own count, never below.
 	MaxLoopIterations int64
-	// MaxLoopInvocation is the global_id of the first invocation that ran
+	// MaxLoopInvocation is the global_id of the first invocation, in run
+	// order (workgroups x fastest, then local index), that ran
 	// MaxLoopIterations.
 	MaxLoopInvocation [3]uint32
 }
@@ -111,8 +112,12 @@ func RunStats(m *ir.Module, kernel string, groups [3]int, args *Args, opts Optio
 		return st, err
 	}
 	defer func() {
+		r := recover()
+		if r != nil {
+			mc.foldLoops() // the part of the workgroup the error stopped
+		}
 		st = Stats{MaxLoopIterations: mc.maxLoops, MaxLoopInvocation: mc.maxLoopsAt}
-		if r := recover(); r != nil {
+		if r != nil {
 			if e, ok := r.(*Error); ok {
 				err = e
 				return

@@ -82,3 +82,33 @@ func TestLoopIterations(t *testing.T) {
 		t.Fatalf("no loops: %+v, %v", st, err)
 	}
 }
+
+// TestLoopIterationsOnError: when an error stops a run, Stats counts the
+// part that ran, the stopped workgroup's passes included; on a tie the
+// earlier invocation keeps MaxLoopInvocation.
+func TestLoopIterationsOnError(t *testing.T) {
+	m := compile(t, `kernel k(p read []u32, y read_write []u32) workgroup(8) {
+	let g = global_id.x
+	var s u32
+	for i := u32(0); i < p[g]; i++ {
+		s++
+	}
+	y[g + p[g] / 1000 * 100] = s
+}`)
+	r := newRNG(t)
+	ps := make([]uint32, 16)
+	for i := range ps {
+		ps[i] = r.u32s(1)[0] % 20
+	}
+	// invocations 10 and 13, of the second workgroup, run the most
+	// passes (1001); the out-of-bounds store stops the run there
+	ps[10], ps[13] = 1000, 1000
+	args := &Args{Buffers: map[string][]byte{"p": Encode(ps), "y": Poison(4 * 16)}}
+	st, err := RunStats(m, "k", [3]int{2, 1, 1}, args, Options{})
+	if err == nil {
+		t.Fatal("no out-of-bounds error")
+	}
+	if st.MaxLoopIterations != 1001 || st.MaxLoopInvocation != [3]uint32{10, 0, 0} {
+		t.Errorf("stats %+v, want 1001 passes at invocation 10 (error %v)", st, err)
+	}
+}

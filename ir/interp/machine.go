@@ -29,7 +29,8 @@ type machine struct {
 
 	// loops counts each lane's loop iterations in this workgroup, all its
 	// loops together (Stats.MaxLoopIterations); maxLoops is the largest
-	// count of the run so far and maxLoopsAt its invocation's global_id.
+	// count of the workgroups before (foldLoops) and maxLoopsAt its
+	// invocation's global_id.
 	loops      []int64
 	maxLoops   int64
 	maxLoopsAt [3]uint32
@@ -195,7 +196,21 @@ func (m *machine) execute(body stmtFn) {
 				m.wgid = [3]int{x, y, z}
 				m.startWorkgroup()
 				body(m.all)
+				m.foldLoops()
 			}
+		}
+	}
+}
+
+// foldLoops takes the workgroup's largest per-lane loop count into the
+// run's (Stats.MaxLoopIterations): on a tie the earlier workgroup, then
+// the lower local index, keeps it. It runs after each workgroup and, when
+// an error stops one, for the part that ran (RunStats).
+func (m *machine) foldLoops() {
+	for l, n := range m.loops {
+		if n > m.maxLoops {
+			m.maxLoops = n
+			copy(m.maxLoopsAt[:], m.globalID[4*l:4*l+3])
 		}
 	}
 }

@@ -279,16 +279,19 @@ func mergeLanes(out, a, b []int32) []int32 {
 	return append(out, b[j:]...)
 }
 
-// countLoop counts one loop iteration for each lane of cur: each pass
-// of a loop counts, the one whose condition fails and the one that
-// breaks included, as llvmpipe counts (docs/lavapipe.md).
+// Loop passes are counted per lane (machine.loops): each pass of a loop
+// counts for every lane that starts it, the one whose condition fails and
+// the one that breaks included, as llvmpipe counts (docs/lavapipe.md).
+// The count is one increment a lane a pass, made in the loop that already
+// tests the condition lane by lane; the largest count is taken once per
+// workgroup (machine.foldLoops), not at every increment.
+
+// countLoop counts one pass for each lane of cur (loops without a
+// condition; forStmt counts the others as it tests the condition).
 func (m *machine) countLoop(cur []int32) {
+	loops := m.loops
 	for _, l := range cur {
-		m.loops[l]++
-		if n := m.loops[l]; n > m.maxLoops {
-			m.maxLoops = n
-			copy(m.maxLoopsAt[:], m.globalID[4*l:4*l+3])
-		}
+		loops[l]++
 	}
 }
 
@@ -327,12 +330,15 @@ func (c *compiler) forStmt(s *ir.For) stmtFn {
 		cur := append(curBuf[:0], act...)
 		for len(cur) > 0 {
 			m.step(pos, cur)
-			m.countLoop(cur)
 			run := cur
-			if cond != nil {
+			if cond == nil {
+				m.countLoop(cur)
+			} else {
 				cv := cond(cur)
 				b := bodyBuf[:0]
+				loops := m.loops
 				for _, l := range cur {
+					loops[l]++ // the pass counts whether the condition holds or not
 					if cv[4*l] != 0 {
 						b = append(b, l)
 					} else {

@@ -318,15 +318,27 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 	out := &ir.Block{Pos: irPos(b.Pos)}
 	// Comments before the "{" (in a parameter list, a condition) are dropped.
 	c.commentsBefore(b.Pos.Offset)
-	prevShared := false
+	var prevShared *ir.Shared // the declaration of the previous item
 	for i, it := range b.Items {
+		// A shared declaration moves to the top of the body (kc fmt): the
+		// comments on the lines above it and the one after it on its line
+		// move with it; the others stay put.
+		var doc []string
 		for _, t := range c.commentsBefore(it.Pos.Offset) {
-			s := c.commentStmt(t)
-			// a shared declaration moves to the top: its comment stays put
-			s.Trailing = s.Trailing && !prevShared
-			out.Stmts = append(out.Stmts, s)
+			switch {
+			case prevShared != nil && c.trailing(t):
+				prevShared.Comment = strings.TrimSpace(prevShared.Comment + " " + t.Value)
+			case it.Shared != nil && top && c.inKernel != nil && !c.trailing(t):
+				doc = append(doc, t.Value)
+			default:
+				out.Stmts = append(out.Stmts, c.commentStmt(t))
+			}
 		}
-		prevShared = it.Shared != nil
+		prevShared = nil
+		nShared := 0
+		if c.inKernel != nil {
+			nShared = len(c.inKernel.Shared)
+		}
 		// A statement takes the ";" after it, if any (see itemAST).
 		if i < len(b.Items)-1 && !c.semiBefore(b.Items[i+1].Pos.Offset) {
 			c.errorf(b.Items[i+1].Pos, "missing newline or \";\" before this statement")
@@ -334,15 +346,21 @@ func (c *converter) block(b *blockAST, top bool) *ir.Block {
 		if s := c.stmt(it, top); s != nil {
 			out.Stmts = append(out.Stmts, s)
 		}
+		if c.inKernel != nil && len(c.inKernel.Shared) > nShared {
+			prevShared = c.inKernel.Shared[nShared]
+			prevShared.Doc = doc
+		}
 		// Comments inside the statement, outside its blocks, are dropped
 		// (those after its last token are the next statement's).
 		c.commentsBefore(c.codeEnd(it.EndPos.Offset))
 	}
 	// Comments before the closing brace.
 	for _, t := range c.commentsBefore(b.EndPos.Offset) {
-		s := c.commentStmt(t)
-		s.Trailing = s.Trailing && !prevShared
-		out.Stmts = append(out.Stmts, s)
+		if prevShared != nil && c.trailing(t) {
+			prevShared.Comment = strings.TrimSpace(prevShared.Comment + " " + t.Value)
+			continue
+		}
+		out.Stmts = append(out.Stmts, c.commentStmt(t))
 	}
 	return out
 }

@@ -289,8 +289,7 @@ kernel k(
 	/* the output */
 	y read_write []f32, /* after y */
 ) workgroup(64) { // on the brace
-	shared s [64]f32
-	// shared, moved to the top
+	shared s [64]f32 // shared, moved to the top
 	let i = local_index // the index
 	/* a block
 	   comment over lines */
@@ -346,6 +345,65 @@ kernel k(
 	// last
 }
 `
+
+// TestFmtSharedComments: kc fmt hoists shared declarations to the top of
+// the kernel body with the comments on the lines above each and the one
+// after it on its line (// or /* */); the other comments, that of the
+// statement before on its line too, stay put. The canonical text prints
+// as itself, round-trips and checks.
+func TestFmtSharedComments(t *testing.T) {
+	src := `kernel k(y read_write []f32) workgroup(64) {
+	let i = local_index // the index
+	// tile holds a row
+	/* of y */
+	shared tile [64]f32 /* after tile */
+	y[i] = 1.0
+	// between
+	var j = 0
+	shared other [4]f32; // other's
+
+	// sums
+	shared sums [2]u32
+	tile[i] = y[i] + other[0] + f32(sums[j])
+	shared last [1]f32 // at the end
+}
+`
+	want := `kernel k(y read_write []f32) workgroup(64) {
+	// tile holds a row
+	/* of y */
+	shared tile [64]f32 /* after tile */
+	shared other [4]f32 // other's
+	// sums
+	shared sums [2]u32
+	shared last [1]f32 // at the end
+	let i = local_index // the index
+	y[i] = 1.0
+	// between
+	var j = 0
+	tile[i] = y[i] + other[0] + f32(sums[j])
+}
+`
+	m, out := reprint(t, "s.kc", src)
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("print (-want +got):\n%s", d)
+	}
+	if _, again := reprint(t, "s2.kc", out); again != out {
+		t.Errorf("canonical text reprints differently:\n%s", cmp.Diff(out, again))
+	}
+	sh := m.Kernels[0].Shared
+	if len(sh) != 4 {
+		t.Fatalf("%d shared, want 4", len(sh))
+	}
+	if d := cmp.Diff([]string{"// tile holds a row", "/* of y */"}, sh[0].Doc); d != "" || sh[0].Comment != "/* after tile */" {
+		t.Errorf("tile: Doc %q (diff %s), Comment %q", sh[0].Doc, d, sh[0].Comment)
+	}
+	if len(sh[1].Doc) != 0 || sh[1].Comment != "// other's" || len(sh[3].Doc) != 0 || sh[3].Comment != "// at the end" {
+		t.Errorf("other, last: %q %q, %q %q", sh[1].Doc, sh[1].Comment, sh[3].Doc, sh[3].Comment)
+	}
+	if err := ir.Check(m); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
 
 // TestFmtBlockDocs: a /* */ comment above a declaration (the file header
 // above enable, a const, a struct, a function, a kernel) stays a block

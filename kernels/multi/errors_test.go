@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,5 +159,69 @@ func TestBlockOpError(t *testing.T) {
 	}
 	if _, err := mm.Record(w, x); err == nil || !strings.Contains(err.Error(), "not of this product's group") {
 		t.Errorf("Record with another group's worker: %v", err)
+	}
+}
+
+// TestPoisoned: in the tests every tensor starts as NaN before it is
+// written (group's SetPoison), Empty ones too (Block's output), so a
+// device part that writes nothing, or only some rows, reads back as NaN
+// there and fails the comparisons with the references.
+func TestPoisoned(t *testing.T) {
+	ctx := context.Background()
+	g := group(t, openDev(t, "vulkan"), openDev(t, "vulkan"))
+	const rows, cols = 4, 5
+	got := make([][]float32, g.Len())
+	err := g.Run(ctx, 2, func(ctx context.Context, w multi.Worker, lo, hi int) error {
+		out, err := w.Context.Empty(rows, cols)
+		if err != nil {
+			return err
+		}
+		defer out.Release()
+		if w.Index == 1 { // rows 1 and 2 written, 0 and 3 not
+			one, err := w.Context.Tensor(make([]float32, 2*cols), 2, cols)
+			if err != nil {
+				return err
+			}
+			defer one.Release()
+			if err := w.Context.SetRows(out, 1, one); err != nil {
+				return err
+			}
+		}
+		got[w.Index], err = out.ToHost(ctx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, xs := range got {
+		for j, x := range xs {
+			if written := i == 1 && j/cols >= 1 && j/cols <= 2; written != (x == x) {
+				t.Errorf("device %d element %d = %g (written: %v)", i, j, x, written)
+			}
+		}
+	}
+}
+
+// TestRunConcurrent: Run calls each device's work in its own goroutine,
+// all at once: each part waits until every part has started, which
+// serial calls would never reach.
+func TestRunConcurrent(t *testing.T) {
+	ctx := context.Background()
+	g := group(t, openDev(t, "vulkan"), openDev(t, "vulkan"), openDev(t, "vulkan"))
+	var started sync.WaitGroup
+	started.Add(g.Len())
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	err := g.Run(ctx, 3, func(ctx context.Context, w multi.Worker, lo, hi int) error {
+		started.Done()
+		select {
+		case <-all:
+			return nil
+		case <-time.After(20 * time.Second):
+			return errors.New("the other devices' parts did not start while this one ran")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

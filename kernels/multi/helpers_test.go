@@ -52,9 +52,14 @@ func openDev(t *testing.T, driver string) *backend.Device {
 	return d
 }
 
-// group is a group over devs, closed when the test ends.
+// group is a group over devs, closed when the test ends, whose Contexts
+// poison every tensor before it is written (kernels.Context.SetPoison):
+// an element a device's kernels fail to write reads back as NaN.
 func group(t *testing.T, devs ...*backend.Device) *multi.Group {
 	g := multi.New(devs...)
+	for _, w := range g.Workers() {
+		w.Context.SetPoison(true)
+	}
 	t.Cleanup(func() {
 		if err := g.Close(); err != nil {
 			t.Error(err)

@@ -32,6 +32,7 @@ func TestOpen(t *testing.T) {
 	var drivers []string
 	for _, w := range g.Workers() {
 		drivers = append(drivers, w.Device.Info().Driver)
+		w.Context.SetPoison(true)
 	}
 	t.Logf("opened %d devices: %v", g.Len(), drivers)
 	if !slices.Contains(drivers, "vulkan") || !slices.Contains(drivers, "wgpu") {

@@ -14,6 +14,7 @@
 [[vk::binding(1, 0)]] StructuredBuffer<float> A : register(t1);
 [[vk::binding(2, 0)]] StructuredBuffer<float> B : register(t2);
 [[vk::binding(3, 0)]] RWStructuredBuffer<float> C : register(u3);
+// As is stored transposed (k major) so that the inner loop reads rows
 groupshared float As[16][64];
 groupshared float Bs[16][64];
 
@@ -28,8 +29,6 @@ void matmul_tiled(uint3 kc_local_id : SV_GroupThreadID, uint3 kc_workgroup_id : 
 		Bs[kc_z_1 / 64u][kc_z_1 % 64u] = 0.0f;
 	}
 	GroupMemoryBarrierWithGroupSync();
-#line 9 "matmul_tiled.kc"
-	// As is stored transposed (k major) so that the inner loop reads rows
 #line 12 "matmul_tiled.kc"
 	uint tx = kc_local_id.x;
 	uint ty = kc_local_id.y;

@@ -12,12 +12,12 @@ struct Params {
 @group(0) @binding(2) var<storage, read> B: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 
+// As is stored transposed (k major) so that the inner loop reads rows
 var<workgroup> As: array<array<f32, 64>, 16>;
 var<workgroup> Bs: array<array<f32, 64>, 16>;
 
 @compute @workgroup_size(16, 16, 1)
 fn matmul_tiled(@builtin(local_invocation_id) local_id: vec3<u32>, @builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocation_index) local_index: u32) {
-  // As is stored transposed (k major) so that the inner loop reads rows
   let tx: u32 = local_id.x;
   let ty: u32 = local_id.y;
   let t: u32 = local_index;

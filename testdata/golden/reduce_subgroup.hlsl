@@ -11,6 +11,8 @@
 };
 [[vk::binding(1, 0)]] StructuredBuffer<float> x : register(t1);
 [[vk::binding(2, 0)]] RWStructuredBuffer<float> out_ : register(u2);
+// one slot per invocation: only the first lane of each subgroup stores its
+// subgroup's sum, the others store 0, so no assumption on subgroup layout
 groupshared float sums[256];
 
 [numthreads(256, 1, 1)]
@@ -25,9 +27,6 @@ void reduce_subgroup(uint3 kc_global_id : SV_DispatchThreadID, uint3 kc_workgrou
 		sums[kc_z] = 0.0f;
 	}
 	GroupMemoryBarrierWithGroupSync();
-#line 8 "reduce_subgroup.kc"
-	// one slot per invocation: only the first lane of each subgroup stores its
-	// subgroup's sum, the others store 0, so no assumption on subgroup layout
 #line 11 "reduce_subgroup.kc"
 	uint i = kc_global_id.x;
 	float v = 0.0f;

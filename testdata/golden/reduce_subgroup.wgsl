@@ -12,12 +12,12 @@ struct Params {
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 
+// one slot per invocation: only the first lane of each subgroup stores its
+// subgroup's sum, the others store 0, so no assumption on subgroup layout
 var<workgroup> sums: array<f32, 256>;
 
 @compute @workgroup_size(256, 1, 1)
 fn reduce_subgroup(@builtin(global_invocation_id) global_id: vec3<u32>, @builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocation_index) local_index: u32, @builtin(subgroup_invocation_id) subgroup_invocation_id: u32) {
-  // one slot per invocation: only the first lane of each subgroup stores its
-  // subgroup's sum, the others store 0, so no assumption on subgroup layout
   let i: u32 = global_id.x;
   var v: f32;
   if i < params.n && i < arrayLength(&x) {

@@ -12,6 +12,7 @@
 };
 [[vk::binding(1, 0)]] StructuredBuffer<float> src : register(t1);
 [[vk::binding(2, 0)]] RWStructuredBuffer<float> dst_ : register(u2);
+// one extra column keeps the column reads free of bank conflicts
 groupshared float tile[16][17];
 
 [numthreads(16, 16, 1)]
@@ -22,8 +23,6 @@ void transpose_padded(uint3 kc_local_id : SV_GroupThreadID, uint3 kc_workgroup_i
 		tile[kc_z / 17u][kc_z % 17u] = 0.0f;
 	}
 	GroupMemoryBarrierWithGroupSync();
-#line 5 "transpose_padded.kc"
-	// one extra column keeps the column reads free of bank conflicts
 #line 7 "transpose_padded.kc"
 	uint x = kc_workgroup_id.x * 16u + kc_local_id.x;
 	uint y = kc_workgroup_id.y * 16u + kc_local_id.y;

@@ -10,11 +10,11 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
 
+// one extra column keeps the column reads free of bank conflicts
 var<workgroup> tile: array<array<f32, 17>, 16>;
 
 @compute @workgroup_size(16, 16, 1)
 fn transpose_padded(@builtin(local_invocation_id) local_id: vec3<u32>, @builtin(workgroup_id) workgroup_id: vec3<u32>) {
-  // one extra column keeps the column reads free of bank conflicts
   let x: u32 = workgroup_id.x * 16u + local_id.x;
   let y: u32 = workgroup_id.y * 16u + local_id.y;
   if x < params.cols && y < params.rows {

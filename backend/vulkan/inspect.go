@@ -1,0 +1,278 @@
+//go:build linux && cgo
+
+package vulkan
+
+import (
+	"math"
+	"os"
+	"unsafe"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// Pipeline statistics and internal representations
+// (VK_KHR_pipeline_executable_properties): what the driver compiled a
+// pipeline into — registers, local memory (spills), shared memory,
+// instruction counts, as the driver names them — and, where it offers
+// them, its intermediate or machine code. Capturing costs compile time and
+// may keep the driver from caching, so it is off unless asked:
+//
+//	KC_VULKAN_STATS=1    statistics (backend.Pipeline.Statistics)
+//	KC_VULKAN_STATS=ir   statistics and internal representations
+//	                     (backend.Pipeline.Representations)
+//
+// With it set and the device offering the extension and its
+// pipelineExecutableInfo feature, the device enables both, and every
+// pipeline is created with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
+// (and _INTERNAL_REPRESENTATIONS_BIT_KHR for "ir"). Otherwise the methods
+// return backend.ErrNoStatistics.
+
+const (
+	extPipelineExec = "VK_KHR_pipeline_executable_properties"
+	envStats        = "KC_VULKAN_STATS"
+
+	stPipelineExecFeatures = 1000269000
+	stPipelineInfo         = 1000269001
+	stPipelineExecProps    = 1000269002
+	stPipelineExecInfo     = 1000269003
+	stPipelineExecStat     = 1000269004
+	stPipelineExecIR       = 1000269005
+
+	captureStatistics = 0x40 // VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
+	captureIR         = 0x80 // VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR
+)
+
+type vkPipelineInfo struct {
+	sType    uint32
+	pNext    uintptr
+	pipeline uintptr
+}
+
+type vkPipelineExecutableProperties struct {
+	sType        uint32
+	pNext        uintptr
+	stages       uint32
+	name         [256]byte
+	description  [256]byte
+	subgroupSize uint32
+}
+
+type vkPipelineExecutableInfo struct {
+	sType           uint32
+	pNext           uintptr
+	pipeline        uintptr
+	executableIndex uint32
+}
+
+type vkPipelineExecutableStatistic struct {
+	sType       uint32
+	pNext       uintptr
+	name        [256]byte
+	description [256]byte
+	format      uint32 // BOOL32, INT64, UINT64, FLOAT64
+	value       uint64 // the union, read by format
+}
+
+type vkPipelineExecutableIR struct {
+	sType       uint32
+	pNext       uintptr
+	name        [256]byte
+	description [256]byte
+	isText      uint32
+	dataSize    uintptr
+	pData       uintptr
+}
+
+// inspectFns are the extension's entry points (0 when not enabled).
+type inspectFns struct {
+	props, stats, reprs uintptr
+}
+
+// captureWanted reads KC_VULKAN_STATS: the capture flags asked for.
+func captureWanted() uint32 {
+	switch os.Getenv(envStats) {
+	case "", "0", "off":
+		return 0
+	case "ir":
+		return captureStatistics | captureIR
+	}
+	return captureStatistics
+}
+
+// captureFlags is what p's pipelines are created with: the flags asked for
+// when p offers the extension and its feature, else 0.
+func (p *physical) captureFlags() uint32 {
+	if !p.exts[extPipelineExec] || p.pexec.f[0] == 0 {
+		return 0
+	}
+	return captureWanted()
+}
+
+// loadInspect resolves the extension's entry points when d captures.
+func (d *device) loadInspect(p *physical) {
+	if d.l.borrowed {
+		return // the host's device: kc did not enable the extension
+	}
+	d.capture = p.captureFlags()
+	if d.capture == 0 {
+		return
+	}
+	g, h := d.l.in.fn.getDeviceProcAddr, d.l.handle
+	d.inspect = inspectFns{
+		props: procAddr(g, h, "vkGetPipelineExecutablePropertiesKHR"),
+		stats: procAddr(g, h, "vkGetPipelineExecutableStatisticsKHR"),
+		reprs: procAddr(g, h, "vkGetPipelineExecutableInternalRepresentationsKHR"),
+	}
+	if d.inspect.props == 0 || d.inspect.stats == 0 {
+		d.capture = 0
+	}
+}
+
+// executables names the pipeline's executables (index order).
+func (p *pipeline) executables(a *arena) ([]string, error) {
+	d := p.d
+	pi := newIn[vkPipelineInfo](a)
+	*pi = vkPipelineInfo{sType: stPipelineInfo, pipeline: p.handle}
+	n := newIn[uint32](a)
+	if err := check("vkGetPipelineExecutablePropertiesKHR", call(d.inspect.props, d.l.handle, addr(pi), addr(n), 0)); err != nil {
+		return nil, err
+	}
+	props := sliceIn[vkPipelineExecutableProperties](a, int(*n))
+	for i := range props {
+		props[i].sType = stPipelineExecProps
+	}
+	if len(props) > 0 {
+		if r := call(d.inspect.props, d.l.handle, addr(pi), addr(n), saddr(props)); r != 0 && r != 5 {
+			return nil, check("vkGetPipelineExecutablePropertiesKHR", r)
+		}
+	}
+	var names []string
+	for _, e := range props[:min(int(*n), len(props))] {
+		names = append(names, cString(e.name[:]))
+	}
+	return names, nil
+}
+
+// Statistics implements backend.PipelineInspector.
+func (p *pipeline) Statistics() ([]backend.PipelineStat, error) {
+	d := p.d
+	if d.capture&captureStatistics == 0 {
+		return nil, backend.ErrNoStatistics
+	}
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	var a arena
+	defer a.free()
+	execs, err := p.executables(&a)
+	if err != nil {
+		return nil, err
+	}
+	var out []backend.PipelineStat
+	for i, ex := range execs {
+		info := p.execInfo(&a, i)
+		n := newIn[uint32](&a)
+		if err := check("vkGetPipelineExecutableStatisticsKHR", call(d.inspect.stats, d.l.handle, addr(info), addr(n), 0)); err != nil {
+			return nil, err
+		}
+		st := sliceIn[vkPipelineExecutableStatistic](&a, int(*n))
+		for j := range st {
+			st[j].sType = stPipelineExecStat
+		}
+		if len(st) > 0 {
+			if r := call(d.inspect.stats, d.l.handle, addr(info), addr(n), saddr(st)); r != 0 && r != 5 {
+				return nil, check("vkGetPipelineExecutableStatisticsKHR", r)
+			}
+		}
+		for _, s := range st[:min(int(*n), len(st))] {
+			out = append(out, backend.PipelineStat{Executable: ex, Name: cString(s.name[:]),
+				Description: cString(s.description[:]), Value: statValue(s.format, s.value)})
+		}
+	}
+	return out, nil
+}
+
+// statValue reads a VkPipelineExecutableStatisticValueKHR by its format.
+func statValue(format uint32, v uint64) float64 {
+	switch format {
+	case 0: // BOOL32
+		if uint32(v) != 0 {
+			return 1
+		}
+		return 0
+	case 1: // INT64
+		return float64(int64(v))
+	case 3: // FLOAT64
+		return math.Float64frombits(v)
+	}
+	return float64(v) // UINT64
+}
+
+func (p *pipeline) execInfo(a *arena, i int) *vkPipelineExecutableInfo {
+	info := newIn[vkPipelineExecutableInfo](a)
+	*info = vkPipelineExecutableInfo{sType: stPipelineExecInfo, pipeline: p.handle, executableIndex: uint32(i)}
+	return info
+}
+
+// Representations implements backend.PipelineInspector.
+func (p *pipeline) Representations() ([]backend.PipelineRepresentation, error) {
+	d := p.d
+	if d.capture&captureIR == 0 || d.inspect.reprs == 0 {
+		return nil, backend.ErrNoStatistics
+	}
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	var a arena
+	defer a.free()
+	execs, err := p.executables(&a)
+	if err != nil {
+		return nil, err
+	}
+	const name = "vkGetPipelineExecutableInternalRepresentationsKHR"
+	var out []backend.PipelineRepresentation
+	for i, ex := range execs {
+		info := p.execInfo(&a, i)
+		n := newIn[uint32](&a)
+		if err := check(name, call(d.inspect.reprs, d.l.handle, addr(info), addr(n), 0)); err != nil {
+			return nil, err
+		}
+		rs := sliceIn[vkPipelineExecutableIR](&a, int(*n))
+		for j := range rs {
+			rs[j].sType = stPipelineExecIR
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		// First the sizes (pData null), then the data.
+		if r := call(d.inspect.reprs, d.l.handle, addr(info), addr(n), saddr(rs)); r != 0 && r != 5 {
+			return nil, check(name, r)
+		}
+		rs = rs[:min(int(*n), len(rs))]
+		bufs := make([]unsafe.Pointer, len(rs))
+		sizes := make([]uintptr, len(rs))
+		for j := range rs {
+			if sizes[j] = rs[j].dataSize; sizes[j] > 0 {
+				bufs[j] = a.alloc(rs[j].dataSize)
+				rs[j].pData = uintptr(bufs[j])
+			}
+		}
+		if r := call(d.inspect.reprs, d.l.handle, addr(info), addr(n), saddr(rs)); r != 0 && r != 5 {
+			return nil, check(name, r)
+		}
+		for j, r := range rs {
+			var data []byte
+			if bufs[j] != nil {
+				data = append(data, unsafe.Slice((*byte)(bufs[j]), min(r.dataSize, sizes[j]))...)
+			}
+			if r.isText != 0 && len(data) > 0 && data[len(data)-1] == 0 {
+				data = data[:len(data)-1] // the text's NUL
+			}
+			out = append(out, backend.PipelineRepresentation{Executable: ex, Name: cString(r.name[:]),
+				Description: cString(r.description[:]), Text: r.isText != 0, Data: data})
+		}
+	}
+	return out, nil
+}
+
+var _ backend.PipelineInspector = (*pipeline)(nil)
