@@ -149,24 +149,6 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 // h16Def is the split-key kernels' H16 for an element type.
 var h16Def = map[DType]string{F32: "0", F16: "1", BF16: "2"}
 
-// splitPlan returns the split-key partial kernel for a cache of type d
-// (file, kernel, keys per workgroup, specialisation), or a nil
-// specialisation where none applies: decodesg.kc where the configuration
-// asks for it (Sub), else decode4.kc, else decodesg.kc for 16-bit caches.
-func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
-	if c.decode.Sub == 0 {
-		if span, pd := c.decode4Defs(d, tq, s, heads, kvHeads, dh); pd != nil {
-			if pd["RM"] == "1" {
-				delete(pd, "RM")
-				return "decoderm.kc", "decoderm_partial", span, pd
-			}
-			return "decode4.kc", "decode4_partial", span, pd
-		}
-	}
-	span, pd := c.decodeSGDefs(d, tq, s, heads, kvHeads, dh)
-	return "decodesg.kc", "decodesg_partial", span, pd
-}
-
 // chunkKeys records decode.kc: per (query, head, chunk of splitChunk
 // keys) partial results into a pooled scratch buffer, then their merge
 // into out. An invocation's loops run a number of iterations that grows
@@ -215,87 +197,128 @@ func flashLoops(s, dh int) int {
 
 // decodeTuning is the split-key kernels' configuration. Sub = 1 selects
 // decodesg.kc where the device allows it: KL invocations per key, NS
-// subgroups per workgroup, U steps of keys per batch (0: 1). Otherwise
-// decode4.kc (decodesg.kc only for a 16-bit cache decode4.kc does not
-// take): invocations per workgroup (WG, 128 or 256), invocations per key
-// in the score pass (LN: 1, 2 or 4), value rows per online-softmax step
-// (VB), the round's values loaded with its keys (Pre = 1); RM = 1 takes
-// decoderm.kc instead where the device has subgroups (one max a round, each
-// exponential once; WG, LN, VB and Pre as decode4.kc's). All: keys per
-// workgroup (Span, a power of two, at least one step or round; 0: chosen
-// so that about Groups workgroups run). A tuning set by a test or
-// benchmark applies to every cache type.
+// subgroups per workgroup, U steps of keys per batch (0: 1). Otherwise,
+// and where decodesg.kc does not apply, decode4.kc for f32 caches and
+// decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
+// invocations per key in the score pass (LN: 1, 2 or 4), value rows per
+// online-softmax step (VB), and for decode4h.kc the round's values loaded
+// with its keys (Pre = 1). All: keys per workgroup (Span, a power of two,
+// at least one step or round; 0: chosen so that about Groups workgroups
+// run). A tuning set by a test or benchmark applies to every cache type;
+// its zero fields take the default's.
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
-	Pre, RM                  int
+	Pre                      int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
 // f32 cache unless a test or benchmark sets another, the fastest of the
 // H200 sweeps (docs/PERF.md): decode4.kc with 4 invocations per key and 8
-// value rows a step; KL, NS and U are decodesg.kc's where it runs (4
-// lanes per key, 4 subgroups, batches of 2 steps).
+// value rows a step, about 1024 workgroups; KL, NS and U are decodesg.kc's
+// where a tuning asks for it.
 var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
-// defaultDecode16 is decode4.kc's configuration over 16-bit caches
-// (vectors of 8 elements: a row of 128 is 16 of them).
-var defaultDecode16 = decodeTuning{WG: 256, LN: 2, VB: 4, Pre: 1, Groups: 1024}
+// defaultDecode16 is the configuration over 16-bit caches, the fastest of
+// the H200 sweeps of 2026-12-01 (docs/PERF.md): decodesg.kc with 4 lanes
+// per key, 4 subgroups, batches of 2 steps and about 512 workgroups;
+// where the device's subgroups do not allow it, decode4h.kc with 4
+// invocations per key and 4 value rows a step (its fastest there).
+var defaultDecode16 = decodeTuning{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512, WG: 256, LN: 4, VB: 4}
 
-// decode4Defs returns decode4.kc's (or, where the configuration asks for
-// it and the device allows it, decoderm.kc's, marked RM) span and
-// specialisation for a cache of type d and these shapes, or nil where it
-// does not apply: head
-// dimensions that are not a power of two from 32 to 256, more than 16
-// query heads per key/value head (their accumulators would not stay in
-// registers), or shared memory the device lacks.
-func (c *Context) decode4Defs(d DType, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
-		return 0, nil
-	}
-	t := c.decode
+// decodeTune is the configuration for a cache of type d: the test's or
+// benchmark's where one is set, else the type's default; zero fields take
+// the default's.
+func (c *Context) decodeTune(d DType) decodeTuning {
 	def := defaultDecode
 	if d != F32 {
 		def = defaultDecode16
 	}
+	t := c.decode
+	if t == (decodeTuning{}) {
+		return def
+	}
 	if t.WG == 0 || t.LN == 0 {
-		t.WG, t.LN, t.VB, t.Pre, t.RM = def.WG, def.LN, def.VB, def.Pre, def.RM
+		t.WG, t.LN, t.VB = def.WG, def.LN, def.VB
+	}
+	if t.VB == 0 {
+		t.VB = def.VB
+	}
+	if t.KL == 0 || t.NS == 0 {
+		t.KL, t.NS = def.KL, def.NS
 	}
 	if t.Groups == 0 {
 		t.Groups = def.Groups
 	}
-	if t.VB == 0 { // a decoderm.kc configuration on a device without subgroups
-		t.VB = def.VB
+	return t
+}
+
+// splitPlan returns the split-key partial kernel for a cache of type d
+// (file, kernel, keys per workgroup, specialisation), or a nil
+// specialisation where none applies: decodesg.kc where the configuration
+// asks for it (Sub) and the device allows it, else decode4.kc (f32) or
+// decode4h.kc (f16, bf16).
+func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
+	t := c.decodeTune(d)
+	if t.Sub != 0 {
+		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return "decodesg.kc", "decodesg_partial", span, pd
+		}
+	}
+	if d == F32 {
+		span, pd := c.decode4Defs(t, tq, s, heads, kvHeads, dh)
+		return "decode4.kc", "decode4_partial", span, pd
+	}
+	span, pd := c.decode4hDefs(d, t, tq, s, heads, kvHeads, dh)
+	return "decode4h.kc", "decode4h_partial", span, pd
+}
+
+// decode4Defs returns decode4.kc's span and specialisation under t for
+// these shapes, or nil where it does not apply: head dimensions that are
+// not a power of two from 32 to 256, more than 16 query heads per
+// key/value head (their accumulators would not stay in registers), or
+// shared memory the device lacks.
+func (c *Context) decode4Defs(t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
+		return 0, nil
+	}
+	g, d4 := heads/kvHeads, dh/4
+	if g > 16 || d4 > t.WG || d4%t.LN != 0 {
+		return 0, nil
+	}
+	vb := min(t.VB, d4/t.LN)
+	span := t.span(t.WG/t.LN, tq, s, kvHeads)
+	red := max(g, 4) * t.WG
+	// qs, red and st (the device's own limit: the backend checks it
+	// again when it loads the kernel)
+	if need := 16*g*d4 + 4*red + 8*g*(t.WG/d4); need > c.dev.Info().Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
+		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
+}
+
+// decode4hDefs is decode4Defs for decode4h.kc over a cache of type d
+// (16-byte vectors of 4 or 8 elements).
+func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
+		return 0, nil
 	}
 	e := 16 / d.Size()
 	g, dv := heads/kvHeads, dh/e
 	if g > 16 || dv > t.WG || dv%t.LN != 0 {
 		return 0, nil
 	}
-	info := c.dev.Info()
-	sg := info.SubgroupSize
-	rm := t.RM != 0 && info.Subgroups && sg >= 8 && sg <= 128 && t.WG%sg == 0 && t.LN <= sg
 	vb := min(t.VB, dv/t.LN)
 	span := t.span(t.WG/t.LN, tq, s, kvHeads)
 	red := max(g, e) * t.WG
-	// qs, red and st (the device's own limit: the backend checks it
-	// again when it loads the kernel); decoderm.kc's mw and ps instead of
-	// part of red
-	need := 4*g*dh + 4*red + 8*g*(t.WG/dv)
-	if rm {
-		red = e * t.WG
-		need = 4*g*dh + 8*g*(t.WG/sg) + 8*g*(t.WG/t.LN) + 4*red + 4*g*(t.WG/dv)
-	}
-	if need > info.Limits.MaxSharedMemory {
+	// qs, red and st
+	if need := 4*g*dh + 4*red + 8*g*(t.WG/dv); need > c.dev.Info().Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	defs := map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
 		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1))}
-	if rm {
-		defs["SG"], defs["RM"] = strconv.Itoa(sg), "1"
-	}
-	return span, defs
 }
 
 // attnParams are the attention kernels' parameters: tq, s, the query and
@@ -419,27 +442,17 @@ func (t decodeTuning) span(step, tq, s, kvHeads int) int {
 	return max(span, step)
 }
 
-// decodeSGDefs returns decodesg.kc's span and specialisation for
-// elements of type d, or nil where the configuration does not ask for it
-// or it does not apply: no subgroups of 8, 16 or 32 (the kernel takes
-// lanes local_index % SG of consecutive invocations as one subgroup, as
-// NVIDIA and lavapipe lay them out), rows of a head that are not a whole
-// number of 16-byte vectors, a power of two of them or a multiple of SG,
-// more than 16 query heads per key/value head, or shared memory the
-// device lacks.
-func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	t := c.decode
-	if t == (decodeTuning{}) {
-		t = defaultDecode
-	}
-	if t.KL == 0 || t.NS == 0 {
-		t.KL, t.NS = defaultDecode.KL, defaultDecode.NS
-	}
+// decodeSGDefs returns decodesg.kc's span and specialisation under t for
+// elements of type d, or nil where it does not apply: no subgroups of 8,
+// 16 or 32 (the kernel takes lanes local_index % SG of consecutive
+// invocations as one subgroup, as NVIDIA and lavapipe lay them out), rows
+// of a head that are not a whole number of 16-byte vectors, a power of
+// two of them or a multiple of SG, more than 16 query heads per
+// key/value head, or shared memory the device lacks.
+func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
 	sg := info.SubgroupSize
-	// f32 caches only where Sub asks for it (splitPlan asks decode4.kc
-	// first for the others)
-	if (t.Sub == 0 && d == F32) || !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
+	if !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
 		return 0, nil
 	}
 	e := 16 / d.Size()
@@ -451,9 +464,6 @@ func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map
 	kl := min(t.KL, vl)
 	if need := 4*g*dh + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
-	}
-	if t.Groups == 0 {
-		t.Groups = defaultDecode.Groups
 	}
 	h16 := h16Def[d]
 	u := max(t.U, 1)

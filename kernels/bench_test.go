@@ -156,22 +156,19 @@ func BenchmarkOps(b *testing.B) {
 
 // decode16Sweep and decode32Sweep are the split-key configurations the
 // sweep times over f16 and f32 caches: decodesg.kc's (Sub: lanes per key,
-// subgroups, steps per batch); decode4.kc's (invocations per workgroup and
-// per key, value rows per step, workgroups in the grid); decoderm.kc's
-// (RM). The first H200 call of 2026-12-01 (docs/PERF.md) also timed
-// decode4.kc and decoderm.kc with every value load issued beside the key
-// loads (Pre): slower in every configuration.
+// subgroups, steps per batch, workgroups in the grid); decode4h.kc's (f16)
+// and decode4.kc's (f32): invocations per workgroup and per key, value
+// rows per step, workgroups. The H200 calls of 2026-12-01 (docs/PERF.md)
+// also timed decode4h.kc with the value loads beside the key loads (Pre),
+// decode4h.kc over f32 caches, and a kernel with one max a round: slower.
 var (
 	decode16Sweep = []kernels.DecodeTuning{
-		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 8, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512},
-		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 256}, {WG: 256, LN: 4, VB: 2, Groups: 512},
-		{WG: 256, LN: 2, VB: 4, Groups: 1024},
-		{WG: 256, LN: 4, VB: 4, RM: 1, Groups: 512}, {WG: 256, LN: 2, VB: 4, RM: 1, Groups: 1024},
-		{WG: 256, LN: 4, VB: 2, RM: 1, Groups: 1024}, {WG: 128, LN: 2, VB: 4, RM: 1, Groups: 1024},
+		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 256},
+		{Sub: 1, KL: 4, NS: 8, U: 2, Groups: 512}, {Sub: 1, KL: 8, NS: 4, U: 2, Groups: 512},
+		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 256}, {WG: 256, LN: 2, VB: 4, Groups: 1024},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
-		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 1024},
-		{WG: 256, LN: 4, VB: 8, RM: 1, Groups: 1024}, {WG: 256, LN: 4, VB: 4, RM: 1, Groups: 512},
+		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512}, {WG: 256, LN: 2, VB: 8, Groups: 1024},
 		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024},
 	}
 )
@@ -180,9 +177,6 @@ var (
 func decodeName(tn kernels.DecodeTuning) string {
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d", tn.KL, tn.NS, tn.U, tn.Groups)
-	}
-	if tn.RM != 0 {
-		return fmt.Sprintf("rm-wg%d-ln%d-vb%d-pre%d-groups%d", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups)
 	}
 	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups)
 }

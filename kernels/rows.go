@@ -111,24 +111,35 @@ type rowTuning struct{ WG, SH, PF, ST, SG int }
 // elements (multiples of 4) per kernel unless a test or benchmark sets
 // another: measured on the H200 at rows of 32768 (docs/PERF.md), rmsnorm
 // gains from loading a third of w beside x (0.84x to 0.87x of copy),
-// layernorm a little from a quarter of the row in shared memory, softmax
-// from neither.
+// layernorm from subgroup reductions (rowssg4.kc) with a quarter of the
+// row in shared memory and two vectors of w and b loaded beside x (about
+// +7% over rowsreg4.kc's best), softmax from neither. Where the device has
+// no subgroups layernorm takes noSubgroupRows instead.
 var defaultLongRows = map[string]rowTuning{
 	"softmax":   {WG: 1024},
-	"layernorm": {WG: 1024, SH: 1},
+	"layernorm": {WG: 1024, SH: 1, PF: 2, SG: 1},
 	"rmsnorm":   {WG: 1024, PF: 4},
 }
+
+// noSubgroupRows is layernorm's default without subgroups: rowsreg4.kc's
+// best on the H200 (a quarter of the row in shared memory).
+var noSubgroupRows = rowTuning{WG: 1024, SH: 1}
 
 // longRows returns the file and specialisation of the kernel for rows of
 // n vectors (more than 2048) under the long-row configuration, or nil
 // where it needs more than 64 registers of row an invocation or more
 // shared memory than the device has.
 func (c *Context) longRows(kernel string, n int) (string, map[string]string) {
+	info := c.dev.Info()
+	sg := info.SubgroupSize
 	t := c.rowTune
 	if t.WG == 0 {
 		t = defaultLongRows[kernel]
 	}
-	info := c.dev.Info()
+	useSG := t.SG != 0 && kernel == "layernorm" && info.Subgroups && sg >= 8 && sg <= 128 && t.WG%sg == 0 && t.WG/sg <= 128
+	if t.SG != 0 && !useSG && c.rowTune.WG == 0 {
+		t = noSubgroupRows
+	}
 	per := ceilDiv(n, t.WG)
 	if per*4 > 64 || t.SH >= per || t.WG > info.Limits.MaxInvocationsPerWorkgroup {
 		return "", nil
@@ -138,8 +149,7 @@ func (c *Context) longRows(kernel string, n int) (string, map[string]string) {
 		return "", nil
 	}
 	defs := rowDefs(t.WG, per, t)
-	sg := info.SubgroupSize
-	if t.SG != 0 && kernel == "layernorm" && info.Subgroups && sg >= 8 && sg <= 128 && t.WG%sg == 0 && t.WG/sg <= 128 {
+	if useSG {
 		defs["SG"] = strconv.Itoa(sg)
 		return "rowssg4.kc", defs
 	}

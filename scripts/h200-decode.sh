@@ -45,7 +45,7 @@ if command -v nvidia-smi >/dev/null; then
 	smi=$!
 fi
 base() {
-	[ -x "$gl/base.test" ] && KC_DEVICE=vulkan timeout 10 "$gl/base.test" -test.run '^$' -test.bench 'Ops/(copy|decode)' -test.benchtime "${N:-30x}" >>"$OUT/base.txt" 2>&1
+	[ -x "$gl/base.test" ] && KC_DEVICE=vulkan timeout 8 "$gl/base.test" -test.run '^$' -test.bench 'Ops/(copy|decode)' -test.benchtime "${N:-30x}" >>"$OUT/base.txt" 2>&1
 }
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	timeout "${PT:-25}" python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
@@ -62,7 +62,7 @@ base
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
 awk -F', ' 'NR > 1 {print $3}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -4
-grep -hE 'GB/s|FAIL|rror' "$OUT/base.txt" "$OUT/bench.txt" 2>/dev/null | sed 's/BenchmarkOps\///' | awk '{g=""; for(i=1;i<NF;i++) if($(i+1)=="gpuGB/s") g=$i; for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w, g}'
+{ grep -hE 'GB/s|FAIL|rror' "$OUT/base.txt" 2>/dev/null | sed 's/^/base:/'; grep -hE 'GB/s|FAIL|rror' "$OUT/bench.txt"; } | sed 's/BenchmarkOps\///' | awk '{g=""; for(i=1;i<NF;i++) if($(i+1)=="gpuGB/s") g=$i; for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w, g}'
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
 run carry=[".gl/@DIR@"] timeout_s=110 command:
