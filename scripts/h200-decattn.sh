@@ -14,7 +14,7 @@
 # submit and GPU-timestamp time of each). Each step has its own timeout,
 # 105 s in all.
 #
-# Usage: [BASE=checkout] scripts/h200-decode.sh [ROOT [DIR]]   (ROOT: default this
+# Usage: [BASE=checkout] scripts/h200-decattn.sh [ROOT [DIR]]   (ROOT: default this
 # checkout; give the checkout the device tool sends, e.g. /work/main. DIR:
 # default decode.) Only .gl/DIR is carried. `bash ROOT/.gl/DIR/steps.sh`
 # with OUT set runs the same steps here (lavapipe; PyTorch skipped
