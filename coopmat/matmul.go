@@ -26,6 +26,12 @@ func Candidates(info backend.AdapterInfo, o Options) ([]Plan, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if o.atype() != o.dtype() { // f32 A: the skinny tensor-core kernel only
+		if cs := skinnyCandidates(info, o); len(cs) > 0 {
+			return cs, nil
+		}
+		return nil, &ir.UnsupportedError{Target: info.Name, Feature: o.String() + " matmul (f32 A times 16-bit B: the skinny tensor-core kernel, at most 16 rows, with cooperative matrices)"}
+	}
 	if o.dtype() != "f32" {
 		cs := append(gemvCandidates(info, o), skinnyCandidates(info, o)...)
 		cs = append(cs, CoopCandidates(info, o)...)
@@ -51,9 +57,22 @@ func Choose(info backend.AdapterInfo, o Options) (Plan, error) {
 	if p, ok := lookupTuned(info, o); ok {
 		return p, nil
 	}
+	if o.atype() != o.dtype() {
+		cs, err := Candidates(info, o)
+		if err != nil {
+			return Plan{}, err
+		}
+		return cs[0], nil
+	}
 	if o.dtype() != "f32" {
 		if g := gemvCandidates(info, o); len(g) > 0 && o.M <= gemvDefaultRows {
 			return g[0], nil
+		}
+		// At most 16 rows otherwise: the skinny tensor-core kernel (on the
+		// H200, 16x4096x4096 Bᵀ f16: 915-930 GB/s over B against 680-690
+		// for the tiled kernels' default, 2026-12-01).
+		if s := skinnyCandidates(info, o); len(s) > 0 {
+			return s[0], nil
 		}
 		cs := CoopCandidates(info, o)
 		if len(cs) == 0 {
@@ -154,6 +173,9 @@ func (mm *Matmul) checkViews(a, b, c backend.View) error {
 	want := []int64{int64(p.M) * int64(p.K), int64(p.K) * int64(p.N), int64(p.M) * int64(p.N)}
 	for i, v := range []backend.View{a, b, c} {
 		size := p.elemSize()
+		if i == 0 {
+			size = p.aSize()
+		}
 		if i == 2 {
 			size = p.cSize()
 		}

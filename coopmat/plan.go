@@ -22,6 +22,12 @@ type Options struct {
 	// CType is the element type of C: empty means DType. f16 and bf16
 	// products may write f16, bf16 or f32; f32 products write f32.
 	CType string `json:",omitempty"`
+	// AType is the element type of A when it differs from B's: empty
+	// means DType. Only "f32" with f16/bf16 B, and only the skinny
+	// tensor-core kernel takes it (A rounded to DType, to nearest even,
+	// as it is staged): a decode step's f32 activations times 16-bit
+	// weights in one dispatch, without a cast of A before it.
+	AType string `json:",omitempty"`
 }
 
 func (o Options) scale() float32 {
@@ -45,8 +51,19 @@ func (o Options) ctype() string {
 	return o.CType
 }
 
-// elemSize is the bytes of one element of A and B.
+func (o Options) atype() string {
+	if o.AType == "" {
+		return o.dtype()
+	}
+	return o.AType
+}
+
+// elemSize is the bytes of one element of B (and of A, unless AType
+// differs).
 func (o Options) elemSize() int64 { return typeSize(o.dtype()) }
+
+// aSize is the bytes of one element of A.
+func (o Options) aSize() int64 { return typeSize(o.atype()) }
 
 // cSize is the bytes of one element of C.
 func (o Options) cSize() int64 { return typeSize(o.ctype()) }
@@ -76,6 +93,9 @@ func (o Options) Validate() error {
 	case o.dtype() == "f32" && c != "f32":
 		return fmt.Errorf("coopmat: an f32 product writes f32, not %s", c)
 	}
+	if a := o.atype(); a != o.dtype() && (a != "f32" || o.dtype() == "f32") {
+		return fmt.Errorf("coopmat: A of type %q with B of %s (A may differ only as f32 times f16 or bf16)", o.AType, o.dtype())
+	}
 	for _, n := range []int64{int64(o.M) * int64(o.K), int64(o.K) * int64(o.N), int64(o.M) * int64(o.N)} {
 		if n >= 1<<32 {
 			return fmt.Errorf("coopmat: a %dx%dx%d product has more than 2^32 elements per matrix", o.M, o.N, o.K)
@@ -92,7 +112,10 @@ func (o Options) String() string {
 		t = "nt"
 	}
 	ty := o.dtype()
-	if o.ctype() != ty {
+	if o.atype() != ty {
+		ty = o.atype() + "*" + ty
+	}
+	if o.ctype() != o.dtype() {
 		ty += ">" + o.ctype()
 	}
 	return fmt.Sprintf("%s %s %dx%dx%d", ty, t, o.M, o.N, o.K)
@@ -191,6 +214,9 @@ func (p Plan) String() string {
 	}
 	if sh := p.Shape; sh != nil && p.Generator == "coopmat" && (sh.N != sh.M || sh.K != sh.M) {
 		s += fmt.Sprintf(" mma %dx%dx%d", sh.M, sh.N, sh.K) // not the square 16x16x16 of most plans
+	}
+	if p.Generator == "skinny" && p.KS > p.Tile.BK { // k walked in chunks of BK
+		s += fmt.Sprintf(" k%d", p.KS)
 	}
 	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})
 	if p.Swizzle > 1 {

@@ -35,12 +35,15 @@ import (
 // skinnyShape is the structural part of a skinny tensor-core kernel.
 type skinnyShape struct {
 	In, Out    string // element types of A and B, and of C ("f32" for split-k partials)
+	AIn        string // element type of A in memory: In, or f32 (rounded to In as it is staged)
 	TransB     bool
+	Loop       bool // the workgroup's slice of k (Plan.KS, a runtime parameter) walked in chunks of KS
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
+	Packed     bool // B bound as 16-byte words (Plan.Packed; needs Direct): coopLoad reads them
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
-	KS, Sub    int  // k per workgroup (Tile.BK); subgroup size
+	KS, Sub    int  // k per workgroup, or per chunk with Loop (Tile.BK); subgroup size
 	LDA        int  // A's shared row length
 }
 
@@ -49,15 +52,17 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 		return skinnyShape{}, fmt.Errorf("coopmat: plan %s has no instruction shape", p)
 	}
 	sh := p.Shape
-	s := skinnyShape{In: p.dtype(), Out: p.ctype(), TransB: p.TransB, IM: sh.M, IN: sh.N, IK: sh.K,
+	s := skinnyShape{In: p.dtype(), AIn: p.atype(), Out: p.ctype(), TransB: p.TransB, IM: sh.M, IN: sh.N, IK: sh.K,
 		S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK}
 	s.Direct = (p.TransB && p.K%8 == 0) || (!p.TransB && p.N%8 == 0)
-	s.VecA = p.K%8 == 0
+	s.Loop = p.KS > s.KS
+	s.Packed = p.Packed
+	s.VecA = p.K%s.aVec() == 0
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
 	if s.S < 1 || s.TN < 1 || s.IK < 1 || p.dtype() == "f32" || p.M > s.IM || p.Tile.BM != s.IM ||
-		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS != s.KS || p.Threads%s.S != 0 {
+		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 || (s.Packed && !s.Direct) {
 		return skinnyShape{}, fmt.Errorf("coopmat: skinny tensor-core plan %s does not fit %s", p, p.Options)
 	}
 	s.Sub = p.Threads / s.S
@@ -67,8 +72,11 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.TransB, "_nt"}, mark{s.Direct, "_d"}, mark{s.VecA, "_va"})
+	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.Packed, "_pk"}, mark{s.VecA, "_va"})
 }
+
+// aVec is the elements of A in one 16-byte load.
+func (s skinnyShape) aVec() int { return 16 / int(typeSize(s.AIn)) }
 
 // bTile and cTile are the elements of one B tile (IK x IN) and of one C tile (IM x IN).
 func (s skinnyShape) bTile() int { return s.IK * s.IN }
@@ -101,12 +109,30 @@ func skinnySource(s skinnyShape) string {
 	}
 	p("enable cooperative_matrix")
 	p("")
-	at := s.In
-	if s.VecA {
+	at := s.AIn
+	switch {
+	case s.VecA && s.AIn == "f32":
+		at = "vec4<f32>"
+	case s.VecA:
 		at = "vec4<u32>"
 	}
+	if s.AIn == "f32" && s.In == "bf16" {
+		p("// rne rounds x to bf16, to nearest even, with integer arithmetic:")
+		p("// conversions that narrow may round otherwise (the H200's driver")
+		p("// rounds toward zero), and the masked value converts exactly.")
+		p("fn rne(x f32) bf16 {")
+		p("\tlet u = bitcast<u32>(x)")
+		p("\treturn bf16(bitcast<f32>((u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000))")
+		p("}")
+		p("")
+	}
+	bt := s.In
+	if s.Packed {
+		bt = "vec4<u32>"
+		s.bAt(&w)
+	}
 	p("kernel %s(M u32, N u32, K u32, KS u32, scale f32, A read []%s, B read []%s, C read_write []%s) workgroup(%d) {",
-		s.name(), at, s.In, s.Out, threads)
+		s.name(), at, bt, s.Out, threads)
 	p("\tshared As [%d]%s", s.IM*s.LDA, s.In)
 	p("\tshared Bs [%d]%s", s.S*s.TN*s.bTile(), s.In)
 	p("\tshared Red [%d]f32", s.S*s.TN*s.cTile())
@@ -114,12 +140,20 @@ func skinnySource(s skinnyShape) string {
 	p("\tlet sg = t / %d", s.Sub)
 	p("\tlet lane = t %% %d", s.Sub)
 	p("\tlet col0 = workgroup_id.x * %d", s.TN*s.IN)
-	p("\tlet kbeg = workgroup_id.z * KS")
-	p("\tlet kend = min(K, kbeg + KS)")
-	s.stageA(&w)
 	for j := 0; j < s.TN; j++ {
 		p("\tvar c%d coopmat<f32, %d, %d, acc>", j, s.IM, s.IN)
 	}
+	if s.Loop {
+		// The slice in chunks of KS: A's chunk staged, the barrier, the
+		// chunk's steps, a barrier before the next chunk overwrites As.
+		p("\tlet zend = min(K, workgroup_id.z * KS + KS)")
+		p("\tfor kbeg := workgroup_id.z * KS; kbeg < zend; kbeg += %d {", s.KS)
+		p("\tlet kend = min(zend, kbeg + %d)", s.KS)
+	} else {
+		p("\tlet kbeg = workgroup_id.z * KS")
+		p("\tlet kend = min(K, kbeg + KS)")
+	}
+	s.stageA(&w)
 	p("\tworkgroupBarrier()")
 	p("\tlet ks = kbeg + sg * %d", ksub)
 	if s.Direct {
@@ -135,15 +169,20 @@ func skinnySource(s skinnyShape) string {
 		s.step(&w, st, true)
 	}
 	p("\t}")
+	if s.Loop {
+		p("\tworkgroupBarrier()")
+		p("\t}")
+	}
 	s.reduce(&w)
 	p("}")
 	return w.String()
 }
 
 // stageA copies A's 16 x KS slice into shared memory, zeros past M and
-// past the slice's end: eight elements a 16-byte load when K is a multiple
-// of 8 (the slice's end then is too), their halves out of the words by
-// bitcast (bf16 through f32, exact), else one element a load.
+// past the slice's end: a 16-byte load at a time when K is a multiple of
+// its elements (8 of 16 bits, their halves out of the words by bitcast,
+// bf16 through f32, exact; 4 of f32 A, each rounded to In), else one
+// element a load.
 func (s skinnyShape) stageA(w *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
 	threads := s.S * s.Sub
@@ -153,21 +192,33 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 		p("\tlet k = kbeg + e %% %d", s.KS)
 		p("\tvar x %s", s.In)
 		p("\tif m < M && k < kend {")
-		p("\t\tx = A[m * K + k]")
+		p("\t\tx = %s", s.narrow("A[m * K + k]"))
 		p("\t}")
 		p("\tAs[m * %d + e %% %d] = x", s.LDA, s.KS)
 		p("}")
 		return
 	}
-	vecs := s.KS / 8
+	n := s.aVec()
+	vecs := s.KS / n
 	p("for e := t; e < %d; e += %d {", s.IM*vecs, threads)
 	p("\tlet m = e / %d", vecs)
-	p("\tlet k = kbeg + e %% %d * 8", vecs)
-	p("\tvar v vec4<u32>")
+	p("\tlet k = kbeg + e %% %d * %d", vecs, n)
+	if s.AIn == "f32" {
+		p("\tvar v vec4<f32>")
+	} else {
+		p("\tvar v vec4<u32>")
+	}
 	p("\tif m < M && k < kend {")
-	p("\t\tv = A[(m * K + k) / 8]")
+	p("\t\tv = A[(m * K + k) / %d]", n)
 	p("\t}")
-	p("\tlet o = m * %d + e %% %d * 8", s.LDA, vecs)
+	p("\tlet o = m * %d + e %% %d * %d", s.LDA, vecs, n)
+	if s.AIn == "f32" {
+		for j := 0; j < 4; j++ {
+			p("\tAs[o + %d] = %s", j, s.narrow("v."+"xyzw"[j:j+1]))
+		}
+		p("}")
+		return
+	}
 	for j := 0; j < 4; j++ {
 		c := "xyzw"[j : j+1]
 		if s.In == "f16" {
@@ -180,6 +231,43 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 		}
 	}
 	p("}")
+}
+
+// bAt writes the function that reads element e of packed B.
+func (s skinnyShape) bAt(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("// bAt is element e of B, held as 16-byte words.")
+	p("fn bAt(B read []vec4<u32>, e u32) %s {", s.In)
+	p("\tlet v = B[e / 8]")
+	p("\tlet q = e / 2 %% 4")
+	p("\tvar w = v.x")
+	for i, c := range []string{"y", "z", "w"} {
+		p("\tif q == %d {", i+1)
+		p("\t\tw = v.%s", c)
+		p("\t}")
+	}
+	p("\tif (e & 1) == 1 {")
+	p("\t\tw = w >> 16")
+	p("\t}")
+	if s.In == "f16" {
+		p("\treturn bitcast<vec2<f16>>(w).x")
+	} else {
+		p("\treturn bf16(bitcast<f32>(w << 16))")
+	}
+	p("}")
+	p("")
+}
+
+// narrow converts an element of A as loaded (x) to the staged type In:
+// x itself, or f32 rounded to nearest even (bf16 through rne).
+func (s skinnyShape) narrow(x string) string {
+	switch {
+	case s.AIn == s.In:
+		return x
+	case s.In == "bf16":
+		return "rne(" + x + ")"
+	}
+	return s.In + "(" + x + ")"
 }
 
 // step writes instruction k-step st of a subgroup's share: one A matrix
@@ -198,9 +286,14 @@ func (s skinnyShape) step(w *strings.Builder, st int, staged bool) {
 			p("\t\tlet c = col0 + %d + e %% %d", j*s.IN, s.IN)
 			p("\t\tvar x %s", s.In)
 			p("\t\tif r < kend && c < N {")
-			if s.TransB {
+			switch {
+			case s.Packed && s.TransB:
+				p("\t\t\tx = bAt(B, c * K + r)")
+			case s.Packed:
+				p("\t\t\tx = bAt(B, r * N + c)")
+			case s.TransB:
 				p("\t\t\tx = B[c * K + r]")
-			} else {
+			default:
 				p("\t\t\tx = B[r * N + c]")
 			}
 			p("\t\t}")
@@ -213,6 +306,10 @@ func (s skinnyShape) step(w *strings.Builder, st int, staged bool) {
 		switch {
 		case staged:
 			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bs, (sg * %d + %d) * %d, %d, row_major)", j, s.In, s.IK, s.IN, s.TN, j, s.bTile(), s.IN)
+		case s.Packed && s.TransB: // offsets and strides in 16-byte words
+			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(B, ((col0 + %d) * K + k) / 8, K / 8, col_major)", j, s.In, s.IK, s.IN, j*s.IN)
+		case s.Packed:
+			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(B, (k * N + col0 + %d) / 8, N / 8, row_major)", j, s.In, s.IK, s.IN, j*s.IN)
 		case s.TransB:
 			p("\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(B, (col0 + %d) * K + k, K, col_major)", j, s.In, s.IK, s.IN, j*s.IN)
 		default:
@@ -263,11 +360,32 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 }
 
 // skinnyLayouts are the candidate (subgroups, tiles of C per subgroup, k
-// per workgroup) of the skinny tensor-core kernel, unmeasured (2026-12-01):
-// at 16x4096x4096, BN 64 and KS 256 make 64 x 16 = 1,024 workgroups, each
-// streaming 32 KiB of B.
-var skinnyLayouts = []struct{ S, TN, KS int }{
-	{4, 4, 256}, {4, 2, 256}, {4, 4, 512}, {4, 2, 512}, {8, 2, 512},
+// per workgroup) of the skinny tensor-core kernel, the best on the H200
+// first (2026-12-01, 16x4096x4096 f16 Bᵀ: 915-930 GB/s over B, the others
+// 700-900, none above 970; docs/PERF.md, "Decode products"). At 4096
+// columns, BN 64 and KS 512 make 64 x 8 = 512 workgroups, each streaming
+// 64 KiB of B.
+var skinnyLayouts = []struct {
+	S, TN, KS int
+	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
+	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
+}{
+	{4, 4, 512, false, false}, {4, 4, 256, false, false}, {4, 2, 256, false, false}, {4, 2, 512, false, false}, {8, 2, 512, false, false},
+	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
+	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
+	// so that 4096 columns still make 1,024 workgroups; A's slice is then
+	// 33 KiB of the 48.
+	{4, 1, 1024, false, false}, {8, 1, 1024, false, false}, {4, 1, 512, false, false},
+	// No split-k (one dispatch: no partial sums, no reduction, no barrier
+	// between two dispatches): 4096 columns in tiles of 16 make 256
+	// workgroups, each walking k in chunks.
+	{8, 1, 512, true, false}, {4, 1, 512, true, false}, {8, 2, 512, true, false}, {8, 1, 1024, true, false},
+	// B bound as 16-byte words, read by coopLoad as such (Plan.Packed):
+	// the best four above on the H200 at 16 rows (2026-12-01: 915, 874,
+	// 870, 865 GB/s; copy 4159) in case the driver's loads of f16 elements
+	// were narrower than of words. They were not, by much: 872-967 GB/s
+	// packed against 908-923 for the first layout in the same call.
+	{4, 4, 512, false, true}, {8, 1, 1024, true, true}, {8, 1, 512, true, true}, {4, 2, 512, false, true},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with
@@ -284,11 +402,16 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 		sub = 32
 	}
 	var out []Plan
+	seen := map[string]bool{}
 	for _, l := range skinnyLayouts {
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
 		p := Plan{Options: o, Generator: "skinny", Tile: t, Shape: &shape, Threads: l.S * sub, Subgroups: [2]int{l.S, 1},
-			KS: l.KS, Splits: ceilDiv(o.K, l.KS)}
-		if q, ok := sized(p, info, Plan.skinnyShape); ok {
+			KS: l.KS, Splits: ceilDiv(o.K, l.KS), Packed: l.Packed}
+		if l.Whole {
+			p.KS, p.Splits = ceilDiv(o.K, l.KS)*l.KS, 1
+		}
+		if q, ok := sized(p, info, Plan.skinnyShape); ok && !seen[q.String()] {
+			seen[q.String()] = true // a whole-k plan is its split one when k fits one chunk
 			out = append(out, q)
 		}
 	}

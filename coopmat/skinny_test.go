@@ -2,13 +2,19 @@ package coopmat
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
 )
 
 // withShape returns p rebuilt for another instruction shape of the
@@ -48,8 +54,8 @@ func TestSkinny(t *testing.T) {
 			for _, tb := range []bool{false, true} {
 				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, TransB: tb, CType: []string{"f32", "f16", "bf16"}[n%3], Scale: 0.5 + rng.Float32()}
 				cs := skinnyCandidates(h200(), o)
-				if len(cs) != len(skinnyLayouts) {
-					t.Fatalf("%s: %d skinny plans, want %d", o, len(cs), len(skinnyLayouts))
+				if len(cs) == 0 || len(cs) > len(skinnyLayouts) {
+					t.Fatalf("%s: %d skinny plans, want 1 to %d", o, len(cs), len(skinnyLayouts))
 				}
 				n++
 				for i, p := range cs {
@@ -71,11 +77,12 @@ func TestSkinny(t *testing.T) {
 
 // TestSkinnyCandidates: Candidates lists the skinny tensor-core plans for
 // at most 16 rows of f16/bf16, both forms of B, after the gemv plans and
-// before the tiled ones; none for more rows or f32; the untuned choice
-// stays what it was (no skinny plan: unmeasured).
+// before the tiled ones; none for more rows or f32; the untuned choice is
+// the gemv kernel up to 8 rows of A·B, else the first skinny plan (the
+// H200's best, 4x4x512).
 func TestSkinnyCandidates(t *testing.T) {
 	for _, o := range []Options{{M: 16, N: 4096, K: 4096, DType: "f16"}, {M: 16, N: 4096, K: 4096, DType: "bf16", TransB: true},
-		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}} {
+		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}, {M: 12, N: 4096, K: 4096, DType: "f16"}} {
 		cs, err := Candidates(h200(), o)
 		if err != nil {
 			t.Fatal(err)
@@ -93,8 +100,19 @@ func TestSkinnyCandidates(t *testing.T) {
 		if gens != want {
 			t.Errorf("%s: candidate generators in order %q, want %q", o, gens, want)
 		}
-		if p, err := Choose(h200(), o); err != nil || p.Generator == "skinny" {
-			t.Errorf("%s: Choose = %s, %v; want no skinny plan untuned", o, p, err)
+		wantGen := "skinny"
+		if !o.TransB && o.M <= gemvDefaultRows {
+			wantGen = "gemv"
+		}
+		first := ""
+		for _, p := range cs {
+			if p.Generator == wantGen {
+				first = p.String()
+				break
+			}
+		}
+		if p, err := Choose(h200(), o); err != nil || p.String() != first {
+			t.Errorf("%s: Choose = %s, %v; want the first %s plan untuned", o, p, err, wantGen)
 		}
 		seen := map[string]bool{}
 		for _, p := range cs {
@@ -115,7 +133,7 @@ func TestSkinnyCandidates(t *testing.T) {
 }
 
 // TestSkinnySPIRV: every skinny tensor-core variant (input and output
-// types, both forms of B, direct and staged loads of B, split-k partials)
+// types, f32 A, both forms of B, direct and staged loads of B, split-k partials)
 // emits SPIR-V declaring the plan's shared memory; the KHR flavour
 // disassembles, and the NV flavour passes spirv-val where it has no bf16.
 func TestSkinnySPIRV(t *testing.T) {
@@ -125,8 +143,11 @@ func TestSkinnySPIRV(t *testing.T) {
 	for _, dt := range []string{"f16", "bf16"} {
 		for _, ct := range []string{"f32", "f16", "bf16"} {
 			for _, tb := range []bool{false, true} {
-				for _, sz := range [][3]int{{16, 4096, 4096}, {1, 4096, 256}, {5, 100, 260}, {16, 33, 65}} {
+				for i, sz := range [][3]int{{16, 4096, 4096}, {1, 4096, 256}, {5, 100, 260}, {16, 33, 65}, {16, 4096, 4096}, {3, 40, 66}} {
 					o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, CType: ct, TransB: tb}
+					if i >= 4 {
+						o.AType = "f32" // f32 A staged as dt: 16-byte and element loads
+					}
 					for _, p := range skinnyCandidates(h200(), o) {
 						m, name, a := emitPlan(t, p)
 						if _, err := spirv.Disassemble(a.Words); err != nil {
@@ -149,4 +170,150 @@ func TestSkinnySPIRV(t *testing.T) {
 		}
 	}
 	t.Logf("%d kernels", n)
+}
+
+// TestSkinnyA32 runs the skinny tensor-core kernel with f32 A (rounded to
+// B's type as it is staged) on the interpreter: K a multiple of 4 (16-byte
+// loads of A) and not, one slice and split-k, both forms of B, f16 and
+// bf16, each plan's C checked twice against float64: within the f32
+// accumulation's bound of the product of A rounded to nearest even (a
+// kernel that rounded A otherwise, or not at all, fails this), and within
+// 1e-2 of the product of A unrounded.
+func TestSkinnyA32(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for _, sz := range [][3]int{{1, 64, 256}, {3, 48, 522}, {16, 33, 65}, {5, 100, 1100}, {16, 64, 2048}} {
+		for _, dt := range []string{"f16", "bf16"} {
+			for _, tb := range []bool{false, true} {
+				o := Options{M: sz[0], N: sz[1], K: sz[2], DType: dt, AType: "f32", TransB: tb, CType: []string{"f32", "f16"}[n%2], Scale: 0.5 + rng.Float32()}
+				cs, err := Candidates(h200(), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(cs) == 0 || len(cs) > len(skinnyLayouts) {
+					t.Fatalf("%s: %d plans, want 1 to %d skinny ones", o, len(cs), len(skinnyLayouts))
+				}
+				p := cs[n%len(cs)]
+				n++
+				t.Run(fmt.Sprintf("%s/%s", o, p), func(t *testing.T) { runSkinnyA32(t, rng, p) })
+			}
+		}
+	}
+}
+
+// runSkinnyA32 runs p (f32 A) and its reduction on the interpreter and
+// checks C as TestSkinnyA32 says.
+func runSkinnyA32(t *testing.T, rng *rand.Rand, p Plan) {
+	o := p.Options
+	a32, a, aExact := make([]byte, 4*o.M*o.K), make([]float64, o.M*o.K), make([]float64, o.M*o.K)
+	for i := range a {
+		v := rng.Float32()*4 - 2
+		binary.LittleEndian.PutUint32(a32[4*i:], math.Float32bits(v))
+		_, a[i] = halfBits(o.dtype(), v)
+		aExact[i] = float64(v)
+	}
+	bBits, b := make([]byte, 2*o.K*o.N), make([]float64, o.K*o.N)
+	for i := range b {
+		h, x := halfBits(o.dtype(), rng.Float32()*4-2)
+		binary.LittleEndian.PutUint16(bBits[2*i:], h)
+		b[i] = x
+	}
+	m, kernel, err := generators[p.Generator](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale, mainScale, mainC := float64(o.scale()), o.scale(), o.cSize()
+	if p.Splits > 1 {
+		mainScale, mainC = 1, 4
+	}
+	cBuf := interp.Poison(int(mainC) * p.Splits * o.M * o.N)
+	params := map[string]ir.Value{"M": ir.IntVal(int64(o.M)), "N": ir.IntVal(int64(o.N)), "K": ir.IntVal(int64(o.K)),
+		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
+	g := p.Groups()
+	if err := interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"A": a32, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32, Races: true}); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	if p.Splits > 1 {
+		rm, rk, err := buildReduce(o.ctype())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, mn := interp.Poison(int(o.cSize())*o.M*o.N), o.M*o.N
+		if err := interp.Run(rm, rk, [3]int{ceilDiv(mn, 256), 1, 1}, &interp.Args{
+			Params:  map[string]ir.Value{"MN": ir.IntVal(int64(mn)), "S": ir.IntVal(int64(p.Splits)), "scale": ir.FloatVal(scale)},
+			Buffers: map[string][]byte{"P": cBuf, "C": out}}, interp.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		cBuf = out
+	}
+	bad, worst := 0, 0.0
+	for i := 0; i < o.M; i++ {
+		for j := 0; j < o.N; j++ {
+			var sum, exact, abs float64
+			for k := 0; k < o.K; k++ {
+				bk := b[k*o.N+j]
+				if o.TransB {
+					bk = b[j*o.K+k]
+				}
+				sum += a[i*o.K+k] * bk
+				exact += aExact[i*o.K+k] * bk
+				abs += math.Abs(a[i*o.K+k] * bk)
+			}
+			got := decode(o.ctype(), cBuf, i*o.N+j)
+			ref := scale * sum
+			tol := float64(o.K+p.Splits+2) * math.Ldexp(scale*abs, -24)
+			if o.ctype() != "f32" {
+				tol += ulpIn(o.ctype(), math.Abs(ref)+tol) / 2
+			}
+			worst = max(worst, math.Abs(got-scale*exact)/(scale*abs+1e-30))
+			if !(math.Abs(got-ref) <= tol) {
+				if bad++; bad <= 5 {
+					t.Errorf("C[%d][%d] = %g, want %g ± %.3g (A rounded to nearest even)", i, j, got, ref, tol)
+				}
+			}
+		}
+	}
+	if !(worst < 1e-2) {
+		t.Errorf("relative error %.3g against unrounded A, want < 1e-2", worst)
+	}
+	t.Logf("%d slices, relative error %.3g against unrounded A", p.Splits, worst)
+}
+
+// TestSkinnyAType: A of another type than B is only f32 times f16 or
+// bf16; such a product lists only skinny plans (and Choose takes one),
+// and a device without cooperative matrices has none: a checked
+// *ir.UnsupportedError naming the problem.
+func TestSkinnyAType(t *testing.T) {
+	for _, o := range []Options{{M: 1, N: 8, K: 8, DType: "f16", AType: "bf16"}, {M: 1, N: 8, K: 8, AType: "f16"}, {M: 1, N: 8, K: 8, DType: "bf16", AType: "i8"}} {
+		if err := o.Validate(); err == nil {
+			t.Errorf("%+v: Validate accepted it", o)
+		}
+	}
+	o := Options{M: 16, N: 4096, K: 4096, DType: "bf16", AType: "f32", TransB: true}
+	cs, err := Candidates(h200(), o)
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("%s: %d candidates, %v", o, len(cs), err)
+	}
+	for _, p := range cs {
+		if p.Generator != "skinny" {
+			t.Errorf("%s: candidate %s", o, p)
+		}
+	}
+	if p, err := Choose(h200(), o); err != nil || p.String() != cs[0].String() {
+		t.Errorf("%s: Choose = %s, %v; want %s", o, p, err, cs[0])
+	}
+	for _, o := range []Options{o, {M: 17, N: 64, K: 64, DType: "f16", AType: "f32"}} {
+		info := lavapipe()
+		if o.M > 16 {
+			info = h200()
+		}
+		_, err := Candidates(info, o)
+		var u *ir.UnsupportedError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), o.String()) {
+			t.Errorf("%s on %s: %v, want an UnsupportedError naming the problem", o, info.Name, err)
+		}
+	}
 }

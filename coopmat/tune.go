@@ -226,6 +226,9 @@ func allocABC(dev *backend.Device, o Options) ([]*backend.Buffer, error) {
 	var out []*backend.Buffer
 	for i, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
 		size := o.elemSize()
+		if i == 0 {
+			size = o.aSize()
+		}
 		if i == 2 {
 			size = o.cSize()
 		}

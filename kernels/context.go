@@ -28,7 +28,7 @@ type Context struct {
 	mu    sync.Mutex
 	mods  map[string]*ir.Module
 	pipes map[string]*backend.Pipeline
-	mms   map[coopmat.Options]*coopmat.Matmul
+	mms   map[mmKey]*coopmat.Matmul
 
 	// poison, when set (by tests), fills every new output with a NaN
 	// pattern before the op writes it, so that an element an op fails to
@@ -52,6 +52,9 @@ type Context struct {
 	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
 	// team size and rows per team.
 	gemvTeam, gemvR int
+	// gemvSG (tests, benchmarks): 1 makes gemv take gemvsg.kc where the
+	// device allows it, -1 never, 0 the route's choice.
+	gemvSG int
 	// gemvtSlices, when positive (tests, benchmarks), fixes how many
 	// slices of k gemvt.kc cuts.
 	gemvtSlices int
@@ -63,6 +66,9 @@ type Context struct {
 	// timings.
 	timed   bool
 	timings []*backend.Timing
+	// decodeForce, when its Kernel is set (tests, benchmarks), fixes how
+	// products of at most 16 rows with 16-bit b run (decodeRoute).
+	decodeForce decodeRoute
 }
 
 // New returns a Context on dev. Nothing is compiled until an op needs it.
@@ -71,7 +77,7 @@ func New(dev *backend.Device) *Context {
 		dev:   dev,
 		mods:  map[string]*ir.Module{},
 		pipes: map[string]*backend.Pipeline{},
-		mms:   map[coopmat.Options]*coopmat.Matmul{},
+		mms:   map[mmKey]*coopmat.Matmul{},
 	}
 }
 
@@ -86,7 +92,7 @@ func (c *Context) Close() {
 	for _, mm := range c.mms {
 		mm.Close()
 	}
-	c.mms = map[coopmat.Options]*coopmat.Matmul{}
+	c.mms = map[mmKey]*coopmat.Matmul{}
 }
 
 // Tensor uploads data as an f32 tensor of the given shape (len(data)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/coopmat"
 )
 
 // SetMaxGroups replaces the device's limit of workgroups per grid
@@ -33,6 +34,10 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 
 // SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
+
+// SetGEMVSubgroups makes gemv take gemvsg.kc where the device allows it
+// (1), never (-1), or by default (0).
+func (c *Context) SetGEMVSubgroups(mode int) { c.gemvSG = mode }
 
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
 // layout ("staged", "direct", "packed", or "lean" followed by option
@@ -70,4 +75,33 @@ func (c *Context) TakeTimings() []*backend.Timing {
 	t := c.timings
 	c.timings = nil
 	return t
+}
+
+// SkinnyLayout is a layout of coopmat's skinny tensor-core kernel (see
+// skinnyLayout).
+type SkinnyLayout = skinnyLayout
+
+// SetDecodeRoute fixes how products of at most 16 rows with 16-bit
+// weights run: kernel "gemv" (gemv.kc or gemvsg.kc for a·bᵀ, gemvt.kc for
+// a·b; SetGEMV and SetGEMVSubgroups fix its shape), "skinny" (coopmat's
+// skinny tensor-core kernel in layout l; zero: its first) or "coop"
+// (coopmat's choice); "" restores the default choice.
+func (c *Context) SetDecodeRoute(kernel string, l SkinnyLayout) {
+	c.decodeForce = decodeRoute{Kernel: kernel, Layout: l}
+}
+
+// DecodeRoute is the kernel the default choice gives a product of a and
+// b's shapes and types ("gemv", "gemvt", "skinny" or "coop").
+func DecodeRoute(c *Context, a, b *Tensor, transB bool) string {
+	o := coopmatOptions(a, b, transB)
+	return c.decodeRouteFor(a, b, o).Kernel
+}
+
+// coopmatOptions are the options of a·b (a·bᵀ with transB) as MatMul and
+// MatMulBT give them to product.
+func coopmatOptions(a, b *Tensor, transB bool) coopmat.Options {
+	if transB {
+		return coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[0], TransB: true}
+	}
+	return coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[1]}
 }

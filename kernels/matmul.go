@@ -14,7 +14,10 @@ import (
 // accumulates in f32. 16-bit products run on the device's cooperative
 // matrices (a cast to b's type first when it is f32) where it has them
 // for b's type, else through f32 (the operands cast up, the f32 product,
-// the result cast back).
+// the result cast back). Products of at most 16 rows (decoding) take the
+// kernels built for streaming b once (see decodeRouteFor): gemvt.kc, or
+// coopmat's skinny tensor-core kernel, which rounds f32 a to b's type as
+// it reads it.
 func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 	if err := c.ownsTyped("matmul", a, b); err != nil {
 		return nil, err
@@ -29,8 +32,9 @@ func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 // in memory): a [m, n] tensor. This is q·kᵀ with the 1/√d folded in, and
 // x·Wᵀ for weights stored as [out, in]. A zero scale means 1. The types
 // are as for MatMul. With 16-bit b and at most 16 rows in a (decoding),
-// it runs gemv.kc, which streams b once at memory speed (MatMul, with at
-// most 4 rows, gemvt.kc).
+// it runs a kernel that streams b once (see decodeRouteFor): gemv.kc or
+// gemvsg.kc up to 8 rows (f32 a used as it is), coopmat's skinny
+// tensor-core kernel beyond where the device has cooperative matrices.
 func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 	if err := c.ownsTyped("matmulbt", a, b); err != nil {
 		return nil, err
@@ -43,7 +47,8 @@ func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 
 // gemvMaxRows is the most rows of a that MatMulBT gives to gemv.kc, and
 // gemvtMaxRows that MatMul gives to gemvt.kc (whose partial sums, 8
-// columns of each row an invocation, stay in registers up to 4 rows).
+// columns of each row an invocation, stay in registers up to 4 rows; its
+// reduction needs 64 KiB of shared memory at 16 rows).
 const (
 	gemvMaxRows  = 16
 	gemvtMaxRows = 4
@@ -78,11 +83,13 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 
 // halfProduct records a product with 16-bit b; the result has a's type.
 func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tensor, error) {
-	if o.TransB && o.M <= gemvMaxRows && !c.noGEMV {
-		return c.gemv(a, b, o)
-	}
-	if !o.TransB && o.M <= gemvtMaxRows && !c.noGEMV {
+	switch r := c.decodeRouteFor(a, b, o); r.Kernel {
+	case "gemv":
+		return c.gemv(a, b, o, r)
+	case "gemvt":
 		return c.gemvT(a, b, o)
+	case "skinny":
+		return c.skinny(a, b, o, r.Layout)
 	}
 	dt := b.dtype
 	if _, ok := coopmat.CoopShape(c.dev.Info(), dt.String()); !ok {
@@ -126,10 +133,11 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 	return c.Cast(out, a.dtype)
 }
 
-// gemv records scale·a·bᵀ through gemv.kc: gemv4 (or gemv4h for 16-bit
-// a) when k is a multiple of 8 and the views start on 16 bytes, else
-// gemv1 on f32 a. The kernels write f32; a 16-bit result is cast.
-func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+// gemv records scale·a·bᵀ through gemv.kc or gemvsg.kc (rt's shape):
+// gemv4 (or gemv4h for 16-bit a) when k is a multiple of 8 and the views
+// start on 16 bytes, else gemv.kc's gemv1 on f32 a. The kernels write
+// f32; a 16-bit result is cast.
+func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() { releaseAll(tmp) }()
 	outT := a.dtype
@@ -150,19 +158,28 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 			return nil, err
 		}
 	}
-	team, r := c.gemvShape(o.M)
+	team, r, sg := c.gemvShape(o.M, rt)
+	file := "gemv.kc"
+	if sg && kernel != "gemv1" {
+		file = "gemvsg.kc"
+	} else {
+		r = c.gemvFit(o.M, team, r)
+	}
 	y, err := c.output([]int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
 	defs := gemvDefs(o.M, b.dtype)
 	defs["R"], defs["TEAM"] = strconv.Itoa(r), strconv.Itoa(team)
+	if file == "gemvsg.kc" {
+		defs["SG"] = strconv.Itoa(c.dev.Info().SubgroupSize)
+	}
 	scale := o.Scale
 	if scale == 0 {
 		scale = 1
 	}
 	params := []uint32{uint32(o.N), uint32(kp), math.Float32bits(scale)}
-	if err := c.run("gemv.kc", kernel, defs, params, c.grid2(ceilDiv(o.N, 256/team*r)), a, b, y); err != nil {
+	if err := c.run(file, kernel, defs, params, c.grid2(ceilDiv(o.N, 256/team*r)), a, b, y); err != nil {
 		y.Release()
 		return nil, err
 	}
@@ -262,14 +279,15 @@ func (c *Context) fromF32(y *Tensor, t DType) (*Tensor, error) {
 	return c.Cast(y, t)
 }
 
-// gemvShape is gemv.kc's team size and rows per team for m rows of a:
-// two rows a team (two 16-byte loads in flight per invocation) while the
-// partial sums stay few, one beyond 8 rows; fewer where the partial sums
-// (TEAM·(m·r·TEAMS + 1) f32) would not fit the device's shared memory.
-func (c *Context) gemvShape(m int) (team, r int) {
-	team, r = 128, 2 // the best of five at m = 1 on the H200 (2026-12-01)
-	if m > 8 {
-		team, r = 64, 1
+// gemvShape is the team size, rows per team and reduction (true:
+// gemvsg.kc's subgroup shuffles) gemv runs m rows of a with: the route's,
+// each replaced by the fixed choice of tests and benchmarks where there is
+// one, and gemvsg.kc only where the device has subgroup shuffles of a
+// power of two from 4 to 128 lanes (teams then at least a subgroup).
+func (c *Context) gemvShape(m int, rt decodeRoute) (team, r int, sg bool) {
+	team, r, sg = rt.Team, rt.R, rt.SG
+	if team == 0 {
+		team, r = 128, 2
 	}
 	if c.gemvTeam > 0 {
 		team = c.gemvTeam
@@ -277,26 +295,56 @@ func (c *Context) gemvShape(m int) (team, r int) {
 	if c.gemvR > 0 {
 		r = c.gemvR
 	}
+	if c.gemvSG != 0 {
+		sg = c.gemvSG > 0
+	}
+	info := c.dev.Info()
+	n := info.SubgroupSize
+	if !info.Subgroups || n < 4 || n > 128 || n&(n-1) != 0 || 256%n != 0 {
+		sg = false
+	}
+	if sg {
+		team = max(team, n)
+	}
+	return team, r, sg
+}
+
+// gemvFit is the rows per team r, or fewer, whose partial sums gemv.kc's
+// reduction (TEAM·(m·r·TEAMS + 1) f32) fits into the device's shared
+// memory.
+func (c *Context) gemvFit(m, team, r int) int {
 	shared := int(c.dev.Info().Limits.MaxSharedMemory)
 	for r > 1 && shared > 0 && 4*team*(m*r*(256/team)+1) > shared {
 		r /= 2
 	}
-	return team, r
+	return r
 }
 
 // matmul returns the prepared product for o. A split-k product's scratch
 // buffer is shared by every use of it: uses recorded one after another on
 // one device are ordered, so sharing is safe.
 func (c *Context) matmul(o coopmat.Options) (*coopmat.Matmul, error) {
+	return c.prepared(mmKey{o: o}, func() (*coopmat.Matmul, error) { return coopmat.New(context.Background(), c.dev, o) })
+}
+
+// mmKey names a prepared product: its options and, for the skinny
+// tensor-core kernel taken by kernels' own choice, the layout.
+type mmKey struct {
+	o      coopmat.Options
+	layout skinnyLayout
+}
+
+// prepared returns the product named k, made by mk the first time.
+func (c *Context) prepared(k mmKey, mk func() (*coopmat.Matmul, error)) (*coopmat.Matmul, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if mm := c.mms[o]; mm != nil {
+	if mm := c.mms[k]; mm != nil {
 		return mm, nil
 	}
-	mm, err := coopmat.New(context.Background(), c.dev, o)
+	mm, err := mk()
 	if err != nil {
 		return nil, err
 	}
-	c.mms[o] = mm
+	c.mms[k] = mm
 	return mm, nil
 }

@@ -53,6 +53,9 @@ var variants = []struct {
 	{"gemv.kc", nil},
 	{"gemv.kc", map[string]string{"M": "16", "R": "1", "TEAM": "256", "BF": "1"}},
 	{"gemv.kc", map[string]string{"M": "1", "R": "4", "TEAM": "32"}},
+	{"gemvsg.kc", nil},
+	{"gemvsg.kc", map[string]string{"M": "16", "R": "2", "TEAM": "64", "SG": "32", "BF": "1"}},
+	{"gemvsg.kc", map[string]string{"M": "4", "R": "8", "TEAM": "128", "SG": "8"}},
 	{"gemvt.kc", nil},
 	{"gemvt.kc", map[string]string{"M": "4", "BF": "1"}},
 }

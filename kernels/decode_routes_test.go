@@ -1,0 +1,381 @@
+package kernels_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/backend"
+	"github.com/kcgo/kc/coopmat"
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels"
+)
+
+// decodeRoute is one way SetDecodeRoute can run a decode product.
+type decodeRoute struct {
+	kernel  string
+	layout  kernels.SkinnyLayout
+	team, r int // gemv.kc's team and rows (0: the default)
+	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
+	label   string
+}
+
+// decodeRoutes lists the routes for m rows of f16/bf16 weights d on dev:
+// the default choice, gemv.kc / gemvt.kc (up to 8 rows; a·bᵀ: its
+// default team shape and the alternatives teams lists), every layout of coopmat's skinny
+// tensor-core kernel the device has for the problem, and coopmat's choice
+// (a·b, or 16 rows).
+func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, transB bool) []decodeRoute {
+	rs := []decodeRoute{{label: "default"}}
+	if transB || m <= 8 { // gemvt.kc's reduction of 16 rows needs 64 KiB of shared memory
+		rs = append(rs, decodeRoute{kernel: "gemv", label: "gemv"})
+	}
+	if transB {
+		for _, tr := range gemvTeams(m) {
+			rs = append(rs, decodeRoute{kernel: "gemv", team: tr[0], r: tr[1], sg: -1, label: fmt.Sprintf("gemv_t%d_r%d", tr[0], tr[1])})
+		}
+		if info.Subgroups {
+			rs = append(rs, decodeRoute{kernel: "gemv", sg: 1, label: "gemvsg"})
+			for _, tr := range sgTeams(m) {
+				rs = append(rs, decodeRoute{kernel: "gemv", team: tr[0], r: tr[1], sg: 1, label: fmt.Sprintf("gemvsg_t%d_r%d", tr[0], tr[1])})
+			}
+		}
+	}
+	o := coopmat.Options{M: m, N: n, K: k, TransB: transB, DType: d.String()}
+	if xd == kernels.F32 {
+		o.AType = "f32"
+	}
+	if cs, err := coopmat.Candidates(info, o); err == nil {
+		for _, p := range cs {
+			if p.Generator == "skinny" {
+				l := kernels.SkinnyLayout{S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK, Whole: p.KS > p.Tile.BK, Packed: p.Packed}
+				label := fmt.Sprintf("skinny_%dx%dx%d", l.S, l.TN, l.KS)
+				if l.Whole {
+					label += "_whole"
+				}
+				if l.Packed {
+					label += "_pk"
+				}
+				rs = append(rs, decodeRoute{kernel: "skinny", layout: l, label: label})
+			}
+		}
+	}
+	if m == 16 || !transB { // a·b of up to 8 rows: coopmat's gemv generator
+		rs = append(rs, decodeRoute{kernel: "coop", label: "coop"})
+	}
+	return rs
+}
+
+// gemvTeams are gemv.kc's team shapes tried beside its default for m rows.
+func gemvTeams(m int) [][2]int {
+	if m == 1 {
+		return [][2]int{{64, 1}, {128, 4}, {256, 2}, {256, 4}}
+	}
+	return [][2]int{{64, 2}, {32, 1}, {128, 1}}
+}
+
+// sgTeams are gemvsg.kc's team shapes tried beside its default for m rows.
+func sgTeams(m int) [][2]int {
+	if m == 1 {
+		return [][2]int{{128, 4}, {256, 4}, {64, 2}}
+	}
+	return [][2]int{{64, 2}, {128, 4}, {32, 4}, {64, 8}}
+}
+
+// set makes r c's route (and gemv.kc's team shape).
+func (r decodeRoute) set(c *kernels.Context) {
+	c.SetDecodeRoute(r.kernel, r.layout)
+	c.SetGEMV(r.team, r.r)
+	c.SetGEMVSubgroups(r.sg)
+}
+
+// TestDecodeRoutes runs the decode products (1 to 16 rows of a, f32 or of
+// the weights' type, times f16 or bf16 weights, a·bᵀ and a·b) through
+// every route on the device: gemv.kc/gemvt.kc, every layout of coopmat's
+// skinny tensor-core kernel (devices with cooperative matrices: the
+// H200), coopmat's tiled kernels, and the default choice, against float64
+// on the rounded inputs (checkHalfProduct's bound: the f32 accumulation
+// and, for f32 a, its rounding to the weights' type). Ragged sizes on
+// every device, 4096x4096 weights on a GPU (sampled columns).
+// For a device call on a budget: KC_DECODE_TYPES (f16 or bf16) narrows
+// the weights' types, KC_DECODE_ROUTES (a regular expression over
+// "m<rows>/<route>", e.g. "/default$") the routes, and
+// KC_DECODE_SHAPES=big the sizes to 4096x4096 weights and two ragged ones.
+func TestDecodeRoutes(t *testing.T) {
+	c := open(t, "vulkan")
+	info := c.Device().Info()
+	rng := kctest.NewRand(t)
+	defer decodeRoute{}.set(c)
+	shapes := [][3]int{{1, 17, 70}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24}}
+	if os.Getenv("KC_DECODE_SHAPES") == "big" {
+		shapes = [][3]int{{3, 1000, 1001}, {16, 1000, 1001}}
+	}
+	if info.Type != backend.TypeCPU {
+		shapes = append(shapes, [3]int{1, 4096, 4096}, [3]int{4, 4096, 4096}, [3]int{8, 4096, 4096}, [3]int{16, 4096, 4096})
+	}
+	only := regexp.MustCompile(os.Getenv("KC_DECODE_ROUTES"))
+	skipped := map[string]bool{}
+	for _, d := range halfTypes {
+		if ty := os.Getenv("KC_DECODE_TYPES"); ty != "" && ty != d.String() {
+			continue
+		}
+		for _, mkn := range shapes {
+			m, k, n := mkn[0], mkn[1], mkn[2]
+			bs := kctest.Randn(rng, k*n, -1, 1)
+			b, bt := uploadOf(t, c, d, bs, k, n), uploadOf(t, c, d, bs, n, k)
+			for _, ad := range []kernels.DType{kernels.F32, d} {
+				as := kctest.Randn(rng, m*k, -1, 1)
+				a := uploadOf(t, c, ad, as, m, k)
+				for _, tb := range []bool{true, false} {
+					checked := 0
+					for _, r := range decodeRoutes(info, m, k, n, d, ad, tb) {
+						if !only.MatchString(fmt.Sprintf("m%d/%s", m, r.label)) {
+							continue
+						}
+						checked++
+						r.set(c)
+						var y *kernels.Tensor
+						var err error
+						scale := 1.0
+						if tb {
+							scale = 0.5 + rng.Float64()
+							y, err = c.MatMulBT(a, bt, float32(scale))
+						} else {
+							y, err = c.MatMul(a, b)
+						}
+						if err != nil {
+							t.Fatalf("%s %s·%s %dx%dx%d bt=%v: %v", r.label, ad, d, m, k, n, tb, err)
+						}
+						name := fmt.Sprintf("%s %s·%s %dx%dx%d bt=%v", r.label, ad, d, m, k, n, tb)
+						checkSampled(t, name, host(t, y), as, bs, m, k, n, ad, d, tb, scale, rng)
+						if y.DType() != ad {
+							t.Errorf("%s: result %s, want %s", name, y.DType(), ad)
+						}
+						y.Release()
+					}
+					t.Logf("%s·%s %dx%dx%d bt=%v: %d routes checked", ad, d, m, k, n, tb, checked)
+					if _, ok := coopmat.CoopShape(info, d.String()); !ok && !skipped[d.String()] {
+						skipped[d.String()] = true
+						t.Logf("%s has no %s cooperative matrix: the skinny tensor-core routes are not run here", info.Name, d)
+					}
+				}
+				a.Release()
+			}
+			b.Release()
+			bt.Release()
+		}
+	}
+}
+
+// checkSampled is checkHalfProduct on every entry of small products and
+// on 32 random columns of every row of large ones.
+func checkSampled(t *testing.T, name string, got, as, bs []float32, m, k, n int, ad, bd kernels.DType, tr bool, scale float64, rng *rand.Rand) {
+	t.Helper()
+	if m*n*k <= 1<<22 {
+		checkHalfProduct(t, name, got, as, bs, m, k, n, ad, bd, tr, scale)
+		return
+	}
+	cols := make([]int, 32)
+	for i := range cols {
+		cols[i] = rng.Intn(n)
+	}
+	// the sampled columns as a product of n = 32
+	sub := make([]float32, 32*k)
+	for j, col := range cols {
+		for p := 0; p < k; p++ {
+			if tr {
+				sub[j*k+p] = bs[col*k+p]
+			} else {
+				sub[p*32+j] = bs[p*n+col]
+			}
+		}
+	}
+	g := make([]float32, m*32)
+	for i := 0; i < m; i++ {
+		for j, col := range cols {
+			g[i*32+j] = got[i*n+col]
+		}
+	}
+	checkHalfProduct(t, name+" (sampled)", g, as, sub, m, k, 32, ad, bd, tr, scale)
+}
+
+// BenchmarkDecode times the decode products of the device, 1, 4, 8 and
+// 16 rows of a (f32 or f16) times 4096x4096 f16 weights, a·bᵀ
+// (MatMulBT) and a·b (MatMul), through every route TestDecodeRoutes
+// checks, in GB/s over the weight bytes:
+//
+//	go test ./kernels -run '^$' -bench Decode -benchtime 10x
+//
+// Each iteration records 100 products in one scope, a chain: each
+// product's a is the previous product's result (so each waits for the
+// one before, as a model's layers do, and as PyTorch's stream runs its
+// baseline); the weights rotate through 8 matrices (256 MiB, beyond the
+// H200's 50 MiB L2). The default route's name says which kernel it is
+// ("default_skinny"). "indep" repeats it with every
+// product reading the same a instead (BenchmarkHalf's form, the products
+// free to overlap). Time is from the scope's end (its one submit) to the
+// wait's return.
+func BenchmarkDecode(b *testing.B) {
+	dev, c := openBench(b)
+	dim, mats, reps := 4096, 8, 100
+	if dev.Info().Type == backend.TypeCPU {
+		dim, mats, reps = 256, 2, 4
+	}
+	defer decodeRoute{}.set(c)
+	wbytes := float64(2 * dim * dim)
+	ws := make([]*kernels.Tensor, mats)
+	for i := range ws {
+		ws[i], _ = fillOf(b, c, kernels.F16, dim*dim).Reshape(dim, dim)
+	}
+	for _, tb := range []bool{true, false} {
+		form := "bt"
+		if !tb {
+			form = "b"
+		}
+		for _, m := range []int{1, 4, 8, 16} {
+			for _, xd := range []kernels.DType{kernels.F32, kernels.F16} {
+				x0, _ := fillOf(b, c, xd, m*dim).Reshape(m, dim)
+				op := func(x *kernels.Tensor, i int) (*kernels.Tensor, error) {
+					if tb {
+						return c.MatMulBT(x, ws[i%mats], 1)
+					}
+					return c.MatMul(x, ws[i%mats])
+				}
+				routes := decodeRoutes(dev.Info(), m, dim, dim, kernels.F16, xd, tb)
+				for _, r := range append(routes, decodeRoute{label: "default_indep"}) {
+					r.set(c)
+					chain := r.label != "default_indep"
+					label := r.label
+					if label == "default" {
+						label += "_" + kernels.DecodeRoute(c, x0, ws[0], tb)
+					}
+					name := fmt.Sprintf("%s/m%d/x%s/%s", form, m, xd, label)
+					b.Run(name, func(b *testing.B) {
+						run1 := func() time.Duration {
+							s := dev.Begin()
+							x := x0
+							for i := 0; i < reps; i++ {
+								y, err := op(x, i)
+								if err != nil {
+									s.End()
+									b.Fatal(err)
+								}
+								if !chain {
+									y.Release()
+									continue
+								}
+								if x != x0 {
+									x.Release()
+								}
+								x = y
+							}
+							if x != x0 {
+								x.Release()
+							}
+							start := time.Now()
+							if err := s.End(); err != nil {
+								b.Fatal(err)
+							}
+							if err := dev.Wait(context.Background()); err != nil {
+								b.Fatal(err)
+							}
+							return time.Since(start)
+						}
+						run1() // compiles the pipelines
+						b.ResetTimer()
+						var run time.Duration
+						for i := 0; i < b.N; i++ {
+							run += run1()
+						}
+						el := run.Seconds() / float64(b.N*reps)
+						b.ReportMetric(wbytes/el/1e9, "GB/s")
+						b.ReportMetric(el*1e6, "us/op")
+					})
+				}
+				x0.Release()
+			}
+		}
+	}
+	decodeRoute{}.set(c)
+	cn := 64 << 20
+	if dev.Info().Type == backend.TypeCPU {
+		cn = 1 << 20
+	}
+	x := fillOf(b, c, kernels.F32, cn)
+	b.Run(fmt.Sprintf("copy/%dMiB", 4*cn>>20), func(b *testing.B) {
+		run1 := func() time.Duration {
+			s := dev.Begin()
+			for i := 0; i < 20; i++ {
+				y, err := c.Dup(x)
+				if err != nil {
+					s.End()
+					b.Fatal(err)
+				}
+				y.Release()
+			}
+			start := time.Now()
+			if err := s.End(); err != nil {
+				b.Fatal(err)
+			}
+			if err := dev.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(start)
+		}
+		run1()
+		b.ResetTimer()
+		var run time.Duration
+		for i := 0; i < b.N; i++ {
+			run += run1()
+		}
+		b.ReportMetric(2*4*float64(cn)/(run.Seconds()/float64(b.N*20))/1e9, "GB/s")
+	})
+}
+
+// TestDecodeDefaults: the default routes are those kernels/skinny.go
+// documents from the H200's figures: x·Wᵀ gemv.kc/gemvsg.kc up to 8 rows,
+// the skinny tensor-core kernel beyond where the device has cooperative
+// matrices of the weights' type (else gemv.kc); x·W gemvt.kc at 1 row,
+// then the skinny kernel (without one, gemvt.kc up to 4 rows, then
+// coopmat's choice); more than 16 rows coopmat's choice.
+func TestDecodeDefaults(t *testing.T) {
+	c := open(t, "vulkan")
+	_, coop := coopmat.CoopShape(c.Device().Info(), "f16")
+	w, err := c.EmptyOf(kernels.F16, 64, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []int{1, 2, 4, 5, 8, 9, 16, 17} {
+		for _, xd := range []kernels.DType{kernels.F32, kernels.F16} {
+			x, err := c.EmptyOf(xd, m, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBT, wantB := "gemv", "gemvt"
+			switch {
+			case m > 16:
+				wantBT, wantB = "coop", "coop"
+			case coop:
+				if m > 8 {
+					wantBT = "skinny"
+				}
+				if m > 1 {
+					wantB = "skinny"
+				}
+			case m > 4:
+				wantB = "coop"
+			}
+			if got := kernels.DecodeRoute(c, x, w, true); got != wantBT {
+				t.Errorf("x·Wᵀ, %d rows of %s: route %s, want %s", m, xd, got, wantBT)
+			}
+			if got := kernels.DecodeRoute(c, x, w, false); got != wantB {
+				t.Errorf("x·W, %d rows of %s: route %s, want %s", m, xd, got, wantB)
+			}
+			x.Release()
+		}
+	}
+}

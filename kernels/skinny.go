@@ -1,0 +1,190 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kcgo/kc/coopmat"
+)
+
+// Decode-shaped products: at most 16 rows of a times 16-bit weights b, a
+// model's step. They read b once, so they run at the speed b streams from
+// memory, and each kernel below is built for that; which one runs is
+// decodeRouteFor's choice.
+
+// decodeRoute is how a product of at most 16 rows with 16-bit b runs.
+type decodeRoute struct {
+	// Kernel: "gemv" (gemv.kc, a·bᵀ), "gemvt" (gemvt.kc, a·b), "skinny"
+	// (coopmat's skinny tensor-core kernel) or "coop" (coopmat's choice
+	// for the problem: tiled cooperative matrices, or f32 where the device
+	// has none).
+	Kernel string
+	// Layout is the skinny kernel's (zero: coopmat's first candidate).
+	Layout skinnyLayout
+	// Team and R are gemv's team of lanes and rows of b a team (zero: 128
+	// and 2); SG takes gemvsg.kc (a reduction by subgroup shuffles, and no
+	// bound on R from shared memory) where the device can.
+	Team, R int
+	SG      bool
+}
+
+// skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
+// subgroups of a workgroup (k split among them), 16-column tiles of C per
+// subgroup, k per workgroup (the split-k slice), or with Whole all of k a
+// workgroup, in chunks of KS (no split-k).
+type skinnyLayout struct {
+	S, TN, KS int
+	Whole     bool
+	Packed    bool // b read as 16-byte words by the cooperative loads
+}
+
+// The default routes, from the H200 (2026-12-01, two device calls; GB/s
+// over 4096x4096 f16 weights, products chained as a model's are;
+// docs/PERF.md, "Decode products"; f32 a / f16 a; figures of one
+// configuration in two runs differed by up to 30%, so only wide margins
+// decide):
+//
+//   - a·bᵀ, 1 row: f32 a gemv.kc, teams of 128, 2 rows a team (2583;
+//     gemvsg.kc 2593 at 128/4), f16 a gemvsg.kc 128/4 (2035; gemv.kc
+//     1890); the skinny tensor-core kernel at most 966;
+//   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/8 (2059 at 4 rows), f16 a gemv.kc
+//     64/2 (1733);
+//   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
+//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel, 4 subgroups of 4
+//     tiles, k in slices of 512 (915 / 930 at 16 rows; gemv.kc's best
+//     587 / 912, gemvsg.kc 603 / 879, coopmat's tiled kernels 687 / 680),
+//     gemv.kc 64/2 without cooperative matrices;
+//   - a·b: gemvt.kc at 1 row (1761; the skinny kernel 1262, coopmat's gemv
+//     961), the skinny kernel 4x4x512 from 2 (gemvt.kc fell to 818 / 736
+//     at 4 rows; the skinny kernel 1187 / 1227 at 8, 887-1149 at 16, and
+//     its speed hardly depends on the rows: it pads them to 16); where the
+//     device has no cooperative matrices gemvt.kc up to 4 rows, else
+//     coopmat's choice.
+var (
+	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
+	// skinnyMinRows is the fewest rows that take the skinny kernel by
+	// default, by form (a·bᵀ, a·b).
+	skinnyMinRows = [2]int{9, 2}
+)
+
+// gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
+func gemvRoute(m int, ad DType) decodeRoute {
+	switch {
+	case m == 1 && ad == F32:
+		return decodeRoute{Kernel: "gemv", Team: 128, R: 2}
+	case m == 1:
+		return decodeRoute{Kernel: "gemv", Team: 128, R: 4, SG: true}
+	case m <= 4 && ad == F32:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 8, SG: true}
+	case m <= 4:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 2}
+	case m <= 8:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 4, SG: true}
+	}
+	return decodeRoute{Kernel: "gemv", Team: 64, R: 2}
+}
+
+// decodeRouteFor chooses how o runs (a, b as given to halfProduct): the
+// fixed route of tests and benchmarks, else the defaults above (the
+// skinny kernel only where the device has it for the problem: cooperative
+// matrices of b's type). Products of more than 16 rows always take
+// coopmat's choice.
+func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
+	if o.M > gemvMaxRows || c.noGEMV {
+		return decodeRoute{Kernel: "coop"}
+	}
+	switch f := c.decodeForce; {
+	case f.Kernel == "gemv" && !o.TransB, f.Kernel == "gemvt" && o.TransB:
+		f.Kernel = map[bool]string{true: "gemv", false: "gemvt"}[o.TransB]
+		return f
+	case f.Kernel != "":
+		return f
+	}
+	form := 0
+	if !o.TransB {
+		form = 1
+	}
+	if o.M >= skinnyMinRows[form] {
+		if _, err := c.skinnyPlan(a, b, o, skinnyDefault); err == nil {
+			return decodeRoute{Kernel: "skinny", Layout: skinnyDefault}
+		}
+	}
+	switch {
+	case o.TransB:
+		return gemvRoute(o.M, a.dtype)
+	case o.M <= gemvtMaxRows:
+		return decodeRoute{Kernel: "gemvt"}
+	}
+	return decodeRoute{Kernel: "coop"}
+}
+
+// skinnyOptions are o as coopmat's skinny kernel takes it for a and b: b's
+// type; f32 a read as it is (the kernel rounds it to b's type as it stages
+// it, as the cast before the tiled kernels would); C of a's type, but f32
+// for bf16 a (cast after: see halfProduct).
+func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
+	o.DType, o.CType = b.dtype.String(), a.dtype.String()
+	if a.dtype == F32 {
+		o.AType = "f32"
+	}
+	if a.dtype == BF16 {
+		o.CType = "f32"
+	}
+	return o
+}
+
+// skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
+// first) for o, or an error where the device has none.
+func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
+	o = skinnyOptions(a, b, o)
+	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {
+		return coopmat.Plan{}, fmt.Errorf("kernels: %s has no %s cooperative matrix", c.dev.Info().Name, o.DType)
+	}
+	cs, err := coopmat.Candidates(c.dev.Info(), o)
+	if err != nil {
+		return coopmat.Plan{}, err
+	}
+	for _, p := range cs {
+		if p.Generator != "skinny" {
+			continue
+		}
+		// k in one chunk: the whole-k plan and the split one are the same
+		whole := p.KS > p.Tile.BK || p.Splits == 1
+		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) && l.Packed == p.Packed) {
+			return p, nil
+		}
+	}
+	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
+}
+
+// skinny records a·b (or scale·a·bᵀ) through coopmat's skinny
+// tensor-core kernel in layout l: one dispatch (two with split-k), a read
+// as it is.
+func (c *Context) skinny(a, b *Tensor, o coopmat.Options, l skinnyLayout) (*Tensor, error) {
+	p, err := c.skinnyPlan(a, b, o, l)
+	if err != nil {
+		return nil, err
+	}
+	mm, err := c.prepared(mmKey{o: p.Options, layout: l}, func() (*coopmat.Matmul, error) {
+		return coopmat.NewPlan(context.Background(), c.dev, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	ct := F32
+	if p.CType != "f32" {
+		ct = a.dtype
+	}
+	out, err := c.outputOf(ct, []int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	if err := mm.Run(a.View(), b.View(), out.View()); err != nil {
+		out.Release()
+		return nil, err
+	}
+	if ct == a.dtype {
+		return out, nil
+	}
+	return c.fromF32(out, a.dtype)
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the decode-product measurement (issue 14: 1 to 16 rows times
+# 4096x4096 f16 weights; kernels.test's TestDecodeRoutes and
+# BenchmarkDecode) for linux/amd64 into ROOT/.gl/decmm with the Vulkan
+# loader .debs and PyTorch's baseline (scripts/torch_decode.py), and prints
+# the device tool's `run` command that, in one call: checks every route
+# (gemv.kc, gemvsg.kc, gemvt.kc, every layout of coopmat's skinny
+# tensor-core kernel, coopmat's tiled kernels, the default) against
+# float64 on the H200, f16 weights (KC_DECODE_TYPES) at 1, 4, 8, 16 rows and
+# ragged sizes; then PyTorch's copy, F.linear and x @ W; then kc's GB/s over
+# the weights for every route (docs/PERF.md, "Decode products").
+#
+# Usage: scripts/h200-decode.sh [ROOT [validate]]   (ROOT: the checkout the
+# device tool sends, e.g. /work/main). With "validate" the call checks the
+# default routes and the skinny kernel's packed layouts at 16 rows (f16;
+# 4096x4096 and two ragged sizes), then times them beside PyTorch's f16
+# baselines. Only .gl/decmm is carried; delete it after the call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
+root=${1:-.}
+gl=$root/.gl/decmm
+h200_gl "$root" "$gl"
+GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
+cp scripts/torch_decode.py "$gl/"
+env="KC_DECODE_TYPES=f16"
+bench="timeout 55 \$G/kernels.test -test.run '^\$' -test.bench 'Decode' -test.benchtime 20x > \$OUT/kc.txt 2>&1"
+torch="timeout 20 python3 \$G/torch_decode.py"
+tt=45
+if [ "${2:-}" = validate ]; then
+	# The default routes, and the skinny kernel's packed layouts at 16
+	# rows beside the unpacked default layout: checked, then timed.
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='/default\$|^m16/.*_pk\$|^m16/skinny_4x4x512\$'"
+	bench="timeout 6 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/.*/.*/^default_(gemv|gemvt|skinny|coop)\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1; timeout 5 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m16/.*/(_pk\$|^skinny_4x4x512\$)' -test.benchtime 10x >> \$OUT/kc.txt 2>&1"
+	torch="timeout 8 python3 \$G/torch_decode.py f16"
+	tt=15
+fi
+cat <<CMD
+run carry=[".gl/decmm"] command:
+for f in .gl/decmm/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/decmm; cd kernels; $env timeout $tt \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; $torch > \$OUT/torch.txt 2>&1; $bench; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error' \$OUT/tests.txt | head -5; grep RESULT \$OUT/torch.txt; grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'; grep rc= \$OUT/kc.txt
+CMD
