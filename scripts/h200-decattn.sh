@@ -16,7 +16,7 @@
 #
 # Usage: [BASE=checkout] scripts/h200-decattn.sh [ROOT [DIR]]   (ROOT: default this
 # checkout; give the checkout the device tool sends, e.g. /work/main. DIR:
-# default decode.) Only .gl/DIR is carried. `bash ROOT/.gl/DIR/steps.sh`
+# default decattn.) Only .gl/DIR is carried. `bash ROOT/.gl/DIR/steps.sh`
 # with OUT set runs the same steps here (lavapipe; PyTorch skipped
 # without CUDA) to check them before the call; TESTS, BENCH and N replace
 # the test pattern, the benchmark pattern and -test.benchtime.
@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
-dir=${2:-decode}
+dir=${2:-decattn}
 gl=$root/.gl/$dir
 h200_gl "$root" "$gl"
 GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
