@@ -49,8 +49,9 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // split into chunks whose partial softmax results a second kernel merges
 // (flash-decoding), so that a single query still spreads over the device
 // (decode4.kc, one workgroup per key/value head and span of keys reading
-// key and value rows by vec4, for head dimensions that are powers of two
-// from 32 to 256; decode.kc, chunks of 256 per query head, otherwise); for more
+// key and value rows by 16-byte vectors of f32, f16 or bf16, for head
+// dimensions that are powers of two from 32 to 256; decode.kc, chunks of
+// 256 per query head, otherwise); for more
 // queries a query-parallel kernel streams the keys through shared memory
 // (attention.kc; decode.kc's chunks instead on lavapipe where that kernel
 // would run past the driver's loop budget: docs/lavapipe.md).
@@ -112,19 +113,16 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 }
 
 // splitKeys records the split-key kernels: per-span partial results into
-// a pooled scratch buffer, then their merge into out. decode4.kc where the
-// head dimension allows it, else decode.kc.
+// a pooled scratch buffer, then their merge into out (f32 or q's 16-bit
+// type: the merge rounds). The partial kernel is splitPlan's; decode.kc
+// (f32 only) where it has none.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	// the partial kernel's file, name and specialisation; the merge's
-	file, kernel, md := "decodesg.kc", "decodesg_partial", map[string]string(nil)
-	span, pd := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh)
-	if pd != nil {
-		// decode4_merge reads only DH and WG; the rest is any valid specialisation
-		md = map[string]string{"DH": pd["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
-	} else if span, pd = c.decode4Defs(tq, s, heads, kvHeads, dh); pd != nil {
-		file, kernel, md = "decode4.kc", "decode4_partial", pd
-	} else {
+	file, kernel, span, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh)
+	if pd == nil {
+		if q.dtype != F32 {
+			return fmt.Errorf("kernels: no split-key kernel for %s heads of %d on this device", q.dtype, dh)
+		}
 		return c.chunkKeys(params, defs, q, k, v, out)
 	}
 	nch := ceilDiv(s, span)
@@ -137,9 +135,19 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 	if err := c.run(file, kernel, pd, append(params, uint32(span)), g, q, k, v, part); err != nil {
 		return err
 	}
+	// the merge reads only DH, WG and H16; the rest is any valid
+	// specialisation
+	merge := "decode4_merge"
+	md := map[string]string{"DH": strconv.Itoa(dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+	if out.dtype != F32 {
+		merge, md["H16"] = "decode4_merge16", h16Def[out.dtype]
+	}
 	g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
-	return c.run("decode4.kc", "decode4_merge", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+	return c.run("decode4.kc", merge, md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 }
+
+// h16Def is the split-key kernels' H16 for an element type.
+var h16Def = map[DType]string{F32: "0", F16: "1", BF16: "2"}
 
 // chunkKeys records decode.kc: per (query, head, chunk of splitChunk
 // keys) partial results into a pooled scratch buffer, then their merge
@@ -188,40 +196,91 @@ func flashLoops(s, dh int) int {
 }
 
 // decodeTuning is the split-key kernels' configuration. Sub = 1 selects
-// decodesg.kc for f32 where the device allows it (for 16-bit caches it
-// is the only choice): KL invocations per key, NS subgroups per
-// workgroup, U steps of keys per batch (0: 1). Otherwise decode4.kc:
-// invocations per workgroup (WG, 128 or 256), invocations per key in the score pass (LN:
-// 1, 2 or 4), value rows per online-softmax step (VB). Both: keys per
-// workgroup (Span, a power of two, at least one step or round; 0: chosen
-// so that about Groups workgroups run).
+// decodesg.kc where the device allows it: KL invocations per key, NS
+// subgroups per workgroup, U steps of keys per batch (0: 1). Otherwise,
+// and where decodesg.kc does not apply, decode4.kc for f32 caches and
+// decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
+// invocations per key in the score pass (LN: 1, 2 or 4), value rows per
+// online-softmax step (VB), and for decode4h.kc the round's values loaded
+// with its keys (Pre = 1). All: keys per workgroup (Span, a power of two,
+// at least one step or round; 0: chosen so that about Groups workgroups
+// run). A tuning set by a test or benchmark applies to every cache type;
+// its zero fields take the default's.
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
+	Pre                      int
 }
 
-// defaultDecode is the configuration the split-key kernels run unless a
-// test or benchmark sets another, the fastest of the H200 sweeps
-// (docs/PERF.md): decode4.kc with 4 invocations per key and 8 value rows a
-// step for f32 caches; for 16-bit caches decodesg.kc with 4 lanes per key,
-// 4 subgroups and batches of 2 steps.
+// defaultDecode is the configuration the split-key kernels run over an
+// f32 cache unless a test or benchmark sets another, the fastest of the
+// H200 sweeps (docs/PERF.md): decode4.kc with 4 invocations per key and 8
+// value rows a step, about 1024 workgroups; KL, NS and U are decodesg.kc's
+// where a tuning asks for it.
 var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
-// decode4Defs returns decode4.kc's span and specialisation for these
-// shapes, or nil where it does not apply: head dimensions that are not a
-// power of two from 32 to 256, more than 16 query heads per key/value
-// head (their accumulators would not stay in registers), or shared memory
-// the device lacks.
-func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
-		return 0, nil
+// defaultDecode16 is the configuration over 16-bit caches, the fastest of
+// the H200 sweeps of 2026-12-01 (docs/PERF.md): decodesg.kc with 4 lanes
+// per key, 4 subgroups, batches of 2 steps and about 512 workgroups;
+// where the device's subgroups do not allow it, decode4h.kc with 4
+// invocations per key and 4 value rows a step (its fastest there).
+var defaultDecode16 = decodeTuning{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512, WG: 256, LN: 4, VB: 4}
+
+// decodeTune is the configuration for a cache of type d: the test's or
+// benchmark's where one is set, else the type's default; zero fields take
+// the default's.
+func (c *Context) decodeTune(d DType) decodeTuning {
+	def := defaultDecode
+	if d != F32 {
+		def = defaultDecode16
 	}
 	t := c.decode
+	if t == (decodeTuning{}) {
+		return def
+	}
 	if t.WG == 0 || t.LN == 0 {
-		t.WG, t.LN, t.VB = defaultDecode.WG, defaultDecode.LN, defaultDecode.VB
+		t.WG, t.LN, t.VB = def.WG, def.LN, def.VB
+	}
+	if t.VB == 0 {
+		t.VB = def.VB
+	}
+	if t.KL == 0 || t.NS == 0 {
+		t.KL, t.NS = def.KL, def.NS
 	}
 	if t.Groups == 0 {
-		t.Groups = defaultDecode.Groups
+		t.Groups = def.Groups
+	}
+	return t
+}
+
+// splitPlan returns the split-key partial kernel for a cache of type d
+// (file, kernel, keys per workgroup, specialisation), or a nil
+// specialisation where none applies: decodesg.kc where the configuration
+// asks for it (Sub) and the device allows it, else decode4.kc (f32) or
+// decode4h.kc (f16, bf16).
+func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
+	t := c.decodeTune(d)
+	if t.Sub != 0 {
+		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return "decodesg.kc", "decodesg_partial", span, pd
+		}
+	}
+	if d == F32 {
+		span, pd := c.decode4Defs(t, tq, s, heads, kvHeads, dh)
+		return "decode4.kc", "decode4_partial", span, pd
+	}
+	span, pd := c.decode4hDefs(d, t, tq, s, heads, kvHeads, dh)
+	return "decode4h.kc", "decode4h_partial", span, pd
+}
+
+// decode4Defs returns decode4.kc's span and specialisation under t for
+// these shapes, or nil where it does not apply: head dimensions that are
+// not a power of two from 32 to 256, more than 16 query heads per
+// key/value head (their accumulators would not stay in registers), or
+// shared memory the device lacks.
+func (c *Context) decode4Defs(t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
+		return 0, nil
 	}
 	g, d4 := heads/kvHeads, dh/4
 	if g > 16 || d4 > t.WG || d4%t.LN != 0 {
@@ -239,6 +298,29 @@ func (c *Context) decode4Defs(tq, s, heads, kvHeads, dh int) (int, map[string]st
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
 }
 
+// decode4hDefs is decode4Defs for decode4h.kc over a cache of type d
+// (16-byte vectors of 4 or 8 elements).
+func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
+		return 0, nil
+	}
+	e := 16 / d.Size()
+	g, dv := heads/kvHeads, dh/e
+	if g > 16 || dv > t.WG || dv%t.LN != 0 {
+		return 0, nil
+	}
+	vb := min(t.VB, dv/t.LN)
+	span := t.span(t.WG/t.LN, tq, s, kvHeads)
+	red := max(g, e) * t.WG
+	// qs, red and st
+	if need := 4*g*dh + 4*red + 8*g*(t.WG/dv); need > c.dev.Info().Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
+		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
+		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1))}
+}
+
 // attnParams are the attention kernels' parameters: tq, s, the query and
 // key/value heads, causal as 0 or 1, and the bits of the f32 scale
 // 1/√dh.
@@ -254,8 +336,9 @@ func attnParams(tq, s, heads, kvHeads, dh int, causal bool) []uint32 {
 // flashHalf is the fused attention of 16-bit q, k and v, giving q's type:
 // flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
 // f16 matrices with f32 accumulators and subgroups of 32, and more queries
-// than the split-key kernels take; decodesg.kc reading the 16-bit cache
-// for up to that many queries where the device's subgroups allow it;
+// than the split-key kernels take; the split-key kernels reading the
+// 16-bit cache for up to that many queries (decode4.kc, or decodesg.kc
+// where the device's subgroups allow it), the merge rounding to q's type;
 // otherwise the f32 kernels between casts.
 func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
 	tq, s := q.shape[0], k.shape[0]
@@ -278,17 +361,17 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 		return out, nil
 	}
 	if tq <= splitMaxQueries {
-		if _, sg := c.decodeSGDefs(q.dtype, tq, s, heads, kvHeads, dh); sg != nil {
-			// the 16-bit cache read as it is; the f32 result (tq rows) cast
-			o, err := c.output(q.shape)
+		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil {
+			// the 16-bit cache read as it is; the merge rounds to q's type
+			out, err := c.outputOf(q.dtype, q.shape)
 			if err != nil {
 				return nil, err
 			}
-			defer o.Release()
-			if err := c.splitKeys(attnParams(tq, s, heads, kvHeads, dh, causal), nil, q, k, v, o); err != nil {
+			if err := c.splitKeys(attnParams(tq, s, heads, kvHeads, dh, causal), nil, q, k, v, out); err != nil {
+				out.Release()
 				return nil, err
 			}
-			return c.Cast(o, q.dtype)
+			return out, nil
 		}
 	}
 	var wide [3]*Tensor
@@ -359,26 +442,17 @@ func (t decodeTuning) span(step, tq, s, kvHeads int) int {
 	return max(span, step)
 }
 
-// decodeSGDefs returns decodesg.kc's span and specialisation for
-// elements of type d, or nil where the configuration does not ask for it
-// or it does not apply: no subgroups of 8, 16 or 32 (the kernel takes
-// lanes local_index % SG of consecutive invocations as one subgroup, as
-// NVIDIA and lavapipe lay them out), rows of a head that are not a whole
-// number of 16-byte vectors, a power of two of them or a multiple of SG,
-// more than 16 query heads per key/value head, or shared memory the
-// device lacks.
-func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	t := c.decode
-	if t == (decodeTuning{}) {
-		t = defaultDecode
-	}
-	if t.KL == 0 || t.NS == 0 {
-		t.KL, t.NS = defaultDecode.KL, defaultDecode.NS
-	}
+// decodeSGDefs returns decodesg.kc's span and specialisation under t for
+// elements of type d, or nil where it does not apply: no subgroups of 8,
+// 16 or 32 (the kernel takes lanes local_index % SG of consecutive
+// invocations as one subgroup, as NVIDIA and lavapipe lay them out), rows
+// of a head that are not a whole number of 16-byte vectors, a power of
+// two of them or a multiple of SG, more than 16 query heads per
+// key/value head, or shared memory the device lacks.
+func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
 	sg := info.SubgroupSize
-	// 16-bit caches take it whatever Sub says: decode4.kc reads f32 only
-	if (t.Sub == 0 && d == F32) || !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
+	if !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
 		return 0, nil
 	}
 	e := 16 / d.Size()
@@ -391,10 +465,7 @@ func (c *Context) decodeSGDefs(d DType, tq, s, heads, kvHeads, dh int) (int, map
 	if need := 4*g*dh + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	if t.Groups == 0 {
-		t.Groups = defaultDecode.Groups
-	}
-	h16 := map[DType]string{F32: "0", F16: "1", BF16: "2"}[d]
+	h16 := h16Def[d]
 	u := max(t.U, 1)
 	span := t.span(t.NS*sg/kl*u, tq, s, kvHeads)
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),

@@ -162,10 +162,11 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 }
 
 // TestDecodeVariants: decode4.kc in every configuration the host may
-// choose (invocations per workgroup, per key, value rows per step) with
-// spans of one round and of several, a partial last round and span, head
-// dimensions 32 to 256, and causal queries (tq = 3) whose last span ends
-// early.
+// choose (invocations per workgroup, per key, value rows per step, values
+// loaded with the keys or after them) with spans of one round and of
+// several, a partial last round and span, head dimensions 32 to 256,
+// f32, f16 and bf16 caches, and causal queries (tq = 3) whose last span
+// ends early; then decodesg.kc's.
 func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
 	var tns []kernels.DecodeTuning
@@ -175,6 +176,8 @@ func TestDecodeVariants(t *testing.T) {
 				for _, span := range []int{0, wg / ln, 4 * wg / ln} {
 					tns = append(tns, kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Span: span, Groups: 4})
 				}
+				tns = append(tns, kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Pre: 1, Span: 4 * wg / ln, Groups: 4},
+					kernels.DecodeTuning{WG: wg, LN: ln, VB: 2 * vb, Pre: 1, Groups: 4})
 			}
 		}
 	}
@@ -189,6 +192,18 @@ func TestDecodeVariants(t *testing.T) {
 		}
 	}
 	for _, tn := range tns {
+		testDecodeTuning(t, c, tn)
+	}
+}
+
+// TestDecodeSweep: the configurations BenchmarkOps -sweep times, as
+// TestDecodeVariants tests its own (f32, f16 and bf16 caches, head
+// dimensions 32 to 256, causal queries), so that each is checked before
+// it is timed on a device.
+func TestDecodeSweep(t *testing.T) {
+	c := open(t, "vulkan")
+	for _, tn := range append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...) {
+		tn.Groups = 4 // spans of several rounds at these sizes
 		testDecodeTuning(t, c, tn)
 	}
 }
@@ -208,11 +223,11 @@ func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning)
 	got := runFlash(t, c, tc, qs, ks, vs, true)
 	want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
 	kctest.Compare(t, fmt.Sprintf("causalattention %+v %+v", tn, tc), got, want, attnTol)
-	// 16-bit caches take decodesg.kc whatever the configuration asks (8
-	// elements a vector)
-	cases := []flashCase{{1, 900, 8, 2, 128}, {2, 300, 3, 1, 64}, {1, 200, 2, 2, 256}}
-	if tn.Sub == 0 {
-		cases = cases[:1] // decodesg.kc's own KL and NS: the default's
+	// 16-bit caches (8 elements a vector) in the same configuration: every
+	// head dimension where the configuration's span is chosen, else one
+	cases := []flashCase{{1, 900, 8, 2, 128}, {2, 300, 3, 1, 64}, {1, 200, 2, 2, 256}, {3, 333, 4, 2, 32}}
+	if tn.Span != 0 {
+		cases = cases[:1]
 	}
 	for _, d := range halfTypes {
 		for _, tc := range cases {

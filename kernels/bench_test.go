@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,6 +81,14 @@ func BenchmarkOps(b *testing.B) {
 			}
 			el := time.Since(start)
 			b.ReportMetric(float64(bytes)*float64(b.N)/el.Seconds()/1e9, "GB/s")
+			// not on CPU devices: timing every dispatch there is 20-40x
+			// slower, and through wgpu on llvmpipe the process died of a
+			// SIGSEGV in a driver thread after some hundred of them
+			if *sweep && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+				if t := gpuTime(b, c, dev, op); t > 0 {
+					b.ReportMetric(float64(bytes)/t.Seconds()/1e9, "gpuGB/s")
+				}
+			}
 		})
 	}
 	sz := fmt.Sprintf("%dMiB", 4*n/mib)
@@ -97,9 +106,6 @@ func BenchmarkOps(b *testing.B) {
 		bench(fmt.Sprintf("softmax/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
 		bench(fmt.Sprintf("layernorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 		bench(fmt.Sprintf("rmsnorm/d%d", d), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
-	}
-	if *sweep {
-		rowSweep(b, c, x, bench)
 	}
 	// decode attention: 32 query heads, 8 KV heads of 128, over a cache
 	// of s keys; the bytes are the K and V read once.
@@ -124,40 +130,104 @@ func BenchmarkOps(b *testing.B) {
 		}
 	}
 	bench(fmt.Sprintf("decodeattention16/s%d", s), 2*s*hkv*dh*2, func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
-	// the split-key kernels' configurations, to choose the default
 	if !*sweep {
 		return
 	}
-	// decode4.kc: the default's neighbours
-	for _, tn := range []kernels.DecodeTuning{{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 2, VB: 8, Groups: 1024}} {
-		decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
-	}
-	// decodesg.kc over f32 and f16 caches: lanes per key, subgroups,
-	// steps per batch, then the workgroups in the grid
-	tns := []kernels.DecodeTuning{}
-	for _, kl := range []int{4, 8} {
-		for _, ns := range []int{4, 8} {
-			for _, u := range []int{1, 2, 4} {
-				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, U: u, Groups: 1024})
-			}
+	// every configuration twice, the passes interleaved (kc's process
+	// has run 2-3x slow for part of some device calls, unexplained),
+	// with the copy at the start of each pass
+	for pass := 1; pass <= 2; pass++ {
+		p := fmt.Sprintf("p%d", pass)
+		bench("copy/"+sz+"/"+p, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
+		rowSweep(b, c, x, p, bench)
+		for _, tn := range decode16Sweep {
+			c.SetDecodeTuning(tn)
+			bench(fmt.Sprintf("decodeattention16/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*2,
+				func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 		}
+		for _, tn := range decode32Sweep {
+			c.SetDecodeTuning(tn)
+			bench(fmt.Sprintf("decodeattention/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*4,
+				func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
+		}
+		c.SetDecodeTuning(kernels.DecodeTuning{})
 	}
-	tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: 8, NS: 8, U: 2, Groups: 512}, kernels.DecodeTuning{Sub: 1, KL: 8, NS: 8, U: 2, Groups: 2048})
-	for _, tn := range tns {
-		decodeBench(c, bench, tn, s, q1, k, v, hq, hkv)
-		c.SetDecodeTuning(tn)
-		bench(fmt.Sprintf("decodeattention16/s%d/sg-kl%d-ns%d-u%d-groups%d", s, tn.KL, tn.NS, tn.U, tn.Groups), 2*s*hkv*dh*2,
-			func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
-	}
-	c.SetDecodeTuning(kernels.DecodeTuning{})
 }
 
-var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time every configuration of decode4.kc and of the 32k-column norms")
+// decode16Sweep and decode32Sweep are the split-key configurations the
+// sweep times over f16 and f32 caches: decodesg.kc's (Sub: lanes per key,
+// subgroups, steps per batch, workgroups in the grid); decode4h.kc's (f16)
+// and decode4.kc's (f32): invocations per workgroup and per key, value
+// rows per step, workgroups. The H200 calls of 2026-12-01 (docs/PERF.md)
+// also timed decode4h.kc with the value loads beside the key loads (Pre),
+// decode4h.kc over f32 caches, and a kernel with one max a round: slower.
+var (
+	decode16Sweep = []kernels.DecodeTuning{
+		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 256},
+		{Sub: 1, KL: 4, NS: 8, U: 2, Groups: 512}, {Sub: 1, KL: 8, NS: 4, U: 2, Groups: 512},
+		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 256}, {WG: 256, LN: 2, VB: 4, Groups: 1024},
+	}
+	decode32Sweep = []kernels.DecodeTuning{
+		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512}, {WG: 256, LN: 2, VB: 8, Groups: 1024},
+		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024},
+	}
+)
 
-// rowSweep times rows of 32k through rows.kc (reading x two or three
-// times; the rereads may hit L2) and in long-row configurations of
-// rowsreg4.kc beside the default.
-func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(string, int, func() (*kernels.Tensor, error))) {
+// decodeName names a split-key configuration in the sweep.
+func decodeName(tn kernels.DecodeTuning) string {
+	if tn.Sub != 0 {
+		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d", tn.KL, tn.NS, tn.U, tn.Groups)
+	}
+	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups)
+}
+
+// gpuTime runs op 20 times in one scope with every dispatch bracketed by
+// GPU timestamps and returns the median over the ops of their dispatches'
+// summed durations (0 where op dispatches nothing: a buffer copy). The
+// barriers between an op's dispatches are not in it.
+func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*kernels.Tensor, error)) time.Duration {
+	const reps = 20
+	c.SetTimed(true)
+	defer c.SetTimed(false)
+	c.TakeTimings()
+	per := make([][]*backend.Timing, reps)
+	s := dev.Begin()
+	for i := range per {
+		out, err := op()
+		if err != nil {
+			s.End()
+			b.Fatal(err)
+		}
+		out.Release()
+		per[i] = c.TakeTimings()
+	}
+	if err := s.End(); err != nil {
+		b.Fatal(err)
+	}
+	if err := dev.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	ds := make([]time.Duration, 0, reps)
+	for _, ts := range per {
+		var d time.Duration
+		for _, t := range ts {
+			if !t.Done {
+				b.Fatalf("timing of %s not resolved", t.Name)
+			}
+			d += t.Duration
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	return ds[reps/2]
+}
+
+var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time the split-key decode and 32k-column layernorm configurations, twice, with GPU timestamps beside the wall time")
+
+// rowSweep times layernorm over rows of 32k in long-row configurations
+// beside the default: rowsreg4.kc's and rowssg4.kc's (subgroup
+// reductions); p names the pass.
+func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, p string, bench func(string, int, func() (*kernels.Tensor, error))) {
 	const d = 32768
 	xr, err := x.Reshape(-1, d)
 	if err != nil {
@@ -165,31 +235,21 @@ func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, bench func(st
 	}
 	n := x.Len()
 	w, bias := fill(b, c, d), fill(b, c, d)
-	c.SetRowsLooped(true)
-	bench("softmax/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.Softmax(xr) })
-	bench("layernorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
-	bench("rmsnorm/d32768/looped", 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
-	c.SetRowsLooped(false)
-	// the best of the first sweep (docs/PERF.md) and their neighbours
-	for _, tn := range []kernels.RowTuning{{WG: 1024, SH: 2, PF: 4}, {WG: 1024, SH: 2, PF: 6}, {WG: 1024, SH: 2, PF: 8}, {WG: 1024, SH: 0, PF: 6}} {
+	for _, tn := range rowSweepTunings {
 		c.SetRowTuning(tn)
-		bench(fmt.Sprintf("rmsnorm/d32768/wg%d-sh%d-pf%d-st%d", tn.WG, tn.SH, tn.PF, tn.ST), 8*n, func() (*kernels.Tensor, error) { return c.RMSNorm(xr, w, 1e-5) })
-	}
-	for _, tn := range []kernels.RowTuning{{WG: 1024, SH: 2}, {WG: 1024, SH: 1, PF: 2}, {WG: 1024, SH: 2, PF: 2}, {WG: 1024, SH: 2, PF: 2, ST: 1}} {
-		c.SetRowTuning(tn)
-		bench(fmt.Sprintf("layernorm/d32768/wg%d-sh%d-pf%d-st%d", tn.WG, tn.SH, tn.PF, tn.ST), 8*n, func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
+		bench(fmt.Sprintf("layernorm/d32768/wg%d-sh%d-pf%d-st%d-sg%d/%s", tn.WG, tn.SH, tn.PF, tn.ST, tn.SG, p), 8*n,
+			func() (*kernels.Tensor, error) { return c.LayerNorm(xr, w, bias, 1e-5) })
 	}
 	c.SetRowTuning(kernels.RowTuning{})
 }
 
-func decodeBench(c *kernels.Context, bench func(string, int, func() (*kernels.Tensor, error)), tn kernels.DecodeTuning, s int, q, k, v *kernels.Tensor, hq, hkv int) {
-	c.SetDecodeTuning(tn)
-	name := fmt.Sprintf("decodeattention/s%d/wg%d-ln%d-vb%d-groups%d", s, tn.WG, tn.LN, tn.VB, tn.Groups)
-	if tn.Sub != 0 {
-		name = fmt.Sprintf("decodeattention/s%d/sg-kl%d-ns%d-u%d-groups%d", s, tn.KL, tn.NS, tn.U, tn.Groups)
-	}
-	bench(name, 2*s*hkv*128*4, func() (*kernels.Tensor, error) { return c.DecodeAttention(q, k, v, hq, hkv) })
-}
+// rowSweepTunings: the default (one vector of eight in shared memory),
+// then subgroup reductions (rowssg4.kc) with 0 to 2 vectors in shared
+// memory and 0 to 4 weight vectors (w and b) loaded beside x; the first
+// H200 call of 2026-12-01 also timed one shifted reduction (ST: slower).
+var rowSweepTunings = []kernels.RowTuning{{WG: 1024, SH: 1}, {WG: 1024, SH: 1, PF: 2, SG: 1}, {WG: 1024, PF: 2, SG: 1},
+	{WG: 1024, SH: 2, PF: 2, SG: 1}, {WG: 1024, SH: 1, PF: 4, SG: 1}, {WG: 1024, SH: 2, PF: 4, SG: 1}, {WG: 1024, SH: 1, PF: 1, SG: 1},
+	{WG: 1024, SG: 1}}
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 	xs := make([]float32, n)

@@ -61,6 +61,11 @@ type Context struct {
 	// noGEMV (tests, benchmarks) sends every 16-bit product to the
 	// cooperative-matrix or f32 path.
 	noGEMV bool
+	// timed, when set (benchmarks, on devices with GPU timestamps),
+	// brackets every dispatch with timestamps and keeps its Timing in
+	// timings.
+	timed   bool
+	timings []*backend.Timing
 	// decodeForce, when its Kernel is set (tests, benchmarks), fixes how
 	// products of at most 16 rows with 16-bit b run (decodeRoute).
 	decodeForce decodeRoute
@@ -210,6 +215,13 @@ func (c *Context) dispatch(p *backend.Pipeline, params []uint32, groups [3]uint3
 	vs := make([]backend.View, len(ts))
 	for i, t := range ts {
 		vs[i] = t.bind()
+	}
+	if c.timed {
+		t, err := c.dev.DispatchTimed(p, backend.Args{Params: params, Buffers: vs}, groups)
+		if err == nil {
+			c.timings = append(c.timings, t)
+		}
+		return err
 	}
 	return c.dev.Dispatch(p, backend.Args{Params: params, Buffers: vs}, groups)
 }

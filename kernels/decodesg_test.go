@@ -111,3 +111,123 @@ func runDecodeSG(t *testing.T, defs map[string]string, tq, s, hq, hkv, dh, span 
 	}
 	return out
 }
+
+// TestDecode4Interp runs decode4h.kc and the merges on the interpreter
+// against float64: f32, f16 and bf16 caches (the 16-bit results rounded
+// by decode4_merge16), the configurations of the H200 sweep, head
+// dimensions 32 to 256, spans of one and several rounds with a partial
+// last round and span, and causal queries whose last span ends early.
+func TestDecode4Interp(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	type cfg struct{ wg, ln, vb, pre int }
+	cfgs := []cfg{{256, 4, 4, 0}, {256, 2, 4, 1}, {256, 2, 8, 0}, {256, 4, 4, 1}, {256, 4, 8, 0}, {128, 2, 4, 1}, {256, 1, 8, 0}}
+	cases := []struct {
+		tq, s, hq, hkv, dh, span int
+		causal                   bool
+	}{{1, 300, 8, 2, 128, 256, false}, {3, 333, 4, 2, 64, 512, true}, {1, 77, 2, 2, 256, 128, false}, {2, 1000, 3, 1, 32, 512, false}, {1, 1000, 32, 8, 128, 128, false}}
+	if testing.Short() {
+		cfgs, cases = cfgs[:2], cases[:2]
+	}
+	for _, d := range []DType{F32, F16, BF16} {
+		for _, cf := range cfgs {
+			for _, tc := range cases {
+				e := 16 / d.Size()
+				dv := tc.dh / e
+				if dv%cf.ln != 0 || dv > cf.wg {
+					continue
+				}
+				span := max(tc.span, cf.wg/cf.ln)
+				g := tc.hq / tc.hkv
+				defs := map[string]string{"DH": strconv.Itoa(tc.dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(cf.wg),
+					"LN": strconv.Itoa(cf.ln), "VB": strconv.Itoa(min(cf.vb, dv/cf.ln)), "RED": strconv.Itoa(max(g, e) * cf.wg),
+					"H16": h16Def[d], "VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(cf.pre)}
+				qb, q := randOf(rng, d, tc.tq*tc.hq*tc.dh)
+				kb, k := randOf(rng, d, tc.s*tc.hkv*tc.dh)
+				vb, v := randOf(rng, d, tc.s*tc.hkv*tc.dh)
+				got := runSplit(t, "decode4h.kc", "decode4h_partial", defs, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, span, tc.causal, qb, kb, vb)
+				want := flash16Ref(q, k, v, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, tc.causal)
+				// f32 work; 16-bit results rounded once (half an ulp)
+				rel := map[DType]float64{F32: 2e-5, F16: 1.01 / 2048, BF16: 1.01 / 256}[d]
+				for i := range want {
+					if diff, tl := math.Abs(got[i]-want[i]), 2e-5+rel*math.Abs(want[i]); !(diff <= tl) {
+						t.Fatalf("decode4h %s %+v %+v: o[%d] = %g, want %g (|error| %.3g > %.3g)", d, cf, tc, i, got[i], want[i], diff, tl)
+					}
+				}
+			}
+		}
+	}
+}
+
+// randOf returns n random values in [-1, 1) of type d as bytes and as
+// float64.
+func randOf(rng *rand.Rand, d DType, n int) ([]byte, []float64) {
+	switch d {
+	case F16:
+		return f16Rand(rng, n, -1, 1)
+	case BF16:
+		b, x := make([]byte, 2*n), make([]float64, n)
+		for i := range x {
+			h := math.Float32bits(float32(rng.Float64()*2-1)) >> 16 // truncation: any bf16 will do
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(h))
+			x[i] = float64(math.Float32frombits(h << 16))
+		}
+		return b, x
+	}
+	return f32Rand(rng, n)
+}
+
+// runSplit runs a split-key partial kernel and the merge for output type
+// d on the interpreter as splitKeys records them and returns o.
+func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType, tq, s, hq, hkv, dh, span int, causal bool, qb, kb, vb []byte) []float64 {
+	t.Helper()
+	load := func(file string, defs map[string]string) *ir.Module {
+		src, err := sources.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := parse.Load(file, src, defs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	nch := (s + span - 1) / span
+	part := interp.Poison(4 * tq * hq * nch * (dh + 2))
+	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
+	cz := 0
+	if causal {
+		cz = 1
+	}
+	params := map[string]ir.Value{"tq": iv(tq), "s": iv(s), "hq": iv(hq), "hkv": iv(hkv), "causal": iv(cz),
+		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(dh))))), "span": iv(span)}
+	err := interp.Run(load(file, defs), kernel, [3]int{hkv, nch, tq},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32})
+	if err != nil {
+		t.Fatalf("%v: %v", defs, err)
+	}
+	md := map[string]string{"DH": defs["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+	merge := "decode4_merge"
+	if d != F32 {
+		merge, md["H16"] = "decode4_merge16", h16Def[d]
+	}
+	ob := interp.Poison(d.Size() * tq * hq * dh)
+	err = interp.Run(load("decode4.kc", md), merge, [3]int{hq, tq, dh / 32},
+		&interp.Args{Params: map[string]ir.Value{"hq": iv(hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, tq*hq*dh)
+	for i := range out {
+		switch d {
+		case F16:
+			out[i] = float64(interp.F16BitsToF32(binary.LittleEndian.Uint16(ob[2*i:])))
+		case BF16:
+			out[i] = float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(ob[2*i:])) << 16))
+		default:
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(ob[4*i:])))
+		}
+	}
+	return out
+}

@@ -77,24 +77,41 @@ func testMatMul(t *testing.T, c *kernels.Context) {
 var rowShapes = [][]int{{1, 1}, {3, 3}, {5, 17}, {2, 1000}, {4, 257}, {2, 3, 300}, {2, 5000}, {1, 20001}, {3, 12004}, {1, 32768}, {1, 40000}, {1, 131075}}
 
 // TestLongRowVariants runs softmax and the norms in every configuration
-// of long rows the host may choose (those lavapipe's 32 KiB of shared
-// memory refuse fall back to the default, tested as well).
+// of long rows the host may choose, layernorm's subgroup reductions
+// (rowssg4.kc, lavapipe's subgroups of 8) among them (those lavapipe's
+// 32 KiB of shared memory refuse fall back to the default, tested as
+// well).
 func TestLongRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
 	for _, wg := range []int{512, 1024} {
 		for _, sh := range []int{0, 1, 2} {
 			for _, pf := range []int{0, 4} {
 				for _, st := range []int{0, 1} {
-					tn := kernels.RowTuning{WG: wg, SH: sh, PF: pf, ST: st}
-					c.SetRowTuning(tn)
-					t.Run(fmt.Sprintf("%+v", tn), func(t *testing.T) {
-						long := [][]int{{3, 12004}, {2, 32768}}
-						testSoftmaxShapes(t, c, long)
-						testNormsShapes(t, c, long)
-					})
+					for _, sg := range []int{0, 1} {
+						tn := kernels.RowTuning{WG: wg, SH: sh, PF: pf, ST: st, SG: sg}
+						c.SetRowTuning(tn)
+						t.Run(fmt.Sprintf("%+v", tn), func(t *testing.T) {
+							long := [][]int{{3, 12004}, {2, 32768}}
+							if sg == 0 { // rowssg4.kc is layernorm's alone
+								testSoftmaxShapes(t, c, long)
+							}
+							testNormsShapes(t, c, long)
+						})
+					}
 				}
 			}
 		}
+	}
+}
+
+// TestRowSweep: the layernorm configurations BenchmarkOps -sweep times,
+// checked before they are timed on a device.
+func TestRowSweep(t *testing.T) {
+	c := open(t, "vulkan")
+	defer c.SetRowTuning(kernels.RowTuning{})
+	for _, tn := range rowSweepTunings {
+		c.SetRowTuning(tn)
+		t.Run(fmt.Sprintf("%+v", tn), func(t *testing.T) { testNormsShapes(t, c, [][]int{{3, 12004}, {2, 32768}}) })
 	}
 }
 

@@ -81,8 +81,8 @@ func (c *Context) rowVariant(kernel string, d int) (file string, n int, defs map
 	lim := c.dev.Info().Limits
 	big := lim.MaxInvocationsPerWorkgroup >= 1024 && lim.MaxWorkgroupSize[0] >= 1024
 	if lanes == 4 && n > 256*8 && big {
-		if defs := c.longRows(kernel, n); defs != nil {
-			return file, n, defs
+		if f, defs := c.longRows(kernel, n); defs != nil {
+			return f, n, defs
 		}
 	}
 	for _, v := range []struct{ wg, regs int }{{256, 32}, {1024, 32}, {256, 128}} {
@@ -101,40 +101,59 @@ func (c *Context) rowVariant(kernel string, d int) (file string, n int, defs map
 
 // rowTuning configures rowsreg4.kc for long rows: invocations per
 // workgroup (WG), vectors per invocation kept in shared memory instead of
-// registers (SH), weight vectors loaded before the reduction (PF), and
-// layernorm's statistics from one reduction of shifted sums (ST = 1).
-type rowTuning struct{ WG, SH, PF, ST int }
+// registers (SH), weight vectors loaded before the reduction (PF),
+// layernorm's statistics from one reduction of shifted sums (ST = 1), and
+// layernorm's reductions through subgroup operations (SG = 1: rowssg4.kc,
+// where the device has subgroups of 8 to 128 lanes).
+type rowTuning struct{ WG, SH, PF, ST, SG int }
 
 // defaultLongRows is the configuration of rows of more than 8192
 // elements (multiples of 4) per kernel unless a test or benchmark sets
 // another: measured on the H200 at rows of 32768 (docs/PERF.md), rmsnorm
 // gains from loading a third of w beside x (0.84x to 0.87x of copy),
-// layernorm a little from a quarter of the row in shared memory, softmax
-// from neither.
+// layernorm from subgroup reductions (rowssg4.kc) with a quarter of the
+// row in shared memory and two vectors of w and b loaded beside x (about
+// +7% over rowsreg4.kc's best), softmax from neither. Where the device has
+// no subgroups layernorm takes noSubgroupRows instead.
 var defaultLongRows = map[string]rowTuning{
 	"softmax":   {WG: 1024},
-	"layernorm": {WG: 1024, SH: 1},
+	"layernorm": {WG: 1024, SH: 1, PF: 2, SG: 1},
 	"rmsnorm":   {WG: 1024, PF: 4},
 }
 
-// longRows returns the specialisation of rowsreg4.kc's kernel for rows of
-// n vectors (more than 2048) under the long-row configuration, or nil where
-// it needs more than 64 registers of row an invocation or more shared
-// memory than the device has.
-func (c *Context) longRows(kernel string, n int) map[string]string {
+// noSubgroupRows is layernorm's default without subgroups: rowsreg4.kc's
+// best on the H200 (a quarter of the row in shared memory).
+var noSubgroupRows = rowTuning{WG: 1024, SH: 1}
+
+// longRows returns the file and specialisation of the kernel for rows of
+// n vectors (more than 2048) under the long-row configuration, or nil
+// where it needs more than 64 registers of row an invocation or more
+// shared memory than the device has.
+func (c *Context) longRows(kernel string, n int) (string, map[string]string) {
+	info := c.dev.Info()
+	sg := info.SubgroupSize
 	t := c.rowTune
 	if t.WG == 0 {
 		t = defaultLongRows[kernel]
 	}
+	useSG := t.SG != 0 && kernel == "layernorm" && info.Subgroups && sg >= 8 && sg <= 128 && t.WG%sg == 0 && t.WG/sg <= 128
+	if t.SG != 0 && !useSG && c.rowTune.WG == 0 {
+		t = noSubgroupRows
+	}
 	per := ceilDiv(n, t.WG)
-	if per*4 > 64 || t.SH >= per || t.WG > c.dev.Info().Limits.MaxInvocationsPerWorkgroup {
-		return nil
+	if per*4 > 64 || t.SH >= per || t.WG > info.Limits.MaxInvocationsPerWorkgroup {
+		return "", nil
 	}
 	// xsh, then layernorm's red, part, red2 and part2
-	if need := 16*t.SH*t.WG + 12*t.WG + 384; need > c.dev.Info().Limits.MaxSharedMemory {
-		return nil
+	if need := 16*t.SH*t.WG + 12*t.WG + 384; need > info.Limits.MaxSharedMemory {
+		return "", nil
 	}
-	return rowDefs(t.WG, per, t)
+	defs := rowDefs(t.WG, per, t)
+	if useSG {
+		defs["SG"] = strconv.Itoa(sg)
+		return "rowssg4.kc", defs
+	}
+	return "rowsreg4.kc", defs
 }
 
 // rowDefs is rowsreg4.kc's specialisation.
