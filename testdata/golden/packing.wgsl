@@ -43,7 +43,10 @@ fn packing(@builtin(global_invocation_id) global_id: vec3<u32>) {
   out[o + 10u] = acc;
   f[3u * i] = unpack4x8snorm(w);
   f[3u * i + 1u] = unpack4x8unorm(w);
-  f[3u * i + 2u] = vec4<f32>(unpack2x16float(h), unpack2x16float(pack2x16float(v.zw)));
+  // n >> 31 is 0 for every n a run uses, but only at run time: NVIDIA's
+  // driver folds unpack2x16float(pack2x16float(x)) to x, unrounded
+  // (docs/semantics.md §9), and this checks the two intrinsics.
+  f[3u * i + 2u] = vec4<f32>(unpack2x16float(h), unpack2x16float(pack2x16float(v.zw) ^ (params.n >> 31u)));
 }
 
 // kc_extractBits_u32 is extractBits with its offset and count clamped.
