@@ -8,30 +8,12 @@ the argument "f16" is given). Each
 figure: the median over 5 rounds of (CUDA-event time of 100 calls) / 100.
 Prints RESULT lines like ../shared/baselines/torch_baselines.py.
 """
-import statistics
 import torch
 import torch.nn.functional as F
 
+from torch_timing import per_op, res
+
 dev = "cuda"
-
-
-def per_op(fn, reps, warm=3, rounds=5):
-    for i in range(warm):
-        fn(i)
-    ts = []
-    for _ in range(rounds):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for i in range(reps):
-            fn(i)
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e) / 1e3 / reps)
-    return statistics.median(ts)
-
-
-def res(name, **kv):
-    print("RESULT name=" + name + " " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kv.items()), flush=True)
 
 
 def main(types):

@@ -7,31 +7,12 @@ bytes ("matmul_hot" is torch_baselines.py's matmul_skinny: one matrix, a @ b);
 f16 matmul 4096³; f16 add, silu and rms_norm on 256 MiB.
 Prints RESULT lines like ../shared/baselines/torch_baselines.py.
 """
-import statistics
 import torch
 import torch.nn.functional as F
 
+from torch_timing import per_op, res
+
 dev = "cuda"
-
-
-def per_op(fn, reps, warm=3, rounds=5):
-    """Median over rounds of (CUDA-event time of reps calls) / reps."""
-    for i in range(warm):
-        fn(i)
-    ts = []
-    for _ in range(rounds):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for i in range(reps):
-            fn(i)
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e) / 1e3 / reps)
-    return statistics.median(ts)
-
-
-def res(name, **kv):
-    print("RESULT name=" + name + " " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kv.items()), flush=True)
 
 
 def main(parts):
