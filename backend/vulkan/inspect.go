@@ -128,9 +128,13 @@ func (d *device) loadInspect(p *physical) {
 	}
 }
 
-// executables names the pipeline's executables (index order).
+// executables names the pipeline's executables (index order), or says
+// why the device cannot be asked.
 func (p *pipeline) executables(a *arena) ([]string, error) {
 	d := p.d
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
 	pi := newIn[vkPipelineInfo](a)
 	*pi = vkPipelineInfo{sType: stPipelineInfo, pipeline: p.handle}
 	props, err := execQuery[vkPipelineExecutableProperties](d, a, "vkGetPipelineExecutablePropertiesKHR", d.inspect.props, addr(pi), stPipelineExecProps)
@@ -170,9 +174,6 @@ func (p *pipeline) Statistics() ([]backend.PipelineStat, error) {
 	d := p.d
 	if d.capture&captureStatistics == 0 {
 		return nil, backend.ErrNoStatistics
-	}
-	if err := d.usable(); err != nil {
-		return nil, err
 	}
 	var a arena
 	defer a.free()
@@ -221,9 +222,6 @@ func (p *pipeline) Representations() ([]backend.PipelineRepresentation, error) {
 	d := p.d
 	if d.capture&captureIR == 0 || d.inspect.reprs == 0 {
 		return nil, backend.ErrNoStatistics
-	}
-	if err := d.usable(); err != nil {
-		return nil, err
 	}
 	var a arena
 	defer a.free()
