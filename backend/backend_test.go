@@ -104,6 +104,24 @@ func fakeArtifact(t Target, r ir.KernelReflection) *emit.Artifact {
 	return a
 }
 
+// checkLoad loads a WGSL artifact of r on d, its code its own (no
+// pipeline cache hit), and checks the outcome: with want "" it loads,
+// otherwise Load refuses it with an *ir.UnsupportedError reading want.
+func checkLoad(t *testing.T, d *Device, r ir.KernelReflection, want string) {
+	t.Helper()
+	a := fakeArtifact(WGSL, r)
+	a.Code = []byte(r.Name)
+	a.Entries[0].Kernel = r.Name
+	_, err := d.Load(context.Background(), a)
+	var unsup *ir.UnsupportedError
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s %v: %v", r.Name, r.Features, err)
+	case want != "" && (!errors.As(err, &unsup) || err.Error() != want):
+		t.Errorf("%s %v: %v\nwant %s", r.Name, r.Features, err, want)
+	}
+}
+
 func (f *fake) take() string {
 	s := strings.Join(f.log, "; ")
 	f.log = nil

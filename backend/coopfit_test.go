@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -83,18 +82,11 @@ func TestCoopMatTypes(t *testing.T) {
 		if tc.mats[0].Scope == "workgroup" {
 			feats = append(feats, "cooperative_matrix2")
 		}
-		r := ir.KernelReflection{Name: tc.name, Workgroup: [3]int{tc.size, 1, 1}, Features: feats, CoopMats: tc.mats}
-		a := fakeArtifact(WGSL, r)
-		a.Code = []byte(tc.name) // no pipeline cache hit
-		a.Entries[0].Kernel = tc.name
-		_, err := newDevice(f, tc.info).Load(ctx, a)
-		var unsup *ir.UnsupportedError
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.want != "" && (!errors.As(err, &unsup) || err.Error() != tc.want+tail):
-			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want+tail)
+		want := tc.want
+		if want != "" {
+			want += tail
 		}
+		checkLoad(t, newDevice(f, tc.info), ir.KernelReflection{Name: tc.name, Workgroup: [3]int{tc.size, 1, 1}, Features: feats, CoopMats: tc.mats}, want)
 	}
 
 	// A SPIR-V module of the NV flavour matches the device's NV entries

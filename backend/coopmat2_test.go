@@ -41,16 +41,7 @@ func TestCoopMat2Load(t *testing.T) {
 		{art("big", 256, 0), "kernel big's workgroup of 256 invocations with workgroup-scope cooperative matrices (cooperativeMatrixWorkgroupScopeMaxWorkgroupSize is 128) is not supported by target fake wgsl on fake"},
 		{art("wide", 64, 12289), "kernel wide's 12304 bytes of shared memory with workgroup-scope cooperative matrices (the device's maxComputeSharedMemorySize 16384 less the 4096 reserved for them) is not supported by target fake wgsl on fake"},
 	} {
-		a := fakeArtifact(WGSL, *tc.r)
-		a.Code = []byte(tc.r.Name) // distinct code: no pipeline cache hit
-		a.Entries[0].Kernel = tc.r.Name
-		_, err := d.Load(ctx, a)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.r.Name, err)
-		case tc.want != "" && (!errors.As(err, &unsup) || err.Error() != tc.want):
-			t.Errorf("%s: %v\nwant %s", tc.r.Name, err, tc.want)
-		}
+		checkLoad(t, d, *tc.r, tc.want)
 	}
 	if !Supports(info, ir.FeatureCoopMat2) || Supports(f.Info(), ir.FeatureCoopMat2) {
 		t.Error("Supports(cooperative_matrix2)")

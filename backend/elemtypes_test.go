@@ -1,8 +1,6 @@
 package backend
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	"github.com/kcgo/kc/ir"
@@ -13,7 +11,6 @@ import (
 // matrices only on one offering a shape of that element type; each refusal
 // is an *ir.UnsupportedError naming the feature and the device.
 func TestBF16Int8Load(t *testing.T) {
-	ctx := context.Background()
 	f := &fake{}
 	art := func(name string, feats []string, coops ...ir.CoopMatReflection) *ir.KernelReflection {
 		return &ir.KernelReflection{Name: name, Workgroup: [3]int{32, 1, 1}, Features: feats, CoopMats: coops}
@@ -58,17 +55,7 @@ func TestBF16Int8Load(t *testing.T) {
 		{full, art("wm", append(coop, "cooperative_matrix2", "bf16"), wgBF16),
 			"kernel wm's cooperative matrix coopmat<bf16, 64, 32, a, workgroup> (the device's workgroup-scope (for 32 invocations) A matrices are f16 16x16) is not supported by target fake wgsl on fake"},
 	} {
-		d := newDevice(f, tc.info)
-		a := fakeArtifact(WGSL, *tc.r)
-		a.Entries[0].Kernel = tc.r.Name
-		_, err := d.Load(ctx, a)
-		var unsup *ir.UnsupportedError
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s %v: %v", tc.r.Name, tc.r.Features, err)
-		case tc.want != "" && (!errors.As(err, &unsup) || err.Error() != tc.want):
-			t.Errorf("%s %v: %v\nwant %s", tc.r.Name, tc.r.Features, err, tc.want)
-		}
+		checkLoad(t, newDevice(f, tc.info), *tc.r, tc.want)
 	}
 	for _, tc := range []struct {
 		info AdapterInfo

@@ -48,22 +48,19 @@ var ErrNoStatistics = errors.New("backend: no pipeline statistics (the driver do
 // Statistics returns what the driver reports about the compiled pipeline,
 // in the driver's order, or ErrNoStatistics.
 func (p *Pipeline) Statistics() ([]PipelineStat, error) {
-	in, ok := p.impl.(PipelineInspector)
-	if !ok {
-		return nil, ErrNoStatistics
-	}
-	p.dev.mu.Lock()
-	defer p.dev.mu.Unlock()
-	if p.dev.closed {
-		return nil, ErrClosed
-	}
-	return in.Statistics()
+	return inspect(p, PipelineInspector.Statistics)
 }
 
 // Representations returns the driver's internal forms of the compiled
 // pipeline (captured with KC_VULKAN_STATS=ir on Vulkan), or
 // ErrNoStatistics.
 func (p *Pipeline) Representations() ([]PipelineRepresentation, error) {
+	return inspect(p, PipelineInspector.Representations)
+}
+
+// inspect asks p's driver, under the device's lock, with f: ErrNoStatistics
+// where the driver cannot report, ErrClosed once the device is closed.
+func inspect[T any](p *Pipeline, f func(PipelineInspector) ([]T, error)) ([]T, error) {
 	in, ok := p.impl.(PipelineInspector)
 	if !ok {
 		return nil, ErrNoStatistics
@@ -73,5 +70,5 @@ func (p *Pipeline) Representations() ([]PipelineRepresentation, error) {
 	if p.dev.closed {
 		return nil, ErrClosed
 	}
-	return in.Representations()
+	return f(in)
 }

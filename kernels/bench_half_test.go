@@ -1,7 +1,6 @@
 package kernels_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -38,23 +37,7 @@ func BenchmarkHalf(b *testing.B) {
 			warmUp(b, dev, func() (*kernels.Tensor, error) { return op(0) })
 			var run time.Duration
 			for i := 0; i < b.N; i++ {
-				s := dev.Begin()
-				for r := 0; r < reps; r++ {
-					out, err := op(r)
-					if err != nil {
-						s.End()
-						b.Fatal(err)
-					}
-					out.Release()
-				}
-				start := time.Now()
-				if err := s.End(); err != nil {
-					b.Fatal(err)
-				}
-				if err := dev.Wait(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				run += time.Since(start)
+				run += submitOps(b, dev, reps, op)
 			}
 			el := run.Seconds() / float64(b.N*reps)
 			if bytes > 0 {

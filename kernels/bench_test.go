@@ -30,6 +30,34 @@ func openBench(b *testing.B) (*backend.Device, *kernels.Context) {
 	return dev, c
 }
 
+// submitOps records op(0), ..., op(n-1) in one scope, releasing each
+// non-nil result (back to the pool: a later op of the scope reuses it, in
+// order), submits the scope and waits for it; any error ends the
+// benchmark. It returns the time from the submit to the wait's return: the
+// GPU's time for the batch plus one submit and fence latency, without the
+// host's recording.
+func submitOps(b *testing.B, dev *backend.Device, n int, op func(i int) (*kernels.Tensor, error)) time.Duration {
+	s := dev.Begin()
+	for i := 0; i < n; i++ {
+		out, err := op(i)
+		if err != nil {
+			s.End()
+			b.Fatal(err)
+		}
+		if out != nil {
+			out.Release()
+		}
+	}
+	start := time.Now()
+	if err := s.End(); err != nil {
+		b.Fatal(err)
+	}
+	if err := dev.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
 // warmUp runs op once and waits for it, so that compiling its pipeline
 // stays outside the timing, then resets b's timer.
 func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error)) {
@@ -64,21 +92,7 @@ func BenchmarkOps(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			warmUp(b, dev, op)
 			start := time.Now()
-			s := dev.Begin()
-			for i := 0; i < b.N; i++ {
-				out, err := op()
-				if err != nil {
-					s.End()
-					b.Fatal(err)
-				}
-				out.Release() // back to the pool: the next op reuses it, in order
-			}
-			if err := s.End(); err != nil {
-				b.Fatal(err)
-			}
-			if err := dev.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
+			submitOps(b, dev, b.N, func(int) (*kernels.Tensor, error) { return op() })
 			el := time.Since(start)
 			b.ReportMetric(float64(bytes)*float64(b.N)/el.Seconds()/1e9, "GB/s")
 			// not on CPU devices: timing every dispatch there is 20-40x
@@ -191,22 +205,11 @@ func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*
 	defer c.SetTimed(false)
 	c.TakeTimings()
 	per := make([][]*backend.Timing, reps)
-	s := dev.Begin()
-	for i := range per {
+	submitOps(b, dev, reps, func(i int) (*kernels.Tensor, error) {
 		out, err := op()
-		if err != nil {
-			s.End()
-			b.Fatal(err)
-		}
-		out.Release()
 		per[i] = c.TakeTimings()
-	}
-	if err := s.End(); err != nil {
-		b.Fatal(err)
-	}
-	if err := dev.Wait(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+		return out, err
+	})
 	ds := make([]time.Duration, 0, reps)
 	for _, ts := range per {
 		var d time.Duration
@@ -368,42 +371,14 @@ func timeAttention(b *testing.B, c *kernels.Context, dev *backend.Device, bs []a
 	// long as the timing (3 rounds of the batch) before it starts: figures
 	// taken right after the CPU's check and the driver's compile, with the
 	// GPU idle, ran 1.5-3x slow (2026-12-01)
-	s := dev.Begin()
-	for i := 0; i < 3; i++ {
-		for _, x := range bs {
-			o, err := c.CausalAttention(x.q, x.k, x.v, hq, hkv)
-			if err != nil {
-				s.End()
-				b.Fatal(err)
-			}
-			o.Release()
-		}
+	attn := func(i int) (*kernels.Tensor, error) {
+		x := bs[i%len(bs)]
+		return c.CausalAttention(x.q, x.k, x.v, hq, hkv)
 	}
-	if err := s.End(); err != nil {
-		b.Fatal(err)
-	}
-	if err := dev.Wait(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	submitOps(b, dev, 3*len(bs), attn)
 	b.ResetTimer()
 	start := time.Now()
-	s = dev.Begin()
-	for i := 0; i < b.N; i++ {
-		for _, x := range bs {
-			o, err := c.CausalAttention(x.q, x.k, x.v, hq, hkv)
-			if err != nil {
-				s.End()
-				b.Fatal(err)
-			}
-			o.Release()
-		}
-	}
-	if err := s.End(); err != nil {
-		b.Fatal(err)
-	}
-	if err := dev.Wait(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	submitOps(b, dev, b.N*len(bs), attn)
 	el := time.Since(start).Seconds() / float64(b.N)
 	b.ReportMetric(4*float64(B*hq*T)*float64(T)*float64(D)/2/el/1e12, "TFLOP/s")
 }

@@ -155,13 +155,16 @@ func (c *Context) outputOf(d DType, shape []int) (*Tensor, error) {
 // pipeline returns kernel of the embedded file, specialised with defs,
 // compiling it on first use.
 func (c *Context) pipeline(file, kernel string, defs map[string]string) (*backend.Pipeline, error) {
-	return c.pipelineOf(file+defsKey(defs), kernel, func() (*ir.Module, error) {
-		src, err := sources.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		return parse.Load(file, src, defs)
-	})
+	return c.pipelineOf(file+defsKey(defs), kernel, func() (*ir.Module, error) { return loadSource(file, defs) })
+}
+
+// loadSource parses the embedded file specialised with defs.
+func loadSource(file string, defs map[string]string) (*ir.Module, error) {
+	src, err := sources.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return parse.Load(file, src, defs)
 }
 
 // pipelineOf returns kernel of the module cached under mkey, building the

@@ -1,7 +1,6 @@
 package kernels_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -256,34 +255,22 @@ func BenchmarkDecode(b *testing.B) {
 					name := fmt.Sprintf("%s/m%d/x%s/%s", form, m, xd, label)
 					b.Run(name, func(b *testing.B) {
 						run1 := func() time.Duration {
-							s := dev.Begin()
 							x := x0
-							for i := 0; i < reps; i++ {
+							d := submitOps(b, dev, reps, func(i int) (*kernels.Tensor, error) {
 								y, err := op(x, i)
-								if err != nil {
-									s.End()
-									b.Fatal(err)
-								}
-								if !chain {
-									y.Release()
-									continue
+								if err != nil || !chain {
+									return y, err
 								}
 								if x != x0 {
 									x.Release()
 								}
 								x = y
-							}
+								return nil, nil
+							})
 							if x != x0 {
 								x.Release()
 							}
-							start := time.Now()
-							if err := s.End(); err != nil {
-								b.Fatal(err)
-							}
-							if err := dev.Wait(context.Background()); err != nil {
-								b.Fatal(err)
-							}
-							return time.Since(start)
+							return d
 						}
 						run1() // compiles the pipelines
 						b.ResetTimer()
@@ -308,23 +295,7 @@ func BenchmarkDecode(b *testing.B) {
 	x := fillOf(b, c, kernels.F32, cn)
 	b.Run(fmt.Sprintf("copy/%dMiB", 4*cn>>20), func(b *testing.B) {
 		run1 := func() time.Duration {
-			s := dev.Begin()
-			for i := 0; i < 20; i++ {
-				y, err := c.Dup(x)
-				if err != nil {
-					s.End()
-					b.Fatal(err)
-				}
-				y.Release()
-			}
-			start := time.Now()
-			if err := s.End(); err != nil {
-				b.Fatal(err)
-			}
-			if err := dev.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			return time.Since(start)
+			return submitOps(b, dev, 20, func(int) (*kernels.Tensor, error) { return c.Dup(x) })
 		}
 		run1()
 		b.ResetTimer()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestDecodeSG32 runs decodesg.kc and decode4_merge on the interpreter
@@ -50,7 +49,7 @@ func TestDecodeSG32(t *testing.T) {
 				kb, k = f32Rand(rng, s*hkv*dh)
 				vb, v = f32Rand(rng, s*hkv*dh)
 			}
-			got := runDecodeSG(t, defs, tq, s, hq, hkv, dh, span, qb, kb, vb)
+			got := runSplit(t, "decodesg.kc", "decodesg_partial", defs, F32, tq, s, hq, hkv, dh, span, false, qb, kb, vb)
 			want := flash16Ref(q, k, v, tq, s, hq, hkv, dh, false)
 			name := fmt.Sprintf("decodesg f16 %v KL %d NS %d U %d", h16, kl, ns, u)
 			for i := range want {
@@ -71,45 +70,6 @@ func f32Rand(rng *rand.Rand, n int) ([]byte, []float64) {
 		x[i] = float64(f)
 	}
 	return b, x
-}
-
-// runDecodeSG runs decodesg_partial and decode4_merge on the interpreter
-// as splitKeys records them and returns o.
-func runDecodeSG(t *testing.T, defs map[string]string, tq, s, hq, hkv, dh, span int, qb, kb, vb []byte) []float64 {
-	t.Helper()
-	load := func(file string, defs map[string]string) *ir.Module {
-		src, err := sources.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := parse.Load(file, src, defs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	nch := (s + span - 1) / span
-	part := interp.Poison(4 * tq * hq * nch * (dh + 2))
-	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
-	params := map[string]ir.Value{"tq": iv(tq), "s": iv(s), "hq": iv(hq), "hkv": iv(hkv), "causal": iv(0),
-		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(dh))))), "span": iv(span)}
-	err := interp.Run(load("decodesg.kc", defs), "decodesg_partial", [3]int{hkv, nch, tq},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32})
-	if err != nil {
-		t.Fatalf("%v: %v", defs, err)
-	}
-	md := map[string]string{"DH": defs["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
-	ob := interp.Poison(4 * tq * hq * dh)
-	err = interp.Run(load("decode4.kc", md), "decode4_merge", [3]int{hq, tq, dh / 32},
-		&interp.Args{Params: map[string]ir.Value{"hq": iv(hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float64, tq*hq*dh)
-	for i := range out {
-		out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(ob[4*i:])))
-	}
-	return out
 }
 
 // TestDecode4Interp runs decode4h.kc and the merges on the interpreter
@@ -178,21 +138,20 @@ func randOf(rng *rand.Rand, d DType, n int) ([]byte, []float64) {
 	return f32Rand(rng, n)
 }
 
+// mustLoad parses the embedded file with defs; an error ends the test.
+func mustLoad(t *testing.T, file string, defs map[string]string) *ir.Module {
+	t.Helper()
+	m, err := loadSource(file, defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // runSplit runs a split-key partial kernel and the merge for output type
 // d on the interpreter as splitKeys records them and returns o.
 func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType, tq, s, hq, hkv, dh, span int, causal bool, qb, kb, vb []byte) []float64 {
 	t.Helper()
-	load := func(file string, defs map[string]string) *ir.Module {
-		src, err := sources.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := parse.Load(file, src, defs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	nch := (s + span - 1) / span
 	part := interp.Poison(4 * tq * hq * nch * (dh + 2))
 	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
@@ -202,7 +161,7 @@ func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType
 	}
 	params := map[string]ir.Value{"tq": iv(tq), "s": iv(s), "hq": iv(hq), "hkv": iv(hkv), "causal": iv(cz),
 		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(dh))))), "span": iv(span)}
-	err := interp.Run(load(file, defs), kernel, [3]int{hkv, nch, tq},
+	err := interp.Run(mustLoad(t, file, defs), kernel, [3]int{hkv, nch, tq},
 		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32})
 	if err != nil {
 		t.Fatalf("%v: %v", defs, err)
@@ -213,7 +172,7 @@ func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType
 		merge, md["H16"] = "decode4_merge16", h16Def[d]
 	}
 	ob := interp.Poison(d.Size() * tq * hq * dh)
-	err = interp.Run(load("decode4.kc", md), merge, [3]int{hq, tq, dh / 32},
+	err = interp.Run(mustLoad(t, "decode4.kc", md), merge, [3]int{hq, tq, dh / 32},
 		&interp.Args{Params: map[string]ir.Value{"hq": iv(hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
 	if err != nil {
 		t.Fatal(err)

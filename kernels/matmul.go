@@ -70,7 +70,13 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.output([]int{o.M, o.N})
+	return c.runProduct(mm, a, b, o, F32, F32)
+}
+
+// runProduct runs mm on a and b into a new [o.M, o.N] tensor of type ct,
+// cast to t where they differ.
+func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options, ct, t DType) (*Tensor, error) {
+	out, err := c.outputOf(ct, []int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +84,11 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 		out.Release()
 		return nil, err
 	}
-	return out, nil
+	if ct == t {
+		return out, nil
+	}
+	defer out.Release()
+	return c.Cast(out, t)
 }
 
 // halfProduct records a product with 16-bit b; the result has a's type.
@@ -118,19 +128,7 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.outputOf(ct, []int{o.M, o.N})
-	if err != nil {
-		return nil, err
-	}
-	if err := mm.Run(x.View(), b.View(), out.View()); err != nil {
-		out.Release()
-		return nil, err
-	}
-	if ct == a.dtype {
-		return out, nil
-	}
-	defer out.Release()
-	return c.Cast(out, a.dtype)
+	return c.runProduct(mm, x, b, o, ct, a.dtype)
 }
 
 // gemv records scale·a·bᵀ through gemv.kc or gemvsg.kc (rt's shape):

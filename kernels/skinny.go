@@ -175,16 +175,5 @@ func (c *Context) skinny(a, b *Tensor, o coopmat.Options, l skinnyLayout) (*Tens
 	if p.CType != "f32" {
 		ct = a.dtype
 	}
-	out, err := c.outputOf(ct, []int{o.M, o.N})
-	if err != nil {
-		return nil, err
-	}
-	if err := mm.Run(a.View(), b.View(), out.View()); err != nil {
-		out.Release()
-		return nil, err
-	}
-	if ct == a.dtype {
-		return out, nil
-	}
-	return c.fromF32(out, a.dtype)
+	return c.runProduct(mm, a, b, o, ct, a.dtype)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // variants are the library's kernel files with the specialisations the
@@ -70,11 +69,7 @@ func loadVariants(t *testing.T) []*ir.Module {
 	t.Helper()
 	var ms []*ir.Module
 	for _, v := range variants {
-		src, err := sources.ReadFile(v.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := parse.Load(v.file, src, v.defs)
+		m, err := loadSource(v.file, v.defs)
 		if err != nil {
 			t.Fatalf("%s %v: %v", v.file, v.defs, err)
 		}

@@ -18,15 +18,13 @@
 # default attn.) Only .gl/DIR is carried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
 root=${1:-.}
 dir=${2:-attn}
 gl=$root/.gl/$dir
-mkdir -p "$gl"
-cp "$root"/.gl/*.deb "$gl/"
-GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
-base=../shared/baselines/torch_baselines.py
-[ -f "$base" ] || base=/work/shared/baselines/torch_baselines.py
-cp "$base" "$gl/torch_baselines.py"
+h200_gl "$root" "$gl"
+h200_kernels "$gl"
+h200_torch "$gl"
 sed "s|@DIR@|$dir|g" <<'CMD'
 run carry=[".gl/@DIR@"] timeout_s=135 command:
 for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; timeout 20 python3 .gl/@DIR@/torch_baselines.py copy decode attention > $OUT/torch.txt 2>&1; cd kernels; T=../.gl/@DIR@/kernels.test; timeout 25 $T -test.run 'TestFlash16Layouts|TestHalfAttention' -test.count 1 -test.v > $OUT/tests.txt 2>&1; timeout 30 $T -test.run 'TestDecodeVariants|TestDecodeAttention' -test.count 1 -test.v >> $OUT/tests.txt 2>&1; timeout 22 $T -test.run '^$' -test.bench 'Ops/(copy|decode)' -test.benchtime 20x -sweep > $OUT/decode.txt 2>&1; timeout 27 $T -test.run '^$' -test.bench 'Attention16' -test.benchtime 5x -sweep > $OUT/attn.txt 2>&1; grep RESULT $OUT/torch.txt; grep -E '^(--- |ok|FAIL|PASS)' $OUT/tests.txt | grep -v '^--- PASS' | tail -8; grep -hE 'GB/s|TFLOP|FAIL|rror|SKIP' $OUT/decode.txt $OUT/attn.txt | awk '{print $1, $(NF-1)}' | sed 's/Benchmark//'

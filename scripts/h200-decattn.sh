@@ -27,7 +27,7 @@ root=${1:-.}
 dir=${2:-decattn}
 gl=$root/.gl/$dir
 h200_gl "$root" "$gl"
-GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
+h200_kernels "$gl"
 h200_torch "$gl"
 # BASE (a checkout) adds its kernels.test as base.test: its decode
 # defaults are timed before and after the sweep, for the figures before

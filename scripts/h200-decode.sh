@@ -21,8 +21,8 @@ cd "$(dirname "$0")/.."
 root=${1:-.}
 gl=$root/.gl/decmm
 h200_gl "$root" "$gl"
-GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
-cp scripts/torch_decode.py "$gl/"
+h200_kernels "$gl"
+cp scripts/torch_decode.py scripts/torch_common.py "$gl/"
 env="KC_DECODE_TYPES=f16"
 bench="timeout 55 \$G/kernels.test -test.run '^\$' -test.bench 'Decode' -test.benchtime 20x > \$OUT/kc.txt 2>&1"
 torch="timeout 20 python3 \$G/torch_decode.py"

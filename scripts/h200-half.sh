@@ -16,9 +16,9 @@ cd "$(dirname "$0")/.."
 root=${1:-.}
 gl=$root/.gl/kf16
 h200_gl "$root" "$gl"
-GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
+h200_kernels "$gl"
 GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/decoder" ./examples/decoder
-cp scripts/torch_half.py examples/decoder/torch_decoder.py "$gl/"
+cp scripts/torch_half.py scripts/torch_common.py examples/decoder/torch_decoder.py "$gl/"
 cat <<'CMD'
 run carry=[".gl/kf16"] timeout_s=240 command:
 for f in .gl/kf16/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=$PWD/.gl/kf16; M="-vocab 32000 -dim 2048 -layers 8 -heads 16 -kv-heads 4 -head-dim 128 -ffn 5632 -context 512 -tokens 64"; S(){ cat $OUT/tests.txt | tail -10; grep RESULT $OUT/torch.txt; grep -E '^Benchmark' $OUT/kc.txt | awk '{s=$1; for(i=5;i<=NF;i+=2) s=s" "$i$(i+1); print s}'; grep -hE 'tokens|model' $OUT/dec_*.txt; }; cd kernels; timeout 40 $G/kernels.test -test.run 'TestCast|TestHalf|TestGEMV|TestDType' -test.v > $OUT/tests_full.txt 2>&1; grep -E '^(--- |ok|FAIL|PASS)' $OUT/tests_full.txt > $OUT/tests.txt; timeout 40 python3 $G/torch_half.py > $OUT/torch.txt 2>&1; timeout 60 $G/kernels.test -test.run '^$' -test.bench Half -test.benchtime 20x > $OUT/kc.txt 2>&1; cd ..; for d in f16 f32; do timeout 30 $G/decoder -dtype $d $M > $OUT/dec_kc_$d.txt 2>&1; timeout 25 python3 $G/torch_decoder.py -dtype $d $M > $OUT/dec_torch_$d.txt 2>&1; done; S

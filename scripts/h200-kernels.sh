@@ -19,7 +19,7 @@ root=${1:-.}
 dir=${2:-k}
 gl=$root/.gl/$dir
 h200_gl "$root" "$gl"
-GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/kernels.test" ./kernels
+h200_kernels "$gl"
 h200_torch "$gl"
 sed "s|@DIR@|$dir|g" <<'CMD'
 run carry=[".gl/@DIR@"] timeout_s=300 command:

@@ -26,3 +26,9 @@ h200_coopmat() {
 	GOOS=linux GOARCH=amd64 go test -ldflags=-s -c -o "$1/coopmat.test" ./coopmat
 	GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$1/$2" ./cmd/kc
 }
+
+# h200_kernels GL: builds the kernel library's test binary (kernels.test)
+# for linux/amd64 into GL.
+h200_kernels() {
+	GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$1/kernels.test" ./kernels
+}

@@ -29,22 +29,7 @@
 # default), kc bench tuning 1 and 16 rows, B and Bᵀ (-transb), f16 and
 # bf16, then PyTorch's copy and matmul (its 16x4096x4096 skinny line) in
 # the same call.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/h200-lib.sh
-root=${1:-.}
-if [ "${2:-}" = skinny ]; then
-	gl=$root/.gl/skinny
-	h200_gl "$root" "$gl"
-	h200_coopmat "$gl" kc
-	h200_torch "$gl"
-	sizes=1x4096x4096,16x4096x4096
-	cat <<CMD
-run carry=[".gl/skinny"] timeout_s=300 command:
-for f in .gl/skinny/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/skinny; KC_COOP_FOCUS='gemv|skinny' timeout 90 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; for d in f16 bf16; do for tb in false true; do timeout 20 ./kc bench matmul -device vulkan -dtype \$d -transb=\$tb -sizes $sizes > \$OUT/bench-\$d-\$tb.log 2> \$OUT/tune-\$d-\$tb.log; echo "bench rc=\$?" >> \$OUT/bench-\$d-\$tb.log; done; done; timeout 60 python3 torch_baselines.py copy matmul > \$OUT/torch.log 2>&1; grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-160; grep 'RESULT skinny' \$OUT/coop.log | sed 's/RESULT skinny //'; cat \$OUT/bench-*.log; grep -E 'copy|skinny' \$OUT/torch.log
-CMD
-	exit 0
-fi
+#
 # With "stats" it gathers what the driver compiled (issue 13, docs/PERF.md
 # "what the compiler made of it"): PyTorch's matmul first, then
 # TestCoopDevice with KC_VULKAN_STATS=ir on the plans KC_COOP_FOCUS names
@@ -56,12 +41,31 @@ fi
 # cache: cubins, cuobjdump -sass, instruction counts. FOCUS=REGEXP picks
 # other plans; SASS=0 leaves out the kc bench and nv-sass.py steps (on
 # 2026-12-01 the driver's caches held no readable cubin: docs/PERF.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
+root=${1:-.}
+# Every mode builds kc (under the name its command calls), coopmat.test and
+# PyTorch's baseline into its own folder.
+case ${2:-} in
+skinny) dir=skinny kc=kc ;;
+stats) dir=${3:-coopspeed} kc=kc ;;
+coop) dir=${3:-coop2} kc=kc ;;
+*) dir=coop kc=kc-coop ;;
+esac
+gl=$root/.gl/$dir
+h200_gl "$root" "$gl"
+h200_coopmat "$gl" "$kc"
+h200_torch "$gl"
+if [ "${2:-}" = skinny ]; then
+	sizes=1x4096x4096,16x4096x4096
+	cat <<CMD
+run carry=[".gl/skinny"] timeout_s=300 command:
+for f in .gl/skinny/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json KC_TUNE_CACHE=\$OUT/cache XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; cd .gl/skinny; KC_COOP_FOCUS='gemv|skinny' timeout 90 ./coopmat.test -test.run 'TestCoopDevice' -test.v > \$OUT/coop.log 2>&1; echo "test rc=\$?" >> \$OUT/coop.log; for d in f16 bf16; do for tb in false true; do timeout 20 ./kc bench matmul -device vulkan -dtype \$d -transb=\$tb -sizes $sizes > \$OUT/bench-\$d-\$tb.log 2> \$OUT/tune-\$d-\$tb.log; echo "bench rc=\$?" >> \$OUT/bench-\$d-\$tb.log; done; done; timeout 60 python3 torch_baselines.py copy matmul > \$OUT/torch.log 2>&1; grep -E 'FAIL|rc=|panic' \$OUT/*.log | cut -c1-160; grep 'RESULT skinny' \$OUT/coop.log | sed 's/RESULT skinny //'; cat \$OUT/bench-*.log; grep -E 'copy|skinny' \$OUT/torch.log
+CMD
+	exit 0
+fi
 if [ "${2:-}" = stats ]; then
-	dir=${3:-coopspeed}
-	gl=$root/.gl/$dir
-	h200_gl "$root" "$gl"
-	h200_coopmat "$gl" kc
-	h200_torch "$gl"
 	cp scripts/nv-sass.py "$gl/"
 	focus=${FOCUS:-'^coopmat 128x128x(32|64)/4x[48]\+1( mma 16x8x(16|8))?( packed interior( direct)? swizzle 8)?( split-k [0-9]+)?$'}
 	sass='KC_VULKAN_CACHE=$OUT/pc1 timeout 20 ./kc bench matmul -device vulkan -dtype f16 -tune=false -sizes 8192x8192x8192 > $OUT/bench.log 2>&1; echo "bench rc=$?" >> $OUT/bench.log; timeout 25 python3 nv-sass.py $OUT/sass $OUT/pc1 $OUT/pc $OUT/gl > $OUT/sass.log 2>&1; echo "sass rc=$?" >> $OUT/sass.log; '
@@ -73,11 +77,6 @@ CMD
 	exit 0
 fi
 if [ "${2:-}" = coop ]; then
-	dir=${3:-coop2}
-	gl=$root/.gl/$dir
-	h200_gl "$root" "$gl"
-	h200_coopmat "$gl" kc
-	h200_torch "$gl"
 	sizes=4096x4096x4096,2048x2048x2048,1024x1024x1024,512x512x512,1x4096x4096,16x4096x4096,128x4096x4096
 	cat <<CMD
 run carry=[".gl/$dir"] timeout_s=300 command:
@@ -85,10 +84,6 @@ for f in .gl/$dir/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILE
 CMD
 	exit 0
 fi
-gl=$root/.gl/coop
-h200_gl "$root" "$gl"
-h200_coopmat "$gl" kc-coop
-h200_torch "$gl"
 sizes=8192x8192x8192,4096x4096x4096,2048x2048x2048,1024x1024x1024,512x512x512,1x4096x4096,16x4096x4096,128x4096x4096
 cat <<CMD
 run carry=[".gl/coop"] timeout_s=300 command:

@@ -8,50 +8,15 @@ the argument "f16" is given). Each
 figure: the median over 5 rounds of (CUDA-event time of 100 calls) / 100.
 Prints RESULT lines like ../shared/baselines/torch_baselines.py.
 """
-import statistics
 import torch
-import torch.nn.functional as F
 
-dev = "cuda"
-
-
-def per_op(fn, reps, warm=3, rounds=5):
-    for i in range(warm):
-        fn(i)
-    ts = []
-    for _ in range(rounds):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for i in range(reps):
-            fn(i)
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e) / 1e3 / reps)
-    return statistics.median(ts)
-
-
-def res(name, **kv):
-    print("RESULT name=" + name + " " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kv.items()), flush=True)
+from torch_common import copy, decode
 
 
 def main(types):
-    n = 64 << 20
-    a = torch.randn(n, device=dev)
-    b = torch.empty_like(a)
-    t = per_op(lambda i: b.copy_(a), 20)
-    res("copy", GBps=8 * n / t / 1e9)
-    del a, b
-    dim, mats = 4096, 8
+    copy(20)
     for dt in types:
-        name = str(dt).split(".")[1]
-        ws = [torch.randn(dim, dim, device=dev, dtype=dt) * 0.01 for _ in range(mats)]
-        wbytes = 2 * dim * dim
-        for m in (1, 4, 8, 16) if dt == torch.float16 else (1, 16):
-            x = torch.randn(m, dim, device=dev, dtype=dt)
-            for form, fn in (("linear", lambda i: F.linear(x, ws[i % mats])), ("matmul", lambda i: x @ ws[i % mats])):
-                t = per_op(fn, 100)
-                res("decode", dtype=name, form=form, m=m, k=dim, n=dim, GBps=wbytes / t / 1e9, us=t * 1e6)
-        del ws
+        decode(dt, (1, 4, 8, 16) if dt == torch.float16 else (1, 16))
 
 
 if __name__ == "__main__":

@@ -7,55 +7,21 @@ bytes ("matmul_hot" is torch_baselines.py's matmul_skinny: one matrix, a @ b);
 f16 matmul 4096³; f16 add, silu and rms_norm on 256 MiB.
 Prints RESULT lines like ../shared/baselines/torch_baselines.py.
 """
-import statistics
 import torch
 import torch.nn.functional as F
 
-dev = "cuda"
-
-
-def per_op(fn, reps, warm=3, rounds=5):
-    """Median over rounds of (CUDA-event time of reps calls) / reps."""
-    for i in range(warm):
-        fn(i)
-    ts = []
-    for _ in range(rounds):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for i in range(reps):
-            fn(i)
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e) / 1e3 / reps)
-    return statistics.median(ts)
-
-
-def res(name, **kv):
-    print("RESULT name=" + name + " " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kv.items()), flush=True)
+from torch_common import DIM, copy, decode, dev, per_op, res
 
 
 def main(parts):
-    n = 64 << 20
-    a = torch.randn(n, device=dev)
-    b = torch.empty_like(a)
-    t = per_op(lambda i: b.copy_(a), 10)
-    res("copy", GBps=8 * n / t / 1e9)
-    del a, b
-    dim, mats = 4096, 8
+    copy(10)
     for dt in (torch.float16, torch.bfloat16) if "decode" in parts else ():
-        name = str(dt).split(".")[1]
-        ws = [torch.randn(dim, dim, device=dev, dtype=dt) * 0.01 for _ in range(mats)]
-        wbytes = 2 * dim * dim
-        for m in (1, 4, 16):
-            x = torch.randn(m, dim, device=dev, dtype=dt)
-            for form, fn in (("linear", lambda i: F.linear(x, ws[i % mats])), ("matmul", lambda i: x @ ws[i % mats]),
-                             ("linear_hot", lambda i: F.linear(x, ws[0])), ("matmul_hot", lambda i: x @ ws[0])):
-                t = per_op(fn, 100)
-                res("decode", dtype=name, form=form, m=m, k=dim, n=dim, GBps=wbytes / t / 1e9, us=t * 1e6)
+        ws = decode(dt, (1, 4, 16), hot=True)
         if dt == torch.float16:
             t = per_op(lambda i: ws[1] @ ws[0], 5)
-            res("matmul", dtype=name, n=dim, TFLOPs=2 * dim**3 / t / 1e12)
+            res("matmul", dtype="float16", n=DIM, TFLOPs=2 * DIM**3 / t / 1e12)
         del ws
+    n = 64 << 20
     h = torch.randn(2 * n, device=dev, dtype=torch.float16)
     h2 = torch.randn(2 * n, device=dev, dtype=torch.float16)
     t = per_op(lambda i: h + h2, 10)

@@ -128,29 +128,45 @@ func (d *device) loadInspect(p *physical) {
 	}
 }
 
-// executables names the pipeline's executables (index order).
+// executables names the pipeline's executables (index order), or says
+// why the device cannot be asked.
 func (p *pipeline) executables(a *arena) ([]string, error) {
 	d := p.d
-	pi := newIn[vkPipelineInfo](a)
-	*pi = vkPipelineInfo{sType: stPipelineInfo, pipeline: p.handle}
-	n := newIn[uint32](a)
-	if err := check("vkGetPipelineExecutablePropertiesKHR", call(d.inspect.props, d.l.handle, addr(pi), addr(n), 0)); err != nil {
+	if err := d.usable(); err != nil {
 		return nil, err
 	}
-	props := sliceIn[vkPipelineExecutableProperties](a, int(*n))
-	for i := range props {
-		props[i].sType = stPipelineExecProps
-	}
-	if len(props) > 0 {
-		if r := call(d.inspect.props, d.l.handle, addr(pi), addr(n), saddr(props)); r != 0 && r != 5 {
-			return nil, check("vkGetPipelineExecutablePropertiesKHR", r)
-		}
+	pi := newIn[vkPipelineInfo](a)
+	*pi = vkPipelineInfo{sType: stPipelineInfo, pipeline: p.handle}
+	props, err := execQuery[vkPipelineExecutableProperties](d, a, "vkGetPipelineExecutablePropertiesKHR", d.inspect.props, addr(pi), stPipelineExecProps)
+	if err != nil {
+		return nil, err
 	}
 	var names []string
-	for _, e := range props[:min(int(*n), len(props))] {
+	for _, e := range props {
 		names = append(names, cString(e.name[:]))
 	}
 	return names, nil
+}
+
+// execQuery runs one of the extension's two-call queries,
+// fn(device, in, &n, out): first the count n, then up to n structures
+// filled, each set to sType st first (every Vulkan structure begins with
+// its sType); VK_INCOMPLETE keeps what was written.
+func execQuery[T any](d *device, a *arena, name string, fn, in uintptr, st uint32) ([]T, error) {
+	n := newIn[uint32](a)
+	if err := check(name, call(fn, d.l.handle, in, addr(n), 0)); err != nil {
+		return nil, err
+	}
+	out := sliceIn[T](a, int(*n))
+	for i := range out {
+		*(*uint32)(unsafe.Pointer(&out[i])) = st
+	}
+	if len(out) > 0 {
+		if r := call(fn, d.l.handle, in, addr(n), saddr(out)); r != 0 && r != 5 {
+			return nil, check(name, r)
+		}
+	}
+	return out[:min(int(*n), len(out))], nil
 }
 
 // Statistics implements backend.PipelineInspector.
@@ -158,9 +174,6 @@ func (p *pipeline) Statistics() ([]backend.PipelineStat, error) {
 	d := p.d
 	if d.capture&captureStatistics == 0 {
 		return nil, backend.ErrNoStatistics
-	}
-	if err := d.usable(); err != nil {
-		return nil, err
 	}
 	var a arena
 	defer a.free()
@@ -170,21 +183,11 @@ func (p *pipeline) Statistics() ([]backend.PipelineStat, error) {
 	}
 	var out []backend.PipelineStat
 	for i, ex := range execs {
-		info := p.execInfo(&a, i)
-		n := newIn[uint32](&a)
-		if err := check("vkGetPipelineExecutableStatisticsKHR", call(d.inspect.stats, d.l.handle, addr(info), addr(n), 0)); err != nil {
+		st, err := execQuery[vkPipelineExecutableStatistic](d, &a, "vkGetPipelineExecutableStatisticsKHR", d.inspect.stats, addr(p.execInfo(&a, i)), stPipelineExecStat)
+		if err != nil {
 			return nil, err
 		}
-		st := sliceIn[vkPipelineExecutableStatistic](&a, int(*n))
-		for j := range st {
-			st[j].sType = stPipelineExecStat
-		}
-		if len(st) > 0 {
-			if r := call(d.inspect.stats, d.l.handle, addr(info), addr(n), saddr(st)); r != 0 && r != 5 {
-				return nil, check("vkGetPipelineExecutableStatisticsKHR", r)
-			}
-		}
-		for _, s := range st[:min(int(*n), len(st))] {
+		for _, s := range st {
 			out = append(out, backend.PipelineStat{Executable: ex, Name: cString(s.name[:]),
 				Description: cString(s.description[:]), Value: statValue(s.format, s.value)})
 		}
@@ -220,9 +223,6 @@ func (p *pipeline) Representations() ([]backend.PipelineRepresentation, error) {
 	if d.capture&captureIR == 0 || d.inspect.reprs == 0 {
 		return nil, backend.ErrNoStatistics
 	}
-	if err := d.usable(); err != nil {
-		return nil, err
-	}
 	var a arena
 	defer a.free()
 	execs, err := p.executables(&a)
@@ -232,23 +232,17 @@ func (p *pipeline) Representations() ([]backend.PipelineRepresentation, error) {
 	const name = "vkGetPipelineExecutableInternalRepresentationsKHR"
 	var out []backend.PipelineRepresentation
 	for i, ex := range execs {
+		// First the sizes (pData null), then the data.
 		info := p.execInfo(&a, i)
-		n := newIn[uint32](&a)
-		if err := check(name, call(d.inspect.reprs, d.l.handle, addr(info), addr(n), 0)); err != nil {
+		rs, err := execQuery[vkPipelineExecutableIR](d, &a, name, d.inspect.reprs, addr(info), stPipelineExecIR)
+		if err != nil {
 			return nil, err
-		}
-		rs := sliceIn[vkPipelineExecutableIR](&a, int(*n))
-		for j := range rs {
-			rs[j].sType = stPipelineExecIR
 		}
 		if len(rs) == 0 {
 			continue
 		}
-		// First the sizes (pData null), then the data.
-		if r := call(d.inspect.reprs, d.l.handle, addr(info), addr(n), saddr(rs)); r != 0 && r != 5 {
-			return nil, check(name, r)
-		}
-		rs = rs[:min(int(*n), len(rs))]
+		n := newIn[uint32](&a)
+		*n = uint32(len(rs))
 		bufs := make([]unsafe.Pointer, len(rs))
 		sizes := make([]uintptr, len(rs))
 		for j := range rs {

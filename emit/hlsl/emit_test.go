@@ -14,7 +14,6 @@ import (
 	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/parse"
 )
 
 // TestDeterministic emits every corpus module several times, concurrently
@@ -292,14 +291,7 @@ func BenchmarkEmit(b *testing.B) {
 // the next HLSL line into the comment.
 func TestCommentBackslash(t *testing.T) {
 	src := "kernel k(y read_write []u32) workgroup(1) {\n\t// a Windows path C:\\temp\\\n\ty[0] = 7\n}\n"
-	m, err := parse.File("c.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ir.Check(m); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Emit(m, Options{})
+	a, err := Emit(loadSrc(t, "c.kc", src), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,14 +320,7 @@ func TestSharedComments(t *testing.T) {
 	y[i] = tile[63 - i]
 }
 `
-	m, err := parse.File("sc.kc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ir.Check(m); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Emit(m, Options{})
+	a, err := Emit(loadSrc(t, "sc.kc", src), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
