@@ -154,3 +154,51 @@ kernel brain(a read []bf16, c read_write []f32) workgroup(32) {
 		t.Errorf("bf16: %v", err)
 	}
 }
+
+// TestCoopViewAlignment: a kernel with cooperative matrices needs every
+// buffer view at a 16-byte offset (its loads and stores count alignment
+// from the binding's start, ir.CoopAlign), even on a device whose
+// minStorageBufferOffsetAlignment is smaller; other kernels keep the
+// device's alignment.
+func TestCoopViewAlignment(t *testing.T) {
+	ctx := context.Background()
+	f := &fake{}
+	info := f.Info()
+	info.F16 = true
+	info.Limits.MinStorageBufferOffsetAlignment = 4
+	info.CoopMat = []CoopMatShape{{M: 16, N: 16, K: 16, A: "f16", B: "f16", C: "f32", Result: "f32", Scope: "subgroup", Flavor: "khr"}}
+	d := newDevice(f, info)
+	bufs := []ir.BufferReflection{{Name: "x", Binding: 1, Access: "read", Stride: 4}, {Name: "y", Binding: 2, Access: "read_write", Stride: 4}}
+	load := func(name string, mats []ir.CoopMatReflection, feats []string) *Pipeline {
+		a := fakeArtifact(WGSL, ir.KernelReflection{Name: name, Workgroup: [3]int{32, 1, 1}, Features: feats, Buffers: bufs, CoopMats: mats})
+		a.Code, a.Entries[0].Kernel = []byte(name), name
+		p, err := d.Load(ctx, a)
+		if err != nil {
+			t.Fatalf("load %s: %v", name, err)
+		}
+		return p
+	}
+	coop := load("coop", []ir.CoopMatReflection{{Elem: "f32", Rows: 16, Cols: 16, Use: "acc", Scope: "subgroup"}}, []string{"cooperative_matrix"})
+	plain := load("plain", nil, nil)
+	x, _ := d.Alloc(256)
+	y, _ := d.Alloc(256)
+	for _, tc := range []struct {
+		p    *Pipeline
+		off  int64
+		want string
+	}{
+		{coop, 16, ""},
+		{coop, 4, "offset 4 is not a multiple of 16"},
+		{coop, 8, "offset 8 is not a multiple of 16"},
+		{plain, 4, ""},
+		{plain, 2, "offset 2 is not a multiple of 4"},
+	} {
+		err := d.Dispatch(tc.p, Args{Buffers: []View{x.Slice(tc.off, 64), y.View()}}, Groups(1))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s at %d: %v", tc.p.Name(), tc.off, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s at %d: %v, want an error containing %q", tc.p.Name(), tc.off, err, tc.want)
+		}
+	}
+}

@@ -199,9 +199,16 @@ func (d *Device) checkDispatch(p *Pipeline, args Args, groups [3]uint32) error {
 			return bad(-1, "", "workgroup count %d in dimension %c exceeds the device's %d", g, "xyz"[i], lim.MaxWorkgroupsPerDimension)
 		}
 	}
+	align := lim.MinStorageBufferOffsetAlignment
+	if len(l.CoopMats) > 0 && align < 16 {
+		// Cooperative loads and stores need 16-byte aligned addresses
+		// (ir.CoopAlign counts from the binding's start), which a device
+		// with a smaller offset alignment (4 on some) would not give.
+		align = 16
+	}
 	for i, v := range args.Buffers {
 		s := &l.Buffers[i]
-		if err := d.checkView(v, lim.MinStorageBufferOffsetAlignment); err != "" {
+		if err := d.checkView(v, align); err != "" {
 			return bad(s.Binding, s.Name, "%s", err)
 		}
 		if max := lim.MaxStorageBufferBindingSize; max > 0 && v.Size > max {

@@ -41,6 +41,11 @@ type coop2Shape struct {
 	BM, BN, BK int
 	Threads    int
 	Edges      bool // some tile or k-step is partial: the staged path exists
+	// Unaligned: rows of A, B or C in global memory are not a multiple of
+	// 16 bytes (K or N elements), so coopLoad and coopStore straight from
+	// and to them would break Vulkan's alignment rule (ir.CoopAlign):
+	// every tile takes the staged path (Edges is set too).
+	Unaligned bool
 }
 
 func (p Plan) coop2Shape() (coop2Shape, error) {
@@ -59,7 +64,10 @@ func (p Plan) coop2Shape() (coop2Shape, error) {
 	if ks == 0 {
 		ks = p.K
 	}
-	s.Edges = p.M%t.BM != 0 || p.N%t.BN != 0 || p.K%t.BK != 0 || ks%t.BK != 0
+	in, out := typeSize(s.In), typeSize(s.Out)
+	s.Unaligned = int64(p.K)*in%16 != 0 || (!s.TransB && int64(p.N)*in%16 != 0) ||
+		(s.Out != "bf16" && int64(p.N)*out%16 != 0)
+	s.Edges = s.Unaligned || p.M%t.BM != 0 || p.N%t.BN != 0 || p.K%t.BK != 0 || ks%t.BK != 0
 	return s, nil
 }
 
@@ -70,6 +78,9 @@ func (s coop2Shape) name() string {
 	}
 	if s.Edges {
 		n += "_edge"
+	}
+	if s.Unaligned {
+		n += "_ua"
 	}
 	return n
 }
@@ -135,6 +146,13 @@ func coop2Source(s coop2Shape) string {
 	if !s.Edges {
 		full("\t")
 		s.storeInside(p, "\t")
+		p("}")
+		return w.String()
+	}
+	if s.Unaligned {
+		p("\tvar k0 = kbeg")
+		s.staged(p)
+		s.storeScratch(p, "\t", true)
 		p("}")
 		return w.String()
 	}

@@ -30,10 +30,14 @@ func h200cm2() backend.AdapterInfo {
 // TestCoop2Kernels runs the workgroup-scope kernels on the interpreter
 // (whole-matrix semantics, one matrix per workgroup) against float64, for
 // every input and output type and transposition, on ragged sizes (the
-// staged edge path), exact ones (the direct path, no shared memory) and
-// a mixed one, rotating over the plans, some with a forced split-k.
+// staged edge path), exact ones (the direct path, no shared memory), a
+// mixed one, and one whose rows of A (K = 44 halves, 88 bytes) and of C
+// (N = 68) are not 16-byte aligned, so that every tile, inside C or not,
+// takes the staged path (coop2Shape.Unaligned; the interpreter stops a
+// misaligned coopLoad), rotating over the plans, some with a forced
+// split-k.
 func TestCoop2Kernels(t *testing.T) {
-	coopRotation(t, [][3]int{{17, 33, 65}, {64, 64, 64}, {70, 64, 40}}, func(o Options) []Plan {
+	coopRotation(t, [][3]int{{17, 33, 65}, {64, 64, 64}, {70, 64, 40}, {64, 68, 44}}, func(o Options) []Plan {
 		var cs []Plan
 		for _, p := range Coop2Candidates(h200cm2(), o) {
 			if p.Tile.BM*p.Tile.BN <= 64*64 { // keep the interpreter's work small

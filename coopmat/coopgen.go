@@ -62,18 +62,23 @@ import (
 
 // coopShape is the structural part of a cooperative-matrix kernel.
 type coopShape struct {
-	In, Out      string // element types of A and B, and of C ("f32" for split-k partials)
-	TransB       bool
-	VecA, VecB   bool // 16-byte loads of A's and B's rows
-	IM, IN, IK   int  // instruction shape
-	SM, SN       int  // subgroups per workgroup (rows x columns)
-	TM, TN       int  // instruction tiles per subgroup
-	KSteps, Sub  int  // instruction k-steps per slice (BK = KSteps·IK); subgroup size
-	Stages       int  // shared stages (1 or 2)
-	Packed       bool // 16-byte loads staged into vec4<u32> shared arrays
-	Interior     bool // unchecked fetches of slices inside A and B
-	Direct       bool // slices loaded and stored between the barriers, no register prefetch
-	Swizzle      int  // tiles handed out in bands of Swizzle tile rows (0, 1: row by row)
+	In, Out     string // element types of A and B, and of C ("f32" for split-k partials)
+	TransB      bool
+	VecA, VecB  bool // 16-byte loads of A's and B's rows
+	IM, IN, IK  int  // instruction shape
+	SM, SN      int  // subgroups per workgroup (rows x columns)
+	TM, TN      int  // instruction tiles per subgroup
+	KSteps, Sub int  // instruction k-steps per slice (BK = KSteps·IK); subgroup size
+	Stages      int  // shared stages (1 or 2)
+	Packed      bool // 16-byte loads staged into vec4<u32> shared arrays
+	Interior    bool // unchecked fetches of slices inside A and B
+	Direct      bool // slices loaded and stored between the barriers, no register prefetch
+	Swizzle     int  // tiles handed out in bands of Swizzle tile rows (0, 1: row by row)
+	// CScratch stores every tile through Cs: C's rows (N elements of
+	// Out) are not a multiple of 16 bytes, so a coopStore straight into C
+	// would break Vulkan's alignment rule (ir.CoopAlign) on every row
+	// but the first.
+	CScratch     bool
 	BM, BN, BK   int
 	Threads, LDA int
 	LDB          int
@@ -93,6 +98,7 @@ func (p Plan) coopShape() (coopShape, error) {
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
+	s.CScratch = s.Out == "bf16" || int64(p.N)*typeSize(s.Out)%16 != 0
 	if s.SM < 1 || s.SN < 1 || s.TM < 1 || s.TN < 1 || s.IK < 1 || t.BK%s.IK != 0 ||
 		s.BM != s.SM*s.TM*s.IM || s.BN != s.SN*s.TN*s.IN || s.Threads%(s.SM*s.SN) != 0 {
 		return coopShape{}, fmt.Errorf("coopmat: cooperative tile %s with %v subgroups and shape %s is inconsistent", t, p.Subgroups, sh)
@@ -117,7 +123,7 @@ func (s coopShape) name() string {
 		n += fmt.Sprintf("_i%dx%dx%d", s.IM, s.IN, s.IK)
 	}
 	n += marks(mark{s.TransB, "_nt"}, mark{s.VecA, "_va"}, mark{s.VecB, "_vb"},
-		mark{s.Packed, "_p"}, mark{s.Interior, "_i"}, mark{s.Direct, "_d"})
+		mark{s.Packed, "_p"}, mark{s.Interior, "_i"}, mark{s.Direct, "_d"}, mark{s.CScratch && s.Out != "bf16", "_cs"})
 	if s.Swizzle > 1 {
 		n += fmt.Sprintf("_s%d", s.Swizzle)
 	}
@@ -509,8 +515,9 @@ func (s coopShape) compute(w *strings.Builder, st int) {
 }
 
 // store writes the accumulators to C: straight from the matrices when the
-// workgroup's tile is inside C, through Cs with guards on the edges. A bf16
-// C always goes through Cs, converted element by element: the conversion of
+// workgroup's tile is inside C, through Cs with guards on the edges. A C
+// whose rows are not 16-byte aligned (CScratch) and a bf16
+// C always go through Cs, converted element by element: the conversion of
 // a matrix rounds as the driver likes (NVIDIA's toward zero, H200
 // 2026-12-01), kc's scalar conversion to nearest even (docs/semantics.md
 // §7.2).
@@ -518,7 +525,7 @@ func (s coopShape) store(w *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("\tlet cbase = workgroup_id.z * M * N")
 	p("\tif row0 + %d <= M && col0 + %d <= N {", s.BM, s.BN)
-	if s.Out == "bf16" {
+	if s.CScratch {
 		s.storeScratch(p, false)
 	} else {
 		for i := 0; i < s.TM; i++ {

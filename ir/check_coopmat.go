@@ -121,7 +121,8 @@ func (c *checker) coopMake(e *CoopMake) Type {
 // coopLoad checks coopLoad<T>(src, offset, stride, layout).
 func (c *checker) coopLoad(e *CoopLoad) Type {
 	ok := c.validType(e.To, c.at)
-	ok = c.coopMemory("coopLoad", e.Src, e.To.Elem, false) && ok
+	mem, memOK := c.coopMemory("coopLoad", e.Src, e.To.Elem, false)
+	ok = memOK && ok
 	ok = c.coopIndex("coopLoad", "offset", e.Offset) && ok
 	ok = c.coopIndex("coopLoad", "stride", e.Stride) && ok
 	if e.Layout != RowMajor && e.Layout != ColMajor {
@@ -131,6 +132,7 @@ func (c *checker) coopLoad(e *CoopLoad) Type {
 	if !ok {
 		return Invalid
 	}
+	c.coopAligned("coopLoad", e.To, e.Layout, mem, e.Offset, e.Stride)
 	return e.To
 }
 
@@ -145,25 +147,29 @@ func (c *checker) coopStore(s *CoopStore) {
 	if isMat {
 		elem = m.Elem
 	}
-	c.coopMemory("coopStore", s.Dst, elem, true)
-	c.coopIndex("coopStore", "offset", s.Offset)
-	c.coopIndex("coopStore", "stride", s.Stride)
+	mem, ok := c.coopMemory("coopStore", s.Dst, elem, true)
+	ok = c.coopIndex("coopStore", "offset", s.Offset) && ok
+	ok = c.coopIndex("coopStore", "stride", s.Stride) && ok
 	if s.Layout != RowMajor && s.Layout != ColMajor {
 		c.errorf(c.at, "coopStore: invalid layout (want row_major or col_major)")
+		ok = false
+	}
+	if ok && isMat {
+		c.coopAligned("coopStore", m, s.Layout, mem, s.Offset, s.Stride)
 	}
 }
 
 // coopMemory checks the buffer or shared array of a cooperative load or
 // store: its elements must be of type elem or pack it (CoopPacks; elem
-// Invalid: not known).
-func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool {
+// Invalid: not known). It returns the memory's element type.
+func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) (Type, bool) {
 	if id == nil {
 		c.errorf(c.at, "%s: missing buffer or shared array", op)
-		return false
+		return nil, false
 	}
 	t := c.expr(id)
 	if bad(t) {
-		return false
+		return nil, false
 	}
 	var have Type
 	switch o := id.Obj.(type) {
@@ -173,7 +179,7 @@ func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool
 			have = o.Type
 			if write && o.Access != ReadWrite {
 				c.errorf(id.Pos, "%s to buffer %s, which is read-only (declared read)", op, id.Name)
-				return false
+				return nil, false
 			}
 		case SharedParam:
 			if a, ok := o.Type.(*Array); ok {
@@ -187,13 +193,13 @@ func (c *checker) coopMemory(op string, id *Ident, elem Scalar, write bool) bool
 	}
 	if have == nil {
 		c.errorf(posOf(id, c.at), "%s needs a storage buffer or a shared array, not %s", op, c.describe(id, t))
-		return false
+		return nil, false
 	}
 	if elem != Invalid && !CoopPacks(have, elem) {
 		c.errorf(posOf(id, c.at), "%s: %s holds %s, but the matrix elements are %s (want %s, or packed u32 or i32 words: a scalar, vec2 or vec4 of them)", op, id.Name, typeText(have), elem, elem)
-		return false
+		return nil, false
 	}
-	return true
+	return have, true
 }
 
 // coopIndex checks an offset or stride: an i32 or u32 (untyped: u32).

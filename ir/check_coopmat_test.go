@@ -72,6 +72,22 @@ let tb = coopLoad<coopmat<f16, 16, 16, a>>(a, r[0], 16, row_major)`, []string{
 		"5:53: constant -1 overflows u32",
 		"6:49: coopLoad offset r[0] (value of type f32) must be i32 or u32",
 	}},
+	{"alignment (VUID 08986)", `shared p2 [64]vec2<i32>
+let wg = workgroup_id.x * 64
+let ta = coopLoad<coopmat<f16, 16, 16, a>>(a, 3, 16, row_major)
+let tb = coopLoad<coopmat<f16, 16, 16, b>>(b, wg * 16 + 4, 16, col_major)
+coopStore(coopmat<f32, 16, 16, acc>(0.0), c, wg, 18, row_major)
+coopStore(coopmat<f16, 16, 16, acc>(0.0), p2, 1, 0, row_major)
+let ok1 = coopLoad<coopmat<f16, 4, 4, acc>>(a, wg + 4, 4, row_major)
+let bad = coopLoad<coopmat<f16, 4, 4, acc>>(a, 2, 4, row_major)
+let ok2 = coopLoad<coopmat<f16, 16, 16, a>>(a, wg * 16 + u32(r[0]), 24, col_major)
+let ok3 = coopLoad<coopmat<f16, 16, 16, a>>(a, n, n * 8, col_major)`, []string{
+		"7:48: coopLoad: misaligned offset 3 (in f16 elements): 6 bytes, not a multiple of 16 (coopmat<f16, 16, 16, a> row_major needs the lesser of 16 and a row's bytes: Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986)",
+		"8:56: coopLoad: misaligned offset wg * 16 + 4 (in f16 elements): 8 bytes modulo 16 at any run-time value, not a multiple of 16 (coopmat<f16, 16, 16, b> col_major needs the lesser of 16 and a column's bytes: Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986)",
+		"9:51: coopStore: misaligned stride 18 (in f32 elements): 8 bytes, not a multiple of 16 (coopmat<f32, 16, 16, acc> row_major needs the lesser of 16 and a row's bytes: Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986)",
+		"10:48: coopStore: misaligned offset 1 (in vec2<i32> elements): 8 bytes, not a multiple of 16 (coopmat<f16, 16, 16, acc> row_major needs the lesser of 16 and a row's bytes: Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986)",
+		"12:49: coopLoad: misaligned offset 2 (in f16 elements): 4 bytes, not a multiple of 8 (coopmat<f16, 4, 4, acc> row_major needs the lesser of 16 and a row's bytes: Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986)",
+	}},
 	{"divergent control flow", `var acc = coopmat<f32, 16, 16, acc>(0.0)
 if global_id.x < 16 {
 	acc = coopLoad<coopmat<f32, 16, 16, acc>>(r, 0, 16, row_major)

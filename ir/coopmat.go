@@ -161,6 +161,29 @@ func CoopPacks(mem Type, elem Scalar) bool {
 	return (mem == Type(U32) || mem == Type(I32)) && elem.Size() > 0
 }
 
+// CoopAlign is the byte alignment Vulkan requires of a cooperative load's
+// or store's address and stride (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986,
+// and VUID-...-OpCooperativeMatrixLoadNV-06324 for the NV flavour, the same
+// rule; workgroup-scope matrices use the KHR instructions and so the same
+// rule): the lesser of 16 and the byte size of one row (RowMajor) or one
+// column (ColMajor) of t, counted in the matrix's element size. kc states
+// it as: off*P and stride*P (P the byte size of the memory's element,
+// packed words included) are multiples of CoopAlign (docs/semantics.md
+// §7.2). A misaligned access is undefined on every Vulkan device.
+func CoopAlign(t CoopMat, l Layout) int {
+	n := t.Cols
+	if l == ColMajor {
+		n = t.Rows
+	}
+	if b := n * t.Elem.Size(); b < 16 {
+		return b
+	}
+	return 16
+}
+
+// CoopAlignRule names the rule CoopAlign states, for error messages.
+const CoopAlignRule = "Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986"
+
 // IsCoopMat reports whether t is a cooperative matrix type.
 func IsCoopMat(t Type) bool {
 	_, ok := t.(CoopMat)

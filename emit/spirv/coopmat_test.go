@@ -296,7 +296,8 @@ func TestCoopMatInt8(t *testing.T) {
 }
 
 // packedSrc loads and stores matrices through packed memory (ir.CoopPacks):
-// a shared array of vec4<u32> and buffers of u32 and vec2<u32> words.
+// a shared array of vec4<u32> and buffers of u32 and vec2<u32> words, at
+// 16-byte aligned offsets and strides (ir.CoopAlign).
 const packedSrc = `enable f16
 enable cooperative_matrix
 
@@ -307,9 +308,9 @@ kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(3
 	}
 	workgroupBarrier()
 	let a = coopLoad<coopmat<f16, 16, 16, a>>(as, 1, 3, row_major)
-	let b = coopLoad<coopmat<f16, 16, 16, b>>(B, 2, 10, col_major)
+	let b = coopLoad<coopmat<f16, 16, 16, b>>(B, 4, 12, col_major)
 	let c = coopMulAdd(a, b, coopmat<f32, 16, 16, acc>(0.0))
-	coopStore(c, C, 1, 9, row_major)
+	coopStore(c, C, 2, 10, row_major)
 }
 `
 
@@ -341,8 +342,8 @@ func TestCoopMatPacked(t *testing.T) {
 		}
 		for _, pc := range [][2]string{
 			{"%_ptr_Workgroup_v4uint %as %uint_1", "OpCooperativeMatrixLoad"},
-			{"%_ptr_StorageBuffer_uint %B %uint_0 %uint_2", "OpCooperativeMatrixLoad"},
-			{"%_ptr_StorageBuffer_v2uint %C %uint_0 %uint_1", "OpCooperativeMatrixStore"},
+			{"%_ptr_StorageBuffer_uint %B %uint_0 %uint_4", "OpCooperativeMatrixLoad"},
+			{"%_ptr_StorageBuffer_v2uint %C %uint_0 %uint_2", "OpCooperativeMatrixStore"},
 		} {
 			ptr := regexp.MustCompile(`(%\w+) = OpAccessChain ` + pc[0] + "\n").FindStringSubmatch(text)
 			if ptr == nil {

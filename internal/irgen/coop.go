@@ -74,7 +74,7 @@ type CoopShape struct {
 // Lengths of GenerateCoop's buffers and regions, in elements.
 const (
 	CoopInLen = 2048 // each input buffer
-	coopSlot  = 1280 // one store's room: 32 rows of stride up to 37 and more
+	coopSlot  = 1280 // one store's room: a stored matrix (at most 16x16 of 2- or 4-byte elements, padded rows) takes at most 512
 	coopShSG  = 1280 // one subgroup's part of a shared array
 )
 
@@ -355,17 +355,39 @@ func (g *coopGen) source(elem string) string {
 	return ""
 }
 
-// place chooses a layout, stride and offset for an r x c matrix within
-// room elements.
+// place chooses a layout, stride and offset for an r x c matrix of o.t
+// within room elements. Offset and stride are multiples of the alignment
+// Vulkan requires (ir.CoopAlign, counted in elements of the memory, which
+// holds o.t's element type; every region starts 16-byte aligned): the
+// stride pads a row (column) by 0 to 2 such units, the offset is any
+// aligned place where the matrix fits.
 func (g *coopGen) place(o *cop, r, c, room int) {
 	o.colMaj = g.r.IntN(2) == 0
 	along, across := c, r // row-major: rows of c elements, r of them
 	if o.colMaj {
 		along, across = r, c
 	}
-	o.stride = along + g.r.IntN(6)
+	q := coopAlignElems(o.t, o.colMaj)
+	base := (along + q - 1) / q * q
+	for pad := g.r.IntN(3); ; pad-- {
+		o.stride = base + pad*q
+		if (across-1)*o.stride+along <= room || pad == 0 {
+			break
+		}
+	}
 	foot := (across-1)*o.stride + along
-	o.off = g.r.IntN(room - foot + 1)
+	o.off = q * g.r.IntN((room-foot)/q+1)
+}
+
+// coopAlignElems is ir.CoopAlign of matrix type t in elements of t's
+// element type.
+func coopAlignElems(t mtype, colMaj bool) int {
+	size := map[string]int{"f32": 4, "i32": 4, "u32": 4, "f16": 2, "bf16": 2, "i8": 1, "u8": 1}[t.elem]
+	n := t.cols
+	if colMaj {
+		n = t.rows
+	}
+	return max(1, min(16, n*size)/size)
 }
 
 // load adds a load of a matrix of type t (a fill where t has no source).

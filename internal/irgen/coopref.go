@@ -172,7 +172,14 @@ func (k *CoopKernel) refSubgroup(mem map[string]*refMem, pf float64, sg, lsg int
 			for i := range v {
 				v[i] = roundElem(x.v[i], o.t.elem)
 			}
-			mats[o.dst] = rounded(refMat{v: v}, x.err, o.t.elem)
+			m := rounded(refMat{v: v}, x.err, o.t.elem)
+			if dev && m.err == 0 && o.t.elem != "f32" {
+				// A matrix conversion to f16 or bf16 rounds as the
+				// driver does: either neighbour of an exact value
+				// (NVIDIA truncates f32 to bf16; docs/semantics.md §7.2).
+				m.err = ulpAt(o.t.elem, m.maxAbs())
+			}
+			mats[o.dst] = m
 		case copIf:
 			mats[o.dst] = mats[o.x]
 			switch {

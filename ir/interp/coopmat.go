@@ -239,6 +239,31 @@ func (c *compiler) coopAddrs(pos ir.Pos, op string, lane int32, t ir.CoopMat, la
 	return addrs
 }
 
+// coopAligned stops the run when the byte offset or stride of a
+// cooperative load or store breaks Vulkan's alignment rule (ir.CoopAlign):
+// undefined on every device, so an error here rather than a result.
+func (c *compiler) coopAligned(pos ir.Pos, op string, lane int32, t ir.CoopMat, layout ir.Layout, off, stride int64, unit int) {
+	a := int64(ir.CoopAlign(t, layout))
+	for _, x := range [2]struct {
+		what string
+		v    int64
+	}{{"offset", off}, {"stride", stride}} {
+		if b := x.v * int64(unit); b%a != 0 {
+			c.m.fail(pos, lane, "%s misaligned: %s %d is byte %s %d, not a multiple of %d (%s %s needs the lesser of 16 and a %s's bytes: %s)",
+				op, x.what, x.v, x.what, b, a, t, layout, lineName(layout), ir.CoopAlignRule)
+			return
+		}
+	}
+}
+
+// lineName is what a layout keeps in consecutive memory.
+func lineName(l ir.Layout) string {
+	if l == ir.ColMajor {
+		return "column"
+	}
+	return "row"
+}
+
 // index reads an i32 or u32 word as a signed offset.
 func index(v uint32, s ir.Scalar) int64 {
 	if s == ir.I32 {
@@ -259,6 +284,7 @@ func (c *compiler) coopLoad(e *ir.CoopLoad) exprFn {
 		c.groups(e.Pos, "coopLoad", t.Scope, act, func(lanes []int32) {
 			off := index(c.same(e.Pos, "coopLoad", "offset", offs, lanes), os)
 			str := index(c.same(e.Pos, "coopLoad", "stride", strs, lanes), ss)
+			c.coopAligned(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, unit)
 			addrs := c.coopAddrs(e.Pos, "coopLoad", lanes[0], t, e.Layout, off, str, unit, len(mem))
 			dst, h := m.newMat(t)
 			for i, a := range addrs {
@@ -282,6 +308,7 @@ func (c *compiler) coopStore(st *ir.CoopStore) stmtFn {
 			src := m.mat(c.same(st.Pos, "coopStore", "matrix", ms, lanes), t)
 			off := index(c.same(st.Pos, "coopStore", "offset", offs, lanes), os)
 			str := index(c.same(st.Pos, "coopStore", "stride", strs, lanes), ss)
+			c.coopAligned(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, unit)
 			addrs := c.coopAddrs(st.Pos, "coopStore", lanes[0], t, st.Layout, off, str, unit, len(mem))
 			for i, a := range addrs {
 				storeComp(mem, a, s, fromElem(src.v[i], s))

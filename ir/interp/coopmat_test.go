@@ -142,6 +142,50 @@ kernel k(x read []f32, y read_write []f32, off u32) workgroup(64) {
 	}
 }
 
+// TestCoopMatAlignment: a load or store whose byte offset or stride is
+// not a multiple of the lesser of 16 and a row's (col_major: a column's)
+// bytes stops the run (ir.CoopAlign, Vulkan's VUID 08986); stride 0 is
+// aligned; packed memory counts in its own elements.
+func TestCoopMatAlignment(t *testing.T) {
+	src := `
+enable f16
+enable cooperative_matrix
+
+kernel k(x read []f16, w read []u32, y read_write []f32, off u32, str u32, soff u32, woff u32) workgroup(32) {
+	let a = coopLoad<coopmat<f16, 16, 16, a>>(x, off, str, col_major)
+	let p = coopLoad<coopmat<f16, 16, 16, b>>(w, woff, 8, row_major)
+	let s = coopLoad<coopmat<f16, 8, 4, acc>>(x, off, 4, row_major)
+	coopStore(coopMulAdd(a, p, coopmat<f32, 16, 16, acc>(f32(s[0]))), y, soff, 16, row_major)
+}
+`
+	m := compile(t, src)
+	run := func(off, str, soff, woff int) error {
+		return Run(m, "k", [3]int{1, 1, 1}, &Args{
+			Params:  params("off", off, "str", str, "soff", soff, "woff", woff),
+			Buffers: map[string][]byte{"x": Poison(2 * 1024), "w": Poison(4 * 512), "y": Poison(4 * 1024)},
+		}, Options{SubgroupSize: 32})
+	}
+	for _, ok := range [][4]int{{0, 16, 0, 0}, {8, 24, 4, 4}, {16, 0, 512, 12}} {
+		if err := run(ok[0], ok[1], ok[2], ok[3]); err != nil {
+			t.Errorf("aligned %v: %v", ok, err)
+		}
+	}
+	for _, tc := range []struct {
+		off, str, soff, woff int
+		want                 string
+	}{
+		{4, 16, 0, 0, "test.kc:5:10: kernel k, invocation global_id (0, 0, 0): coopLoad misaligned: offset 4 is byte offset 8, not a multiple of 16 (coopmat<f16, 16, 16, a> col_major needs the lesser of 16 and a column's bytes: Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986)"},
+		{0, 20, 0, 0, "coopLoad misaligned: stride 20 is byte stride 40, not a multiple of 16"},
+		{0, 16, 0, 2, "coopLoad misaligned: offset 2 is byte offset 8, not a multiple of 16 (coopmat<f16, 16, 16, b> row_major"},
+		{0, 16, 2, 0, "test.kc:8:2: kernel k, invocation global_id (0, 0, 0): coopStore misaligned: offset 2 is byte offset 8, not a multiple of 16"},
+	} {
+		err := run(tc.off, tc.str, tc.soff, tc.woff)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc, err, tc.want)
+		}
+	}
+}
+
 // TestBF16Rounding: f32 -> bf16 rounds to nearest even; bf16 -> f32 is exact.
 func TestBF16Rounding(t *testing.T) {
 	for _, c := range []struct {
@@ -337,7 +381,9 @@ kernel k(a read []i8, b read []u8, c read_write []i32, d read_write []u32, q rea
 // (ir.CoopPacks): f16 A staged with 16-byte copies into a shared array of
 // vec4<u32> and read from it (offset and stride in vec4s, 24-half rows),
 // f16 B read column-major straight from a buffer of u32 words, the f32
-// product stored into a buffer of vec2<u32> (offset and stride in vec2s).
+// product stored into a buffer of vec2<u32> (offset and stride in vec2s);
+// byte offsets and strides multiples of 16 (ir.CoopAlign), rows and
+// columns padded by 16 bytes.
 // The reference reads the same bytes by the rule of ir.Layout: element
 // (i, j) at byte (off + i·stride)·P + j·E. The product of f16 values
 // summed once in float64 and rounded to f32 is exact to 1 ulp of f32.
@@ -353,21 +399,21 @@ kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(3
 	}
 	workgroupBarrier()
 	let a = coopLoad<coopmat<f16, 16, 16, a>>(as, 1, 3, row_major)
-	let b = coopLoad<coopmat<f16, 16, 16, b>>(B, 2, 10, col_major)
+	let b = coopLoad<coopmat<f16, 16, 16, b>>(B, 4, 12, col_major)
 	let c = coopMulAdd(a, b, coopmat<f32, 16, 16, acc>(0.0))
-	coopStore(c, C, 1, 9, row_major)
+	coopStore(c, C, 2, 10, row_major)
 }
 `)
 	r := newRNG(t)
 	aBits := make([]uint16, 48*8)
-	bBits := make([]uint16, 2*(2+15*10)+32)
+	bBits := make([]uint16, 2*(4+15*12)+32)
 	for _, v := range [][]uint16{aBits, bBits} {
 		for i := range v {
 			v[i] = F32ToF16Bits(float32(r.Float64()*4 - 2))
 		}
 	}
 	ab, bb := Encode(aBits), Encode(bBits)
-	c := Poison(8 * (1 + 15*9 + 8))
+	c := Poison(8 * (2 + 15*10 + 8))
 	mustRun(t, m, "k", [3]int{1, 1, 1}, &Args{
 		Buffers: map[string][]byte{"A": ab, "B": bb, "C": c},
 	}, Options{SubgroupSize: 32, Races: true})
@@ -376,15 +422,15 @@ kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(3
 	}
 	for i := 0; i < 16; i++ {
 		for j := 0; j < 16; j++ {
-			want, mag := dotRef(16, func(k int) float64 { return half(ab, (1+i*3)*16+k*2) * half(bb, (2+j*10)*4+k*2) })
-			at := (1+i*9)*8 + j*4
+			want, mag := dotRef(16, func(k int) float64 { return half(ab, (1+i*3)*16+k*2) * half(bb, (4+j*12)*4+k*2) })
+			at := (2+i*10)*8 + j*4
 			got := math.Float32frombits(uint32(c[at]) | uint32(c[at+1])<<8 | uint32(c[at+2])<<16 | uint32(c[at+3])<<24)
 			closeTo(t, "C", i*16+j, got, want, 2*eps32*mag)
 		}
 	}
-	// The 8 bytes of C before the matrix, and the gaps between rows of
-	// 64 bytes every 72, stay poisoned.
-	for _, at := range []int{0, 7, 8 + 64, 8 + 71} {
+	// The 16 bytes of C before the matrix, and the gaps between rows of
+	// 64 bytes every 80, stay poisoned.
+	for _, at := range []int{0, 15, 16 + 64, 16 + 79} {
 		if c[at] != Poison(1)[0] {
 			t.Errorf("C byte %d = %#x, written outside the matrix", at, c[at])
 		}
@@ -392,9 +438,9 @@ kernel k(A read []vec4<u32>, B read []u32, C read_write []vec2<u32>) workgroup(3
 	// Bounds are checked in bytes: B one word short of its last column's
 	// end, whose last two elements (14, 15) and (15, 15) then fall outside.
 	err := Run(m, "k", [3]int{1, 1, 1}, &Args{
-		Buffers: map[string][]byte{"A": ab, "B": bb[:(2+15*10)*4+28], "C": Poison(len(c))},
+		Buffers: map[string][]byte{"A": ab, "B": bb[:(4+15*12)*4+28], "C": Poison(len(c))},
 	}, Options{SubgroupSize: 32})
-	want := "coopLoad out of bounds: element (14, 15) is at byte 636, outside the 636 bytes"
+	want := "coopLoad out of bounds: element (14, 15) is at byte 764, outside the 764 bytes"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}

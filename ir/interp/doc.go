@@ -79,7 +79,9 @@
 // operation reached by part of a subgroup, or whose offset, stride, scalar
 // or matrix operands differ within it, stops the run with an *Error); it
 // then happens once for the subgroup: a load reads the matrix once, a
-// store writes it once, and every invocation sees the same result. Each
+// store writes it once, and every invocation sees the same result. A load
+// or store whose byte offset or stride breaks Vulkan's alignment rule
+// (ir.CoopAlign) stops the run, as an out-of-bounds one does. Each
 // element of coopMulAdd is the float64 sum of C's element and the K
 // products, rounded once to the accumulator type; GPUs accumulate in other
 // orders and precisions (compare with a tolerance proportional to K).
