@@ -88,10 +88,15 @@ func (g *gen) bitFieldCall(t ir.Scalar, d int) ir.Expr {
 	return ir.CallOf(ir.InsertBits, x, g.intExpr(t, d-1, true), off, cnt)
 }
 
-// packRoundTrip is pack2x16float(unpack2x16float(x & m)) for a mask m that
-// keeps each half a finite f16 below 2: exactly x & m.
+// packRoundTrip is pack2x16float(unpack2x16float(y & m)) for a mask m that
+// keeps each half a finite f16 below 2: exactly y & m. y is an expression
+// XORed with a word of in_i, so that no compiler can fold the round trip:
+// lavapipe (Mesa 22.3.6) folds it wrong for a constant operand, keeping
+// only the low half (docs/difftest.md, finding 4; TestPackFold).
 func (g *gen) packRoundTrip(d int) ir.Expr {
-	x := ir.Bin(ir.OpAnd, g.intExpr(ir.U32, d-1, false), ir.Int(0x3bff3bff))
+	in := ir.At(ir.Ref("in_i"), g.mask(ir.Builtin(ir.LocalIndex), InLen-1))
+	y := ir.Bin(ir.OpXor, g.intExpr(ir.U32, d-1, false), in)
+	x := ir.Bin(ir.OpAnd, y, ir.Int(0x3bff3bff))
 	return ir.CallOf(ir.Pack2x16Float, ir.CallOf(ir.Unpack2x16Float, x))
 }
 
