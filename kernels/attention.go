@@ -202,14 +202,16 @@ func flashLoops(s, dh int) int {
 // decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
 // invocations per key in the score pass (LN: 1, 2 or 4), value rows per
 // online-softmax step (VB), and for decode4h.kc the round's values loaded
-// with its keys (Pre = 1). All: keys per workgroup (Span, a power of two,
+// with its keys (Pre = 1). Wid = 1 makes decodesg.kc and decode4h.kc widen
+// f16 by integer ops instead of unpack2x16float (an experiment: see
+// docs/PERF.md). All: keys per workgroup (Span, a power of two,
 // at least one step or round; 0: chosen so that about Groups workgroups
 // run). A tuning set by a test or benchmark applies to every cache type;
 // its zero fields take the default's.
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
-	Pre                      int
+	Pre, Wid                 int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -318,7 +320,7 @@ func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	}
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
-		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1))}
+		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1)), "WID": strconv.Itoa(min(t.Wid, 1))}
 }
 
 // attnParams are the attention kernels' parameters: tq, s, the query and
@@ -470,7 +472,7 @@ func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	span := t.span(t.NS*sg/kl*u, tq, s, kvHeads)
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
 		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4),
-		"U": strconv.Itoa(u)}
+		"U": strconv.Itoa(u), "WID": strconv.Itoa(min(t.Wid, 1))}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -202,7 +202,7 @@ func TestDecodeVariants(t *testing.T) {
 // it is timed on a device.
 func TestDecodeSweep(t *testing.T) {
 	c := open(t, "vulkan")
-	for _, tn := range append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...) {
+	for _, tn := range append(append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...), decodeWidenSweep[1], decodeWidenSweep[3]) {
 		tn.Groups = 4 // spans of several rounds at these sizes
 		testDecodeTuning(t, c, tn)
 	}
