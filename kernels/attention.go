@@ -203,8 +203,8 @@ func flashLoops(s, dh int) int {
 // invocations per key in the score pass (LN: 1, 2 or 4), value rows per
 // online-softmax step (VB), and for decode4h.kc the round's values loaded
 // with its keys (Pre = 1). Wid = 1 makes decodesg.kc and decode4h.kc widen
-// f16 by integer ops instead of unpack2x16float (an experiment: see
-// docs/PERF.md). All: keys per workgroup (Span, a power of two,
+// f16 by integer ops instead of unpack2x16float (slower on the H200:
+// docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
 // at least one step or round; 0: chosen so that about Groups workgroups
 // run). A tuning set by a test or benchmark applies to every cache type;
 // its zero fields take the default's.
