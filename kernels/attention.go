@@ -202,14 +202,16 @@ func flashLoops(s, dh int) int {
 // decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
 // invocations per key in the score pass (LN: 1, 2 or 4), value rows per
 // online-softmax step (VB), and for decode4h.kc the round's values loaded
-// with its keys (Pre = 1). All: keys per workgroup (Span, a power of two,
+// with its keys (Pre = 1). Wid = 1 makes decodesg.kc and decode4h.kc widen
+// f16 by integer ops instead of unpack2x16float (slower on the H200:
+// docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
 // at least one step or round; 0: chosen so that about Groups workgroups
 // run). A tuning set by a test or benchmark applies to every cache type;
 // its zero fields take the default's.
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
-	Pre                      int
+	Pre, Wid                 int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -219,12 +221,14 @@ type decodeTuning struct {
 // where a tuning asks for it.
 var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
-// defaultDecode16 is the configuration over 16-bit caches, the fastest of
-// the H200 sweeps of 2026-12-01 (docs/PERF.md): decodesg.kc with 4 lanes
-// per key, 4 subgroups, batches of 2 steps and about 512 workgroups;
-// where the device's subgroups do not allow it, decode4h.kc with 4
-// invocations per key and 4 value rows a step (its fastest there).
-var defaultDecode16 = decodeTuning{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512, WG: 256, LN: 4, VB: 4}
+// defaultDecode16 is the configuration over 16-bit caches: decode4h.kc
+// with 4 invocations per key, 4 value rows a step and about 512
+// workgroups. Since it keeps its accumulators in locals per step it ran
+// 1173-1216 GB/s of f16 on the H200 (2026-12-01 ~20:05 UTC, two passes,
+// docs/PERF.md "Widening f16 on the H200") against 775-777 for the
+// previous default, decodesg.kc with 4 lanes per key, 4 subgroups and
+// batches of 2 steps (KL, NS and U: what a tuning asking for Sub gets).
+var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 256, LN: 4, VB: 4}
 
 // decodeTune is the configuration for a cache of type d: the test's or
 // benchmark's where one is set, else the type's default; zero fields take
@@ -318,7 +322,7 @@ func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	}
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
 		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
-		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1))}
+		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1)), "WID": strconv.Itoa(min(t.Wid, 1))}
 }
 
 // attnParams are the attention kernels' parameters: tq, s, the query and
@@ -337,8 +341,8 @@ func attnParams(tq, s, heads, kvHeads, dh int, causal bool) []uint32 {
 // flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
 // f16 matrices with f32 accumulators and subgroups of 32, and more queries
 // than the split-key kernels take; the split-key kernels reading the
-// 16-bit cache for up to that many queries (decode4.kc, or decodesg.kc
-// where the device's subgroups allow it), the merge rounding to q's type;
+// 16-bit cache for up to that many queries (decode4h.kc by default), the
+// merge rounding to q's type;
 // otherwise the f32 kernels between casts.
 func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
 	tq, s := q.shape[0], k.shape[0]
@@ -470,7 +474,7 @@ func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	span := t.span(t.NS*sg/kl*u, tq, s, kvHeads)
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
 		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4),
-		"U": strconv.Itoa(u)}
+		"U": strconv.Itoa(u), "WID": strconv.Itoa(min(t.Wid, 1))}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"testing"
 
 	"github.com/kcgo/kc/internal/kctest"
@@ -202,7 +203,13 @@ func TestDecodeVariants(t *testing.T) {
 // it is timed on a device.
 func TestDecodeSweep(t *testing.T) {
 	c := open(t, "vulkan")
-	for _, tn := range append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...) {
+	tns := append(append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...), decodeWidenSweep[1], decodeWidenSweep[3])
+	// KC_DECODE_SWEEP=widen (a device call on a budget): only the
+	// configurations that widen f16 by integer ops
+	if os.Getenv("KC_DECODE_SWEEP") == "widen" {
+		tns = []kernels.DecodeTuning{decodeWidenSweep[1], decodeWidenSweep[3]}
+	}
+	for _, tn := range tns {
 		tn.Groups = 4 // spans of several rounds at these sizes
 		testDecodeTuning(t, c, tn)
 	}

@@ -154,12 +154,19 @@ func BenchmarkOps(b *testing.B) {
 		p := fmt.Sprintf("p%d", pass)
 		bench("copy/"+sz+"/"+p, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
 		rowSweep(b, c, x, p, bench)
-		for _, tn := range decode16Sweep {
+		list16 := decode16Sweep
+		if *widen {
+			list16 = decodeWidenSweep
+		}
+		for _, tn := range list16 {
 			c.SetDecodeTuning(tn)
 			bench(fmt.Sprintf("decodeattention16/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*2,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 		}
 		for _, tn := range decode32Sweep {
+			if *widen {
+				break
+			}
 			c.SetDecodeTuning(tn)
 			bench(fmt.Sprintf("decodeattention/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*4,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
@@ -185,14 +192,27 @@ var (
 		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512}, {WG: 256, LN: 2, VB: 8, Groups: 1024},
 		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024},
 	}
+	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
+	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
+	// (Wid 1), and no f32 configurations
+	decodeWidenSweep = []kernels.DecodeTuning{
+		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512, Wid: 1},
+		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 512, Wid: 1},
+	}
 )
+
+var widen = flag.Bool("widen", false, "BenchmarkOps -sweep: time the 16-bit decode defaults with each f16 widening instead of the whole decode sweep")
 
 // decodeName names a split-key configuration in the sweep.
 func decodeName(tn kernels.DecodeTuning) string {
-	if tn.Sub != 0 {
-		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d", tn.KL, tn.NS, tn.U, tn.Groups)
+	w := ""
+	if tn.Wid != 0 {
+		w = fmt.Sprintf("-wid%d", tn.Wid)
 	}
-	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups)
+	if tn.Sub != 0 {
+		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)
+	}
+	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d%s", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups, w)
 }
 
 // gpuTime runs op 20 times in one scope with every dispatch bracketed by

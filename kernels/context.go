@@ -55,6 +55,9 @@ type Context struct {
 	// gemvSG (tests, benchmarks): 1 makes gemv take gemvsg.kc where the
 	// device allows it, -1 never, 0 the route's choice.
 	gemvSG int
+	// gemvWid (tests, benchmarks): 1 makes gemv.kc and gemvsg.kc widen
+	// f16 by integer ops instead of unpack2x16float.
+	gemvWid int
 	// gemvtSlices, when positive (tests, benchmarks), fixes how many
 	// slices of k gemvt.kc cuts.
 	gemvtSlices int

@@ -20,6 +20,7 @@ type decodeRoute struct {
 	layout  kernels.SkinnyLayout
 	team, r int // gemv.kc's team and rows (0: the default)
 	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
+	wid     int // 1: f16 widened by integer ops (SetGEMVWiden)
 	label   string
 }
 
@@ -36,6 +37,18 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 	if transB {
 		for _, tr := range gemvTeams(m) {
 			rs = append(rs, decodeRoute{kernel: "gemv", team: tr[0], r: tr[1], sg: -1, label: fmt.Sprintf("gemv_t%d_r%d", tr[0], tr[1])})
+		}
+		// f16 widened by integer ops: the default and, at 1 row, the
+		// shapes it was timed against
+		if m <= 8 {
+			rs = append(rs, decodeRoute{wid: 1, label: "default_w1"})
+		}
+		if m == 1 {
+			rs = append(rs, decodeRoute{kernel: "gemv", team: 128, r: 2, sg: -1, wid: 1, label: "gemv_t128_r2_w1"},
+				decodeRoute{kernel: "gemv", team: 64, r: 1, sg: -1, wid: 1, label: "gemv_t64_r1_w1"})
+			if info.Subgroups {
+				rs = append(rs, decodeRoute{kernel: "gemv", team: 128, r: 4, sg: 1, wid: 1, label: "gemvsg_t128_r4_w1"})
+			}
 		}
 		if info.Subgroups {
 			rs = append(rs, decodeRoute{kernel: "gemv", sg: 1, label: "gemvsg"})
@@ -90,6 +103,7 @@ func (r decodeRoute) set(c *kernels.Context) {
 	c.SetDecodeRoute(r.kernel, r.layout)
 	c.SetGEMV(r.team, r.r)
 	c.SetGEMVSubgroups(r.sg)
+	c.SetGEMVWiden(r.wid)
 }
 
 // TestDecodeRoutes runs the decode products (1 to 16 rows of a, f32 or of
@@ -109,7 +123,7 @@ func TestDecodeRoutes(t *testing.T) {
 	info := c.Device().Info()
 	rng := kctest.NewRand(t)
 	defer decodeRoute{}.set(c)
-	shapes := [][3]int{{1, 17, 70}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24}}
+	shapes := [][3]int{{1, 17, 70}, {1, 1000, 77}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24}}
 	if os.Getenv("KC_DECODE_SHAPES") == "big" {
 		shapes = [][3]int{{3, 1000, 1001}, {16, 1000, 1001}}
 	}

@@ -23,20 +23,21 @@ func TestDecodeSG32(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
 	const tq, s, hq, hkv, dh, span = 1, 300, 8, 2, 128, 128
-	cfgs := [][3]int{{4, 4, 2}, {8, 8, 1}, {4, 8, 3}, {8, 4, 4}}
+	// lanes per key, subgroups, steps a batch, f16 widened by integer ops
+	cfgs := [][4]int{{4, 4, 2, 1}, {4, 4, 2, 0}, {8, 8, 1, 0}, {4, 8, 3, 0}, {8, 4, 4, 1}}
 	if testing.Short() {
-		cfgs = cfgs[:1]
+		cfgs = cfgs[:2]
 	}
 	for _, h16 := range []bool{false, true} {
 		for _, cf := range cfgs {
-			kl, ns, u := cf[0], cf[1], cf[2]
+			kl, ns, u, wid := cf[0], cf[1], cf[2], cf[3]
 			e := 4
 			if h16 {
 				e = 8
 			}
 			dv := dh / e
 			defs := map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(hq / hkv), "SG": "32", "KL": strconv.Itoa(min(kl, min(32, dv))),
-				"VL": strconv.Itoa(min(32, dv)), "NS": strconv.Itoa(ns), "H16": "0", "VE": strconv.Itoa(e / 4), "U": strconv.Itoa(u)}
+				"VL": strconv.Itoa(min(32, dv)), "NS": strconv.Itoa(ns), "H16": "0", "VE": strconv.Itoa(e / 4), "U": strconv.Itoa(u), "WID": strconv.Itoa(wid)}
 			var q, k, v []float64
 			var qb, kb, vb []byte
 			if h16 {
@@ -51,7 +52,7 @@ func TestDecodeSG32(t *testing.T) {
 			}
 			got := runSplit(t, "decodesg.kc", "decodesg_partial", defs, F32, tq, s, hq, hkv, dh, span, false, qb, kb, vb)
 			want := flash16Ref(q, k, v, tq, s, hq, hkv, dh, false)
-			name := fmt.Sprintf("decodesg f16 %v KL %d NS %d U %d", h16, kl, ns, u)
+			name := fmt.Sprintf("decodesg f16 %v KL %d NS %d U %d WID %d", h16, kl, ns, u, wid)
 			for i := range want {
 				if d, tl := math.Abs(got[i]-want[i]), 2e-5*(math.Abs(want[i])+1); !(d <= tl) {
 					t.Fatalf("%s: o[%d] = %g, want %g (|error| %.3g > %.3g)", name, i, got[i], want[i], d, tl)
@@ -81,8 +82,8 @@ func TestDecode4Interp(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
-	type cfg struct{ wg, ln, vb, pre int }
-	cfgs := []cfg{{256, 4, 4, 0}, {256, 2, 4, 1}, {256, 2, 8, 0}, {256, 4, 4, 1}, {256, 4, 8, 0}, {128, 2, 4, 1}, {256, 1, 8, 0}}
+	type cfg struct{ wg, ln, vb, pre, wid int }
+	cfgs := []cfg{{256, 4, 4, 0, 1}, {256, 2, 4, 1, 0}, {256, 4, 4, 0, 0}, {256, 2, 8, 0, 1}, {256, 4, 4, 1, 0}, {256, 4, 8, 0, 0}, {128, 2, 4, 1, 1}, {256, 1, 8, 0, 0}}
 	cases := []struct {
 		tq, s, hq, hkv, dh, span int
 		causal                   bool
@@ -102,7 +103,7 @@ func TestDecode4Interp(t *testing.T) {
 				g := tc.hq / tc.hkv
 				defs := map[string]string{"DH": strconv.Itoa(tc.dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(cf.wg),
 					"LN": strconv.Itoa(cf.ln), "VB": strconv.Itoa(min(cf.vb, dv/cf.ln)), "RED": strconv.Itoa(max(g, e) * cf.wg),
-					"H16": h16Def[d], "VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(cf.pre)}
+					"H16": h16Def[d], "VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(cf.pre), "WID": strconv.Itoa(cf.wid)}
 				qb, q := randOf(rng, d, tc.tq*tc.hq*tc.dh)
 				kb, k := randOf(rng, d, tc.s*tc.hkv*tc.dh)
 				vb, v := randOf(rng, d, tc.s*tc.hkv*tc.dh)

@@ -39,8 +39,7 @@
 // DecodeAttention (q, k and v of one type, the result too: f16 with more
 // than 8 queries on cooperative matrices where the device has f16 ones,
 // flash16; up to 8 queries reading the 16-bit cache as it is, through
-// decodesg.kc where the device's subgroups allow, else decode4h.kc, the
-// merge rounding to the cache's type; otherwise the f32 kernels between
+// decode4h.kc, the merge rounding to the cache's type; otherwise the f32 kernels between
 // casts), Cast, Dup, Reshape, Rows and SetRows; every other op takes f32
 // only. Mixed or unsupported
 // types are *ShapeErrors naming the op and each operand's type and shape.

@@ -39,6 +39,10 @@ func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 // (1), never (-1), or by default (0).
 func (c *Context) SetGEMVSubgroups(mode int) { c.gemvSG = mode }
 
+// SetGEMVWiden makes gemv.kc and gemvsg.kc widen f16 by integer ops
+// (1) or by unpack2x16float (0, the default).
+func (c *Context) SetGEMVWiden(w int) { c.gemvWid = w }
+
 // SetFlash16 fixes flash16's subgroups per workgroup, keys per block and
 // layout ("staged", "direct", "packed", or "lean" followed by option
 // letters: 0 Bcast0, u Unmask, n Near, 1 Single, p Pipe; 0, 0: the

@@ -169,6 +169,9 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 	}
 	defs := gemvDefs(o.M, b.dtype)
 	defs["R"], defs["TEAM"] = strconv.Itoa(r), strconv.Itoa(team)
+	if c.gemvWid != 0 {
+		defs["WID"] = "1"
+	}
 	if file == "gemvsg.kc" {
 		defs["SG"] = strconv.Itoa(c.dev.Info().SubgroupSize)
 	}
