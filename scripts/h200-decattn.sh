@@ -25,7 +25,8 @@ cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
 dir=${2:-decattn}
-gl=$root/.gl/$dir
+mkdir -p "$root/.gl/$dir"
+gl=$(cd "$root/.gl/$dir" && pwd) # absolute: the BASE build below runs elsewhere
 h200_gl "$root" "$gl"
 h200_kernels "$gl"
 h200_torch "$gl"
