@@ -88,58 +88,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- else}}
 	shared cs [BQ * 5]vec4<u32>
 {{- end}}
-	let t = local_index
-	let sg = t / SUB
-	let h = workgroup_id.y
-	let kh = h / (hq / hkv)
-	// the last query tiles (the most keys, when causal) first
-	let q0 = (num_workgroups.x - 1 - workgroup_id.x) * BQ
-{{template "kend" .}}
-{{- if eq .QP 1}}
-	for e := t; e < BQ * D8; e += WG {
-		let r = e / D8
-		var w vec4<u32>
-		if q0 + r < tq {
-			w = q[((q0 + r) * hq + h) * D8 + e % D8]
-		}
-		kv[r * LV + e % D8] = w
-	}
-	workgroupBarrier()
-{{- range .Ds}}
-	let qf{{.}} = coopLoad<coopmat<f16, 16, 16, a>>(kv, sg * 16 * LV + {{.}} * 2, LV, row_major)
-	var of{{.}} coopmat<f32, 16, 16, acc>
-{{- end}}
-{{- else}}
-	// the query tile has more rows than kv: KR rows a pass, each subgroup
-	// adding its rows from the pass that holds them (cooperative loads must
-	// be uniform, so every subgroup loads in every pass, scaled by 0 or 1)
-{{- range .Ds}}
-	var qf{{.}} coopmat<f16, 16, 16, a>
-	var of{{.}} coopmat<f32, 16, 16, acc>
-{{- end}}
-	for p := u32(0); p < BQ; p += KR {
-		for e := t; e < KR * D8; e += WG {
-			let r = p + e / D8
-			var w vec4<u32>
-			if r < BQ && q0 + r < tq {
-				w = q[((q0 + r) * hq + h) * D8 + e % D8]
-			}
-			kv[(e / D8) * LV + e % D8] = w
-		}
-		workgroupBarrier()
-		let mine = sg * 16 >= p && sg * 16 < p + KR
-		var at u32
-		var sel f16
-		if mine {
-			at = sg * 16 - p
-			sel = 1.0
-		}
-{{- range .Ds}}
-		qf{{.}} = qf{{.}} + coopLoad<coopmat<f16, 16, 16, a>>(kv, at * LV + {{.}} * 2, LV, row_major) * sel
-{{- end}}
-		workgroupBarrier()
-	}
-{{- end}}
+{{template "kvquery" .}}
 	// this invocation's softmax row (lanes l and l+16 share row l%16 of
 	// the subgroup's) and half of the block's columns
 	let lane = t % SUB
@@ -193,28 +142,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- end}}
 {{- end}}
 {{- else}}
-	// kr: keys of the block after the one staged; vr: values of the next
-{{- range .Ps}}
-	var kr{{.}} vec4<u32>
-	var vr{{.}} vec4<u32>
-{{- end}}
-{{- range .Ps}}
-	if {{.}} * WG + t < BK * D8 && (({{.}} * WG + t) / D8) < kend {
-		let g = ((({{.}} * WG + t) / D8) * hkv + kh) * D8 + ({{.}} * WG + t) % D8
-		kr{{.}} = k[g]
-		vr{{.}} = v[g]
-	}
-{{- end}}
-	workgroupBarrier()
-{{- range .Ps}}
-	if {{.}} * WG + t < BK * D8 {
-		kv[(({{.}} * WG + t) / D8) * LV + ({{.}} * WG + t) % D8] = kr{{.}}
-		kr{{.}} = vec4<u32>(u32(0))
-	}
-	if {{.}} * WG + t < BK * D8 && BK + ({{.}} * WG + t) / D8 < kend {
-		kr{{.}} = k[(((BK + ({{.}} * WG + t) / D8)) * hkv + kh) * D8 + ({{.}} * WG + t) % D8]
-	}
-{{- end}}
+{{template "prefetch" .}}
 {{- end}}
 {{- if .Unmask}}
 	// keys that every row of the workgroup sees: blocks below need no mask
