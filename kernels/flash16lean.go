@@ -46,6 +46,11 @@ package kernels
 // Near ran fastest; keeping the query tile in shared memory instead of
 // registers, and summing each score tile in two chains, gained nothing
 // and were dropped.
+//
+// nload and nstore are Near's halves of restage (the load into registers,
+// the store into kv); maxmask and pmask are the masked loops of the
+// softmax (scores with their max, then P), which every block runs without
+// Unmask and the blocks on the diagonal run with it, one tab deeper.
 const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
 			{{.Reg}}{{.P}} = vec4<u32>(u32(0))
 			if j0 + {{.Ahead}} + ({{.P}} * WG + t) / D8 < kend {
@@ -54,6 +59,34 @@ const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
 		}{{end}}
 {{- define "nstore"}}		if {{.P}} * WG + t < BK * D8 {
 			kv[{{.Off}}(({{.P}} * WG + t) / D8) * LV + ({{.P}} * WG + t) % D8] = {{.Reg}}{{.P}}
+		}{{end}}
+{{- define "maxmask"}}		for w := u32(0); w < H4; w++ {
+			let x = bitcast<vec4<f32>>(ss[at + w])
+			for e := u32(0); e < 4; e++ {
+				var y f32 = LOW
+				if c0 + w * 4 + e < last {
+					y = x[e] * sl2
+				}
+				sv[w * 4 + e] = y
+				mx = max(mx, y)
+			}
+		}{{end}}
+{{- define "pmask"}}		for w := u32(0); w < H4 / 2; w++ {
+			var pw vec4<u32>
+			for e := u32(0); e < 4; e++ {
+				let c = w * 8 + e * 2
+				var p0 f32
+				var p1 f32
+				if c0 + c < last {
+					p0 = exp2(sv[c] - mn)
+				}
+				if c0 + c + 1 < last {
+					p1 = exp2(sv[c + 1] - mn)
+				}
+				sum += p0 + p1
+				pw[e] = bitcast<u32>(vec2<f16>(f16(p0), f16(p1)))
+			}
+			ss[at + w] = pw
 		}{{end}}
 {{- template "head" .}}, lean scores.
 {{template "params" .}}
@@ -122,15 +155,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	workgroupBarrier()
 	// the first block's scores into ss's first half, the second block's
 	// keys into kv's second stage
-{{- range $jt := .Js}}
-	{
-		var sc coopmat<f32, 16, 16, acc>
-{{- range $.Ds}}
-		sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
-{{- end}}
-		coopStore(sc, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
-	}
-{{- end}}
+{{- template "scores" .}}
 {{- range .Ps}}
 	if {{.}} * WG + t < BK * D8 {
 		var w vec4<u32>
@@ -195,15 +220,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{template "nload" (restage "kr" "" "2 * BK" "k" .)}}
 {{- end}}
 {{- else}}
-{{- range $jt := .Js}}
-		{
-			var sc coopmat<f32, 16, 16, acc>
-{{- range $.Ds}}
-			sc = coopMulAdd(qf{{.}}, coopLoad<coopmat<f16, 16, 16, b>>(kv, {{$jt}} * 16 * LV + {{.}} * 2, LV, col_major), sc)
-{{- end}}
-			coopStore(sc, ss, sg * 16 * LS4 + {{$jt}} * 4, LS4, row_major)
-		}
-{{- end}}
+{{- nest "scores" .}}
 {{- end}}
 {{- if not .Pipe}}
 		// E: scores visible; the keys' stage is free for the next block
@@ -235,30 +252,10 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 				}
 			}
 		} else {
-			for w := u32(0); w < H4; w++ {
-				let x = bitcast<vec4<f32>>(ss[at + w])
-				for e := u32(0); e < 4; e++ {
-					var y f32 = LOW
-					if c0 + w * 4 + e < last {
-						y = x[e] * sl2
-					}
-					sv[w * 4 + e] = y
-					mx = max(mx, y)
-				}
-			}
+{{nest "maxmask" .}}
 		}
 {{- else}}
-		for w := u32(0); w < H4; w++ {
-			let x = bitcast<vec4<f32>>(ss[at + w])
-			for e := u32(0); e < 4; e++ {
-				var y f32 = LOW
-				if c0 + w * 4 + e < last {
-					y = x[e] * sl2
-				}
-				sv[w * 4 + e] = y
-				mx = max(mx, y)
-			}
-		}
+{{template "maxmask" .}}
 {{- end}}
 		mx = max(mx, subgroupShuffleXor(mx, 16))
 		let mn = max(m, mx)
@@ -278,42 +275,10 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 				ss[at + w] = pw
 			}
 		} else {
-			for w := u32(0); w < H4 / 2; w++ {
-				var pw vec4<u32>
-				for e := u32(0); e < 4; e++ {
-					let c = w * 8 + e * 2
-					var p0 f32
-					var p1 f32
-					if c0 + c < last {
-						p0 = exp2(sv[c] - mn)
-					}
-					if c0 + c + 1 < last {
-						p1 = exp2(sv[c + 1] - mn)
-					}
-					sum += p0 + p1
-					pw[e] = bitcast<u32>(vec2<f16>(f16(p0), f16(p1)))
-				}
-				ss[at + w] = pw
-			}
+{{nest "pmask" .}}
 		}
 {{- else}}
-		for w := u32(0); w < H4 / 2; w++ {
-			var pw vec4<u32>
-			for e := u32(0); e < 4; e++ {
-				let c = w * 8 + e * 2
-				var p0 f32
-				var p1 f32
-				if c0 + c < last {
-					p0 = exp2(sv[c] - mn)
-				}
-				if c0 + c + 1 < last {
-					p1 = exp2(sv[c + 1] - mn)
-				}
-				sum += p0 + p1
-				pw[e] = bitcast<u32>(vec2<f16>(f16(p0), f16(p1)))
-			}
-			ss[at + w] = pw
-		}
+{{template "pmask" .}}
 {{- end}}
 		sum += subgroupShuffleXor(sum, 16)
 		l = l * corr + sum
@@ -392,23 +357,6 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- else}}
 	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 5, 5, row_major)
 {{- end}}
-	// a whole tile straight to o; the last one 16 columns at a time
-	// through ss, for the queries that exist
-	if q0 + BQ <= tq {
-{{- range .Ds}}
-		coopStore(coopmat<f16, 16, 16, acc>(of{{.}} * cm), o, ((q0 + sg * 16) * hq + h) * DH + {{.}} * 16, hq * DH, row_major)
-{{- end}}
-	} else {
-{{- range .Ds}}
-		coopStore(of{{.}} * cm, ss, sg * 16 * LS4, LS4, row_major)
-		workgroupBarrier()
-		for e := t; e < BQ * 16; e += WG {
-			if q0 + e / 16 < tq {
-				o[((q0 + e / 16) * hq + h) * DH + {{.}} * 16 + e % 16] = f16(bitcast<f32>(ss[e / 16 * LS4 + e % 16 / 4][e % 4]))
-			}
-		}
-		workgroupBarrier()
-{{- end}}
-	}
+{{template "store" .}}
 }
 `
