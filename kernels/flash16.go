@@ -62,7 +62,7 @@ var (
 // flash16Layout parses a layout's text along with flash16Common.
 func flash16Layout(name, text string) *template.Template {
 	var t *template.Template
-	funcs := template.FuncMap{"kvtile": kvtile, "restage": restage,
+	funcs := template.FuncMap{"kvtile": kvtile, "restage": restage, "factor": factor,
 		"nest": func(name string, data any) (string, error) { return nest(t, name, data) }}
 	common := template.Must(template.New("flash16common").Funcs(funcs).Parse(flash16Common))
 	t = template.Must(common.New(name).Parse(text))
@@ -107,6 +107,16 @@ type flash16Restage struct {
 func restage(reg, off, ahead, buf string, p int) flash16Restage {
 	return flash16Restage{reg, off, ahead, buf, p}
 }
+
+// flash16Factor names a store of the lean layout's factors: the value
+// (each row's rescale factor or 1/l) and whether a row has one f32.
+type flash16Factor struct {
+	V      string
+	Bcast0 bool
+}
+
+// factor is the templates' constructor of a flash16Factor.
+func factor(v string, bcast0 bool) flash16Factor { return flash16Factor{v, bcast0} }
 
 // flash16Common holds the pieces of kernel text the layouts share: the
 // header, the parameters and block constants, the shared scores, P and

@@ -50,7 +50,10 @@ package kernels
 // nload and nstore are Near's halves of restage (the load into registers,
 // the store into kv); maxmask and pmask are the masked loops of the
 // softmax (scores with their max, then P), which every block runs without
-// Unmask and the blocks on the diagonal run with it, one tab deeper.
+// Unmask and the blocks on the diagonal run with it, one tab deeper;
+// factors and cmload store a row's factor (corr in the loop, 1/l at the
+// end) into cs and load the factor matrix back, each written once at the
+// outer indentation and nested in the loop.
 const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
 			{{.Reg}}{{.P}} = vec4<u32>(u32(0))
 			if j0 + {{.Ahead}} + ({{.P}} * WG + t) / D8 < kend {
@@ -88,6 +91,21 @@ const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
 			}
 			ss[at + w] = pw
 		}{{end}}
+{{- define "factors"}}
+{{- if .Bcast0}}
+	if half == 0 {
+		cs[r] = {{.V}}
+	}
+{{- else}}
+	cs[r * 5 + half * 2] = bitcast<vec4<u32>>(vec4<f32>({{.V}}))
+	cs[r * 5 + half * 2 + 1] = bitcast<vec4<u32>>(vec4<f32>({{.V}}))
+{{- end}}{{end}}
+{{- define "cmload"}}
+{{- if .Bcast0}}
+	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16, 0, col_major)
+{{- else}}
+	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 5, 5, row_major)
+{{- end}}{{end}}
 {{- template "head" .}}, lean scores.
 {{template "params" .}}
 // rows of kv: a block of keys and one of values (the queries first, in
@@ -283,14 +301,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 		sum += subgroupShuffleXor(sum, 16)
 		l = l * corr + sum
 		m = mn
-{{- if .Bcast0}}
-		if half == 0 {
-			cs[r] = corr
-		}
-{{- else}}
-		cs[r * 5 + half * 2] = bitcast<vec4<u32>>(vec4<f32>(corr))
-		cs[r * 5 + half * 2 + 1] = bitcast<vec4<u32>>(vec4<f32>(corr))
-{{- end}}
+{{- nest "factors" (factor "corr" .Bcast0)}}
 {{- if .Pipe}}
 {{- range .Ps}}
 {{template "nstore" (restage "vr" "VS + " "" "" .)}}
@@ -302,11 +313,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 {{- end}}
 		// G: P, the factors and the values visible
 		workgroupBarrier()
-{{- if .Bcast0}}
-		let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16, 0, col_major)
-{{- else}}
-		let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 5, 5, row_major)
-{{- end}}
+{{- nest "cmload" .}}
 {{- range .Ds}}
 		of{{.}} = of{{.}} * cm
 {{- end}}
@@ -343,20 +350,9 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	if l > 0.0 {
 		inv = 1.0 / l
 	}
-{{- if .Bcast0}}
-	if half == 0 {
-		cs[r] = inv
-	}
-{{- else}}
-	cs[r * 5 + half * 2] = bitcast<vec4<u32>>(vec4<f32>(inv))
-	cs[r * 5 + half * 2 + 1] = bitcast<vec4<u32>>(vec4<f32>(inv))
-{{- end}}
+{{- template "factors" (factor "inv" .Bcast0)}}
 	workgroupBarrier()
-{{- if .Bcast0}}
-	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16, 0, col_major)
-{{- else}}
-	let cm = coopLoad<coopmat<f32, 16, 16, acc>>(cs, sg * 16 * 5, 5, row_major)
-{{- end}}
+{{- template "cmload" .}}
 {{template "store" .}}
 }
 `
