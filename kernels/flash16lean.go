@@ -108,14 +108,7 @@ const flash16LeanText = `{{define "nload"}}		if {{.P}} * WG + t < BK * D8 {
 {{- end}}{{end}}
 {{- template "head" .}}, lean scores.
 {{template "params" .}}
-// rows of kv: a block of keys and one of values (the queries first, in
-// passes of KR rows where there are more)
-const KR = {{.KR}}
-const BQ = NSG * 16
-const WG = NSG * SUB
-const D8 = DH / 8
-// a row of kv: DH halves and 8 of padding (16 bytes), against bank conflicts
-const LV = D8 + 1
+{{template "kvconsts" .}}
 {{- if .Single}}
 // the values of a block go where its keys were
 const VS = 0
@@ -145,14 +138,7 @@ kernel flash16(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, q read []v
 	let lane = t % SUB
 	let r = sg * 16 + lane % 16
 	let half = lane / 16
-	let qi = q0 + r
-	var last = s
-	if causal != 0 {
-		last = qi + s - tq + 1
-	}
-	if qi >= tq {
-		last = 0
-	}
+{{template "last" .}}
 {{- if .Near}}
 	// kr, vr: keys and values on their way from memory to kv within a block
 {{- range .Ps}}
