@@ -170,16 +170,9 @@ func (mm *Matmul) Run(a, b, c backend.View) error {
 // checkViews verifies the operands' sizes.
 func (mm *Matmul) checkViews(a, b, c backend.View) error {
 	p := mm.plan
-	want := []int64{int64(p.M) * int64(p.K), int64(p.K) * int64(p.N), int64(p.M) * int64(p.N)}
+	want := p.operandBytes()
 	for i, v := range []backend.View{a, b, c} {
-		size := p.elemSize()
-		if i == 0 {
-			size = p.aSize()
-		}
-		if i == 2 {
-			size = p.cSize()
-		}
-		if n := size * want[i]; v.Size != n {
+		if n := want[i]; v.Size != n {
 			return fmt.Errorf("coopmat: %s: %c is %d bytes, want %d", p.Options, "ABC"[i], v.Size, n)
 		}
 	}

@@ -68,6 +68,12 @@ func (o Options) aSize() int64 { return typeSize(o.atype()) }
 // cSize is the bytes of one element of C.
 func (o Options) cSize() int64 { return typeSize(o.ctype()) }
 
+// operandBytes is the size in bytes of A, B and C.
+func (o Options) operandBytes() [3]int64 {
+	m, n, k := int64(o.M), int64(o.N), int64(o.K)
+	return [3]int64{o.aSize() * m * k, o.elemSize() * k * n, o.cSize() * m * n}
+}
+
 func typeSize(t string) int64 {
 	if t == "f32" {
 		return 4

@@ -224,15 +224,8 @@ func Tune(ctx context.Context, dev *backend.Device, o Options, opts TuneOptions)
 
 func allocABC(dev *backend.Device, o Options) ([]*backend.Buffer, error) {
 	var out []*backend.Buffer
-	for i, n := range []int{o.M * o.K, o.K * o.N, o.M * o.N} {
-		size := o.elemSize()
-		if i == 0 {
-			size = o.aSize()
-		}
-		if i == 2 {
-			size = o.cSize()
-		}
-		b, err := dev.Alloc(size * int64(n))
+	for _, n := range o.operandBytes() {
+		b, err := dev.Alloc(n)
 		if err != nil {
 			for _, x := range out {
 				x.Release()
