@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kcgo/kc/coopmat"
@@ -105,7 +106,12 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 		form = 1
 	}
 	if o.M >= skinnyMinRows[form] {
-		if _, err := c.skinnyPlan(a, b, o, skinnyDefault); err == nil {
+		// The probe prepares the product, so the call that follows finds
+		// it in the cache: planning costs 50-80 µs of host time a call.
+		// A device without a plan falls back; a plan that fails to build
+		// takes the route, so that its error is reported.
+		var none *noSkinnyPlan
+		if _, err := c.skinnyMatmul(a, b, o, skinnyDefault); !errors.As(err, &none) {
 			return decodeRoute{Kernel: "skinny", Layout: skinnyDefault}
 		}
 	}
@@ -157,22 +163,37 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
 }
 
+// noSkinnyPlan is skinnyMatmul's error where the device has no skinny
+// tensor-core plan for the product (as against one that fails to build).
+type noSkinnyPlan struct{ err error }
+
+func (e *noSkinnyPlan) Error() string { return e.err.Error() }
+func (e *noSkinnyPlan) Unwrap() error { return e.err }
+
+// skinnyMatmul returns the prepared skinny tensor-core product of layout l
+// for o, planned and built the first time (decodeRouteFor's probe and
+// every product after it then find it in the cache), or an error where the
+// device has none.
+func (c *Context) skinnyMatmul(a, b *Tensor, o coopmat.Options, l skinnyLayout) (*coopmat.Matmul, error) {
+	return c.prepared(mmKey{o: skinnyOptions(a, b, o), layout: l}, func() (*coopmat.Matmul, error) {
+		p, err := c.skinnyPlan(a, b, o, l)
+		if err != nil {
+			return nil, &noSkinnyPlan{err}
+		}
+		return coopmat.NewPlan(context.Background(), c.dev, p)
+	})
+}
+
 // skinny records a·b (or scale·a·bᵀ) through coopmat's skinny
 // tensor-core kernel in layout l: one dispatch (two with split-k), a read
 // as it is.
 func (c *Context) skinny(a, b *Tensor, o coopmat.Options, l skinnyLayout) (*Tensor, error) {
-	p, err := c.skinnyPlan(a, b, o, l)
-	if err != nil {
-		return nil, err
-	}
-	mm, err := c.prepared(mmKey{o: p.Options, layout: l}, func() (*coopmat.Matmul, error) {
-		return coopmat.NewPlan(context.Background(), c.dev, p)
-	})
+	mm, err := c.skinnyMatmul(a, b, o, l)
 	if err != nil {
 		return nil, err
 	}
 	ct := F32
-	if p.CType != "f32" {
+	if mm.Plan().CType != "f32" {
 		ct = a.dtype
 	}
 	return c.runProduct(mm, a, b, o, ct, a.dtype)
