@@ -283,32 +283,28 @@ func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, str
 // key/value head (their accumulators would not stay in registers), or
 // shared memory the device lacks.
 func (c *Context) decode4Defs(t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
-		return 0, nil
-	}
-	g, d4 := heads/kvHeads, dh/4
-	if g > 16 || d4 > t.WG || d4%t.LN != 0 {
-		return 0, nil
-	}
-	vb := min(t.VB, d4/t.LN)
-	span := t.span(t.WG/t.LN, tq, s, kvHeads)
-	red := max(g, 4) * t.WG
-	// qs, red and st (the device's own limit: the backend checks it
-	// again when it loads the kernel)
-	if need := 16*g*d4 + 4*red + 8*g*(t.WG/d4); need > c.dev.Info().Limits.MaxSharedMemory {
-		return 0, nil
-	}
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
-		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
+	return c.vecDecodeDefs(4, t, tq, s, heads, kvHeads, dh)
 }
 
 // decode4hDefs is decode4Defs for decode4h.kc over a cache of type d
 // (16-byte vectors of 4 or 8 elements).
 func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	e := 16 / d.Size()
+	span, pd := c.vecDecodeDefs(e, t, tq, s, heads, kvHeads, dh)
+	if pd != nil {
+		pd["H16"], pd["VE"] = h16Def[d], strconv.Itoa(e/4)
+		pd["PRE"], pd["WID"] = strconv.Itoa(min(t.Pre, 1)), strconv.Itoa(min(t.Wid, 1))
+	}
+	return span, pd
+}
+
+// vecDecodeDefs is the span and specialisation that decode4.kc and
+// decode4h.kc share, for key and value rows read as 16-byte vectors of e
+// elements.
+func (c *Context) vecDecodeDefs(e int, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
 		return 0, nil
 	}
-	e := 16 / d.Size()
 	g, dv := heads/kvHeads, dh/e
 	if g > 16 || dv > t.WG || dv%t.LN != 0 {
 		return 0, nil
@@ -316,13 +312,13 @@ func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	vb := min(t.VB, dv/t.LN)
 	span := t.span(t.WG/t.LN, tq, s, kvHeads)
 	red := max(g, e) * t.WG
-	// qs, red and st
+	// qs, red and st (the device's own limit: the backend checks it
+	// again when it loads the kernel)
 	if need := 4*g*dh + 4*red + 8*g*(t.WG/dv); need > c.dev.Info().Limits.MaxSharedMemory {
 		return 0, nil
 	}
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
-		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red), "H16": h16Def[d],
-		"VE": strconv.Itoa(e / 4), "PRE": strconv.Itoa(min(t.Pre, 1)), "WID": strconv.Itoa(min(t.Wid, 1))}
+		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
 }
 
 // attnParams are the attention kernels' parameters: tq, s, the query and
