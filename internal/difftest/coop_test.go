@@ -31,19 +31,7 @@ func TestCoop(t *testing.T) {
 	hasCoop := len(info.CoopMat) > 0
 	for _, cfg := range []irgen.CoopConfig{{BF16: true, Int8: true}, {NV: true, Int8: true}} {
 		for _, seed := range seeds(t) {
-			k, err := irgen.GenerateCoop(seed, cfg)
-			if err != nil {
-				t.Fatalf("seed %d %+v: %v\n%s", seed, cfg, err, k.Source)
-			}
-			params, bufs := k.Inputs()
-			want, tol := k.Reference(params, bufs)
-			err = interp.Run(k.Module, k.Name, [3]int{k.Groups, 1, 1}, &interp.Args{Params: params, Buffers: bufs}, interp.Options{SubgroupSize: 32, Races: true})
-			if err == nil {
-				err = irgen.CompareCoop(bufs, want, tol)
-			}
-			if err != nil {
-				t.Fatalf("seed %d %+v: interpreter: %v\n%s", seed, cfg, err, k.Source)
-			}
+			k, _, _, _, _ := coopInterp(t, seed, cfg)
 			a := coopEmit(t, k)
 			if !hasCoop {
 				_, err := d.Load(context.Background(), a)
@@ -66,6 +54,31 @@ func TestCoop(t *testing.T) {
 			coopOnDevice(t, d, seed, cfg)
 		}
 	}
+}
+
+// coopInterp generates the kernel of seed under cfg and runs it on the
+// interpreter, which must be within the float64 reference's bound tol. It
+// returns the kernel, its parameters, its input buffers (a copy taken
+// before the run), the buffers the interpreter left and tol.
+func coopInterp(t *testing.T, seed uint64, cfg irgen.CoopConfig) (*irgen.CoopKernel, map[string]ir.Value, map[string][]byte, map[string][]byte, map[string][]float64) {
+	t.Helper()
+	k, err := irgen.GenerateCoop(seed, cfg)
+	if err != nil {
+		t.Fatalf("seed %d %+v: %v\n%s", seed, cfg, err, k.Source)
+	}
+	params, bufs := k.Inputs()
+	want, tol := k.Reference(params, bufs)
+	in := map[string][]byte{}
+	for n, b := range bufs {
+		in[n] = bytes.Clone(b)
+	}
+	if err := interp.Run(k.Module, k.Name, [3]int{k.Groups, 1, 1}, &interp.Args{Params: params, Buffers: bufs}, interp.Options{SubgroupSize: 32, Races: true}); err != nil {
+		t.Fatalf("seed %d %+v: interpreter: %v\n%s", seed, cfg, err, k.Source)
+	}
+	if err := irgen.CompareCoop(bufs, want, tol); err != nil {
+		t.Fatalf("seed %d %+v: interpreter against the reference: %v\n%s", seed, cfg, err, k.Source)
+	}
+	return k, params, in, bufs, tol
 }
 
 // coopEmit emits k's module as SPIR-V in its config's flavour, the NV
@@ -132,23 +145,8 @@ func coopShapes(info backend.AdapterInfo, fl string) []irgen.CoopShape {
 // and interpreter may differ by tol + dtol per element, no more.
 func coopOnDevice(t *testing.T, d *backend.Device, seed uint64, cfg irgen.CoopConfig) {
 	t.Helper()
-	k, err := irgen.GenerateCoop(seed, cfg)
-	if err != nil {
-		t.Fatalf("seed %d %+v: %v\n%s", seed, cfg, err, k.Source)
-	}
-	params, bufs := k.Inputs()
-	want, tol := k.Reference(params, bufs)
-	dwant, dtol := k.DeviceReference(params, bufs)
-	onDev := map[string][]byte{}
-	for n, b := range bufs {
-		onDev[n] = bytes.Clone(b)
-	}
-	if err := interp.Run(k.Module, k.Name, [3]int{k.Groups, 1, 1}, &interp.Args{Params: params, Buffers: bufs}, interp.Options{SubgroupSize: 32, Races: true}); err != nil {
-		t.Fatalf("seed %d %+v: interpreter: %v\n%s", seed, cfg, err, k.Source)
-	}
-	if err := irgen.CompareCoop(bufs, want, tol); err != nil {
-		t.Fatalf("seed %d %+v: interpreter against the reference: %v\n%s", seed, cfg, err, k.Source)
-	}
+	k, params, onDev, bufs, tol := coopInterp(t, seed, cfg)
+	dwant, dtol := k.DeviceReference(params, onDev)
 	ctx := context.Background()
 	pl, err := d.Load(ctx, coopEmit(t, k))
 	if err != nil {
@@ -163,7 +161,7 @@ func coopOnDevice(t *testing.T, d *backend.Device, seed uint64, cfg irgen.CoopCo
 		}
 	}
 	interpOut := map[string][]byte{}
-	for name := range want {
+	for name := range tol {
 		interpOut[name] = bufs[name]
 	}
 	if err := irgen.CompareCoop(got, interpOut, both); err != nil {
@@ -213,19 +211,8 @@ func TestCoopConfigs(t *testing.T) {
 	}
 	for _, cfg := range cfgs {
 		for _, seed := range seeds(t) {
-			k, err := irgen.GenerateCoop(seed, cfg)
-			if err != nil {
-				t.Fatalf("seed %d %+v: %v\n%s", seed, cfg, err, k.Source)
-			}
-			params, bufs := k.Inputs()
-			want, tol := k.Reference(params, bufs)
-			_, dtol := k.DeviceReference(params, bufs)
-			if err := interp.Run(k.Module, k.Name, [3]int{k.Groups, 1, 1}, &interp.Args{Params: params, Buffers: bufs}, interp.Options{SubgroupSize: 32, Races: true}); err != nil {
-				t.Fatalf("seed %d %+v: interpreter: %v\n%s", seed, cfg, err, k.Source)
-			}
-			if err := irgen.CompareCoop(bufs, want, tol); err != nil {
-				t.Fatalf("seed %d %+v: interpreter against the reference: %v\n%s", seed, cfg, err, k.Source)
-			}
+			k, params, in, _, tol := coopInterp(t, seed, cfg)
+			_, dtol := k.DeviceReference(params, in)
 			for name := range tol {
 				for i := range tol[name] {
 					if dtol[name][i] < tol[name][i] {
