@@ -132,6 +132,45 @@ func TestCoopDevice(t *testing.T) {
 	}
 }
 
+// TestCoopDeviceUnalignedC checks, on a Vulkan device with cooperative
+// matrices, every tiled cooperative-matrix plan of two products whose C
+// rows are not 16-byte aligned (1001 f16, 998 f32 elements): each stores
+// C through its shared scratch element by element ("_cs" kernels), since
+// Vulkan's cooperative stores need aligned rows (docs/semantics.md §7.2).
+func TestCoopDeviceUnalignedC(t *testing.T) {
+	dev := backendtest.Open(t, "vulkan")
+	info := dev.Info()
+	if _, ok := coopmat.CoopShape(info, "f16"); !ok {
+		t.Skipf("%s has no f16 cooperative matrix with f32 accumulate", info.Name)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for _, o := range []coopmat.Options{
+		{M: 300, N: 1001, K: 264, DType: "f16"},
+		{M: 130, N: 998, K: 100, DType: "bf16", CType: "f32", TransB: true, Scale: 0.5},
+	} {
+		cs, err := coopmat.Candidates(info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range cs {
+			if p.Generator != "coopmat" {
+				continue
+			}
+			n++
+			e := deviceCheck(t, ctx, dev, rng, p)
+			fmt.Printf("RESULT check flavor=khr problem=%q plan=%q splits=%d relerr=%.3g\n", o.String(), p.String(), p.Splits, e)
+			if !(e < 1e-2) {
+				t.Errorf("khr %s %s: relative error %.3g, want < 1e-2", o, p, e)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no tiled cooperative-matrix plan", o)
+		}
+	}
+}
+
 // skinnySweep times the decode-shaped products (1 and 16 rows of 4096 by
 // 4096 weights, B and Bᵀ) with every skinny plan (gemv, and the skinny
 // tensor-core kernel of skinny.go) and the untuned default, in GB/s over

@@ -115,20 +115,16 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 		}
 		defer x.Release()
 	}
-	// A bf16 result is written as f32 and cast: the H200's driver (NVIDIA
-	// 580) rounds the cooperative matrices' f32 -> bf16 conversion toward
-	// zero (Vulkan leaves the rounding of a narrowing conversion to the
-	// implementation), half.kc rounds to nearest even.
-	ct := a.dtype
-	if ct == BF16 {
-		ct = F32
-	}
-	o.DType, o.CType = dt.String(), ct.String()
+	// C of a's type straight from the kernel: coopmat writes a bf16 C
+	// element by element with kc's scalar conversion (round to nearest
+	// even), never with the matrix conversion that the H200's driver
+	// rounds toward zero, so no f32 result and cast are needed.
+	o.DType, o.CType = dt.String(), a.dtype.String()
 	mm, err := c.matmul(o)
 	if err != nil {
 		return nil, err
 	}
-	return c.runProduct(mm, x, b, o, ct, a.dtype)
+	return c.runProduct(mm, x, b, o, a.dtype, a.dtype)
 }
 
 // gemv records scale·a·bᵀ through gemv.kc or gemvsg.kc (rt's shape):

@@ -126,15 +126,12 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 
 // skinnyOptions are o as coopmat's skinny kernel takes it for a and b: b's
 // type; f32 a read as it is (the kernel rounds it to b's type as it stages
-// it, as the cast before the tiled kernels would); C of a's type, but f32
-// for bf16 a (cast after: see halfProduct).
+// it, as the cast before the tiled kernels would); C of a's type (a bf16
+// C rounded to nearest even by the kernel's scalar conversion).
 func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
 	o.DType, o.CType = b.dtype.String(), a.dtype.String()
 	if a.dtype == F32 {
 		o.AType = "f32"
-	}
-	if a.dtype == BF16 {
-		o.CType = "f32"
 	}
 	return o
 }
