@@ -107,6 +107,13 @@ func BenchmarkOps(b *testing.B) {
 	}
 	sz := fmt.Sprintf("%dMiB", 4*n/mib)
 	bench("copy/"+sz, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
+	// Dup by the device's transfer command (vkCmdCopyBuffer), the path
+	// the copy kernel replaced
+	bench("copycmd/"+sz, 8*n, func() (*kernels.Tensor, error) {
+		c.SetCopyByCommand(true)
+		defer c.SetCopyByCommand(false)
+		return c.Dup(x)
+	})
 	bench("add/"+sz, 12*n, func() (*kernels.Tensor, error) { return c.Add(x, y) })
 	bench("silu/"+sz, 8*n, func() (*kernels.Tensor, error) { return c.SiLU(x) })
 	for _, d := range []int{4096, 32768} {

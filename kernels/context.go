@@ -61,6 +61,9 @@ type Context struct {
 	// gemvtSlices, when positive (tests, benchmarks), fixes how many
 	// slices of k gemvt.kc cuts.
 	gemvtSlices int
+	// copyByCommand (tests, benchmarks) makes Dup use the device's
+	// transfer command even where the copy kernel applies.
+	copyByCommand bool
 	// noGEMV (tests, benchmarks) sends every 16-bit product to the
 	// cooperative-matrix or f32 path.
 	noGEMV bool

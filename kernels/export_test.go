@@ -58,6 +58,9 @@ func (c *Context) SetFlash16(nsg, bk int, layout string) {
 // SetNoGEMV sends every 16-bit product past gemv.kc and gemvt.kc.
 func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
 
+// SetCopyByCommand makes Dup copy by the device's transfer command.
+func (c *Context) SetCopyByCommand(on bool) { c.copyByCommand = on }
+
 // SetGEMVTSlices fixes gemvt.kc's slices of k (0: the default).
 func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }
 

@@ -88,11 +88,22 @@ func (c *Context) Dup(x *Tensor, shape ...int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.dev.Copy(out.bind(), x.bind()); err != nil {
+	if err := c.copyTensor(out, x); err != nil {
 		out.Release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// copyTensor records out = x (the same bytes): elementwise4.kc's copy
+// kernel where both views start on 16 bytes and the size is a multiple of
+// 16 bytes, the device's transfer command otherwise (or with copyByCommand).
+func (c *Context) copyTensor(out, x *Tensor) error {
+	n := int(x.bytes())
+	if c.copyByCommand || n%16 != 0 || x.View().Off%16 != 0 || out.View().Off%16 != 0 {
+		return c.dev.Copy(out.bind(), x.bind())
+	}
+	return c.run("elementwise4.kc", "copy", nil, []uint32{uint32(n / 16)}, c.grid(n/16, 256), x, out)
 }
 
 // RoPE applies rotary position embeddings, rotate-half (NeoX/Llama)

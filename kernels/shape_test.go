@@ -3,7 +3,9 @@ package kernels_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/kcgo/kc/internal/kctest"
@@ -241,5 +243,65 @@ func checkRefused(t *testing.T, c *kernels.Context, cases []refusal) {
 	}
 	if d := c.Device().Stats().Since(before).Dispatches; d != 0 {
 		t.Errorf("refused ops recorded %d dispatches", d)
+	}
+}
+
+// TestDupBits: Dup copies every bit (NaN payloads of 16-bit tensors
+// included) of whole tensors and of a Rows view, through the copy kernel
+// (sizes that are multiples of 16 bytes) and the transfer command (the
+// rest, or forced), into poisoned outputs.
+func TestDupBits(t *testing.T) {
+	c := open(t, "vulkan")
+	defer c.SetCopyByCommand(false)
+	rng := kctest.NewRand(t)
+	ctx := context.Background()
+	for _, byCmd := range []bool{false, true} {
+		c.SetCopyByCommand(byCmd)
+		for _, d := range halfTypes {
+			for _, n := range append(halfSizes, 8, 1024+8) {
+				bits := make([]uint16, n)
+				for i := range bits {
+					bits[i] = uint16(rng.Uint32())
+				}
+				x, err := c.TensorBits(d, bits, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkDupBits(t, ctx, c, x, bits, fmt.Sprintf("%s[%d] command %v", d, n, byCmd))
+				// rows [16, n/8) of [n/8, 8]: a view from byte 256 (an
+				// offset any Vulkan device accepts), its size n-128 halves
+				if n > 128 {
+					m, _ := x.Reshape(n/8, 8)
+					v, err := m.Rows(16, n/8)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkDupBits(t, ctx, c, v, bits[128:], fmt.Sprintf("%s[%d] rows from 16 of 8, command %v", d, n, byCmd))
+				}
+			}
+		}
+		for _, n := range []int{1, 3, 17, 1000, 4096} {
+			xs := kctest.Randn(rng, n, -1e3, 1e3)
+			x := upload(t, c, xs, n)
+			d, err := c.Dup(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := host(t, d); !slices.Equal(got, xs) {
+				t.Errorf("f32[%d] command %v: dup differs", n, byCmd)
+			}
+		}
+	}
+}
+
+func checkDupBits(t *testing.T, ctx context.Context, c *kernels.Context, x *kernels.Tensor, want []uint16, what string) {
+	t.Helper()
+	d, err := c.Dup(x)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	defer d.Release()
+	if got, err := d.Bits(ctx); err != nil || !slices.Equal(got, want) {
+		t.Errorf("%s: %v, bits equal %v", what, err, slices.Equal(got, want))
 	}
 }
