@@ -31,13 +31,8 @@ import (
 // every bf16 C also for rounding to nearest (type rounding).
 // Devices without cooperative matrices (lavapipe, CI) skip it.
 func TestCoopDevice(t *testing.T) {
-	dev := backendtest.Open(t, "vulkan")
+	dev, ctx, rng := coopDevice(t)
 	info := dev.Info()
-	if _, ok := coopmat.CoopShape(info, "f16"); !ok {
-		t.Skipf("%s has no f16 cooperative matrix with f32 accumulate", info.Name)
-	}
-	ctx := context.Background()
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	// KC_COOP_FOCUS, a regular expression over plan names, narrows a
 	// follow-up measurement to the plans it matches (checked on the
 	// ragged and skinny products, timed at 8192³) and skips the default
@@ -132,19 +127,25 @@ func TestCoopDevice(t *testing.T) {
 	}
 }
 
+// coopDevice opens the Vulkan device for the tests that run cooperative
+// matrices, skipping where it has no f16 ones, with a context and a
+// generator seeded afresh.
+func coopDevice(t *testing.T) (*backend.Device, context.Context, *rand.Rand) {
+	dev := backendtest.Open(t, "vulkan")
+	if _, ok := coopmat.CoopShape(dev.Info(), "f16"); !ok {
+		t.Skipf("%s has no f16 cooperative matrix with f32 accumulate", dev.Info().Name)
+	}
+	return dev, context.Background(), rand.New(rand.NewSource(time.Now().UnixNano()))
+}
+
 // TestCoopDeviceUnalignedC checks, on a Vulkan device with cooperative
 // matrices, every tiled cooperative-matrix plan of two products whose C
 // rows are not 16-byte aligned (1001 f16, 998 f32 elements): each stores
 // C through its shared scratch element by element ("_cs" kernels), since
 // Vulkan's cooperative stores need aligned rows (docs/semantics.md §7.2).
 func TestCoopDeviceUnalignedC(t *testing.T) {
-	dev := backendtest.Open(t, "vulkan")
+	dev, ctx, rng := coopDevice(t)
 	info := dev.Info()
-	if _, ok := coopmat.CoopShape(info, "f16"); !ok {
-		t.Skipf("%s has no f16 cooperative matrix with f32 accumulate", info.Name)
-	}
-	ctx := context.Background()
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	for _, o := range []coopmat.Options{
 		{M: 300, N: 1001, K: 264, DType: "f16"},
 		{M: 130, N: 998, K: 100, DType: "bf16", CType: "f32", TransB: true, Scale: 0.5},
