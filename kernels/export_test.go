@@ -35,6 +35,10 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 // SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
+// SetGEMVUnroll fixes gemv.kc's and gemvsg.kc's strides of k a lane
+// loads before it adds (U; 0: the default).
+func (c *Context) SetGEMVUnroll(u int) { c.gemvU = u }
+
 // SetGEMVSubgroups makes gemv take gemvsg.kc where the device allows it
 // (1), never (-1), or by default (0).
 func (c *Context) SetGEMVSubgroups(mode int) { c.gemvSG = mode }

@@ -23,10 +23,11 @@ type decodeRoute struct {
 	// Layout is the skinny kernel's (zero: coopmat's first candidate).
 	Layout skinnyLayout
 	// Team and R are gemv's team of lanes and rows of b a team (zero: 128
-	// and 2); SG takes gemvsg.kc (a reduction by subgroup shuffles, and no
-	// bound on R from shared memory) where the device can.
-	Team, R int
-	SG      bool
+	// and 2), U its strides of k a lane loads before it adds (zero: 1);
+	// SG takes gemvsg.kc (a reduction by subgroup shuffles, and no bound
+	// on R from shared memory) where the device can.
+	Team, R, U int
+	SG         bool
 }
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
