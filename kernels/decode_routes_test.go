@@ -109,9 +109,11 @@ type gemvShape struct {
 }
 
 // unrolled are the shapes tried with several strides of k a step for m
-// rows: today's defaults and their neighbours (fewer, fatter workgroups at
-// 1 row), each with 2 and 4 strides (at 1 row and teams of 128, 4 strides
-// are a lane's whole share of k = 4096).
+// rows: today's defaults and their neighbours (at 1 row fewer, fatter
+// workgroups: 128/4 makes 512 of them where 128/2 makes 1,024), each with
+// 1 stride (the same route as without U, labelled for the sweep) and 2, 4
+// (8) strides: at 1 row and teams of 128, 4 strides are a lane's whole
+// share of k = 4096.
 func unrolled(m int) []gemvShape {
 	var ss []gemvShape
 	add := func(team, r int, sg bool, us ...int) {
@@ -121,21 +123,17 @@ func unrolled(m int) []gemvShape {
 	}
 	switch {
 	case m == 1:
-		add(128, 2, false, 2, 4)
-		add(128, 4, false, 2, 4)
-		add(64, 1, false, 4, 8)
-		add(256, 2, false, 2)
-		add(128, 4, true, 2, 4)
-		add(128, 2, true, 4)
+		add(128, 2, false, 1, 2, 4)
+		add(128, 4, false, 1, 2, 4)
+		add(64, 1, false, 1, 4, 8)
+		add(128, 4, true, 1, 2, 4)
 	case m <= 4:
-		add(64, 2, false, 2, 4)
-		add(64, 8, true, 2)
-		add(64, 4, true, 2, 4)
-		add(128, 4, true, 2)
+		add(64, 2, false, 1, 2, 4)
+		add(64, 8, true, 1, 2)
+		add(64, 4, true, 1, 2, 4)
 	case m <= 8:
-		add(64, 4, true, 2, 4)
-		add(64, 2, true, 4)
-		add(128, 2, true, 2)
+		add(64, 4, true, 1, 2, 4)
+		add(64, 2, true, 1, 4)
 	}
 	return ss
 }
