@@ -63,15 +63,15 @@ type skinnyLayout struct {
 //     coopmat's choice.
 //
 // Since gemv.kc's and gemvsg.kc's loops load a step's words of W before
-// widening any (U strides a step; two later calls, ~21:05 and ~21:13 UTC,
+// widening any (U strides a step; two later calls, ~21:08 and ~21:13 UTC,
 // docs/PERF.md "Decode products: loads in flight"), gemvsg.kc 64/8, the
 // 4-row f32 default until then, runs 921-927 (1957-2059 before), and
 // 64/4 2187-2319 (the default in the second call 2203 / 2290 against the
 // old default's 1998 / 1957 and the old best, gemv.kc 64/2, 2076 / 2132).
 // One stride a step stays the default: at 1 row 2 strides measured level
-// with it (2536-2685 against 2532-2667) and 4 or 8 strides 6-12% below;
+// with it (2536-2685 against 2532-2667) and 4 or 8 strides 3-19% below;
 // at 4 and 8 rows every shape with 2 or 4 strides measured below the best
-// shape with one (by 5-25%). The other routes measured as before.
+// shape with one (by up to 25%). The other routes measured as before.
 var (
 	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
