@@ -91,9 +91,9 @@ type SkinnyLayout = skinnyLayout
 
 // SetDecodeRoute fixes how products of at most 16 rows with 16-bit
 // weights run: kernel "gemv" (gemv.kc or gemvsg.kc for a·bᵀ, gemvt.kc for
-// a·b; SetGEMV and SetGEMVSubgroups fix its shape), "skinny" (coopmat's
-// skinny tensor-core kernel in layout l; zero: its first) or "coop"
-// (coopmat's choice); "" restores the default choice.
+// a·b; SetGEMV, SetGEMVUnroll and SetGEMVSubgroups fix its shape),
+// "skinny" (coopmat's skinny tensor-core kernel in layout l; zero: its
+// first) or "coop" (coopmat's choice); "" restores the default choice.
 func (c *Context) SetDecodeRoute(kernel string, l SkinnyLayout) {
 	c.decodeForce = decodeRoute{Kernel: kernel, Layout: l}
 }
