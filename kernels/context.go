@@ -52,6 +52,9 @@ type Context struct {
 	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
 	// team size and rows per team.
 	gemvTeam, gemvR int
+	// gemvU, when positive (tests, benchmarks), fixes gemv.kc's and
+	// gemvsg.kc's strides of k a lane loads before it adds (their U).
+	gemvU int
 	// gemvSG (tests, benchmarks): 1 makes gemv take gemvsg.kc where the
 	// device allows it, -1 never, 0 the route's choice.
 	gemvSG int

@@ -19,6 +19,7 @@ type decodeRoute struct {
 	kernel  string
 	layout  kernels.SkinnyLayout
 	team, r int // gemv.kc's team and rows (0: the default)
+	u       int // gemv.kc's strides of k a step (0: the default)
 	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
 	wid     int // 1: f16 widened by integer ops (SetGEMVWiden)
 	label   string
@@ -56,6 +57,16 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 				rs = append(rs, decodeRoute{kernel: "gemv", team: tr[0], r: tr[1], sg: 1, label: fmt.Sprintf("gemvsg_t%d_r%d", tr[0], tr[1])})
 			}
 		}
+		for _, s := range unrolled(m) {
+			if s.sg && !info.Subgroups {
+				continue
+			}
+			r := decodeRoute{kernel: "gemv", team: s.team, r: s.r, u: s.u, sg: -1, label: fmt.Sprintf("gemv_t%d_r%d_u%d", s.team, s.r, s.u)}
+			if s.sg {
+				r.sg, r.label = 1, "gemvsg"+r.label[4:]
+			}
+			rs = append(rs, r)
+		}
 	}
 	o := coopmat.Options{M: m, N: n, K: k, TransB: transB, DType: d.String()}
 	if xd == kernels.F32 {
@@ -90,6 +101,43 @@ func gemvTeams(m int) [][2]int {
 	return [][2]int{{64, 2}, {32, 1}, {128, 1}}
 }
 
+// gemvShape is a shape of gemv.kc (sg: gemvsg.kc) with u strides of k
+// a step.
+type gemvShape struct {
+	team, r, u int
+	sg         bool
+}
+
+// unrolled are the shapes tried with several strides of k a step for m
+// rows: today's defaults and their neighbours (at 1 row fewer, fatter
+// workgroups: 128/4 makes 512 of them where 128/2 makes 1,024), each with
+// 1 stride (the same route as without U, labelled for the sweep) and 2, 4
+// (8) strides: at 1 row and teams of 128, 4 strides are a lane's whole
+// share of k = 4096.
+func unrolled(m int) []gemvShape {
+	var ss []gemvShape
+	add := func(team, r int, sg bool, us ...int) {
+		for _, u := range us {
+			ss = append(ss, gemvShape{team, r, u, sg})
+		}
+	}
+	switch {
+	case m == 1:
+		add(128, 2, false, 1, 2, 4)
+		add(128, 4, false, 1, 2, 4)
+		add(64, 1, false, 1, 4, 8)
+		add(128, 4, true, 1, 2, 4)
+	case m <= 4:
+		add(64, 2, false, 1, 2, 4)
+		add(64, 8, true, 1, 2)
+		add(64, 4, true, 1, 2, 4)
+	case m <= 8:
+		add(64, 4, true, 1, 2, 4)
+		add(64, 2, true, 1, 4)
+	}
+	return ss
+}
+
 // sgTeams are gemvsg.kc's team shapes tried beside its default for m rows.
 func sgTeams(m int) [][2]int {
 	if m == 1 {
@@ -102,6 +150,7 @@ func sgTeams(m int) [][2]int {
 func (r decodeRoute) set(c *kernels.Context) {
 	c.SetDecodeRoute(r.kernel, r.layout)
 	c.SetGEMV(r.team, r.r)
+	c.SetGEMVUnroll(r.u)
 	c.SetGEMVSubgroups(r.sg)
 	c.SetGEMVWiden(r.wid)
 }
@@ -117,15 +166,22 @@ func (r decodeRoute) set(c *kernels.Context) {
 // For a device call on a budget: KC_DECODE_TYPES (f16 or bf16) narrows
 // the weights' types, KC_DECODE_ROUTES (a regular expression over
 // "m<rows>/<route>", e.g. "/default$") the routes, and
-// KC_DECODE_SHAPES=big the sizes to 4096x4096 weights and two ragged ones.
+// KC_DECODE_SHAPES=big the sizes to 4096x4096 weights and two ragged ones
+// (=tails: four ragged ones whose k ends inside an unrolled step).
 func TestDecodeRoutes(t *testing.T) {
 	c := open(t, "vulkan")
 	info := c.Device().Info()
 	rng := kctest.NewRand(t)
 	defer decodeRoute{}.set(c)
-	shapes := [][3]int{{1, 17, 70}, {1, 1000, 77}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24}}
-	if os.Getenv("KC_DECODE_SHAPES") == "big" {
+	shapes := [][3]int{{1, 17, 70}, {1, 1000, 77}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24},
+		// k past the last whole step of 4 (or 2, 8) strides of every
+		// unrolled shape: 437, 225, 250 16-byte words a row
+		{1, 3496, 77}, {4, 1800, 50}, {7, 2000, 33}}
+	switch os.Getenv("KC_DECODE_SHAPES") {
+	case "big":
 		shapes = [][3]int{{3, 1000, 1001}, {16, 1000, 1001}}
+	case "tails":
+		shapes = [][3]int{{1, 3496, 77}, {3, 1000, 1001}, {4, 1800, 50}, {7, 2000, 33}}
 	}
 	if info.Type != backend.TypeCPU {
 		shapes = append(shapes, [3]int{1, 4096, 4096}, [3]int{4, 4096, 4096}, [3]int{8, 4096, 4096}, [3]int{16, 4096, 4096})

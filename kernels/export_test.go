@@ -35,6 +35,10 @@ func (c *Context) SetRowTuning(t RowTuning) { c.rowTune = t }
 // SetGEMV fixes gemv.kc's team size and rows per team (0: the default).
 func (c *Context) SetGEMV(team, r int) { c.gemvTeam, c.gemvR = team, r }
 
+// SetGEMVUnroll fixes gemv.kc's and gemvsg.kc's strides of k a lane
+// loads before it adds (U; 0: the default).
+func (c *Context) SetGEMVUnroll(u int) { c.gemvU = u }
+
 // SetGEMVSubgroups makes gemv take gemvsg.kc where the device allows it
 // (1), never (-1), or by default (0).
 func (c *Context) SetGEMVSubgroups(mode int) { c.gemvSG = mode }
@@ -90,9 +94,9 @@ type SkinnyLayout = skinnyLayout
 
 // SetDecodeRoute fixes how products of at most 16 rows with 16-bit
 // weights run: kernel "gemv" (gemv.kc or gemvsg.kc for a·bᵀ, gemvt.kc for
-// a·b; SetGEMV and SetGEMVSubgroups fix its shape), "skinny" (coopmat's
-// skinny tensor-core kernel in layout l; zero: its first) or "coop"
-// (coopmat's choice); "" restores the default choice.
+// a·b; SetGEMV, SetGEMVUnroll and SetGEMVSubgroups fix its shape),
+// "skinny" (coopmat's skinny tensor-core kernel in layout l; zero: its
+// first) or "coop" (coopmat's choice); "" restores the default choice.
 func (c *Context) SetDecodeRoute(kernel string, l SkinnyLayout) {
 	c.decodeForce = decodeRoute{Kernel: kernel, Layout: l}
 }

@@ -152,7 +152,7 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 			return nil, err
 		}
 	}
-	team, r, sg := c.gemvShape(o.M, rt)
+	team, r, u, sg := c.gemvShape(o.M, rt)
 	file := "gemv.kc"
 	if sg && kernel != "gemv1" {
 		file = "gemvsg.kc"
@@ -164,7 +164,7 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 		return nil, err
 	}
 	defs := gemvDefs(o.M, b.dtype)
-	defs["R"], defs["TEAM"] = strconv.Itoa(r), strconv.Itoa(team)
+	defs["R"], defs["TEAM"], defs["U"] = strconv.Itoa(r), strconv.Itoa(team), strconv.Itoa(u)
 	if c.gemvWid != 0 {
 		defs["WID"] = "1"
 	}
@@ -276,13 +276,14 @@ func (c *Context) fromF32(y *Tensor, t DType) (*Tensor, error) {
 	return c.Cast(y, t)
 }
 
-// gemvShape is the team size, rows per team and reduction (true:
-// gemvsg.kc's subgroup shuffles) gemv runs m rows of a with: the route's,
-// each replaced by the fixed choice of tests and benchmarks where there is
-// one, and gemvsg.kc only where the device has subgroup shuffles of a
-// power of two from 4 to 128 lanes (teams then at least a subgroup).
-func (c *Context) gemvShape(m int, rt decodeRoute) (team, r int, sg bool) {
-	team, r, sg = rt.Team, rt.R, rt.SG
+// gemvShape is the team size, rows per team, strides of k a step and
+// reduction (true: gemvsg.kc's subgroup shuffles) gemv runs m rows of a
+// with: the route's, each replaced by the fixed choice of tests and
+// benchmarks where there is one, and gemvsg.kc only where the device has
+// subgroup shuffles of a power of two from 4 to 128 lanes (teams then at
+// least a subgroup).
+func (c *Context) gemvShape(m int, rt decodeRoute) (team, r, u int, sg bool) {
+	team, r, u, sg = rt.Team, rt.R, max(rt.U, 1), rt.SG
 	if team == 0 {
 		team, r = 128, 2
 	}
@@ -291,6 +292,9 @@ func (c *Context) gemvShape(m int, rt decodeRoute) (team, r int, sg bool) {
 	}
 	if c.gemvR > 0 {
 		r = c.gemvR
+	}
+	if c.gemvU > 0 {
+		u = c.gemvU
 	}
 	if c.gemvSG != 0 {
 		sg = c.gemvSG > 0
@@ -303,7 +307,7 @@ func (c *Context) gemvShape(m int, rt decodeRoute) (team, r int, sg bool) {
 	if sg {
 		team = max(team, n)
 	}
-	return team, r, sg
+	return team, r, u, sg
 }
 
 // gemvFit is the rows per team r, or fewer, whose partial sums gemv.kc's

@@ -23,10 +23,11 @@ type decodeRoute struct {
 	// Layout is the skinny kernel's (zero: coopmat's first candidate).
 	Layout skinnyLayout
 	// Team and R are gemv's team of lanes and rows of b a team (zero: 128
-	// and 2); SG takes gemvsg.kc (a reduction by subgroup shuffles, and no
-	// bound on R from shared memory) where the device can.
-	Team, R int
-	SG      bool
+	// and 2), U its strides of k a lane loads before it adds (zero: 1);
+	// SG takes gemvsg.kc (a reduction by subgroup shuffles, and no bound
+	// on R from shared memory) where the device can.
+	Team, R, U int
+	SG         bool
 }
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
@@ -48,8 +49,7 @@ type skinnyLayout struct {
 //   - a·bᵀ, 1 row: f32 a gemv.kc, teams of 128, 2 rows a team (2583;
 //     gemvsg.kc 2593 at 128/4), f16 a gemvsg.kc 128/4 (2035; gemv.kc
 //     1890); the skinny tensor-core kernel at most 966;
-//   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/8 (2059 at 4 rows), f16 a gemv.kc
-//     64/2 (1733);
+//   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/4, f16 a gemv.kc 64/2 (1733);
 //   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
 //   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel, 4 subgroups of 4
 //     tiles, k in slices of 512 (915 / 930 at 16 rows; gemv.kc's best
@@ -61,6 +61,17 @@ type skinnyLayout struct {
 //     its speed hardly depends on the rows: it pads them to 16); where the
 //     device has no cooperative matrices gemvt.kc up to 4 rows, else
 //     coopmat's choice.
+//
+// Since gemv.kc's and gemvsg.kc's loops load a step's words of W before
+// widening any (U strides a step; two later calls, ~21:08 and ~21:13 UTC,
+// docs/PERF.md "Decode products: loads in flight"), gemvsg.kc 64/8, the
+// 4-row f32 default until then, runs 921-927 (1957-2059 before), and
+// 64/4 2187-2319 (the default in the second call 2203 / 2290 against the
+// old default's 1998 / 1957 and the old best, gemv.kc 64/2, 2076 / 2132).
+// One stride a step stays the default: at 1 row 2 strides measured level
+// with it (2536-2685 against 2532-2667) and 4 or 8 strides 3-19% below;
+// at 4 and 8 rows every shape with 2 or 4 strides measured below the best
+// shape with one (by up to 25%). The other routes measured as before.
 var (
 	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
@@ -75,9 +86,7 @@ func gemvRoute(m int, ad DType) decodeRoute {
 		return decodeRoute{Kernel: "gemv", Team: 128, R: 2}
 	case m == 1:
 		return decodeRoute{Kernel: "gemv", Team: 128, R: 4, SG: true}
-	case m <= 4 && ad == F32:
-		return decodeRoute{Kernel: "gemv", Team: 64, R: 8, SG: true}
-	case m <= 4:
+	case m <= 4 && ad != F32:
 		return decodeRoute{Kernel: "gemv", Team: 64, R: 2}
 	case m <= 8:
 		return decodeRoute{Kernel: "gemv", Team: 64, R: 4, SG: true}

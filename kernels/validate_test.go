@@ -61,10 +61,12 @@ var variants = []struct {
 	{"gemv.kc", map[string]string{"M": "16", "R": "1", "TEAM": "256", "BF": "1"}},
 	{"gemv.kc", map[string]string{"M": "1", "R": "4", "TEAM": "32"}},
 	{"gemv.kc", map[string]string{"M": "8", "R": "2", "TEAM": "64", "WID": "1"}},
+	{"gemv.kc", map[string]string{"M": "1", "R": "2", "TEAM": "128", "U": "4"}},
 	{"gemvsg.kc", nil},
 	{"gemvsg.kc", map[string]string{"M": "16", "R": "2", "TEAM": "64", "SG": "32", "BF": "1"}},
 	{"gemvsg.kc", map[string]string{"M": "4", "R": "8", "TEAM": "128", "SG": "8"}},
 	{"gemvsg.kc", map[string]string{"M": "1", "R": "4", "TEAM": "128", "SG": "32", "WID": "1"}},
+	{"gemvsg.kc", map[string]string{"M": "8", "R": "4", "TEAM": "64", "SG": "32", "U": "2", "BF": "1"}},
 	{"gemvt.kc", nil},
 	{"gemvt.kc", map[string]string{"M": "4", "BF": "1"}},
 }

@@ -10,16 +10,23 @@
 # ragged sizes; then PyTorch's copy, F.linear and x @ W; then kc's GB/s over
 # the weights for every route (docs/PERF.md, "Decode products").
 #
-# Usage: scripts/h200-decode.sh [ROOT [validate]]   (ROOT: the checkout the
-# device tool sends, e.g. /work/main). With "validate" the call checks the
+# Usage: scripts/h200-decode.sh [ROOT [validate|unroll]]   (ROOT: the
+# checkout the device tool sends, e.g. /work/main; GL=name builds into
+# ROOT/.gl/name instead of .gl/decmm). With "validate" the call checks the
 # default routes and the skinny kernel's packed layouts at 16 rows (f16;
 # 4096x4096 and two ragged sizes), then times them beside PyTorch's f16
-# baselines. Only .gl/decmm is carried; delete it after the call.
+# baselines. With "unroll" it checks the default routes and gemv.kc's and
+# gemvsg.kc's unrolled shapes (labels ending _u1 ... _u8: U strides of k
+# a step) at 1, 4 and 8 x 4096x4096 and four ragged sizes, then PyTorch's
+# f16 baselines, then times x·Wᵀ at 1, 4 and 8 rows through those routes
+# and the default in two passes. Only the build folder is carried; delete it after
+# the call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
-gl=$root/.gl/decmm
+name=${GL:-decmm}
+gl=$root/.gl/$name
 h200_gl "$root" "$gl"
 h200_kernels "$gl"
 cp scripts/torch_decode.py scripts/torch_common.py "$gl/"
@@ -27,6 +34,8 @@ env="KC_DECODE_TYPES=f16"
 bench="timeout 55 \$G/kernels.test -test.run '^\$' -test.bench 'Decode' -test.benchtime 20x > \$OUT/kc.txt 2>&1"
 torch="timeout 20 python3 \$G/torch_decode.py"
 tt=45
+# the table printed last: each benchmark's GB/s (with unroll, of both passes)
+sum="grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'"
 if [ "${2:-}" = validate ]; then
 	# The default routes, and the skinny kernel's packed layouts at 16
 	# rows beside the unpacked default layout: checked, then timed.
@@ -35,7 +44,15 @@ if [ "${2:-}" = validate ]; then
 	torch="timeout 8 python3 \$G/torch_decode.py f16"
 	tt=15
 fi
+if [ "${2:-}" = unroll ]; then
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=tails KC_DECODE_ROUTES='^m[1-8]/(default|.*_u[0-9]+)\$'"
+	pass="timeout 35 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/^bt\$/^m(1|4|8)\$/.*/^(default_gemv|.*_u[0-9]+)\$' -test.benchtime 10x"
+	bench="$pass > \$OUT/kc.txt 2>&1; $pass > \$OUT/kc2.txt 2>&1"
+	torch="timeout 12 python3 \$G/torch_decode.py f16"
+	tt=50
+	sum="awk 'FNR==NR&&/^Bench/{a[\$1]=\$5;next} /^Bench/{print \$1,a[\$1],\$5}' \$OUT/kc.txt \$OUT/kc2.txt | sed 's/BenchmarkDecode.//; s/-16 / /'"
+fi
 cat <<CMD
-run carry=[".gl/decmm"] command:
-for f in .gl/decmm/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/decmm; cd kernels; $env timeout $tt \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; $torch > \$OUT/torch.txt 2>&1; $bench; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error' \$OUT/tests.txt | head -5; grep RESULT \$OUT/torch.txt; grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'; grep rc= \$OUT/kc.txt
+run carry=[".gl/$name"] command:
+for f in .gl/$name/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/$name; cd kernels; $env timeout $tt \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; $torch > \$OUT/torch.txt 2>&1; $bench; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error' \$OUT/tests.txt | head -5; grep RESULT \$OUT/torch.txt; $sum; grep rc= \$OUT/kc.txt
 CMD
