@@ -37,6 +37,11 @@ type skinnyLayout struct {
 	S, TN, KS int
 	Whole     bool
 	Packed    bool // b read as 16-byte words by the cooperative loads
+	// Prefetch: every cooperative load of b a subgroup's share of a slice
+	// needs issued before a is staged (coopmat.Plan.Prefetch); where b's
+	// rows are not 16-byte aligned the kernel stages b anyway, and the
+	// layout without it runs.
+	Prefetch bool
 }
 
 // The default routes, from the H200 (2026-12-01, two device calls; GB/s
@@ -140,7 +145,9 @@ func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
 }
 
 // skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
-// first) for o, or an error where the device has none.
+// first) for o, or an error where the device has none. A prefetching
+// layout the product cannot take (b's rows not 16-byte aligned) is the
+// same layout without prefetch.
 func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
 	o = skinnyOptions(a, b, o)
 	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {
@@ -150,17 +157,38 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 	if err != nil {
 		return coopmat.Plan{}, err
 	}
+	if p, ok := skinnyMatch(cs, l); ok {
+		return p, nil
+	}
+	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
+}
+
+// skinnyMatch is the first skinny plan of cs in layout l (zero: the first
+// skinny plan); for a prefetching layout that cs lacks (b's rows not
+// 16-byte aligned), the layout without prefetch.
+func skinnyMatch(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
+	if p, ok := skinnyExact(cs, l); ok || !l.Prefetch {
+		return p, ok
+	}
+	l.Prefetch = false
+	return skinnyExact(cs, l)
+}
+
+// skinnyExact is the first skinny plan of cs in layout l (zero: the first
+// skinny plan).
+func skinnyExact(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
 	for _, p := range cs {
 		if p.Generator != "skinny" {
 			continue
 		}
 		// k in one chunk: the whole-k plan and the split one are the same
 		whole := p.KS > p.Tile.BK || p.Splits == 1
-		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) && l.Packed == p.Packed) {
-			return p, nil
+		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) &&
+			l.Packed == p.Packed && l.Prefetch == p.Prefetch) {
+			return p, true
 		}
 	}
-	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
+	return coopmat.Plan{}, false
 }
 
 // noSkinnyPlan is skinnyMatmul's error where the device has no skinny
