@@ -32,13 +32,15 @@ import (
 // B's row length (N, or K for Bᵀ) is not a multiple of 8 elements: a
 // cooperative load from memory needs 16-byte aligned rows.
 //
-// Prefetch (Plan.Prefetch; direct B only): an interior workgroup's
-// subgroups first issue every cooperative load of B their share of the
-// slice (or chunk) needs, each into its own matrix, and only then stage A
-// and wait at the barrier: B does not depend on shared memory, so its
+// Prefetch D (Plan.Prefetch; direct B only): an interior workgroup's
+// subgroups first issue the cooperative loads of B of the first D k-steps
+// of their share of the slice (or chunk), each into its own matrix, and
+// only then stage A and wait at the barrier; step st issues step st+D's
+// loads before it multiplies. B does not depend on shared memory, so its
 // round trips overlap one another and A's staging instead of following
-// the staging and each other step by step. It holds ksub/IK x TN B
-// matrices a subgroup (4 registers a lane each at 16x16 f16).
+// the staging and each other step by step. A subgroup holds up to
+// (D+1) x TN B matrices (4 registers a lane each at 16x16 f16); D equal
+// to the share's steps loads all of it first.
 
 // skinnyShape is the structural part of a skinny tensor-core kernel.
 type skinnyShape struct {
@@ -48,7 +50,7 @@ type skinnyShape struct {
 	Loop       bool // the workgroup's slice of k (Plan.KS, a runtime parameter) walked in chunks of KS
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
 	Packed     bool // B bound as 16-byte words (Plan.Packed; needs Direct): coopLoad reads them
-	Prefetch   bool // interior B loaded whole before A is staged (Plan.Prefetch; needs Direct)
+	Prefetch   int  // k-steps of interior B loaded ahead, from before A is staged (Plan.Prefetch; needs Direct)
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
@@ -72,7 +74,8 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 		s.Out = "f32"
 	}
 	if s.S < 1 || s.TN < 1 || s.IK < 1 || p.dtype() == "f32" || p.M > s.IM || p.Tile.BM != s.IM ||
-		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 || (s.Packed && !s.Direct) || (s.Prefetch && !s.Direct) {
+		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 || (s.Packed && !s.Direct) ||
+		p.Prefetch < 0 || (s.Prefetch > 0 && (!s.Direct || s.Prefetch > s.KS/(s.S*s.IK))) {
 		return skinnyShape{}, fmt.Errorf("coopmat: skinny tensor-core plan %s does not fit %s", p, p.Options)
 	}
 	s.Sub = p.Threads / s.S
@@ -82,7 +85,7 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.Packed, "_pk"}, mark{s.Prefetch, "_pf"}, mark{s.VecA, "_va"})
+	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.Packed, "_pk"}, mark{s.Prefetch > 0, fmt.Sprintf("_pf%d", s.Prefetch)}, mark{s.VecA, "_va"})
 }
 
 // aVec is the elements of A in one 16-byte load.
@@ -162,7 +165,7 @@ func skinnySource(s skinnyShape) string {
 		p("\tlet kbeg = workgroup_id.z * KS")
 		p("\tlet kend = min(K, kbeg + KS)")
 	}
-	if s.Prefetch {
+	if s.Prefetch > 0 {
 		s.prefetchBody(&w)
 	} else {
 		s.body(&w)
@@ -200,24 +203,32 @@ func (s skinnyShape) body(w *strings.Builder) {
 	p("\t}")
 }
 
-// prefetchBody is body with B's interior loads first: in an interior
-// workgroup every B matrix of the subgroup's share is loaded before A is
-// staged and the barrier, then the k-steps multiply; an edge workgroup
-// stages A and B as body does. The test is uniform over the workgroup,
-// so the barriers inside either branch are reached by all or none.
+// prefetchBody is body with B's interior loads ahead: in an interior
+// workgroup the B matrices of the first Prefetch k-steps are loaded
+// before A is staged and the barrier, then each step loads those of the
+// step Prefetch ahead and multiplies; an edge workgroup stages A and B as
+// body does. The test is uniform over the workgroup, so the barriers
+// inside either branch are reached by all or none.
 func (s skinnyShape) prefetchBody(w *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	ksub := s.KS / s.S
 	p("\tlet ks = kbeg + sg * %d", ksub)
 	p("\tif col0 + %d <= N && kbeg + %d <= K {", s.TN*s.IN, s.KS)
-	for st := 0; st < ksub/s.IK; st++ {
+	steps := ksub / s.IK
+	load := func(st int) {
 		for j := 0; j < s.TN; j++ {
 			p("\tlet b%d_%d = %s", st, j, s.bLoad(j, fmt.Sprintf("ks + %d", st*s.IK)))
 		}
 	}
+	for st := 0; st < s.Prefetch; st++ {
+		load(st)
+	}
 	s.stageA(w)
 	p("\tworkgroupBarrier()")
-	for st := 0; st < ksub/s.IK; st++ {
+	for st := 0; st < steps; st++ {
+		if st+s.Prefetch < steps {
+			load(st + s.Prefetch)
+		}
 		p("\t{")
 		p("\t\tlet a = coopLoad<coopmat<%s, %d, %d, a>>(As, sg * %d + %d, %d, row_major)", s.In, s.IM, s.IK, ksub, st*s.IK, s.LDA)
 		for j := 0; j < s.TN; j++ {
@@ -438,31 +449,36 @@ var skinnyLayouts = []struct {
 	S, TN, KS int
 	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
 	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
-	Prefetch  bool // B's interior loads issued before A is staged (Plan.Prefetch)
+	Prefetch  int  // k-steps of B loaded ahead, from before A is staged (Plan.Prefetch; 0 none)
 }{
-	{4, 4, 512, false, false, false}, {4, 4, 256, false, false, false}, {4, 2, 256, false, false, false}, {4, 2, 512, false, false, false}, {8, 2, 512, false, false, false},
+	{4, 4, 512, false, false, 0}, {4, 4, 256, false, false, 0}, {4, 2, 256, false, false, 0}, {4, 2, 512, false, false, 0}, {8, 2, 512, false, false, 0},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
 	// so that 4096 columns still make 1,024 workgroups; A's slice is then
 	// 33 KiB of the 48.
-	{4, 1, 1024, false, false, false}, {8, 1, 1024, false, false, false}, {4, 1, 512, false, false, false},
+	{4, 1, 1024, false, false, 0}, {8, 1, 1024, false, false, 0}, {4, 1, 512, false, false, 0},
 	// No split-k (one dispatch: no partial sums, no reduction, no barrier
 	// between two dispatches): 4096 columns in tiles of 16 make 256
 	// workgroups, each walking k in chunks.
-	{8, 1, 512, true, false, false}, {4, 1, 512, true, false, false}, {8, 2, 512, true, false, false}, {8, 1, 1024, true, false, false},
+	{8, 1, 512, true, false, 0}, {4, 1, 512, true, false, 0}, {8, 2, 512, true, false, 0}, {8, 1, 1024, true, false, 0},
 	// B bound as 16-byte words, read by coopLoad as such (Plan.Packed):
 	// the best four above on the H200 at 16 rows (2026-12-01: 915, 874,
 	// 870, 865 GB/s; copy 4159) in case the driver's loads of f16 elements
 	// were narrower than of words. They were not, by much: 872-967 GB/s
 	// packed against 908-923 for the first layout in the same call.
-	{4, 4, 512, false, true, false}, {8, 1, 1024, true, true, false}, {8, 1, 512, true, true, false}, {4, 2, 512, false, true, false},
-	// Prefetch: every B matrix of a subgroup's share loaded before A is
-	// staged (ksub/16 x TN matrices of 4 registers a lane: 16 at 4x2x512
-	// and 4x4x256; 8 at 8x2x512 and 4x2x256; 4 at 4x1x256, whose 4,096
-	// workgroups of 14 KiB of shared memory keep more in flight; 32 at
-	// 4x4x512; 4 and 8 a chunk without split-k). Not yet measured.
-	{4, 2, 512, false, false, true}, {4, 4, 256, false, false, true}, {8, 2, 512, false, false, true}, {4, 2, 256, false, false, true},
-	{4, 4, 512, false, false, true}, {4, 1, 256, false, false, true}, {8, 1, 512, true, false, true}, {8, 1, 1024, true, false, true},
+	{4, 4, 512, false, true, 0}, {8, 1, 1024, true, true, 0}, {8, 1, 512, true, true, 0}, {4, 2, 512, false, true, 0},
+	// Prefetch: B's loads of the first steps of a subgroup's share issued
+	// before A is staged, the rest running that far ahead of the
+	// multiply-adds. All of the share first (a subgroup holds ksub/16 x TN
+	// matrices of 4 registers a lane: 16 at 4x2x512 and 4x4x256; 8 at
+	// 8x2x512 and 4x2x256; 4 at 4x1x256, whose 4,096 workgroups of 14 KiB
+	// of shared memory keep more in flight; 32 at 4x4x512; 4 and 8 a chunk
+	// without split-k), or 4 and 2 steps ahead where that would be too
+	// many (4x4x512; 128 columns a workgroup at 2x8x256, A's slice read
+	// from L2 by half as many workgroups as at 64). Not yet measured.
+	{4, 2, 512, false, false, 8}, {4, 4, 256, false, false, 4}, {8, 2, 512, false, false, 4}, {4, 2, 256, false, false, 4},
+	{4, 4, 512, false, false, 8}, {4, 4, 512, false, false, 4}, {4, 1, 256, false, false, 4}, {2, 8, 256, false, false, 2},
+	{8, 1, 512, true, false, 4}, {8, 1, 1024, true, false, 8},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with

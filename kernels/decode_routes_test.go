@@ -72,8 +72,8 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 				if l.Packed {
 					label += "_pk"
 				}
-				if l.Prefetch {
-					label += "_pf"
+				if l.Prefetch > 0 {
+					label += fmt.Sprintf("_pf%d", l.Prefetch)
 				}
 				rs = append(rs, decodeRoute{kernel: "skinny", layout: l, label: label})
 			}

@@ -37,11 +37,11 @@ type skinnyLayout struct {
 	S, TN, KS int
 	Whole     bool
 	Packed    bool // b read as 16-byte words by the cooperative loads
-	// Prefetch: every cooperative load of b a subgroup's share of a slice
-	// needs issued before a is staged (coopmat.Plan.Prefetch); where b's
-	// rows are not 16-byte aligned the kernel stages b anyway, and the
-	// layout without it runs.
-	Prefetch bool
+	// Prefetch is the k-steps of b the cooperative loads run ahead of the
+	// multiply-adds, from before a is staged (coopmat.Plan.Prefetch; 0
+	// none); where b's rows are not 16-byte aligned the kernel stages b
+	// anyway, and the layout without it runs.
+	Prefetch int
 }
 
 // The default routes, from the H200 (2026-12-01, two device calls; GB/s
@@ -164,13 +164,13 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 }
 
 // skinnyMatch is the first skinny plan of cs in layout l (zero: the first
-// skinny plan); for a prefetching layout that cs lacks (b's rows not
-// 16-byte aligned), the layout without prefetch.
+// skinny plan); for a prefetching layout that cs lacks (as where b's rows
+// are not 16-byte aligned), the layout without prefetch.
 func skinnyMatch(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
-	if p, ok := skinnyExact(cs, l); ok || !l.Prefetch {
+	if p, ok := skinnyExact(cs, l); ok || l.Prefetch == 0 {
 		return p, ok
 	}
-	l.Prefetch = false
+	l.Prefetch = 0
 	return skinnyExact(cs, l)
 }
 

@@ -10,16 +10,21 @@
 # ragged sizes; then PyTorch's copy, F.linear and x @ W; then kc's GB/s over
 # the weights for every route (docs/PERF.md, "Decode products").
 #
-# Usage: scripts/h200-decode.sh [ROOT [validate]]   (ROOT: the checkout the
-# device tool sends, e.g. /work/main). With "validate" the call checks the
+# Usage: scripts/h200-decode.sh [ROOT [validate|prefetch [DIR]]]   (ROOT:
+# the checkout the device tool sends, e.g. /work/main; DIR the folder
+# under ROOT/.gl, decmm unless given). With "validate" the call checks the
 # default routes and the skinny kernel's packed layouts at 16 rows (f16;
 # 4096x4096 and two ragged sizes), then times them beside PyTorch's f16
-# baselines. Only .gl/decmm is carried; delete it after the call.
+# baselines. With "prefetch" it does the same for the skinny kernel's
+# prefetch layouts (_pf) beside its plain 4x4x512 and the defaults, at 8
+# and 16 rows, both forms. Only .gl/DIR is carried; delete it after the
+# call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
-gl=$root/.gl/decmm
+dir=${3:-decmm}
+gl=$root/.gl/$dir
 h200_gl "$root" "$gl"
 h200_kernels "$gl"
 cp scripts/torch_decode.py scripts/torch_common.py "$gl/"
@@ -35,7 +40,13 @@ if [ "${2:-}" = validate ]; then
 	torch="timeout 8 python3 \$G/torch_decode.py f16"
 	tt=15
 fi
+if [ "${2:-}" = prefetch ]; then
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='^m(8|16)/(skinny_.*_pf|skinny_4x4x512)\$'"
+	bench="timeout 70 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m(8|16)/.*/^(skinny_.*_pf|skinny_4x4x512|default_(gemv|gemvt|skinny|coop))\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1"
+	torch="timeout 15 python3 \$G/torch_decode.py f16"
+	tt=45
+fi
 cat <<CMD
-run carry=[".gl/decmm"] command:
-for f in .gl/decmm/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/decmm; cd kernels; $env timeout $tt \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; $torch > \$OUT/torch.txt 2>&1; $bench; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error' \$OUT/tests.txt | head -5; grep RESULT \$OUT/torch.txt; grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'; grep rc= \$OUT/kc.txt
+run carry=[".gl/$dir"] command:
+for f in .gl/$dir/*.deb; do dpkg -x \$f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; G=\$PWD/.gl/$dir; cd kernels; $env timeout $tt \$G/kernels.test -test.run 'TestDecodeRoutes' -test.v > \$OUT/tests.txt 2>&1; echo "tests rc=\$?" >> \$OUT/tests.txt; $torch > \$OUT/torch.txt 2>&1; $bench; echo "bench rc=\$?" >> \$OUT/kc.txt; grep -E '^(--- FAIL|FAIL|ok|PASS)|rc=' \$OUT/tests.txt | head; grep -E 'out of bounds|Error|want' \$OUT/tests.txt | head -5; grep -c 'routes checked' \$OUT/tests.txt; grep RESULT \$OUT/torch.txt; grep -E '^Benchmark' \$OUT/kc.txt | awk '{print \$1, \$5}' | sed 's/BenchmarkDecode.//; s/-16 / /'; grep rc= \$OUT/kc.txt
 CMD
