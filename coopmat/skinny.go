@@ -267,6 +267,10 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 	}
 	n := s.aVec()
 	vecs := s.KS / n
+	if s.Prefetch > 0 && s.IM*vecs%threads == 0 {
+		s.stageAHoisted(w)
+		return
+	}
 	p("for e := t; e < %d; e += %d {", s.IM*vecs, threads)
 	p("\tlet m = e / %d", vecs)
 	p("\tlet k = kbeg + e %% %d * %d", vecs, n)
@@ -279,25 +283,63 @@ func (s skinnyShape) stageA(w *strings.Builder) {
 	p("\t\tv = A[(m * K + k) / %d]", n)
 	p("\t}")
 	p("\tlet o = m * %d + e %% %d * %d", s.LDA, vecs, n)
+	s.storeVec(w, "\t", "v", "o")
+	p("}")
+}
+
+// stageAHoisted is stageA's 16-byte form with every invocation's loads
+// issued first, then the conversions and stores (the prefetch form): the
+// loop's load, store, load, ... would wait out one round trip per 16
+// bytes. The loads read a clamped, in-bounds address, and a vector past M
+// or the slice's end becomes zeros after all of them are issued.
+func (s skinnyShape) stageAHoisted(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	threads := s.S * s.Sub
+	n := s.aVec()
+	vecs := s.KS / n
+	vt := "vec4<u32>"
+	if s.AIn == "f32" {
+		vt = "vec4<f32>"
+	}
+	iters := s.IM * vecs / threads
+	p("var az %s", vt)
+	for i := 0; i < iters; i++ {
+		p("let am%d = (t + %d) / %d", i, i*threads, vecs)
+		p("let ak%d = kbeg + (t + %d) %% %d * %d", i, i*threads, vecs, n)
+		p("var av%d = A[(min(am%d, M - 1) * K + min(ak%d, K - %d)) / %d]", i, i, i, n, n)
+	}
+	for i := 0; i < iters; i++ {
+		p("if am%d >= M || ak%d >= kend {", i, i)
+		p("\tav%d = az", i)
+		p("}")
+		p("{")
+		p("\tlet o = am%d * %d + (t + %d) %% %d * %d", i, s.LDA, i*threads, vecs, n)
+		s.storeVec(w, "\t", fmt.Sprintf("av%d", i), "o")
+		p("}")
+	}
+}
+
+// storeVec writes the 16 bytes of A in v (vec4<f32>, or vec4<u32> of
+// 16-bit halves) to As from offset o, converted to In.
+func (s skinnyShape) storeVec(w *strings.Builder, ind, v, o string) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+ind+format+"\n", args...) }
 	if s.AIn == "f32" {
 		for j := 0; j < 4; j++ {
-			p("\tAs[o + %d] = %s", j, s.narrow("v."+"xyzw"[j:j+1]))
+			p("As[%s + %d] = %s", o, j, s.narrow(v+"."+"xyzw"[j:j+1]))
 		}
-		p("}")
 		return
 	}
 	for j := 0; j < 4; j++ {
 		c := "xyzw"[j : j+1]
 		if s.In == "f16" {
-			p("\tlet h%d = bitcast<vec2<f16>>(v.%s)", j, c)
-			p("\tAs[o + %d] = h%d.x", 2*j, j)
-			p("\tAs[o + %d] = h%d.y", 2*j+1, j)
+			p("let h%d = bitcast<vec2<f16>>(%s.%s)", j, v, c)
+			p("As[%s + %d] = h%d.x", o, 2*j, j)
+			p("As[%s + %d] = h%d.y", o, 2*j+1, j)
 		} else {
-			p("\tAs[o + %d] = bf16(bitcast<f32>(v.%s << 16))", 2*j, c)
-			p("\tAs[o + %d] = bf16(bitcast<f32>(v.%s & 0xffff0000))", 2*j+1, c)
+			p("As[%s + %d] = bf16(bitcast<f32>(%s.%s << 16))", o, 2*j, v, c)
+			p("As[%s + %d] = bf16(bitcast<f32>(%s.%s & 0xffff0000))", o, 2*j+1, v, c)
 		}
 	}
-	p("}")
 }
 
 // bAt writes the function that reads element e of packed B.
@@ -469,16 +511,19 @@ var skinnyLayouts = []struct {
 	{4, 4, 512, false, true, 0}, {8, 1, 1024, true, true, 0}, {8, 1, 512, true, true, 0}, {4, 2, 512, false, true, 0},
 	// Prefetch: B's loads of the first steps of a subgroup's share issued
 	// before A is staged, the rest running that far ahead of the
-	// multiply-adds. All of the share first (a subgroup holds ksub/16 x TN
-	// matrices of 4 registers a lane: 16 at 4x2x512 and 4x4x256; 8 at
-	// 8x2x512 and 4x2x256; 4 at 4x1x256, whose 4,096 workgroups of 14 KiB
-	// of shared memory keep more in flight; 32 at 4x4x512; 4 and 8 a chunk
-	// without split-k), or 4 and 2 steps ahead where that would be too
-	// many (4x4x512; 128 columns a workgroup at 2x8x256, A's slice read
-	// from L2 by half as many workgroups as at 64). Not yet measured.
+	// multiply-adds, and A's slice staged with every load first. All of
+	// the share first (a subgroup holds ksub/16 x TN matrices of 4
+	// registers a lane: 16 at 4x2x512 and 4x4x256; 8 at 8x2x512 and
+	// 4x2x256; 32 at 4x4x512; 4, 8 and 2 a chunk without split-k), or 4
+	// steps ahead (4x4x512). On the H200 with A staged by the loop
+	// (2026-12-01, 16x4096x4096 f16 Bᵀ): 845-953 GB/s against 909-940 for
+	// 4x4x512 unprefetched, but 8x1x512 without split-k 1068-1070
+	// (x·W 1302-1363 against 1134-1218); 4x1x256 (4,096 workgroups, 4
+	// matrices) and 2x8x256 (128 columns a workgroup, 2 steps ahead) 700-940
+	// were dropped.
 	{4, 2, 512, false, false, 8}, {4, 4, 256, false, false, 4}, {8, 2, 512, false, false, 4}, {4, 2, 256, false, false, 4},
-	{4, 4, 512, false, false, 8}, {4, 4, 512, false, false, 4}, {4, 1, 256, false, false, 4}, {2, 8, 256, false, false, 2},
-	{8, 1, 512, true, false, 4}, {8, 1, 1024, true, false, 8},
+	{4, 4, 512, false, false, 8}, {4, 4, 512, false, false, 4},
+	{8, 1, 512, true, false, 4}, {8, 1, 1024, true, false, 8}, {16, 1, 512, true, false, 2},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with

@@ -16,7 +16,8 @@
 # default routes and the skinny kernel's packed layouts at 16 rows (f16;
 # 4096x4096 and two ragged sizes), then times them beside PyTorch's f16
 # baselines. With "prefetch" it does the same for the skinny kernel's
-# prefetch layouts (_pf) beside its plain 4x4x512 and the defaults, at 8
+# prefetch layouts (_pf) beside its plain 4x4x512 and 8x1x512 without
+# split-k and the defaults, at 8
 # and 16 rows, both forms. Only .gl/DIR is carried; delete it after the
 # call.
 set -euo pipefail
@@ -41,8 +42,8 @@ if [ "${2:-}" = validate ]; then
 	tt=15
 fi
 if [ "${2:-}" = prefetch ]; then
-	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='^m(8|16)/(skinny_.*_pf|skinny_4x4x512)\$'"
-	bench="timeout 70 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m(8|16)/.*/^(skinny_.*_pf|skinny_4x4x512|default_(gemv|gemvt|skinny|coop))\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1"
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='^m(8|16)/(skinny_.*_pf[0-9]+|skinny_4x4x512|skinny_8x1x512_whole)\$'"
+	bench="timeout 70 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m(8|16)/.*/^(skinny_.*_pf[0-9]+|skinny_4x4x512|skinny_8x1x512_whole|default_(gemv|gemvt|skinny|coop))\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1"
 	torch="timeout 15 python3 \$G/torch_decode.py f16"
 	tt=45
 fi
