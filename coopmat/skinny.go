@@ -483,16 +483,23 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 
 // skinnyLayouts are the candidate (subgroups, tiles of C per subgroup, k
 // per workgroup) of the skinny tensor-core kernel, the best on the H200
-// first (2026-12-01, 16x4096x4096 f16 Bᵀ: 915-930 GB/s over B, the others
-// 700-900, none above 970; docs/PERF.md, "Decode products"). At 4096
-// columns, BN 64 and KS 512 make 64 x 8 = 512 workgroups, each streaming
-// 64 KiB of B.
+// first (docs/PERF.md, "Decode products" and "prefetch"). First 8
+// subgroups, one tile of 16 columns, all of k a workgroup in chunks of
+// 512, prefetching 4 steps (2026-12-01, two calls, 8 and 16 rows times
+// 4096x4096 f16: 1068-1121 GB/s over B for A·Bᵀ, 1302-1468 then, with A's
+// staging hoisted, 1684-1736 for A·B, against 909-981 and 1134-1264 for
+// 4x4x512 in the same calls); at 4096 columns that is 256 workgroups, and
+// skinnyCandidates moves it after the split-k layouts where the columns
+// make fewer. Then 4x4x512, the best until then (915-930 GB/s for 16
+// rows, A·Bᵀ; the others 700-900, none above 970): BN 64 and KS 512 make
+// 64 x 8 = 512 workgroups at 4096 columns, each streaming 64 KiB of B.
 var skinnyLayouts = []struct {
 	S, TN, KS int
 	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
 	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
 	Prefetch  int  // k-steps of B loaded ahead, from before A is staged (Plan.Prefetch; 0 none)
 }{
+	{8, 1, 512, true, false, 4},
 	{4, 4, 512, false, false, 0}, {4, 4, 256, false, false, 0}, {4, 2, 256, false, false, 0}, {4, 2, 512, false, false, 0}, {8, 2, 512, false, false, 0},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
@@ -514,16 +521,16 @@ var skinnyLayouts = []struct {
 	// multiply-adds, and A's slice staged with every load first. All of
 	// the share first (a subgroup holds ksub/16 x TN matrices of 4
 	// registers a lane: 16 at 4x2x512 and 4x4x256; 8 at 8x2x512 and
-	// 4x2x256; 32 at 4x4x512; 4, 8 and 2 a chunk without split-k), or 4
-	// steps ahead (4x4x512). On the H200 with A staged by the loop
-	// (2026-12-01, 16x4096x4096 f16 Bᵀ): 845-953 GB/s against 909-940 for
-	// 4x4x512 unprefetched, but 8x1x512 without split-k 1068-1070
-	// (x·W 1302-1363 against 1134-1218); 4x1x256 (4,096 workgroups, 4
-	// matrices) and 2x8x256 (128 columns a workgroup, 2 steps ahead) 700-940
-	// were dropped.
+	// 4x2x256; 32 at 4x4x512; 8 and 2 a chunk without split-k), or 4
+	// steps ahead (4x4x512). On the H200 (2026-12-01, 8 and 16 rows times
+	// 4096x4096 f16) the split-k ones 831-998 GB/s for A·Bᵀ and 1004-1337
+	// for A·B, about as 4x4x512 without; without split-k 16x1x512 as
+	// 8x1x512 (1100-1127, 1666-1765), 8x1x1024 less (802-946, 902-1212).
+	// 4x1x256 (4,096 workgroups, 4 matrices) and 2x8x256 (128 columns a
+	// workgroup, 2 steps ahead), 700-978, were dropped.
 	{4, 2, 512, false, false, 8}, {4, 4, 256, false, false, 4}, {8, 2, 512, false, false, 4}, {4, 2, 256, false, false, 4},
 	{4, 4, 512, false, false, 8}, {4, 4, 512, false, false, 4},
-	{8, 1, 512, true, false, 4}, {8, 1, 1024, true, false, 8}, {16, 1, 512, true, false, 2},
+	{8, 1, 1024, true, false, 8}, {16, 1, 512, true, false, 2},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with
@@ -539,7 +546,7 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 	if sub == 0 {
 		sub = 32
 	}
-	var out []Plan
+	var out, few []Plan
 	seen := map[string]bool{}
 	for _, l := range skinnyLayouts {
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
@@ -548,10 +555,18 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 		if l.Whole {
 			p.KS, p.Splits = ceilDiv(o.K, l.KS)*l.KS, 1
 		}
-		if q, ok := sized(p, info, Plan.skinnyShape); ok && !seen[q.String()] {
-			seen[q.String()] = true // a whole-k plan is its split one when k fits one chunk
+		q, ok := sized(p, info, Plan.skinnyShape)
+		switch {
+		case !ok || seen[q.String()]: // a whole-k plan is its split one when k fits one chunk
+		case l.Whole && int(q.Groups()[0]) < workgroupTarget:
+			// one workgroup a BN columns: too few to fill the device
+			// (the whole-k layouts were measured at 4096 columns, 256)
+			seen[q.String()] = true
+			few = append(few, q)
+		default:
+			seen[q.String()] = true
 			out = append(out, q)
 		}
 	}
-	return out
+	return append(out, few...)
 }

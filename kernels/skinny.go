@@ -56,18 +56,27 @@ type skinnyLayout struct {
 //   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/8 (2059 at 4 rows), f16 a gemv.kc
 //     64/2 (1733);
 //   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
-//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel, 4 subgroups of 4
-//     tiles, k in slices of 512 (915 / 930 at 16 rows; gemv.kc's best
+//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel (915 / 930 at 16
+//     rows as 4 subgroups of 4 tiles, k in slices of 512; gemv.kc's best
 //     587 / 912, gemvsg.kc 603 / 879, coopmat's tiled kernels 687 / 680),
 //     gemv.kc 64/2 without cooperative matrices;
 //   - a·b: gemvt.kc at 1 row (1761; the skinny kernel 1262, coopmat's gemv
-//     961), the skinny kernel 4x4x512 from 2 (gemvt.kc fell to 818 / 736
-//     at 4 rows; the skinny kernel 1187 / 1227 at 8, 887-1149 at 16, and
-//     its speed hardly depends on the rows: it pads them to 16); where the
-//     device has no cooperative matrices gemvt.kc up to 4 rows, else
+//     961), the skinny kernel from 2 (gemvt.kc fell to 818 / 736 at 4
+//     rows; the skinny kernel 4x4x512 1187 / 1227 at 8, 887-1149 at 16,
+//     and its speed hardly depends on the rows: it pads them to 16); where
+//     the device has no cooperative matrices gemvt.kc up to 4 rows, else
 //     coopmat's choice.
+//
+// The skinny kernel's layout is coopmat's first (skinnyDefault, zero): at
+// 4096 columns or more 8 subgroups of one tile, all of k a workgroup in
+// chunks of 512, B's loads 4 steps ahead (docs/PERF.md, "prefetch";
+// 2026-12-01, second call: a·bᵀ 1098 / 1121 at 16 rows against 915 / 945
+// for 4x4x512, a·b 1736 / 1729 at 8 and 1684 / 1729 at 16 against 1214 /
+// 1264 and 1148 / 1247; the first call alike for a·bᵀ, a·b 1302-1468
+// before A's staging was hoisted; gemvsg.kc at 8 rows of a·bᵀ 1878 /
+// 1491 stays), 4x4x512 at fewer columns (too few workgroups).
 var (
-	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
+	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
 	// default, by form (a·bᵀ, a·b).
 	skinnyMinRows = [2]int{9, 2}
