@@ -40,7 +40,12 @@ import (
 // round trips overlap one another and A's staging instead of following
 // the staging and each other step by step. A subgroup holds up to
 // (D+1) x TN B matrices (4 registers a lane each at 16x16 f16); D equal
-// to the share's steps loads all of it first.
+// to the share's steps loads all of it first. The prefetch form also
+// stages A with every 16-byte load of an invocation issued before the
+// first store (stageAHoisted), where the loop would wait out one round
+// trip per load. On the H200 neither lifted the split-k layouts; the two
+// together lifted the whole-k one, A's part most for A·B (docs/PERF.md,
+// "prefetch").
 
 // skinnyShape is the structural part of a skinny tensor-core kernel.
 type skinnyShape struct {
