@@ -189,6 +189,14 @@ type Plan struct {
 	// registers live across the multiply-adds, the load latency hidden by
 	// the other workgroups on the multiprocessor (cooperative-matrix plans).
 	Direct bool `json:",omitempty"`
+	// Prefetch, when above 0, is the k-steps of B a subgroup's cooperative
+	// loads run ahead of its multiply-adds: the first Prefetch steps'
+	// loads issued before A is staged and the barrier, each later step's
+	// as the step Prefetch before it multiplies, so that the loads' round
+	// trips overlap one another and the staging instead of following each
+	// other step by step (skinny plans whose B rows are 16-byte aligned;
+	// skinny.go).
+	Prefetch int `json:",omitempty"`
 	// Swizzle, when above 1, hands out tiles in bands of Swizzle rows of
 	// tiles, column by column within a band, so that the workgroups running
 	// at once share rows of A and columns of B in L2 (cooperative-matrix
@@ -225,6 +233,9 @@ func (p Plan) String() string {
 		s += fmt.Sprintf(" k%d", p.KS)
 	}
 	s += marks(mark{p.Packed, " packed"}, mark{p.Interior, " interior"}, mark{p.Direct, " direct"})
+	if p.Prefetch > 0 {
+		s += fmt.Sprintf(" prefetch %d", p.Prefetch)
+	}
 	if p.Swizzle > 1 {
 		s += fmt.Sprintf(" swizzle %d", p.Swizzle)
 	}

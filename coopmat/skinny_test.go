@@ -80,7 +80,9 @@ func TestSkinny(t *testing.T) {
 // at most 16 rows of f16/bf16, both forms of B, after the gemv plans and
 // before the tiled ones; none for more rows or f32; the untuned choice is
 // the gemv kernel up to 8 rows of A·B, else the first skinny plan (the
-// H200's best, 4x4x512).
+// H200's best at 4096 columns: 8x1x512 without split-k, prefetching 4
+// steps; at 1,024 columns, too few workgroups for it, the split-k
+// 4x4x512).
 func TestSkinnyCandidates(t *testing.T) {
 	for _, o := range []Options{{M: 16, N: 4096, K: 4096, DType: "f16"}, {M: 16, N: 4096, K: 4096, DType: "bf16", TransB: true},
 		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}, {M: 12, N: 4096, K: 4096, DType: "f16"}} {
@@ -115,6 +117,9 @@ func TestSkinnyCandidates(t *testing.T) {
 		if p, err := Choose(h200(), o); err != nil || p.String() != first {
 			t.Errorf("%s: Choose = %s, %v; want the first %s plan untuned", o, p, err, wantGen)
 		}
+		if p := firstSkinny(cs); p.Splits != 1 || p.Prefetch != 4 || p.Subgroups[0] != 8 {
+			t.Errorf("%s: first skinny plan %s, want 8x1x512 without split-k, prefetch 4", o, p)
+		}
 		seen := map[string]bool{}
 		for _, p := range cs {
 			if seen[p.String()] {
@@ -122,6 +127,10 @@ func TestSkinnyCandidates(t *testing.T) {
 			}
 			seen[p.String()] = true
 		}
+	}
+	o := Options{M: 16, N: 1024, K: 4096, DType: "f16", TransB: true}
+	if p := firstSkinny(skinnyCandidates(h200(), o)); p.Splits != 8 || p.Prefetch != 0 || p.Tile.TN != 4 {
+		t.Errorf("%s: first skinny plan %s, want 4x4x512 in 8 slices of k", o, p)
 	}
 	for _, o := range []Options{{M: 17, N: 64, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64}} {
 		if cs := skinnyCandidates(h200(), o); len(cs) != 0 {
@@ -131,6 +140,16 @@ func TestSkinnyCandidates(t *testing.T) {
 	if cs := skinnyCandidates(lavapipe(), Options{M: 1, N: 64, K: 64, DType: "f16"}); len(cs) != 0 {
 		t.Errorf("lavapipe (no cooperative matrices): skinny plans %v, want none", cs)
 	}
+}
+
+// firstSkinny is the first skinny plan of cs (zero: none).
+func firstSkinny(cs []Plan) Plan {
+	for _, p := range cs {
+		if p.Generator == "skinny" {
+			return p
+		}
+	}
+	return Plan{}
 }
 
 // TestSkinnySPIRV: every skinny tensor-core variant (input and output

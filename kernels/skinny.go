@@ -38,6 +38,11 @@ type skinnyLayout struct {
 	S, TN, KS int
 	Whole     bool
 	Packed    bool // b read as 16-byte words by the cooperative loads
+	// Prefetch is the k-steps of b the cooperative loads run ahead of the
+	// multiply-adds, from before a is staged (coopmat.Plan.Prefetch; 0
+	// none); where b's rows are not 16-byte aligned the kernel stages b
+	// anyway, and the layout without it runs.
+	Prefetch int
 }
 
 // The default routes, from the H200 (2026-12-01, two device calls; GB/s
@@ -51,15 +56,15 @@ type skinnyLayout struct {
 //     1890); the skinny tensor-core kernel at most 966;
 //   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/4, f16 a gemv.kc 64/2 (1733);
 //   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
-//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel, 4 subgroups of 4
-//     tiles, k in slices of 512 (915 / 930 at 16 rows; gemv.kc's best
+//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel (915 / 930 at 16
+//     rows as 4 subgroups of 4 tiles, k in slices of 512; gemv.kc's best
 //     587 / 912, gemvsg.kc 603 / 879, coopmat's tiled kernels 687 / 680),
 //     gemv.kc 64/2 without cooperative matrices;
 //   - a·b: gemvt.kc at 1 row (1761; the skinny kernel 1262, coopmat's gemv
-//     961), the skinny kernel 4x4x512 from 2 (gemvt.kc fell to 818 / 736
-//     at 4 rows; the skinny kernel 1187 / 1227 at 8, 887-1149 at 16, and
-//     its speed hardly depends on the rows: it pads them to 16); where the
-//     device has no cooperative matrices gemvt.kc up to 4 rows, else
+//     961), the skinny kernel from 2 (gemvt.kc fell to 818 / 736 at 4
+//     rows; the skinny kernel 4x4x512 1187 / 1227 at 8, 887-1149 at 16,
+//     and its speed hardly depends on the rows: it pads them to 16); where
+//     the device has no cooperative matrices gemvt.kc up to 4 rows, else
 //     coopmat's choice.
 //
 // Since gemv.kc's and gemvsg.kc's loops load a step's words of W before
@@ -72,8 +77,17 @@ type skinnyLayout struct {
 // with it (2536-2685 against 2532-2667) and 4 or 8 strides 3-19% below;
 // at 4 and 8 rows every shape with 2 or 4 strides measured below the best
 // shape with one (by up to 25%). The other routes measured as before.
+//
+// The skinny kernel's layout is coopmat's first (skinnyDefault, zero): at
+// 4096 columns or more 8 subgroups of one tile, all of k a workgroup in
+// chunks of 512, B's loads 4 steps ahead (docs/PERF.md, "prefetch";
+// 2026-12-01, second call: a·bᵀ 1098 / 1121 at 16 rows against 915 / 945
+// for 4x4x512, a·b 1736 / 1729 at 8 and 1684 / 1729 at 16 against 1214 /
+// 1264 and 1148 / 1247; the first call alike for a·bᵀ, a·b 1302-1468
+// before A's staging was hoisted; gemvsg.kc at 8 rows of a·bᵀ 1878 /
+// 1491 stays), 4x4x512 at fewer columns (too few workgroups).
 var (
-	skinnyDefault = skinnyLayout{S: 4, TN: 4, KS: 512}
+	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
 	// default, by form (a·bᵀ, a·b).
 	skinnyMinRows = [2]int{9, 2}
@@ -146,7 +160,9 @@ func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
 }
 
 // skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
-// first) for o, or an error where the device has none.
+// first) for o, or an error where the device has none. A prefetching
+// layout the product cannot take (b's rows not 16-byte aligned) is the
+// same layout without prefetch.
 func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
 	o = skinnyOptions(a, b, o)
 	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {
@@ -156,17 +172,38 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 	if err != nil {
 		return coopmat.Plan{}, err
 	}
+	if p, ok := skinnyMatch(cs, l); ok {
+		return p, nil
+	}
+	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
+}
+
+// skinnyMatch is the first skinny plan of cs in layout l (zero: the first
+// skinny plan); for a prefetching layout that cs lacks (as where b's rows
+// are not 16-byte aligned), the layout without prefetch.
+func skinnyMatch(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
+	if p, ok := skinnyExact(cs, l); ok || l.Prefetch == 0 {
+		return p, ok
+	}
+	l.Prefetch = 0
+	return skinnyExact(cs, l)
+}
+
+// skinnyExact is the first skinny plan of cs in layout l (zero: the first
+// skinny plan).
+func skinnyExact(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
 	for _, p := range cs {
 		if p.Generator != "skinny" {
 			continue
 		}
 		// k in one chunk: the whole-k plan and the split one are the same
 		whole := p.KS > p.Tile.BK || p.Splits == 1
-		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) && l.Packed == p.Packed) {
-			return p, nil
+		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) &&
+			l.Packed == p.Packed && l.Prefetch == p.Prefetch) {
+			return p, true
 		}
 	}
-	return coopmat.Plan{}, fmt.Errorf("kernels: no skinny tensor-core plan %v for %s on %s", l, o, c.dev.Info().Name)
+	return coopmat.Plan{}, false
 }
 
 // noSkinnyPlan is skinnyMatmul's error where the device has no skinny

@@ -10,22 +10,25 @@
 # ragged sizes; then PyTorch's copy, F.linear and x @ W; then kc's GB/s over
 # the weights for every route (docs/PERF.md, "Decode products").
 #
-# Usage: scripts/h200-decode.sh [ROOT [validate|unroll]]   (ROOT: the
-# checkout the device tool sends, e.g. /work/main; GL=name builds into
-# ROOT/.gl/name instead of .gl/decmm). With "validate" the call checks the
-# default routes and the skinny kernel's packed layouts at 16 rows (f16;
-# 4096x4096 and two ragged sizes), then times them beside PyTorch's f16
-# baselines. With "unroll" it checks the default routes and gemv.kc's and
-# gemvsg.kc's unrolled shapes (labels ending _u1 ... _u8: U strides of k
-# a step) at 1, 4 and 8 x 4096x4096 and four ragged sizes, then PyTorch's
-# f16 baselines, then times x·Wᵀ at 1, 4 and 8 rows through those routes
-# and the default in two passes. Only the build folder is carried; delete it after
-# the call.
+# Usage: scripts/h200-decode.sh [ROOT [validate|unroll|prefetch [DIR]]]
+# (ROOT: the checkout the device tool sends, e.g. /work/main; DIR, or
+# GL=DIR, the folder under ROOT/.gl, decmm unless given). With "validate"
+# the call checks the default routes and the skinny kernel's packed
+# layouts at 16 rows (f16; 4096x4096 and two ragged sizes), then times
+# them beside PyTorch's f16 baselines. With "unroll" it checks the default
+# routes and gemv.kc's and gemvsg.kc's unrolled shapes (labels ending _u1
+# ... _u8: U strides of k a step) at 1, 4 and 8 x 4096x4096 and four
+# ragged sizes, then PyTorch's f16 baselines, then times x·Wᵀ at 1, 4 and
+# 8 rows through those routes and the default in two passes. With
+# "prefetch" it does the same for the skinny kernel's prefetch layouts
+# (_pf) beside its plain 4x4x512 and 8x1x512 without split-k and the
+# defaults, at 8 and 16 rows, both forms. Only .gl/DIR is carried; delete
+# it after the call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
-name=${GL:-decmm}
+name=${GL:-${3:-decmm}}
 gl=$root/.gl/$name
 h200_gl "$root" "$gl"
 h200_kernels "$gl"
@@ -51,6 +54,12 @@ if [ "${2:-}" = unroll ]; then
 	torch="timeout 12 python3 \$G/torch_decode.py f16"
 	tt=50
 	sum="awk 'FNR==NR&&/^Bench/{a[\$1]=\$5;next} /^Bench/{print \$1,a[\$1],\$5}' \$OUT/kc.txt \$OUT/kc2.txt | sed 's/BenchmarkDecode.//; s/-16 / /'"
+fi
+if [ "${2:-}" = prefetch ]; then
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='^m(8|16)/(skinny_.*_pf[0-9]+|skinny_4x4x512|skinny_8x1x512_whole)\$'"
+	bench="timeout 70 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m(8|16)/.*/^(skinny_.*_pf[0-9]+|skinny_4x4x512|skinny_8x1x512_whole|default_(gemv|gemvt|skinny|coop))\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1"
+	torch="timeout 15 python3 \$G/torch_decode.py f16"
+	tt=45
 fi
 cat <<CMD
 run carry=[".gl/$name"] command:
