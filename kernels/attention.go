@@ -222,13 +222,15 @@ type decodeTuning struct {
 var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
 // defaultDecode16 is the configuration over 16-bit caches: decode4h.kc
-// with 4 invocations per key, 4 value rows a step and about 512
-// workgroups. Since it keeps its accumulators in locals per step it ran
-// 1173-1216 GB/s of f16 on the H200 (2026-12-01 ~20:05 UTC, two passes,
-// docs/PERF.md "Widening f16 on the H200") against 775-777 for the
-// previous default, decodesg.kc with 4 lanes per key, 4 subgroups and
-// batches of 2 steps (KL, NS and U: what a tuning asking for Sub gets).
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 256, LN: 4, VB: 4}
+// with workgroups of 128, each invocation dotting all 16 vectors of a key
+// row of 128 halves (LN 1: 16 16-byte loads a lane in flight where LN 4
+// had 4), 8 value rows a step and about 512 workgroups. On the H200
+// (2026-12-01, three calls ~21:30-21:35 UTC, 32k keys, 32/8 heads of 128,
+// docs/PERF.md "Decode attention: more loads a lane") it ran 1593-1637
+// GB/s of f16 (GPU time 1935-1956) where the previous default (workgroups
+// of 256, LN 4, VB 4) ran 1112-1181 in the same calls: 1.4x. KL, NS and
+// U are decodesg.kc's, what a tuning asking for Sub gets.
+var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8}
 
 // decodeTune is the configuration for a cache of type d: the test's or
 // benchmark's where one is set, else the type's default; zero fields take

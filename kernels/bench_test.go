@@ -191,13 +191,15 @@ func BenchmarkOps(b *testing.B) {
 // decode4h.kc over f32 caches, and a kernel with one max a round: slower.
 var (
 	decode16Sweep = []kernels.DecodeTuning{
-		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 256},
-		{Sub: 1, KL: 4, NS: 8, U: 2, Groups: 512}, {Sub: 1, KL: 8, NS: 4, U: 2, Groups: 512},
-		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 256}, {WG: 256, LN: 2, VB: 4, Groups: 1024},
+		// the last of three H200 calls (docs/PERF.md, "Decode attention:
+		// more loads a lane"): the previous default, the new one (128/1/8,
+		// 512 workgroups) and its neighbours
+		{WG: 256, LN: 4, VB: 4, Groups: 512},
+		{WG: 128, LN: 1, VB: 8, Groups: 256}, {WG: 128, LN: 1, VB: 8, Groups: 512}, {WG: 128, LN: 1, VB: 4, Groups: 512},
+		{WG: 128, LN: 1, VB: 8, Groups: 512, Pre: 1}, {WG: 64, LN: 1, VB: 8, Groups: 1024}, {WG: 64, LN: 1, VB: 8, Groups: 512},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
-		{WG: 256, LN: 4, VB: 8, Groups: 1024}, {WG: 256, LN: 4, VB: 8, Groups: 512}, {WG: 256, LN: 2, VB: 8, Groups: 1024},
-		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 1024},
+		{WG: 256, LN: 4, VB: 8, Groups: 1024},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
 	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
