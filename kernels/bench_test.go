@@ -275,13 +275,16 @@ func rowSweep(b *testing.B, c *kernels.Context, x *kernels.Tensor, p string, ben
 	c.SetRowTuning(kernels.RowTuning{})
 }
 
-// rowSweepTunings: the default (one vector of eight in shared memory),
-// then subgroup reductions (rowssg4.kc) with 0 to 2 vectors in shared
-// memory and 0 to 4 weight vectors (w and b) loaded beside x; the first
-// H200 call of 2026-12-01 also timed one shifted reduction (ST: slower).
-var rowSweepTunings = []kernels.RowTuning{{WG: 1024, SH: 1}, {WG: 1024, SH: 1, PF: 2, SG: 1}, {WG: 1024, PF: 2, SG: 1},
-	{WG: 1024, SH: 2, PF: 2, SG: 1}, {WG: 1024, SH: 1, PF: 4, SG: 1}, {WG: 1024, SH: 2, PF: 4, SG: 1}, {WG: 1024, SH: 1, PF: 1, SG: 1},
-	{WG: 1024, SG: 1}}
+// rowSweepTunings: the default (subgroup reductions, a quarter of the
+// row in shared memory, two weight vectors beside x), then workgroups of
+// 512 (16 vectors of the row an invocation) with 0 to 5 of them in shared
+// memory, so that fewer registers an invocation may let two workgroups
+// share a multiprocessor. Earlier H200 calls (2026-12-01) timed
+// rowsreg4.kc, 0 to 2 vectors in shared memory with 0 to 4 weight vectors
+// at 1024, and one shifted reduction (ST): docs/PERF.md.
+var rowSweepTunings = []kernels.RowTuning{{WG: 1024, SH: 1, PF: 2, SG: 1}, {WG: 1024, PF: 2, SG: 1},
+	{WG: 512, PF: 2, SG: 1}, {WG: 512, SH: 2, PF: 2, SG: 1}, {WG: 512, SH: 4, PF: 2, SG: 1}, {WG: 512, SH: 5, PF: 2, SG: 1},
+	{WG: 512, SH: 4, PF: 4, SG: 1}}
 
 func fill(b *testing.B, c *kernels.Context, n int) *kernels.Tensor {
 	xs := make([]float32, n)
