@@ -15,6 +15,7 @@ import (
 	"github.com/kcgo/kc/emit/wgsl"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // variants are the library's kernel files with the specialisations the
@@ -98,6 +99,28 @@ func TestEmbeddedFiles(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s is not in the validated variants", e.Name())
+		}
+	}
+}
+
+// TestCanonicalSources: every kernel source is as `kc fmt` prints it (the
+// library's .kc files are read by people as examples of the language).
+func TestCanonicalSources(t *testing.T) {
+	ents, err := sources.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		src, err := sources.ReadFile(e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := parse.File(e.Name(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := ir.Print(m); !bytes.Equal(out, src) {
+			t.Errorf("%s is not in canonical form: run kc fmt -w kernels/%s", e.Name(), e.Name())
 		}
 	}
 }
