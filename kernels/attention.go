@@ -202,8 +202,7 @@ func flashLoops(s, dh int) int {
 // decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
 // invocations per key in the score pass (LN: 1, 2 or 4), value rows per
 // online-softmax step (VB), and for decode4h.kc the round's values loaded
-// with its keys (Pre = 1) or the next round's keys loaded before the
-// round's value pass (Nxt = 1, without Pre). Wid = 1 makes decodesg.kc and decode4h.kc widen
+// with its keys (Pre = 1). Wid = 1 makes decodesg.kc and decode4h.kc widen
 // f16 by integer ops instead of unpack2x16float (slower on the H200:
 // docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
 // at least one step or round; 0: chosen so that about Groups workgroups
@@ -212,7 +211,7 @@ func flashLoops(s, dh int) int {
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
-	Pre, Nxt, Wid            int
+	Pre, Wid                 int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -296,11 +295,7 @@ func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	span, pd := c.vecDecodeDefs(e, t, tq, s, heads, kvHeads, dh)
 	if pd != nil {
 		pd["H16"], pd["VE"] = h16Def[d], strconv.Itoa(e/4)
-		nxt := min(t.Nxt, 1)
-		if t.Pre != 0 {
-			nxt = 0
-		}
-		pd["PRE"], pd["NXT"], pd["WID"] = strconv.Itoa(min(t.Pre, 1)), strconv.Itoa(nxt), strconv.Itoa(min(t.Wid, 1))
+		pd["PRE"], pd["WID"] = strconv.Itoa(min(t.Pre, 1)), strconv.Itoa(min(t.Wid, 1))
 	}
 	return span, pd
 }

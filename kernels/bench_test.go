@@ -191,12 +191,12 @@ func BenchmarkOps(b *testing.B) {
 // decode4h.kc over f32 caches, and a kernel with one max a round: slower.
 var (
 	decode16Sweep = []kernels.DecodeTuning{
-		// the old default, the new one (128/1/8, 512 workgroups) and
-		// with the next round's keys loaded before the value pass (Nxt)
-		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 128, LN: 1, VB: 8, Groups: 512},
-		{WG: 128, LN: 1, VB: 8, Groups: 512, Nxt: 1}, {WG: 128, LN: 1, VB: 4, Groups: 512, Nxt: 1},
-		{WG: 128, LN: 1, VB: 8, Groups: 256, Nxt: 1}, {WG: 128, LN: 1, VB: 8, Groups: 1024, Nxt: 1},
-		{WG: 256, LN: 2, VB: 8, Groups: 512, Nxt: 1}, {WG: 128, LN: 2, VB: 8, Groups: 512, Nxt: 1},
+		// the last of three H200 calls (docs/PERF.md, "Decode attention:
+		// more loads a lane"): the previous default, the new one (128/1/8,
+		// 512 workgroups) and its neighbours
+		{WG: 256, LN: 4, VB: 4, Groups: 512},
+		{WG: 128, LN: 1, VB: 8, Groups: 256}, {WG: 128, LN: 1, VB: 8, Groups: 512}, {WG: 128, LN: 1, VB: 4, Groups: 512},
+		{WG: 128, LN: 1, VB: 8, Groups: 512, Pre: 1}, {WG: 64, LN: 1, VB: 8, Groups: 1024}, {WG: 64, LN: 1, VB: 8, Groups: 512},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
 		{WG: 256, LN: 4, VB: 8, Groups: 1024},
@@ -220,9 +220,6 @@ func decodeName(tn kernels.DecodeTuning) string {
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)
-	}
-	if tn.Nxt != 0 {
-		w = fmt.Sprintf("-nxt%d", tn.Nxt) + w
 	}
 	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d%s", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups, w)
 }
