@@ -290,7 +290,8 @@ func checkSampled(t *testing.T, name string, got, as, bs []float32, m, k, n int,
 // ("default_skinny"). "indep" repeats it with every
 // product reading the same a instead (BenchmarkHalf's form, the products
 // free to overlap). Time is from the scope's end (its one submit) to the
-// wait's return.
+// wait's return; with -sweep, on devices with GPU timestamps, "gpuGB/s"
+// is over the median of 20 products' summed dispatch durations instead.
 func BenchmarkDecode(b *testing.B) {
 	dev, c := openBench(b)
 	dim, mats, reps := 4096, 8, 100
@@ -354,6 +355,15 @@ func BenchmarkDecode(b *testing.B) {
 						el := run.Seconds() / float64(b.N*reps)
 						b.ReportMetric(wbytes/el/1e9, "GB/s")
 						b.ReportMetric(el*1e6, "us/op")
+						// -sweep: the product's own dispatches by GPU
+						// timestamps, beside the chain's wall time (what the
+						// barriers and the ramps between products cost)
+						if *sweep && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+							i := 0
+							if t := gpuTime(b, c, dev, func() (*kernels.Tensor, error) { i++; return op(x0, i) }); t > 0 {
+								b.ReportMetric(wbytes/t.Seconds()/1e9, "gpuGB/s")
+							}
+						}
 					})
 				}
 				x0.Release()
