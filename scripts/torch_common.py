@@ -47,6 +47,14 @@ def decode(dt, rows, hot=False):
     name = str(dt).split(".")[1]
     ws = [torch.randn(DIM, DIM, device=dev, dtype=dt) * 0.01 for _ in range(MATS)]
     wbytes = 2 * DIM * DIM
+    # what streaming one weight matrix costs PyTorch at all, the ceiling
+    # for a product that reads it once: a sum over its 32 MiB, and a copy
+    # of it (GB/s of bytes read and written), the matrices rotating
+    out = torch.empty_like(ws[0])
+    for form, fn, nbytes in (("sum", lambda i: ws[i % MATS].sum(dtype=torch.float32), wbytes),
+                             ("copy", lambda i: out.copy_(ws[i % MATS]), 2 * wbytes)):
+        t = per_op(fn, 100)
+        res("stream", dtype=name, form=form, MiB=wbytes >> 20, GBps=nbytes / t / 1e9, us=t * 1e6)
     for m in rows:
         x = torch.randn(m, DIM, device=dev, dtype=dt)
         forms = [("linear", lambda i: F.linear(x, ws[i % MATS])), ("matmul", lambda i: x @ ws[i % MATS])]
