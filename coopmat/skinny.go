@@ -521,7 +521,13 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 
 // skinnyLayouts are the candidate (subgroups, tiles of C per subgroup, k
 // per workgroup) of the skinny tensor-core kernel, the best on the H200
-// first (docs/PERF.md, "Decode products" and "prefetch"). First 8
+// first (docs/PERF.md, "Decode products", "prefetch" and "staged"). First,
+// for A·Bᵀ only (the only form it takes), the staged form at 4
+// subgroups, one tile of 16 columns, all of k a workgroup in chunks of 512
+// (2026-12-01, 21:45 UTC, 8 and 16 rows times 4096x4096 f16, f32 / f16
+// A, two passes: 1886-1991 / 2103-2135 GB/s over B against 1098-1115 for
+// the layout below in the same call; 8x1x512 staged 1548-1624 / 2101-2279,
+// 8x1x256 1787-1896, 4x2x256 1597-1708). For A·B, then, 8
 // subgroups, one tile of 16 columns, all of k a workgroup in chunks of
 // 512, prefetching 4 steps (2026-12-01, two calls, 8 and 16 rows times
 // 4096x4096 f16: 1068-1121 GB/s over B for A·Bᵀ, 1302-1468 then, with A's
@@ -538,6 +544,7 @@ var skinnyLayouts = []struct {
 	Prefetch  int  // k-steps of B loaded ahead, from before A is staged (Plan.Prefetch; 0 none)
 	StageB    bool // Bᵀ's block staged in shared memory with 16-byte loads (Plan.StageB; A·Bᵀ only)
 }{
+	{4, 1, 512, true, false, 0, true},
 	{8, 1, 512, true, false, 4, false},
 	{4, 4, 512, false, false, 0, false}, {4, 4, 256, false, false, 0, false}, {4, 2, 256, false, false, 0, false}, {4, 2, 512, false, false, 0, false}, {8, 2, 512, false, false, 0, false},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
@@ -575,7 +582,7 @@ var skinnyLayouts = []struct {
 	// chunk multiplies, the B matrices loaded from shared memory
 	// (skinnystage.go). Without split-k; at 8x2x256 and 16 subgroups the
 	// block and A's chunk pass 48 KiB of shared memory.
-	{8, 1, 512, true, false, 0, true}, {4, 1, 512, true, false, 0, true}, {8, 1, 256, true, false, 0, true}, {4, 2, 256, true, false, 0, true},
+	{8, 1, 512, true, false, 0, true}, {8, 1, 256, true, false, 0, true}, {4, 2, 256, true, false, 0, true}, {4, 1, 256, true, false, 0, true},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with

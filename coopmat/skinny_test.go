@@ -87,9 +87,9 @@ func TestSkinny(t *testing.T) {
 // at most 16 rows of f16/bf16, both forms of B, after the gemv plans and
 // before the tiled ones; none for more rows or f32; the untuned choice is
 // the gemv kernel up to 8 rows of A·B, else the first skinny plan (the
-// H200's best at 4096 columns: 8x1x512 without split-k, prefetching 4
-// steps; at 1,024 columns, too few workgroups for it, the split-k
-// 4x4x512).
+// H200's best at 4096 columns: for A·B 8x1x512 without split-k,
+// prefetching 4 steps, for A·Bᵀ 4x1x512 without split-k, staged; at 1,024
+// columns, too few workgroups for either, the split-k 4x4x512).
 func TestSkinnyCandidates(t *testing.T) {
 	for _, o := range []Options{{M: 16, N: 4096, K: 4096, DType: "f16"}, {M: 16, N: 4096, K: 4096, DType: "bf16", TransB: true},
 		{M: 1, N: 4096, K: 4096, DType: "f16", TransB: true}, {M: 8, N: 4096, K: 4096, DType: "f16"}, {M: 12, N: 4096, K: 4096, DType: "f16"}} {
@@ -124,7 +124,9 @@ func TestSkinnyCandidates(t *testing.T) {
 		if p, err := Choose(h200(), o); err != nil || p.String() != first {
 			t.Errorf("%s: Choose = %s, %v; want the first %s plan untuned", o, p, err, wantGen)
 		}
-		if p := firstSkinny(cs); p.Splits != 1 || p.Prefetch != 4 || p.Subgroups[0] != 8 {
+		if p := firstSkinny(cs); o.TransB && (p.Splits != 1 || !p.StageB || p.Subgroups[0] != 4 || p.Tile.TN != 1 || p.Tile.BK != 512) {
+			t.Errorf("%s: first skinny plan %s, want 4x1x512 without split-k, staged", o, p)
+		} else if !o.TransB && (p.Splits != 1 || p.Prefetch != 4 || p.Subgroups[0] != 8 || p.StageB) {
 			t.Errorf("%s: first skinny plan %s, want 8x1x512 without split-k, prefetch 4", o, p)
 		}
 		seen := map[string]bool{}
@@ -136,7 +138,7 @@ func TestSkinnyCandidates(t *testing.T) {
 		}
 	}
 	o := Options{M: 16, N: 1024, K: 4096, DType: "f16", TransB: true}
-	if p := firstSkinny(skinnyCandidates(h200(), o)); p.Splits != 8 || p.Prefetch != 0 || p.Tile.TN != 4 {
+	if p := firstSkinny(skinnyCandidates(h200(), o)); p.Splits != 8 || p.Prefetch != 0 || p.Tile.TN != 4 || p.StageB {
 		t.Errorf("%s: first skinny plan %s, want 4x4x512 in 8 slices of k", o, p)
 	}
 	for _, o := range []Options{{M: 17, N: 64, K: 64, DType: "f16"}, {M: 1, N: 64, K: 64}} {

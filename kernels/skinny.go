@@ -43,6 +43,10 @@ type skinnyLayout struct {
 	// none); where b's rows are not 16-byte aligned the kernel stages b
 	// anyway, and the layout without it runs.
 	Prefetch int
+	// StageB stages b's block in shared memory with 16-byte loads
+	// (coopmat.Plan.StageB; a·bᵀ with 16-byte aligned rows only, else the
+	// layout without it runs).
+	StageB bool
 }
 
 // The default routes, from the H200 (2026-12-01, two device calls; GB/s
@@ -161,8 +165,8 @@ func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
 
 // skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
 // first) for o, or an error where the device has none. A prefetching
-// layout the product cannot take (b's rows not 16-byte aligned) is the
-// same layout without prefetch.
+// or staged layout the product cannot take (b's rows not 16-byte aligned;
+// staged, a·b) is the same layout without prefetch or staging.
 func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
 	o = skinnyOptions(a, b, o)
 	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {
@@ -179,13 +183,13 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 }
 
 // skinnyMatch is the first skinny plan of cs in layout l (zero: the first
-// skinny plan); for a prefetching layout that cs lacks (as where b's rows
-// are not 16-byte aligned), the layout without prefetch.
+// skinny plan); for a prefetching or staged layout that cs lacks (as
+// where b's rows are not 16-byte aligned), the layout without either.
 func skinnyMatch(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
-	if p, ok := skinnyExact(cs, l); ok || l.Prefetch == 0 {
+	if p, ok := skinnyExact(cs, l); ok || (l.Prefetch == 0 && !l.StageB) {
 		return p, ok
 	}
-	l.Prefetch = 0
+	l.Prefetch, l.StageB = 0, false
 	return skinnyExact(cs, l)
 }
 
@@ -199,7 +203,7 @@ func skinnyExact(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
 		// k in one chunk: the whole-k plan and the split one are the same
 		whole := p.KS > p.Tile.BK || p.Splits == 1
 		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) &&
-			l.Packed == p.Packed && l.Prefetch == p.Prefetch) {
+			l.Packed == p.Packed && l.Prefetch == p.Prefetch && l.StageB == p.StageB) {
 			return p, true
 		}
 	}
