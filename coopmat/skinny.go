@@ -524,10 +524,11 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 // first (docs/PERF.md, "Decode products", "prefetch" and "staged"). First,
 // for A·Bᵀ only (the only form it takes), the staged form at 4
 // subgroups, one tile of 16 columns, all of k a workgroup in chunks of 512
-// (2026-12-01, 21:45 UTC, 8 and 16 rows times 4096x4096 f16, f32 / f16
-// A, two passes: 1886-1991 / 2103-2135 GB/s over B against 1098-1115 for
-// the layout below in the same call; 8x1x512 staged 1548-1624 / 2101-2279,
-// 8x1x256 1787-1896, 4x2x256 1597-1708). For A·B, then, 8
+// (2026-12-01, two calls, ~21:39 and ~21:43 UTC, 1 to 16 rows times
+// 4096x4096 f16, f32 / f16 A, two passes each: 1886-2045 / 2033-2146
+// GB/s over B against 1092-1127 for the layout below in the same calls;
+// 8x1x512 staged 1548-1642 / 2101-2279, 8x1x256 1787-1896, 4x2x256
+// 1597-1708, 4x1x256 1708-1878). For A·B, then, 8
 // subgroups, one tile of 16 columns, all of k a workgroup in chunks of
 // 512, prefetching 4 steps (2026-12-01, two calls, 8 and 16 rows times
 // 4096x4096 f16: 1068-1121 GB/s over B for A·Bᵀ, 1302-1468 then, with A's

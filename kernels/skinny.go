@@ -90,11 +90,26 @@ type skinnyLayout struct {
 // 1264 and 1148 / 1247; the first call alike for a·bᵀ, a·b 1302-1468
 // before A's staging was hoisted; gemvsg.kc at 8 rows of a·bᵀ 1878 /
 // 1491 stays), 4x4x512 at fewer columns (too few workgroups).
+//
+// Since the skinny kernel's staged form (b's block copied into shared
+// memory with 16-byte loads; coopmat.Plan.StageB) coopmat's first layout
+// for a·bᵀ is 4 subgroups of one tile, all of k a workgroup in chunks of
+// 512, staged (docs/PERF.md, "staged"; 2026-12-01, two calls, ~21:39 and
+// ~21:43 UTC, two passes each, f32 a / f16 a, GB/s): at 16 rows
+// 1886-1980 / 2033-2118 against 1096-1122 for the prefetch form's
+// 8x1x512 (PyTorch's F.linear 1335-1392); it also beats gemv.kc's
+// defaults at 8 rows in every comparison of both calls (1941-2024 /
+// 2089-2136 against gemvsg.kc 1764-1805 / gemv 1512-1627) and, with f16 a,
+// at 4 rows (2071-2094 against 1684-1735, one call), not with f32 a at 4
+// rows (1966-2045 against 2205-2238) or 1 row (1957-1973 against
+// 2471-2520). So a·bᵀ takes the skinny kernel from 8 rows of f32 a and 4
+// of 16-bit a (at 1 row of f16 a it measured 2114-2146 against 1885-1964,
+// one call: gemv.kc stays).
 var (
 	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
-	// default, by form (a·bᵀ, a·b).
-	skinnyMinRows = [2]int{9, 2}
+	// default, by form: a·bᵀ with f32 a, a·bᵀ with 16-bit a, a·b.
+	skinnyMinRows = [3]int{8, 4, 2}
 )
 
 // gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
@@ -128,8 +143,11 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 	case f.Kernel != "":
 		return f
 	}
-	form := 0
-	if !o.TransB {
+	form := 2
+	switch {
+	case o.TransB && a.dtype == F32:
+		form = 0
+	case o.TransB:
 		form = 1
 	}
 	if o.M >= skinnyMinRows[form] {
