@@ -351,3 +351,57 @@ func TestSkinnyAType(t *testing.T) {
 		}
 	}
 }
+
+// TestSkinnyStagedBanks: in every staged H200 plan (Plan.StageB) the
+// 16-byte stores of a subgroup into Bw and the matrix loads' rows of 16
+// bytes (8 a phase: the [n][k] rows n..n+7 of one k half of a step) fall in
+// 8 distinct 16-byte bank groups a phase; rows of KS/8 words, without the
+// skew word, would put a load phase's 8 rows in one group.
+func TestSkinnyStagedBanks(t *testing.T) {
+	n := 0
+	for _, dt := range []string{"f16", "bf16"} {
+		for _, at := range []string{"", "f32"} {
+			o := Options{M: 16, N: 4096, K: 4096, DType: dt, AType: at, TransB: true}
+			for _, p := range skinnyCandidates(h200(), o) {
+				if !p.StageB {
+					continue
+				}
+				s, err := p.skinnyShape()
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				threads, wd := s.S*s.Sub, s.KS/8
+				for i := 0; i < s.bLoads(); i++ {
+					for ph := 0; ph < threads/8; ph++ {
+						groups := map[int]bool{}
+						for l := 0; l < 8; l++ {
+							e := ph*8 + l + i*threads
+							groups[(e/wd*s.LDW+e%wd)%8] = true
+						}
+						if len(groups) != 8 {
+							t.Errorf("%s: store %d, phase %d: %d bank groups, want 8", p, i, ph, len(groups))
+						}
+					}
+				}
+				for j := 0; j < s.TN; j++ {
+					for w := 0; w < wd; w++ { // every word of k a subgroup's step may start at
+						for half := 0; half < 2; half++ {
+							groups := map[int]bool{}
+							for r := 0; r < 8; r++ {
+								groups[((j*s.IN+half*8+r)*s.LDW+w)%8] = true
+							}
+							if len(groups) != 8 {
+								t.Errorf("%s: load of tile %d at word %d: %d bank groups, want 8", p, j, w, len(groups))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no staged plans")
+	}
+	t.Logf("%d staged plans", n)
+}
