@@ -197,6 +197,13 @@ type Plan struct {
 	// other step by step (skinny plans whose B rows are 16-byte aligned;
 	// skinny.go).
 	Prefetch int `json:",omitempty"`
+	// StageB copies an interior workgroup's block of Bᵀ (its columns'
+	// rows of B [n,k], along k) into shared memory with 16-byte loads, all
+	// issued before any is stored, the next chunk's loads (and A's) in
+	// flight while a chunk multiplies, and loads the B matrices from
+	// shared memory instead of from global memory (skinny plans of A·Bᵀ
+	// whose B rows are 16-byte aligned; skinny.go).
+	StageB bool `json:",omitempty"`
 	// Swizzle, when above 1, hands out tiles in bands of Swizzle rows of
 	// tiles, column by column within a band, so that the workgroups running
 	// at once share rows of A and columns of B in L2 (cooperative-matrix
@@ -236,6 +243,7 @@ func (p Plan) String() string {
 	if p.Prefetch > 0 {
 		s += fmt.Sprintf(" prefetch %d", p.Prefetch)
 	}
+	s += marks(mark{p.StageB, " staged"})
 	if p.Swizzle > 1 {
 		s += fmt.Sprintf(" swizzle %d", p.Swizzle)
 	}

@@ -46,6 +46,13 @@ import (
 // trip per load. On the H200 neither lifted the split-k layouts; the two
 // together lifted the whole-k one, A's part most for A·B (docs/PERF.md,
 // "prefetch").
+//
+// Staged (Plan.StageB; A·Bᵀ whose rows are 16-byte aligned, skinnystage.go):
+// an interior workgroup copies its block of B [n,k] into shared memory
+// with 16-byte loads issued a chunk ahead and loads the B matrices from
+// there, where the column-major cooperative loads from global memory
+// capped A·Bᵀ near 1,100 GB/s on the H200; staged, 1,900-2,100
+// (docs/PERF.md, "staged").
 
 // skinnyShape is the structural part of a skinny tensor-core kernel.
 type skinnyShape struct {
@@ -56,11 +63,13 @@ type skinnyShape struct {
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
 	Packed     bool // B bound as 16-byte words (Plan.Packed; needs Direct): coopLoad reads them
 	Prefetch   int  // k-steps of interior B loaded ahead, from before A is staged (Plan.Prefetch; needs Direct)
+	Staged     bool // Bᵀ's interior block staged in shared memory with 16-byte loads (Plan.StageB; needs Direct and TransB)
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
 	KS, Sub    int  // k per workgroup, or per chunk with Loop (Tile.BK); subgroup size
 	LDA        int  // A's shared row length
+	LDW        int  // the staged block's row length in 16-byte words (Staged)
 }
 
 func (p Plan) skinnyShape() (skinnyShape, error) {
@@ -74,23 +83,36 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 	s.Loop = p.KS > s.KS
 	s.Packed = p.Packed
 	s.Prefetch = p.Prefetch
+	s.Staged = p.StageB
 	s.VecA = p.K%s.aVec() == 0
 	if p.Splits > 1 {
 		s.Out = "f32"
 	}
 	if s.S < 1 || s.TN < 1 || s.IK < 1 || p.dtype() == "f32" || p.M > s.IM || p.Tile.BM != s.IM ||
 		p.Tile.BN != s.TN*s.IN || s.KS%(s.S*s.IK) != 0 || p.KS%s.KS != 0 || p.KS < s.KS || p.Threads%s.S != 0 || (s.Packed && !s.Direct) ||
-		p.Prefetch < 0 || (s.Prefetch > 0 && (!s.Direct || s.Prefetch > s.KS/(s.S*s.IK))) {
+		p.Prefetch < 0 || (s.Prefetch > 0 && (!s.Direct || s.Prefetch > s.KS/(s.S*s.IK))) || (s.Staged && !s.stagedFits(p.Threads)) {
 		return skinnyShape{}, fmt.Errorf("coopmat: skinny tensor-core plan %s does not fit %s", p, p.Options)
 	}
 	s.Sub = p.Threads / s.S
 	s.LDA = s.KS + coopSkew
+	if s.Staged {
+		s.LDW = s.KS/8 + 1
+	}
 	return s, nil
+}
+
+// stagedFits reports whether the staged form (Plan.StageB) takes s on
+// threads invocations: A·Bᵀ with 16-byte aligned rows of B and of A (K a
+// multiple of 8), no other form of B's loads, and a whole number of
+// 16-byte loads of B's block and of A's chunk an invocation.
+func (s skinnyShape) stagedFits(threads int) bool {
+	return s.TransB && s.Direct && s.VecA && !s.Packed && s.Prefetch == 0 && s.IK%8 == 0 &&
+		(s.TN*s.IN*s.KS/8)%threads == 0 && (s.IM*s.KS/s.aVec())%threads == 0
 }
 
 func (s skinnyShape) name() string {
 	n := fmt.Sprintf("skinny_%s_%s_%dx%d_k%d", s.In, s.Out, s.S, s.TN, s.KS)
-	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.Packed, "_pk"}, mark{s.Prefetch > 0, fmt.Sprintf("_pf%d", s.Prefetch)}, mark{s.VecA, "_va"})
+	return n + marks(mark{s.AIn != s.In, "_a" + s.AIn}, mark{s.TransB, "_nt"}, mark{s.Loop, "_loop"}, mark{s.Direct, "_d"}, mark{s.Packed, "_pk"}, mark{s.Prefetch > 0, fmt.Sprintf("_pf%d", s.Prefetch)}, mark{s.Staged, "_sb"}, mark{s.VecA, "_va"})
 }
 
 // aVec is the elements of A in one 16-byte load.
@@ -101,10 +123,19 @@ func (s skinnyShape) bTile() int { return s.IK * s.IN }
 func (s skinnyShape) cTile() int { return s.IM * s.IN }
 
 // shared is the kernel's shared memory in bytes: A's slice, the B staging
-// scratch of every subgroup's TN tiles, and the reduction's f32 tiles.
+// scratch of every subgroup's TN tiles, and the reduction's f32 tiles;
+// with Staged also the block of Bᵀ (TN·IN rows of LDW words).
 func (s skinnyShape) shared() int {
-	return 2*s.IM*s.LDA + 2*s.S*s.TN*s.bTile() + 4*s.S*s.TN*s.cTile()
+	n := 2*s.IM*s.LDA + 2*s.S*s.TN*s.bTile() + 4*s.S*s.TN*s.cTile()
+	if s.Staged {
+		n += 16 * s.TN * s.IN * s.LDW
+	}
+	return n
 }
+
+// words reports whether B is bound as 16-byte words (Packed, or Staged's
+// 16-byte loads).
+func (s skinnyShape) words() bool { return s.Packed || s.Staged }
 
 // skinnySource writes the kernel's .kc text.
 func skinnySource(s skinnyShape) string {
@@ -144,7 +175,7 @@ func skinnySource(s skinnyShape) string {
 		p("")
 	}
 	bt := s.In
-	if s.Packed {
+	if s.words() {
 		bt = "vec4<u32>"
 		s.bAt(&w)
 	}
@@ -153,12 +184,18 @@ func skinnySource(s skinnyShape) string {
 	p("\tshared As [%d]%s", s.IM*s.LDA, s.In)
 	p("\tshared Bs [%d]%s", s.S*s.TN*s.bTile(), s.In)
 	p("\tshared Red [%d]f32", s.S*s.TN*s.cTile())
+	if s.Staged {
+		p("\tshared Bw [%d]vec4<u32>", s.TN*s.IN*s.LDW)
+	}
 	p("\tlet t = local_index")
 	p("\tlet sg = t / %d", s.Sub)
 	p("\tlet lane = t %% %d", s.Sub)
 	p("\tlet col0 = workgroup_id.x * %d", s.TN*s.IN)
 	for j := 0; j < s.TN; j++ {
 		p("\tvar c%d coopmat<f32, %d, %d, acc>", j, s.IM, s.IN)
+	}
+	if s.Staged {
+		s.stagedSetup(&w)
 	}
 	if s.Loop {
 		// The slice in chunks of KS: A's chunk staged, the barrier, the
@@ -170,9 +207,12 @@ func skinnySource(s skinnyShape) string {
 		p("\tlet kbeg = workgroup_id.z * KS")
 		p("\tlet kend = min(K, kbeg + KS)")
 	}
-	if s.Prefetch > 0 {
+	switch {
+	case s.Staged:
+		s.stagedBody(&w)
+	case s.Prefetch > 0:
 		s.prefetchBody(&w)
-	} else {
+	default:
 		s.body(&w)
 	}
 	if s.Loop {
@@ -401,9 +441,9 @@ func (s skinnyShape) step(w *strings.Builder, st int, staged bool) {
 			p("\t\tvar x %s", s.In)
 			p("\t\tif r < kend && c < N {")
 			switch {
-			case s.Packed && s.TransB:
+			case s.words() && s.TransB:
 				p("\t\t\tx = bAt(B, c * K + r)")
-			case s.Packed:
+			case s.words():
 				p("\t\t\tx = bAt(B, r * N + c)")
 			case s.TransB:
 				p("\t\t\tx = B[c * K + r]")
@@ -488,7 +528,14 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 
 // skinnyLayouts are the candidate (subgroups, tiles of C per subgroup, k
 // per workgroup) of the skinny tensor-core kernel, the best on the H200
-// first (docs/PERF.md, "Decode products" and "prefetch"). First 8
+// first (docs/PERF.md, "Decode products", "prefetch" and "staged"). First,
+// for A·Bᵀ only (the only form it takes), the staged form at 4
+// subgroups, one tile of 16 columns, all of k a workgroup in chunks of 512
+// (2026-12-01, two calls, ~21:39 and ~21:43 UTC, 1 to 16 rows times
+// 4096x4096 f16, f32 / f16 A, two passes each: 1886-2045 / 2033-2146
+// GB/s over B against 1092-1127 for the layout below in the same calls;
+// 8x1x512 staged 1548-1642 / 2101-2279, 8x1x256 1787-1896, 4x2x256
+// 1597-1708, 4x1x256 1708-1878). For A·B, then, 8
 // subgroups, one tile of 16 columns, all of k a workgroup in chunks of
 // 512, prefetching 4 steps (2026-12-01, two calls, 8 and 16 rows times
 // 4096x4096 f16: 1068-1121 GB/s over B for A·Bᵀ, 1302-1468 then, with A's
@@ -503,24 +550,26 @@ var skinnyLayouts = []struct {
 	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
 	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
 	Prefetch  int  // k-steps of B loaded ahead, from before A is staged (Plan.Prefetch; 0 none)
+	StageB    bool // Bᵀ's block staged in shared memory with 16-byte loads (Plan.StageB; A·Bᵀ only)
 }{
-	{8, 1, 512, true, false, 4},
-	{4, 4, 512, false, false, 0}, {4, 4, 256, false, false, 0}, {4, 2, 256, false, false, 0}, {4, 2, 512, false, false, 0}, {8, 2, 512, false, false, 0},
+	{4, 1, 512, true, false, 0, true},
+	{8, 1, 512, true, false, 4, false},
+	{4, 4, 512, false, false, 0, false}, {4, 4, 256, false, false, 0, false}, {4, 2, 256, false, false, 0, false}, {4, 2, 512, false, false, 0, false}, {8, 2, 512, false, false, 0, false},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
 	// so that 4096 columns still make 1,024 workgroups; A's slice is then
 	// 33 KiB of the 48.
-	{4, 1, 1024, false, false, 0}, {8, 1, 1024, false, false, 0}, {4, 1, 512, false, false, 0},
+	{4, 1, 1024, false, false, 0, false}, {8, 1, 1024, false, false, 0, false}, {4, 1, 512, false, false, 0, false},
 	// No split-k (one dispatch: no partial sums, no reduction, no barrier
 	// between two dispatches): 4096 columns in tiles of 16 make 256
 	// workgroups, each walking k in chunks.
-	{8, 1, 512, true, false, 0}, {4, 1, 512, true, false, 0}, {8, 2, 512, true, false, 0}, {8, 1, 1024, true, false, 0},
+	{8, 1, 512, true, false, 0, false}, {4, 1, 512, true, false, 0, false}, {8, 2, 512, true, false, 0, false}, {8, 1, 1024, true, false, 0, false},
 	// B bound as 16-byte words, read by coopLoad as such (Plan.Packed):
 	// the best four above on the H200 at 16 rows (2026-12-01: 915, 874,
 	// 870, 865 GB/s; copy 4159) in case the driver's loads of f16 elements
 	// were narrower than of words. They were not, by much: 872-967 GB/s
 	// packed against 908-923 for the first layout in the same call.
-	{4, 4, 512, false, true, 0}, {8, 1, 1024, true, true, 0}, {8, 1, 512, true, true, 0}, {4, 2, 512, false, true, 0},
+	{4, 4, 512, false, true, 0, false}, {8, 1, 1024, true, true, 0, false}, {8, 1, 512, true, true, 0, false}, {4, 2, 512, false, true, 0, false},
 	// Prefetch: B's loads of the first steps of a subgroup's share issued
 	// before A is staged, the rest running that far ahead of the
 	// multiply-adds, and A's slice staged with every load first. All of
@@ -533,9 +582,15 @@ var skinnyLayouts = []struct {
 	// 8x1x512 (1100-1127, 1666-1765), 8x1x1024 less (802-946, 902-1212).
 	// 4x1x256 (4,096 workgroups, 4 matrices) and 2x8x256 (128 columns a
 	// workgroup, 2 steps ahead), 700-978, were dropped.
-	{4, 2, 512, false, false, 8}, {4, 4, 256, false, false, 4}, {8, 2, 512, false, false, 4}, {4, 2, 256, false, false, 4},
-	{4, 4, 512, false, false, 8}, {4, 4, 512, false, false, 4},
-	{8, 1, 1024, true, false, 8}, {16, 1, 512, true, false, 2},
+	{4, 2, 512, false, false, 8, false}, {4, 4, 256, false, false, 4, false}, {8, 2, 512, false, false, 4, false}, {4, 2, 256, false, false, 4, false},
+	{4, 4, 512, false, false, 8, false}, {4, 4, 512, false, false, 4, false},
+	{8, 1, 1024, true, false, 8, false}, {16, 1, 512, true, false, 2, false},
+	// Staged (A·Bᵀ only): each chunk's block of B [n,k] copied into shared
+	// memory with 16-byte loads, the next chunk's loads in flight while a
+	// chunk multiplies, the B matrices loaded from shared memory
+	// (skinnystage.go). Without split-k; at 8x2x256 and 16 subgroups the
+	// block and A's chunk pass 48 KiB of shared memory.
+	{8, 1, 512, true, false, 0, true}, {8, 1, 256, true, false, 0, true}, {4, 2, 256, true, false, 0, true}, {4, 1, 256, true, false, 0, true},
 }
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with
@@ -556,7 +611,7 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 	for _, l := range skinnyLayouts {
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
 		p := Plan{Options: o, Generator: "skinny", Tile: t, Shape: &shape, Threads: l.S * sub, Subgroups: [2]int{l.S, 1},
-			KS: l.KS, Splits: ceilDiv(o.K, l.KS), Packed: l.Packed, Prefetch: l.Prefetch}
+			KS: l.KS, Splits: ceilDiv(o.K, l.KS), Packed: l.Packed, Prefetch: l.Prefetch, StageB: l.StageB}
 		if l.Whole {
 			p.KS, p.Splits = ceilDiv(o.K, l.KS)*l.KS, 1
 		}

@@ -75,7 +75,7 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 	if cs, err := coopmat.Candidates(info, o); err == nil {
 		for _, p := range cs {
 			if p.Generator == "skinny" {
-				l := kernels.SkinnyLayout{S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK, Whole: p.KS > p.Tile.BK, Packed: p.Packed, Prefetch: p.Prefetch}
+				l := kernels.SkinnyLayout{S: p.Subgroups[0], TN: p.Tile.TN, KS: p.Tile.BK, Whole: p.KS > p.Tile.BK, Packed: p.Packed, Prefetch: p.Prefetch, StageB: p.StageB}
 				label := fmt.Sprintf("skinny_%dx%dx%d", l.S, l.TN, l.KS)
 				if l.Whole {
 					label += "_whole"
@@ -85,6 +85,9 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 				}
 				if l.Prefetch > 0 {
 					label += fmt.Sprintf("_pf%d", l.Prefetch)
+				}
+				if l.StageB {
+					label += "_sb"
 				}
 				rs = append(rs, decodeRoute{kernel: "skinny", layout: l, label: label})
 			}

@@ -43,6 +43,10 @@ type skinnyLayout struct {
 	// none); where b's rows are not 16-byte aligned the kernel stages b
 	// anyway, and the layout without it runs.
 	Prefetch int
+	// StageB stages b's block in shared memory with 16-byte loads
+	// (coopmat.Plan.StageB; a·bᵀ with 16-byte aligned rows only, else the
+	// layout without it runs).
+	StageB bool
 }
 
 // The default routes, from the H200 (2026-12-01, two device calls; GB/s
@@ -86,11 +90,26 @@ type skinnyLayout struct {
 // 1264 and 1148 / 1247; the first call alike for a·bᵀ, a·b 1302-1468
 // before A's staging was hoisted; gemvsg.kc at 8 rows of a·bᵀ 1878 /
 // 1491 stays), 4x4x512 at fewer columns (too few workgroups).
+//
+// Since the skinny kernel's staged form (b's block copied into shared
+// memory with 16-byte loads; coopmat.Plan.StageB) coopmat's first layout
+// for a·bᵀ is 4 subgroups of one tile, all of k a workgroup in chunks of
+// 512, staged (docs/PERF.md, "staged"; 2026-12-01, two calls, ~21:39 and
+// ~21:43 UTC, two passes each, f32 a / f16 a, GB/s): at 16 rows
+// 1886-1980 / 2033-2118 against 1096-1122 for the prefetch form's
+// 8x1x512 (PyTorch's F.linear 1335-1392); it also beats gemv.kc's
+// defaults at 8 rows in every comparison of both calls (1941-2024 /
+// 2089-2136 against gemvsg.kc 1764-1805 / gemv 1512-1627) and, with f16 a,
+// at 4 rows (2071-2094 against 1684-1735, one call), not with f32 a at 4
+// rows (1966-2045 against 2205-2238) or 1 row (1957-1973 against
+// 2471-2520). So a·bᵀ takes the skinny kernel from 8 rows of f32 a and 4
+// of 16-bit a (at 1 row of f16 a it measured 2114-2146 against 1885-1964,
+// one call: gemv.kc stays).
 var (
 	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
-	// default, by form (a·bᵀ, a·b).
-	skinnyMinRows = [2]int{9, 2}
+	// default, by form: a·bᵀ with f32 a, a·bᵀ with 16-bit a, a·b.
+	skinnyMinRows = [3]int{8, 4, 2}
 )
 
 // gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
@@ -124,8 +143,11 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 	case f.Kernel != "":
 		return f
 	}
-	form := 0
-	if !o.TransB {
+	form := 2
+	switch {
+	case o.TransB && a.dtype == F32:
+		form = 0
+	case o.TransB:
 		form = 1
 	}
 	if o.M >= skinnyMinRows[form] {
@@ -161,8 +183,8 @@ func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
 
 // skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
 // first) for o, or an error where the device has none. A prefetching
-// layout the product cannot take (b's rows not 16-byte aligned) is the
-// same layout without prefetch.
+// or staged layout the product cannot take (b's rows not 16-byte aligned;
+// staged, a·b) is the same layout without prefetch or staging.
 func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
 	o = skinnyOptions(a, b, o)
 	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {
@@ -179,13 +201,13 @@ func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (c
 }
 
 // skinnyMatch is the first skinny plan of cs in layout l (zero: the first
-// skinny plan); for a prefetching layout that cs lacks (as where b's rows
-// are not 16-byte aligned), the layout without prefetch.
+// skinny plan); for a prefetching or staged layout that cs lacks (as
+// where b's rows are not 16-byte aligned), the layout without either.
 func skinnyMatch(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
-	if p, ok := skinnyExact(cs, l); ok || l.Prefetch == 0 {
+	if p, ok := skinnyExact(cs, l); ok || (l.Prefetch == 0 && !l.StageB) {
 		return p, ok
 	}
-	l.Prefetch = 0
+	l.Prefetch, l.StageB = 0, false
 	return skinnyExact(cs, l)
 }
 
@@ -199,7 +221,7 @@ func skinnyExact(cs []coopmat.Plan, l skinnyLayout) (coopmat.Plan, bool) {
 		// k in one chunk: the whole-k plan and the split one are the same
 		whole := p.KS > p.Tile.BK || p.Splits == 1
 		if (l == skinnyLayout{}) || (l.S == p.Subgroups[0] && l.TN == p.Tile.TN && l.KS == p.Tile.BK && (l.Whole == whole || p.Splits == 1) &&
-			l.Packed == p.Packed && l.Prefetch == p.Prefetch) {
+			l.Packed == p.Packed && l.Prefetch == p.Prefetch && l.StageB == p.StageB) {
 			return p, true
 		}
 	}

@@ -26,6 +26,8 @@ func TestSkinnyMatch(t *testing.T) {
 		{4100, pf, true, false},
 		{4096, skinnyLayout{S: 3, TN: 2, KS: 512, Prefetch: 8}, false, false},
 		{4096, skinnyLayout{S: 4, TN: 2, KS: 512, Prefetch: 3}, true, false}, // no such depth listed
+		{4096, skinnyLayout{S: 8, TN: 1, KS: 512, Whole: true, StageB: true}, true, false},
+		{4100, skinnyLayout{S: 8, TN: 1, KS: 512, Whole: true, StageB: true}, true, false}, // rows not 16-byte aligned: not staged
 	} {
 		o := coopmat.Options{M: 16, N: 4096, K: c.k, DType: "f16", TransB: true}
 		cs, err := coopmat.Candidates(info, o)
@@ -33,7 +35,7 @@ func TestSkinnyMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, ok := skinnyMatch(cs, c.l)
-		if ok != c.ok || ok && ((p.Prefetch > 0) != c.want || p.Subgroups[0] != c.l.S || p.Tile.TN != c.l.TN || p.Tile.BK != c.l.KS) {
+		if ok != c.ok || ok && ((p.Prefetch > 0) != c.want || p.StageB != (c.l.StageB && c.k%8 == 0) || p.Subgroups[0] != c.l.S || p.Tile.TN != c.l.TN || p.Tile.BK != c.l.KS) {
 			t.Errorf("k %d, layout %+v: plan %s, %v; want found %v, prefetch %v", c.k, c.l, p, ok, c.ok, c.want)
 		}
 	}

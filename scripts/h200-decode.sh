@@ -22,8 +22,13 @@
 # 8 rows through those routes and the default in two passes. With
 # "prefetch" it does the same for the skinny kernel's prefetch layouts
 # (_pf) beside its plain 4x4x512 and 8x1x512 without split-k and the
-# defaults, at 8 and 16 rows, both forms. Only .gl/DIR is carried; delete
-# it after the call.
+# defaults, at 8 and 16 rows, both forms. With "staged" it checks the
+# skinny kernel's staged layouts 4x1x512, 8x1x512 and 4x1x256 (_sb, x·Wᵀ
+# only) and the default routes at 1, 3, 4, 8 and 16 rows (4096x4096,
+# 3x1000x1001 and 16x1000x1001), then PyTorch's f16 baselines, then times
+# x·Wᵀ at 1, 4, 8 and 16 rows through them, the prefetch form's 8x1x512
+# whole pf4 and the defaults in two passes. Only .gl/DIR is carried; delete it after
+# the call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
@@ -60,6 +65,15 @@ if [ "${2:-}" = prefetch ]; then
 	bench="timeout 70 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/.*/m(8|16)/.*/^(skinny_.*_pf[0-9]+|skinny_4x4x512|skinny_8x1x512_whole|default_(gemv|gemvt|skinny|coop))\$' -test.benchtime 10x > \$OUT/kc.txt 2>&1"
 	torch="timeout 15 python3 \$G/torch_decode.py f16"
 	tt=45
+fi
+if [ "${2:-}" = staged ]; then
+	sb="skinny_(4x1x512|8x1x512|4x1x256)_whole_sb"
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=big KC_DECODE_ROUTES='^m(1|3|4|8|16)/($sb|default)\$'"
+	pass="timeout 25 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/^bt\$/^m(1|4|8|16)\$/.*/^($sb|skinny_8x1x512_whole_pf4|default_(gemv|skinny))\$' -test.benchtime 10x"
+	bench="$pass > \$OUT/kc.txt 2>&1; $pass > \$OUT/kc2.txt 2>&1"
+	torch="timeout 12 python3 \$G/torch_decode.py f16"
+	tt=25
+	sum="awk 'FNR==NR&&/^Bench/{a[\$1]=\$5;next} /^Bench/{print \$1,a[\$1],\$5}' \$OUT/kc.txt \$OUT/kc2.txt | sed 's/BenchmarkDecode.//; s/-16 / /'"
 fi
 cat <<CMD
 run carry=[".gl/$name"] command:

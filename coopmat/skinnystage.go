@@ -1,0 +1,123 @@
+package coopmat
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The skinny kernel's staged form (Plan.StageB; A·Bᵀ only): an interior
+// workgroup copies its block of B [n,k] (its TN·IN rows of B, along the
+// chunk's KS values of k: rows contiguous in memory) into the shared array
+// Bw with 16-byte loads, and each subgroup loads its B matrices from there
+// (col_major over the [n][k] rows) instead of from global memory, where a
+// column-major cooperative load of Bᵀ may be lowered to narrow loads.
+//
+// An invocation's loads of B's block and of A's chunk are all issued
+// before any is stored (as stageAHoisted's), at clamped in-bounds
+// addresses. Walking k in chunks (Loop), the first chunk's loads are
+// issued before the loop and each interior chunk, once its words are
+// stored and the barrier passed, issues the next chunk's loads into the
+// same registers before it multiplies: their round trip overlaps the
+// chunk's multiply-adds. An interior chunk has no k past its end, and
+// A's rows past M (copies of row M-1, from the clamped loads) are not
+// zeroed: they reach only the rows of C past M, which are not written. An
+// edge chunk (columns past N, or k past K) stages A
+// and B as the plain form does, and ignores the registers (the chunks
+// after an edge chunk are edge chunks too: the test only grows false as
+// k grows).
+//
+// Bw's rows are LDW = KS/8 + 1 words long: a subgroup's stores write 32
+// consecutive words of one row (the block's rows are 16 or more words), 8
+// distinct 16-byte bank groups a phase, and a matrix load's 8 rows of 16
+// bytes a phase are LDW words apart, one bank group further each row:
+// conflict-free both ways (TestSkinnyStagedBanks).
+
+// stagedIdx writes the per-invocation constants of the staged loads: the
+// row (sr) and word (sw) of B's block and the row (am) and k offset (ao)
+// of A's chunk of load i; with Loop the first chunk's loads.
+func (s skinnyShape) stagedSetup(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	threads := s.S * s.Sub
+	wd, n := s.KS/8, s.aVec()
+	vecs := s.KS / n
+	for i := 0; i < s.bLoads(); i++ {
+		p("let sr%d = (t + %d) / %d", i, i*threads, wd)
+		p("let sw%d = (t + %d) %% %d", i, i*threads, wd)
+	}
+	for i := 0; i < s.aLoads(); i++ {
+		p("let am%d = (t + %d) / %d", i, i*threads, vecs)
+		p("let ao%d = (t + %d) %% %d * %d", i, i*threads, vecs, n)
+	}
+	if s.Loop {
+		s.stagedLoads(w, "workgroup_id.z * KS", true)
+	}
+}
+
+// bLoads and aLoads are an invocation's 16-byte loads of B's block and of
+// A's chunk.
+func (s skinnyShape) bLoads() int { return s.TN * s.IN * s.KS / 8 / (s.S * s.Sub) }
+func (s skinnyShape) aLoads() int { return s.IM * s.KS / s.aVec() / (s.S * s.Sub) }
+
+// stagedLoads issues an invocation's loads of B's block and A's chunk
+// from k (an expression) into bw and av (declared with decl), every
+// address clamped into the arrays.
+func (s skinnyShape) stagedLoads(w *strings.Builder, k string, decl bool) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	v := ""
+	if decl {
+		v = "var "
+	}
+	for i := 0; i < s.bLoads(); i++ {
+		p("%sbw%d = B[min(col0 + sr%d, N - 1) * (K / 8) + min((%s) / 8 + sw%d, K / 8 - 1)]", v, i, i, k, i)
+	}
+	n := s.aVec()
+	for i := 0; i < s.aLoads(); i++ {
+		p("%sav%d = A[(min(am%d, M - 1) * K + min(%s + ao%d, K - %d)) / %d]", v, i, i, k, i, n, n)
+	}
+}
+
+// stagedBody is body's staged form: an interior chunk stores the words
+// loaded for it, passes the barrier, issues the next chunk's loads (Loop)
+// and multiplies A from As by B from Bw; an edge chunk is body's.
+func (s skinnyShape) stagedBody(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	ksub := s.KS / s.S
+	p("\tlet ks = kbeg + sg * %d", ksub)
+	p("\tif col0 + %d <= N && kbeg + %d <= K {", s.TN*s.IN, s.KS)
+	if !s.Loop {
+		s.stagedLoads(w, "kbeg", true)
+	}
+	for i := 0; i < s.bLoads(); i++ {
+		p("\tBw[sr%d * %d + sw%d] = bw%d", i, s.LDW, i, i)
+	}
+	for i := 0; i < s.aLoads(); i++ {
+		p("\t{")
+		p("\t\tlet o = am%d * %d + ao%d", i, s.LDA, i)
+		s.storeVec(w, "\t", fmt.Sprintf("av%d", i), "o")
+		p("\t}")
+	}
+	p("\tworkgroupBarrier()")
+	if s.Loop {
+		p("\tif kbeg + %d < zend {", s.KS)
+		s.stagedLoads(w, fmt.Sprintf("kbeg + %d", s.KS), false)
+		p("\t}")
+	}
+	for st := 0; st < ksub/s.IK; st++ {
+		p("\t{")
+		p("\t\tlet a = coopLoad<coopmat<%s, %d, %d, a>>(As, sg * %d + %d, %d, row_major)", s.In, s.IM, s.IK, ksub, st*s.IK, s.LDA)
+		for j := 0; j < s.TN; j++ {
+			p("\t\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bw, %d + sg * %d, %d, col_major)", j, s.In, s.IK, s.IN, j*s.IN*s.LDW+st*s.IK/8, ksub/8, s.LDW)
+		}
+		for j := 0; j < s.TN; j++ {
+			p("\t\tc%d = coopMulAdd(a, b%d, c%d)", j, j, j)
+		}
+		p("\t}")
+	}
+	p("\t} else {")
+	s.stageA(w)
+	p("\tworkgroupBarrier()")
+	for st := 0; st < ksub/s.IK; st++ {
+		s.step(w, st, true)
+	}
+	p("\t}")
+}
