@@ -49,62 +49,34 @@ type skinnyLayout struct {
 	StageB bool
 }
 
-// The default routes, from the H200 (2026-12-01, two device calls; GB/s
-// over 4096x4096 f16 weights, products chained as a model's are;
-// docs/PERF.md, "Decode products"; f32 a / f16 a; figures of one
-// configuration in two runs differed by up to 30%, so only wide margins
+// The default routes, from the H200 (2026-12-01; GB/s over 4096x4096 f16
+// weights, products chained as a model's are, f32 a / f16 a; the history
+// and every figure are in docs/PERF.md, the sections "Decode products"
+// from "1-16 rows" on; one configuration's figures moved by up to 30%
+// between runs, so only wide margins or every same-call comparison
 // decide):
 //
-//   - a·bᵀ, 1 row: f32 a gemv.kc, teams of 128, 2 rows a team (2583;
-//     gemvsg.kc 2593 at 128/4), f16 a gemvsg.kc 128/4 (2035; gemv.kc
-//     1890); the skinny tensor-core kernel at most 966;
-//   - a·bᵀ, 2-4 rows: f32 a gemvsg.kc 64/4, f16 a gemv.kc 64/2 (1733);
-//   - a·bᵀ, 5-8 rows: gemvsg.kc 64/4 (1810 / 1448 at 8 rows);
-//   - a·bᵀ, 9-16 rows: the skinny tensor-core kernel (915 / 930 at 16
-//     rows as 4 subgroups of 4 tiles, k in slices of 512; gemv.kc's best
-//     587 / 912, gemvsg.kc 603 / 879, coopmat's tiled kernels 687 / 680),
-//     gemv.kc 64/2 without cooperative matrices;
-//   - a·b: gemvt.kc at 1 row (1761; the skinny kernel 1262, coopmat's gemv
-//     961), the skinny kernel from 2 (gemvt.kc fell to 818 / 736 at 4
-//     rows; the skinny kernel 4x4x512 1187 / 1227 at 8, 887-1149 at 16,
-//     and its speed hardly depends on the rows: it pads them to 16); where
-//     the device has no cooperative matrices gemvt.kc up to 4 rows, else
-//     coopmat's choice.
+//   - a·bᵀ, 1 row: gemv.kc 128/2 with f32 a (2561-2603; the kernel alone
+//     2789), gemvsg.kc 128/4 with f16 a (1927-1931); PyTorch's F.linear
+//     1210-1960 in the same calls;
+//   - a·bᵀ, 2-4 rows of f32 a: gemvsg.kc 64/4 (2203-2319 at 4); 2-3 rows
+//     of f16 a: gemv.kc 64/2 (4 rows 1709-1760);
+//   - a·bᵀ, 5-7 rows of f32 a: gemvsg.kc 64/4 (1780-1820 at 8 rows);
+//   - a·bᵀ, from 8 rows of f32 a and 4 of 16-bit a: the skinny
+//     tensor-core kernel, coopmat's first layout for a·bᵀ, 4 subgroups of
+//     one tile, all of k a workgroup in chunks of 512, b's block staged in
+//     shared memory (coopmat.Plan.StageB): 1886-2024 / 2033-2136 at 8 and
+//     16 rows, where gemvsg.kc ran 1764-1805 / 1512-1627 at 8 and the
+//     skinny kernel's earlier layouts 915-1127 at 16; without cooperative
+//     matrices gemv.kc 64/2 beyond 8 rows;
+//   - a·b: gemvt.kc at 1 row (1816-1884); from 2 rows the skinny kernel,
+//     coopmat's first layout for a·b (8 subgroups of one tile, all of k
+//     in chunks of 512, b's loads 4 steps ahead: 1684-1736 at 8 and 16
+//     rows; 4x4x512 at fewer than 4096 columns); without cooperative
+//     matrices gemvt.kc up to 4 rows, else coopmat's choice.
 //
-// Since gemv.kc's and gemvsg.kc's loops load a step's words of W before
-// widening any (U strides a step; two later calls, ~21:08 and ~21:13 UTC,
-// docs/PERF.md "Decode products: loads in flight"), gemvsg.kc 64/8, the
-// 4-row f32 default until then, runs 921-927 (1957-2059 before), and
-// 64/4 2187-2319 (the default in the second call 2203 / 2290 against the
-// old default's 1998 / 1957 and the old best, gemv.kc 64/2, 2076 / 2132).
-// One stride a step stays the default: at 1 row 2 strides measured level
-// with it (2536-2685 against 2532-2667) and 4 or 8 strides 3-19% below;
-// at 4 and 8 rows every shape with 2 or 4 strides measured below the best
-// shape with one (by up to 25%). The other routes measured as before.
-//
-// The skinny kernel's layout is coopmat's first (skinnyDefault, zero): at
-// 4096 columns or more 8 subgroups of one tile, all of k a workgroup in
-// chunks of 512, B's loads 4 steps ahead (docs/PERF.md, "prefetch";
-// 2026-12-01, second call: a·bᵀ 1098 / 1121 at 16 rows against 915 / 945
-// for 4x4x512, a·b 1736 / 1729 at 8 and 1684 / 1729 at 16 against 1214 /
-// 1264 and 1148 / 1247; the first call alike for a·bᵀ, a·b 1302-1468
-// before A's staging was hoisted; gemvsg.kc at 8 rows of a·bᵀ 1878 /
-// 1491 stays), 4x4x512 at fewer columns (too few workgroups).
-//
-// Since the skinny kernel's staged form (b's block copied into shared
-// memory with 16-byte loads; coopmat.Plan.StageB) coopmat's first layout
-// for a·bᵀ is 4 subgroups of one tile, all of k a workgroup in chunks of
-// 512, staged (docs/PERF.md, "staged"; 2026-12-01, two calls, ~21:39 and
-// ~21:43 UTC, two passes each, f32 a / f16 a, GB/s): at 16 rows
-// 1886-1980 / 2033-2118 against 1096-1122 for the prefetch form's
-// 8x1x512 (PyTorch's F.linear 1335-1392); it also beats gemv.kc's
-// defaults at 8 rows in every comparison of both calls (1941-2024 /
-// 2089-2136 against gemvsg.kc 1764-1805 / gemv 1512-1627) and, with f16 a,
-// at 4 rows (2071-2094 against 1684-1735, one call), not with f32 a at 4
-// rows (1966-2045 against 2205-2238) or 1 row (1957-1973 against
-// 2471-2520). So a·bᵀ takes the skinny kernel from 8 rows of f32 a and 4
-// of 16-bit a (at 1 row of f16 a it measured 2114-2146 against 1885-1964,
-// one call: gemv.kc stays).
+// More loads in flight in gemv.kc and gemvsg.kc (U strides a step) did
+// not help: U stays 1.
 var (
 	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
