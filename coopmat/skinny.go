@@ -275,19 +275,32 @@ func (s skinnyShape) prefetchBody(w *strings.Builder) {
 			load(st + s.Prefetch)
 		}
 		p("\t{")
-		p("\t\tlet a = coopLoad<coopmat<%s, %d, %d, a>>(As, sg * %d + %d, %d, row_major)", s.In, s.IM, s.IK, ksub, st*s.IK, s.LDA)
+		p("\t\tlet a = %s", s.aLoad(st))
 		for j := 0; j < s.TN; j++ {
 			p("\t\tc%d = coopMulAdd(a, b%d_%d, c%d)", j, st, j, j)
 		}
 		p("\t}")
 	}
+	s.edgeBranch(w)
+}
+
+// edgeBranch closes an interior branch with the edge workgroups' else:
+// A staged, the barrier, B's tiles staged step by step with guards.
+func (s skinnyShape) edgeBranch(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("\t} else {")
 	s.stageA(w)
 	p("\tworkgroupBarrier()")
-	for st := 0; st < ksub/s.IK; st++ {
+	for st := 0; st < s.KS/s.S/s.IK; st++ {
 		s.step(w, st, true)
 	}
 	p("\t}")
+}
+
+// aLoad is the cooperative load of A's matrix for k-step st of the
+// subgroup's share, from the staged slice.
+func (s skinnyShape) aLoad(st int) string {
+	return fmt.Sprintf("coopLoad<coopmat<%s, %d, %d, a>>(As, sg * %d + %d, %d, row_major)", s.In, s.IM, s.IK, s.KS/s.S, st*s.IK, s.LDA)
 }
 
 // stageA copies A's 16 x KS slice into shared memory, zeros past M and
@@ -431,7 +444,7 @@ func (s skinnyShape) step(w *strings.Builder, st int, staged bool) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t\t"+format+"\n", args...) }
 	p("{")
 	p("\tlet k = ks + %d", st*s.IK)
-	p("\tlet a = coopLoad<coopmat<%s, %d, %d, a>>(As, sg * %d + %d, %d, row_major)", s.In, s.IM, s.IK, s.KS/s.S, st*s.IK, s.LDA)
+	p("\tlet a = %s", s.aLoad(st))
 	if staged {
 		p("\tworkgroupBarrier()")
 		for j := 0; j < s.TN; j++ {

@@ -104,7 +104,7 @@ func (s skinnyShape) stagedBody(w *strings.Builder) {
 	}
 	for st := 0; st < ksub/s.IK; st++ {
 		p("\t{")
-		p("\t\tlet a = coopLoad<coopmat<%s, %d, %d, a>>(As, sg * %d + %d, %d, row_major)", s.In, s.IM, s.IK, ksub, st*s.IK, s.LDA)
+		p("\t\tlet a = %s", s.aLoad(st))
 		for j := 0; j < s.TN; j++ {
 			p("\t\tlet b%d = coopLoad<coopmat<%s, %d, %d, b>>(Bw, %d + sg * %d, %d, col_major)", j, s.In, s.IK, s.IN, j*s.IN*s.LDW+st*s.IK/8, ksub/8, s.LDW)
 		}
@@ -113,11 +113,5 @@ func (s skinnyShape) stagedBody(w *strings.Builder) {
 		}
 		p("\t}")
 	}
-	p("\t} else {")
-	s.stageA(w)
-	p("\tworkgroupBarrier()")
-	for st := 0; st < ksub/s.IK; st++ {
-		s.step(w, st, true)
-	}
-	p("\t}")
+	s.edgeBranch(w)
 }
