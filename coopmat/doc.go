@@ -16,8 +16,10 @@
 //     cooperative matrices, f32 accumulation, f16/bf16/f32 results, shared
 //     staging with 16-byte loads, any size); for at most 16 rows of A the
 //     skinny kernels: "gemv" (gemv.go, f32 multiply-adds, A·B) and
-//     "skinny" (skinny.go, cooperative matrices, B's tiles loaded from
-//     global memory, k split over subgroups; A·B and A·Bᵀ). A cooperative
+//     "skinny" (skinny.go, cooperative matrices, k split over subgroups;
+//     A·B and A·Bᵀ; B's tiles loaded from global memory, optionally some
+//     steps ahead (Plan.Prefetch), or for A·Bᵀ B's block staged in shared
+//     memory by 16-byte loads (Plan.StageB, skinnystage.go)). A cooperative
 //     plan whose instruction shape the device lists under
 //     VK_NV_cooperative_matrix is emitted as SPV_NV_cooperative_matrix,
 //     others as the KHR extension.
