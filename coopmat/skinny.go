@@ -47,10 +47,10 @@ import (
 // together lifted the whole-k one, A's part most for A·B (docs/PERF.md,
 // "prefetch").
 //
-// Staged (Plan.StageB; A·Bᵀ whose rows are 16-byte aligned, skinnystage.go):
-// an interior workgroup copies its block of B [n,k] into shared memory
-// with 16-byte loads issued a chunk ahead and loads the B matrices from
-// there, where the column-major cooperative loads from global memory
+// Staged (Plan.StageB; B's rows 16-byte aligned, skinnystage.go): an
+// interior workgroup copies its block of B ([n,k] or [k,n]) into shared
+// memory with 16-byte loads issued a chunk ahead and loads the B matrices
+// from there, where the column-major cooperative loads from global memory
 // capped A·Bᵀ near 1,100 GB/s on the H200; staged, 1,900-2,100
 // (docs/PERF.md, "staged").
 
@@ -63,7 +63,7 @@ type skinnyShape struct {
 	Direct     bool // B's interior tiles loaded from global memory (16-byte aligned rows)
 	Packed     bool // B bound as 16-byte words (Plan.Packed; needs Direct): coopLoad reads them
 	Prefetch   int  // k-steps of interior B loaded ahead, from before A is staged (Plan.Prefetch; needs Direct)
-	Staged     bool // Bᵀ's interior block staged in shared memory with 16-byte loads (Plan.StageB; needs Direct and TransB)
+	Staged     bool // B's interior block staged in shared memory with 16-byte loads (Plan.StageB; needs Direct)
 	VecA       bool // A staged with 16-byte loads (K a multiple of 8)
 	IM, IN, IK int  // instruction shape
 	S, TN      int  // subgroups (k split among them); instruction tiles of C per subgroup
@@ -96,17 +96,18 @@ func (p Plan) skinnyShape() (skinnyShape, error) {
 	s.Sub = p.Threads / s.S
 	s.LDA = s.KS + coopSkew
 	if s.Staged {
-		s.LDW = s.KS/8 + 1
+		s.LDW = s.stagedLDW()
 	}
 	return s, nil
 }
 
 // stagedFits reports whether the staged form (Plan.StageB) takes s on
-// threads invocations: A·Bᵀ with 16-byte aligned rows of B and of A (K a
-// multiple of 8), no other form of B's loads, and a whole number of
-// 16-byte loads of B's block and of A's chunk an invocation.
+// threads invocations: 16-byte aligned rows of B and of A (K a multiple
+// of 8), rows of the block whole 16-byte words (k of a step for Bᵀ, the
+// tile's columns for B), no other form of B's loads, and a whole number
+// of 16-byte loads of B's block and of A's chunk an invocation.
 func (s skinnyShape) stagedFits(threads int) bool {
-	return s.TransB && s.Direct && s.VecA && !s.Packed && s.Prefetch == 0 && s.IK%8 == 0 &&
+	return s.Direct && s.VecA && !s.Packed && s.Prefetch == 0 && ((s.TransB && s.IK%8 == 0) || (!s.TransB && s.IN%8 == 0)) &&
 		(s.TN*s.IN*s.KS/8)%threads == 0 && (s.IM*s.KS/s.aVec())%threads == 0
 }
 
@@ -124,11 +125,11 @@ func (s skinnyShape) cTile() int { return s.IM * s.IN }
 
 // shared is the kernel's shared memory in bytes: A's slice, the B staging
 // scratch of every subgroup's TN tiles, and the reduction's f32 tiles;
-// with Staged also the block of Bᵀ (TN·IN rows of LDW words).
+// with Staged also the block of B (bRows rows of LDW words).
 func (s skinnyShape) shared() int {
 	n := 2*s.IM*s.LDA + 2*s.S*s.TN*s.bTile() + 4*s.S*s.TN*s.cTile()
 	if s.Staged {
-		n += 16 * s.TN * s.IN * s.LDW
+		n += 16 * s.bRows() * s.LDW
 	}
 	return n
 }
@@ -185,7 +186,7 @@ func skinnySource(s skinnyShape) string {
 	p("\tshared Bs [%d]%s", s.S*s.TN*s.bTile(), s.In)
 	p("\tshared Red [%d]f32", s.S*s.TN*s.cTile())
 	if s.Staged {
-		p("\tshared Bw [%d]vec4<u32>", s.TN*s.IN*s.LDW)
+		p("\tshared Bw [%d]vec4<u32>", s.bRows()*s.LDW)
 	}
 	p("\tlet t = local_index")
 	p("\tlet sg = t / %d", s.Sub)
@@ -560,29 +561,29 @@ func buildSkinny(p Plan) (*ir.Module, string, error) {
 // 64 x 8 = 512 workgroups at 4096 columns, each streaming 64 KiB of B.
 var skinnyLayouts = []struct {
 	S, TN, KS int
-	Whole     bool // one workgroup takes all of k, in chunks of KS: no split-k
-	Packed    bool // B read as 16-byte words (only where rows are 16-byte aligned)
-	Prefetch  int  // k-steps of B loaded ahead, from before A is staged (Plan.Prefetch; 0 none)
-	StageB    bool // Bᵀ's block staged in shared memory with 16-byte loads (Plan.StageB; A·Bᵀ only)
+	Whole     bool      // one workgroup takes all of k, in chunks of KS: no split-k
+	Packed    bool      // B read as 16-byte words (only where rows are 16-byte aligned)
+	Prefetch  int       // k-steps of B loaded ahead, from before A is staged (Plan.Prefetch; 0 none)
+	Stage     stageForm // B's block staged in shared memory with 16-byte loads (Plan.StageB), for one form of B
 }{
-	{4, 1, 512, true, false, 0, true},
-	{8, 1, 512, true, false, 4, false},
-	{4, 4, 512, false, false, 0, false}, {4, 4, 256, false, false, 0, false}, {4, 2, 256, false, false, 0, false}, {4, 2, 512, false, false, 0, false}, {8, 2, 512, false, false, 0, false},
+	{4, 1, 512, true, false, 0, stageNT},
+	{8, 1, 512, true, false, 4, 0},
+	{4, 4, 512, false, false, 0, 0}, {4, 4, 256, false, false, 0, 0}, {4, 2, 256, false, false, 0, 0}, {4, 2, 512, false, false, 0, 0}, {8, 2, 512, false, false, 0, 0},
 	// Slices of 1,024 (4 at k = 4096, the f32 partials of 16 rows 1 MiB
 	// against 4 MiB in slices of 256), one tile of 16 columns a subgroup
 	// so that 4096 columns still make 1,024 workgroups; A's slice is then
 	// 33 KiB of the 48.
-	{4, 1, 1024, false, false, 0, false}, {8, 1, 1024, false, false, 0, false}, {4, 1, 512, false, false, 0, false},
+	{4, 1, 1024, false, false, 0, 0}, {8, 1, 1024, false, false, 0, 0}, {4, 1, 512, false, false, 0, 0},
 	// No split-k (one dispatch: no partial sums, no reduction, no barrier
 	// between two dispatches): 4096 columns in tiles of 16 make 256
 	// workgroups, each walking k in chunks.
-	{8, 1, 512, true, false, 0, false}, {4, 1, 512, true, false, 0, false}, {8, 2, 512, true, false, 0, false}, {8, 1, 1024, true, false, 0, false},
+	{8, 1, 512, true, false, 0, 0}, {4, 1, 512, true, false, 0, 0}, {8, 2, 512, true, false, 0, 0}, {8, 1, 1024, true, false, 0, 0},
 	// B bound as 16-byte words, read by coopLoad as such (Plan.Packed):
 	// the best four above on the H200 at 16 rows (2026-12-01: 915, 874,
 	// 870, 865 GB/s; copy 4159) in case the driver's loads of f16 elements
 	// were narrower than of words. They were not, by much: 872-967 GB/s
 	// packed against 908-923 for the first layout in the same call.
-	{4, 4, 512, false, true, 0, false}, {8, 1, 1024, true, true, 0, false}, {8, 1, 512, true, true, 0, false}, {4, 2, 512, false, true, 0, false},
+	{4, 4, 512, false, true, 0, 0}, {8, 1, 1024, true, true, 0, 0}, {8, 1, 512, true, true, 0, 0}, {4, 2, 512, false, true, 0, 0},
 	// Prefetch: B's loads of the first steps of a subgroup's share issued
 	// before A is staged, the rest running that far ahead of the
 	// multiply-adds, and A's slice staged with every load first. All of
@@ -595,16 +596,34 @@ var skinnyLayouts = []struct {
 	// 8x1x512 (1100-1127, 1666-1765), 8x1x1024 less (802-946, 902-1212).
 	// 4x1x256 (4,096 workgroups, 4 matrices) and 2x8x256 (128 columns a
 	// workgroup, 2 steps ahead), 700-978, were dropped.
-	{4, 2, 512, false, false, 8, false}, {4, 4, 256, false, false, 4, false}, {8, 2, 512, false, false, 4, false}, {4, 2, 256, false, false, 4, false},
-	{4, 4, 512, false, false, 8, false}, {4, 4, 512, false, false, 4, false},
-	{8, 1, 1024, true, false, 8, false}, {16, 1, 512, true, false, 2, false},
+	{4, 2, 512, false, false, 8, 0}, {4, 4, 256, false, false, 4, 0}, {8, 2, 512, false, false, 4, 0}, {4, 2, 256, false, false, 4, 0},
+	{4, 4, 512, false, false, 8, 0}, {4, 4, 512, false, false, 4, 0},
+	{8, 1, 1024, true, false, 8, 0}, {16, 1, 512, true, false, 2, 0},
 	// Staged (A·Bᵀ only): each chunk's block of B [n,k] copied into shared
 	// memory with 16-byte loads, the next chunk's loads in flight while a
 	// chunk multiplies, the B matrices loaded from shared memory
 	// (skinnystage.go). Without split-k; at 8x2x256 and 16 subgroups the
 	// block and A's chunk pass 48 KiB of shared memory.
-	{8, 1, 512, true, false, 0, true}, {8, 1, 256, true, false, 0, true}, {4, 2, 256, true, false, 0, true}, {4, 1, 256, true, false, 0, true},
+	{8, 1, 512, true, false, 0, stageNT}, {8, 1, 256, true, false, 0, stageNT}, {4, 2, 256, true, false, 0, stageNT}, {4, 1, 256, true, false, 0, stageNT},
+	// Staged for A·B: each chunk's KS rows of B [k,n], 16 columns (32
+	// bytes) each, copied into shared memory with 16-byte loads, a chunk
+	// ahead, the B matrices loaded row_major from there (no skew at one
+	// tile: stagedLDW). Without split-k; at one tile of 16 columns the
+	// 16 KiB block of 512 rows and A's chunk fit 48 KiB at 8 subgroups too.
+	// Not yet timed on the H200 (2026-12-01: the session's device time
+	// ran out before the call, scripts/h200-decode.sh's stagedab mode):
+	// after the A·B default until measured faster.
+	{4, 1, 512, true, false, 0, stageAB}, {8, 1, 512, true, false, 0, stageAB}, {4, 1, 256, true, false, 0, stageAB}, {8, 1, 256, true, false, 0, stageAB},
 }
+
+// stageForm is the form of B a staged layout of the skinny kernel takes
+// (Plan.StageB): the layouts were measured for one form each.
+type stageForm int
+
+const (
+	stageNT stageForm = 1 + iota // A·Bᵀ
+	stageAB                      // A·B
+)
 
 // skinnyCandidates lists the skinny tensor-core plans for o: f16/bf16 with
 // M no more than the instruction shape's rows, either form of B; none
@@ -622,9 +641,12 @@ func skinnyCandidates(info backend.AdapterInfo, o Options) []Plan {
 	var out, few []Plan
 	seen := map[string]bool{}
 	for _, l := range skinnyLayouts {
+		if (l.Stage == stageNT && !o.TransB) || (l.Stage == stageAB && o.TransB) {
+			continue
+		}
 		t := Tile{BM: shape.M, BN: l.TN * shape.N, BK: l.KS, TM: 1, TN: l.TN}
 		p := Plan{Options: o, Generator: "skinny", Tile: t, Shape: &shape, Threads: l.S * sub, Subgroups: [2]int{l.S, 1},
-			KS: l.KS, Splits: ceilDiv(o.K, l.KS), Packed: l.Packed, Prefetch: l.Prefetch, StageB: l.StageB}
+			KS: l.KS, Splits: ceilDiv(o.K, l.KS), Packed: l.Packed, Prefetch: l.Prefetch, StageB: l.Stage != 0}
 		if l.Whole {
 			p.KS, p.Splits = ceilDiv(o.K, l.KS)*l.KS, 1
 		}

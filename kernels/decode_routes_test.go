@@ -173,7 +173,9 @@ func (r decodeRoute) set(c *kernels.Context) {
 // the weights' types, KC_DECODE_ROUTES (a regular expression over
 // "m<rows>/<route>", e.g. "/default$") the routes, and
 // KC_DECODE_SHAPES=big the sizes to 4096x4096 weights and two ragged ones
-// (=tails: four ragged ones whose k ends inside an unrolled step).
+// (=tails: four ragged ones whose k ends inside an unrolled step;
+// =aligned: one whose rows are 16-byte aligned both ways, k and n ragged
+// to the skinny kernel's chunks and tiles, as its staged forms need).
 func TestDecodeRoutes(t *testing.T) {
 	c := open(t, "vulkan")
 	info := c.Device().Info()
@@ -188,6 +190,8 @@ func TestDecodeRoutes(t *testing.T) {
 		shapes = [][3]int{{3, 1000, 1001}, {16, 1000, 1001}}
 	case "tails":
 		shapes = [][3]int{{1, 3496, 77}, {3, 1000, 1001}, {4, 1800, 50}, {7, 2000, 33}}
+	case "aligned":
+		shapes = [][3]int{{16, 1000, 1032}}
 	}
 	if info.Type != backend.TypeCPU {
 		shapes = append(shapes, [3]int{1, 4096, 4096}, [3]int{4, 4096, 4096}, [3]int{8, 4096, 4096}, [3]int{16, 4096, 4096})

@@ -44,7 +44,7 @@ type skinnyLayout struct {
 	// anyway, and the layout without it runs.
 	Prefetch int
 	// StageB stages b's block in shared memory with 16-byte loads
-	// (coopmat.Plan.StageB; a·bᵀ with 16-byte aligned rows only, else the
+	// (coopmat.Plan.StageB; b's rows 16-byte aligned only, else the
 	// layout without it runs).
 	StageB bool
 }
@@ -155,8 +155,8 @@ func skinnyOptions(a, b *Tensor, o coopmat.Options) coopmat.Options {
 
 // skinnyPlan returns the skinny tensor-core plan of layout l (zero: the
 // first) for o, or an error where the device has none. A prefetching
-// or staged layout the product cannot take (b's rows not 16-byte aligned;
-// staged, a·b) is the same layout without prefetch or staging.
+// or staged layout the product cannot take (b's rows not 16-byte aligned)
+// is the same layout without prefetch or staging.
 func (c *Context) skinnyPlan(a, b *Tensor, o coopmat.Options, l skinnyLayout) (coopmat.Plan, error) {
 	o = skinnyOptions(a, b, o)
 	if _, ok := coopmat.CoopShape(c.dev.Info(), o.DType); !ok {

@@ -10,7 +10,7 @@
 # ragged sizes; then PyTorch's copy, F.linear and x @ W; then kc's GB/s over
 # the weights for every route (docs/PERF.md, "Decode products").
 #
-# Usage: scripts/h200-decode.sh [ROOT [validate|unroll|prefetch [DIR]]]
+# Usage: scripts/h200-decode.sh [ROOT [validate|unroll|prefetch|staged|stagedab [DIR]]]
 # (ROOT: the checkout the device tool sends, e.g. /work/main; DIR, or
 # GL=DIR, the folder under ROOT/.gl, decmm unless given). With "validate"
 # the call checks the default routes and the skinny kernel's packed
@@ -27,7 +27,13 @@
 # only) and the default routes at 1, 3, 4, 8 and 16 rows (4096x4096,
 # 3x1000x1001 and 16x1000x1001), then PyTorch's f16 baselines, then times
 # x·Wᵀ at 1, 4, 8 and 16 rows through them, the prefetch form's 8x1x512
-# whole pf4 and the defaults in two passes. Only .gl/DIR is carried; delete it after
+# whole pf4 and the defaults in two passes. With "stagedab" it checks the
+# skinny kernel's staged layouts for x·W (4x1x512, 8x1x512, 4x1x256,
+# 8x1x256, _sb; x·Wᵀ's of those names too) and the default routes at 4, 8
+# and 16 rows (4096x4096, and 16x1000x1032: k and n ragged, rows 16-byte
+# aligned), then PyTorch's f16 baselines, then times x·W at 4, 8 and 16
+# rows through them and the default (8x1x512 whole pf4) in two passes,
+# the whole call within 45 s. Only .gl/DIR is carried; delete it after
 # the call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +79,15 @@ if [ "${2:-}" = staged ]; then
 	bench="$pass > \$OUT/kc.txt 2>&1; $pass > \$OUT/kc2.txt 2>&1"
 	torch="timeout 12 python3 \$G/torch_decode.py f16"
 	tt=25
+	sum="awk 'FNR==NR&&/^Bench/{a[\$1]=\$5;next} /^Bench/{print \$1,a[\$1],\$5}' \$OUT/kc.txt \$OUT/kc2.txt | sed 's/BenchmarkDecode.//; s/-16 / /'"
+fi
+if [ "${2:-}" = stagedab ]; then
+	sb="skinny_(4x1x512|8x1x512|4x1x256|8x1x256)_whole_sb"
+	env="KC_DECODE_TYPES=f16 KC_DECODE_SHAPES=aligned KC_DECODE_ROUTES='^m(4|8|16)/($sb|default)\$'"
+	pass="timeout 8 \$G/kernels.test -test.run '^\$' -test.bench 'Decode/^b\$/^m(4|8|16)\$/.*/^($sb|skinny_8x1x512_whole_pf4|default_(skinny|gemvt|coop))\$' -test.benchtime 10x"
+	bench="$pass > \$OUT/kc.txt 2>&1; $pass > \$OUT/kc2.txt 2>&1"
+	torch="timeout 10 python3 \$G/torch_decode.py f16"
+	tt=14
 	sum="awk 'FNR==NR&&/^Bench/{a[\$1]=\$5;next} /^Bench/{print \$1,a[\$1],\$5}' \$OUT/kc.txt \$OUT/kc2.txt | sed 's/BenchmarkDecode.//; s/-16 / /'"
 fi
 cat <<CMD
