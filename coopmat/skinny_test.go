@@ -90,6 +90,46 @@ func TestSkinny(t *testing.T) {
 	}
 }
 
+// TestSkinnyStagedTiles runs the staged form with two 16-column tiles a
+// subgroup (no listed layout has more than one, so the second tile's
+// offsets into the staged block are checked here), both forms of B, on
+// the interpreter against float64, with several interior chunks and a
+// ragged last one.
+func TestSkinnyStagedTiles(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	for _, tb := range []bool{false, true} {
+		o := Options{M: 7, N: 96, K: 1032, DType: "f16", TransB: tb, CType: "f32", Scale: 0.5 + rng.Float32()}
+		// the first staged plan in chunks of 256 that still fits 48 KiB
+		// with twice its tiles
+		var p Plan
+		for _, c := range skinnyCandidates(h200(), o) {
+			if !c.StageB || c.Tile.BK != 256 {
+				continue
+			}
+			c.Tile.TN *= 2
+			c.Tile.BN = c.Tile.TN * c.Shape.N
+			sh, err := c.skinnyShape()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Shared = sh.shared(); c.Shared <= h200().Limits.MaxSharedMemory {
+				p = c
+				break
+			}
+		}
+		if p.Tile.TN != 2 {
+			t.Fatalf("%s: no staged plan of one tile in chunks of 256 fits twice the tiles", o)
+		}
+		t.Run(fmt.Sprintf("%s/%s", o, p), func(t *testing.T) {
+			if e := runCoop(t, rng, coopCase{o: o, plan: p}); !(e < 1e-2) {
+				t.Errorf("relative error %.3g, want < 1e-2", e)
+			}
+		})
+	}
+}
+
 // TestSkinnyCandidates: Candidates lists the skinny tensor-core plans for
 // at most 16 rows of f16/bf16, both forms of B, after the gemv plans and
 // before the tiled ones; none for more rows or f32; the untuned choice is
