@@ -23,11 +23,10 @@ import (
 // same registers before it multiplies: their round trip overlaps the
 // chunk's multiply-adds. An interior chunk has no k past its end, and
 // A's rows past M (copies of row M-1, from the clamped loads) are not
-// zeroed: they reach only the rows of C past M, which are not written. An
-// edge chunk (columns past N, or k past K) stages A
-// and B as the plain form does, and ignores the registers (the chunks
-// after an edge chunk are edge chunks too: the test only grows false as
-// k grows).
+// zeroed: they reach only the rows of C past M, which are not written.
+// An edge chunk (columns past N, or k past K) stages A and B as the plain
+// form does, and ignores the registers (the chunks after an edge chunk
+// are edge chunks too: the test only grows false as k grows).
 //
 // For A·Bᵀ Bw's rows are LDW = KS/8 + 1 words long: a subgroup's stores
 // write 32 consecutive words of one row (the block's rows are 16 or more
@@ -38,7 +37,7 @@ import (
 // (stagedLDW): at one tile of 16 columns (2 words a row) no skew, the
 // stores and a matrix's 16 rows both runs of consecutive words.
 
-// stagedIdx writes the per-invocation constants of the staged loads: the
+// stagedSetup writes the per-invocation constants of the staged loads: the
 // row (sr) and word (sw) of B's block and the row (am) and k offset (ao)
 // of A's chunk of load i; with Loop the first chunk's loads.
 func (s skinnyShape) stagedSetup(w *strings.Builder) {
