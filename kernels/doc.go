@@ -39,17 +39,20 @@
 // DecodeAttention (q, k and v of one type, the result too: f16 with more
 // than 8 queries on cooperative matrices where the device has f16 ones,
 // flash16; up to 8 queries reading the 16-bit cache as it is, through
-// decode4h.kc, the merge rounding to the cache's type; otherwise the f32 kernels between
-// casts), Cast, Dup, Reshape, Rows and SetRows; every other op takes f32
-// only. Mixed or unsupported
-// types are *ShapeErrors naming the op and each operand's type and shape.
+// decode4h.kc, the merge rounding to the cache's type; otherwise the f32
+// kernels between casts), Cast, Dup, Reshape, Rows and SetRows; every
+// other op takes f32 only. Mixed or unsupported types are *ShapeErrors
+// naming the op and each operand's type and shape.
 //
 // Kernels are the .kc files of this package, embedded in the binary and
 // compiled at first use on each device (through Device.LoadIR and its
 // pipeline cache), then kept by the Context. Ops take no context.Context:
 // they only record, and a first-use compile does not block on the device.
 //
-// The ops: MatMul and MatMulBT (through coopmat); Add, Sub, Mul, Div;
+// The ops: MatMul and MatMulBT (through coopmat; products of at most 16
+// rows with 16-bit weights, a decode step, through kernels that stream
+// the weights once: gemv.kc, gemvsg.kc, gemvt.kc or coopmat's skinny
+// tensor-core kernel); Add, Sub, Mul, Div;
 // Scale (by a one-element tensor); AddBias; ReLU, SiLU, GELU (tanh form),
 // Sigmoid, Sqrt; Transpose; Gather; Reshape and Dup; Softmax, LayerNorm,
 // RMSNorm over the last dimension; RoPE (rotate-half) with a position
