@@ -70,13 +70,13 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 	if err != nil {
 		return nil, err
 	}
-	return c.runProduct(mm, a, b, o, F32, F32)
+	return c.runProduct(mm, a, b, o, F32)
 }
 
-// runProduct runs mm on a and b into a new [o.M, o.N] tensor of type ct,
-// cast to t where they differ.
-func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options, ct, t DType) (*Tensor, error) {
-	out, err := c.outputOf(ct, []int{o.M, o.N})
+// runProduct runs mm on a and b into a new [o.M, o.N] tensor of type t,
+// the C type mm was planned with.
+func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options, t DType) (*Tensor, error) {
+	out, err := c.outputOf(t, []int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +84,7 @@ func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options
 		out.Release()
 		return nil, err
 	}
-	if ct == t {
-		return out, nil
-	}
-	defer out.Release()
-	return c.Cast(out, t)
+	return out, nil
 }
 
 // halfProduct records a product with 16-bit b; the result has a's type.
@@ -124,7 +120,7 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 	if err != nil {
 		return nil, err
 	}
-	return c.runProduct(mm, x, b, o, a.dtype, a.dtype)
+	return c.runProduct(mm, x, b, o, a.dtype)
 }
 
 // gemv records scale·a·bᵀ through gemv.kc or gemvsg.kc (rt's shape):

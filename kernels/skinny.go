@@ -229,9 +229,5 @@ func (c *Context) skinny(a, b *Tensor, o coopmat.Options, l skinnyLayout) (*Tens
 	if err != nil {
 		return nil, err
 	}
-	ct := F32
-	if mm.Plan().CType != "f32" {
-		ct = a.dtype
-	}
-	return c.runProduct(mm, a, b, o, ct, a.dtype)
+	return c.runProduct(mm, a, b, o, a.dtype) // skinnyOptions: C of a's type
 }
