@@ -49,6 +49,46 @@ func decode(ct string, b []byte, i int) float64 {
 	return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
 }
 
+// runPlan runs p's kernel for o on the interpreter (race detector on)
+// over the A and B buffers as p takes them, then, with split-k, the
+// reduction of its partial products, and returns C as p writes it
+// (poisoned first).
+func runPlan(t *testing.T, o Options, p Plan, aBuf, bBuf []byte) []byte {
+	t.Helper()
+	m, kernel, err := generators[p.Generator](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mainC, mainScale := o.cSize(), o.scale()
+	if p.Splits > 1 {
+		mainC, mainScale = 4, 1
+	}
+	cBuf := interp.Poison(int(mainC) * p.Splits * o.M * o.N)
+	params := map[string]ir.Value{"M": ir.IntVal(int64(o.M)), "N": ir.IntVal(int64(o.N)), "K": ir.IntVal(int64(o.K)),
+		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
+	g := p.Groups()
+	err = interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBuf, "B": bBuf, "C": cBuf}}, interp.Options{SubgroupSize: 32, Races: true})
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	if p.Splits <= 1 {
+		return cBuf
+	}
+	rm, rk, err := buildReduce(o.ctype())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, mn := interp.Poison(int(o.cSize())*o.M*o.N), o.M*o.N
+	err = interp.Run(rm, rk, [3]int{ceilDiv(mn, 256), 1, 1}, &interp.Args{
+		Params:  map[string]ir.Value{"MN": ir.IntVal(int64(mn)), "S": ir.IntVal(int64(p.Splits)), "scale": ir.FloatVal(float64(o.scale()))},
+		Buffers: map[string][]byte{"P": cBuf, "C": out}}, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // runCoop runs c's kernels on the interpreter and returns the largest error
 // |C - ref| / (|scale|·Σ|a·b|) over C.
 func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
@@ -70,39 +110,8 @@ func runCoop(t *testing.T, rng *rand.Rand, c coopCase) float64 {
 	}
 	aBits, a := rnd(o.M * o.K)
 	bBits, b := rnd(nb)
-	m, kernel, err := generators[p.Generator](p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	scale := o.scale()
-	mainC, mainScale := o.cSize(), scale
-	if p.Splits > 1 {
-		mainC, mainScale = 4, 1
-	}
-	cBuf := interp.Poison(int(mainC) * p.Splits * o.M * o.N)
-	params := map[string]ir.Value{"M": ir.IntVal(int64(o.M)), "N": ir.IntVal(int64(o.N)), "K": ir.IntVal(int64(o.K)),
-		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
-	g := p.Groups()
-	err = interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"A": aBits, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32, Races: true})
-	if err != nil {
-		t.Fatalf("%s: %v", p, err)
-	}
-	if p.Splits > 1 {
-		rm, rk, err := buildReduce(o.ctype())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := interp.Poison(int(o.cSize()) * o.M * o.N)
-		mn := o.M * o.N
-		err = interp.Run(rm, rk, [3]int{ceilDiv(mn, 256), 1, 1}, &interp.Args{
-			Params:  map[string]ir.Value{"MN": ir.IntVal(int64(mn)), "S": ir.IntVal(int64(p.Splits)), "scale": ir.FloatVal(float64(scale))},
-			Buffers: map[string][]byte{"P": cBuf, "C": out}}, interp.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cBuf = out
-	}
+	cBuf := runPlan(t, o, p, aBits, bBits)
 	worst := 0.0
 	ct := o.ctype()
 	tight, sensitive, total := 0, 0, 0

@@ -14,7 +14,6 @@ import (
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
-	"github.com/kcgo/kc/ir/interp"
 )
 
 // withShape returns p rebuilt for another instruction shape of the
@@ -301,35 +300,8 @@ func runSkinnyA32(t *testing.T, rng *rand.Rand, p Plan) {
 		binary.LittleEndian.PutUint16(bBits[2*i:], h)
 		b[i] = x
 	}
-	m, kernel, err := generators[p.Generator](p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scale, mainScale, mainC := float64(o.scale()), o.scale(), o.cSize()
-	if p.Splits > 1 {
-		mainScale, mainC = 1, 4
-	}
-	cBuf := interp.Poison(int(mainC) * p.Splits * o.M * o.N)
-	params := map[string]ir.Value{"M": ir.IntVal(int64(o.M)), "N": ir.IntVal(int64(o.N)), "K": ir.IntVal(int64(o.K)),
-		"KS": ir.IntVal(int64(p.KS)), "scale": ir.FloatVal(float64(mainScale))}
-	g := p.Groups()
-	if err := interp.Run(m, kernel, [3]int{int(g[0]), int(g[1]), int(g[2])},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"A": a32, "B": bBits, "C": cBuf}}, interp.Options{SubgroupSize: 32, Races: true}); err != nil {
-		t.Fatalf("%s: %v", p, err)
-	}
-	if p.Splits > 1 {
-		rm, rk, err := buildReduce(o.ctype())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, mn := interp.Poison(int(o.cSize())*o.M*o.N), o.M*o.N
-		if err := interp.Run(rm, rk, [3]int{ceilDiv(mn, 256), 1, 1}, &interp.Args{
-			Params:  map[string]ir.Value{"MN": ir.IntVal(int64(mn)), "S": ir.IntVal(int64(p.Splits)), "scale": ir.FloatVal(scale)},
-			Buffers: map[string][]byte{"P": cBuf, "C": out}}, interp.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		cBuf = out
-	}
+	scale := float64(o.scale())
+	cBuf := runPlan(t, o, p, a32, bBits)
 	bad, worst := 0, 0.0
 	for i := 0; i < o.M; i++ {
 		for j := 0; j < o.N; j++ {
