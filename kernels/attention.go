@@ -212,6 +212,11 @@ type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
 	Pre, Wid                 int
+	// Row = 1 selects decodelr.kc where it applies (a key row across
+	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
+	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
+	// loaded after the dots
+	Row, RB, VA int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -250,8 +255,11 @@ func (c *Context) decodeTune(d DType) decodeTuning {
 	if t.VB == 0 {
 		t.VB = def.VB
 	}
-	if t.KL == 0 || t.NS == 0 {
-		t.KL, t.NS = def.KL, def.NS
+	if t.KL == 0 {
+		t.KL = def.KL
+	}
+	if t.NS == 0 {
+		t.NS = def.NS
 	}
 	if t.Groups == 0 {
 		t.Groups = def.Groups
@@ -266,6 +274,11 @@ func (c *Context) decodeTune(d DType) decodeTuning {
 // decode4h.kc (f16, bf16).
 func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
 	t := c.decodeTune(d)
+	if t.Row != 0 {
+		if span, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return "decodelr.kc", "decodelr_partial", span, pd
+		}
+	}
 	if t.Sub != 0 {
 		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
 			return "decodesg.kc", "decodesg_partial", span, pd

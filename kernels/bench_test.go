@@ -197,9 +197,18 @@ var (
 		{WG: 256, LN: 4, VB: 4, Groups: 512},
 		{WG: 128, LN: 1, VB: 8, Groups: 256}, {WG: 128, LN: 1, VB: 8, Groups: 512}, {WG: 128, LN: 1, VB: 4, Groups: 512},
 		{WG: 128, LN: 1, VB: 8, Groups: 512, Pre: 1}, {WG: 64, LN: 1, VB: 8, Groups: 1024}, {WG: 64, LN: 1, VB: 8, Groups: 512},
+		// decodelr.kc (a key row across a subgroup's lanes; f16 rows of
+		// 128 are 16 vectors: two rows side by side in 32 lanes)
+		{Row: 1, NS: 4, RB: 4, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 1024},
+		{Row: 1, NS: 8, RB: 4, Groups: 512},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
 		{WG: 256, LN: 4, VB: 8, Groups: 1024},
+		// decodelr.kc: subgroups, rows a batch, values after the dots,
+		// workgroups
+		{Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 512},
+		{Row: 1, NS: 4, RB: 8, Groups: 2048}, {Row: 1, NS: 8, RB: 4, Groups: 1024}, {Row: 1, NS: 2, RB: 8, Groups: 1024},
+		{Row: 1, NS: 4, RB: 8, VA: 1, Groups: 1024}, {Row: 1, NS: 4, RB: 4, VA: 1, Groups: 1024},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
 	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
@@ -217,6 +226,9 @@ func decodeName(tn kernels.DecodeTuning) string {
 	w := ""
 	if tn.Wid != 0 {
 		w = fmt.Sprintf("-wid%d", tn.Wid)
+	}
+	if tn.Row != 0 {
+		return fmt.Sprintf("lr-ns%d-rb%d-va%d-groups%d", tn.NS, tn.RB, tn.VA, tn.Groups)
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)

@@ -153,6 +153,12 @@ func mustLoad(t *testing.T, file string, defs map[string]string) *ir.Module {
 // d on the interpreter as splitKeys records them and returns o.
 func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType, tq, s, hq, hkv, dh, span int, causal bool, qb, kb, vb []byte) []float64 {
 	t.Helper()
+	return runSplitSG(t, 32, file, kernel, defs, d, tq, s, hq, hkv, dh, span, causal, qb, kb, vb)
+}
+
+// runSplitSG is runSplit with subgroups of sg lanes for the partial kernel.
+func runSplitSG(t *testing.T, sg int, file, kernel string, defs map[string]string, d DType, tq, s, hq, hkv, dh, span int, causal bool, qb, kb, vb []byte) []float64 {
+	t.Helper()
 	nch := (s + span - 1) / span
 	part := interp.Poison(4 * tq * hq * nch * (dh + 2))
 	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
@@ -163,7 +169,7 @@ func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType
 	params := map[string]ir.Value{"tq": iv(tq), "s": iv(s), "hq": iv(hq), "hkv": iv(hkv), "causal": iv(cz),
 		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(dh))))), "span": iv(span)}
 	err := interp.Run(mustLoad(t, file, defs), kernel, [3]int{hkv, nch, tq},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32})
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: sg})
 	if err != nil {
 		t.Fatalf("%v: %v", defs, err)
 	}

@@ -116,3 +116,13 @@ func coopmatOptions(a, b *Tensor, transB bool) coopmat.Options {
 	}
 	return coopmat.Options{M: a.shape[0], K: a.shape[1], N: b.shape[1]}
 }
+
+// SplitKernel is the file of the split-key partial kernel the context's
+// decode tuning picks for these shapes ("" where none applies).
+func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
+	f, _, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
+	if pd == nil {
+		return ""
+	}
+	return f
+}

@@ -1,0 +1,71 @@
+package kernels_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels"
+)
+
+// TestDecodeRowVariants: decodelr.kc through DecodeAttention and
+// CausalAttention on the device's subgroups (lavapipe: 8 lanes) against
+// float64, in the configurations of the H200 sweep and with a span of
+// one batch: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
+// group of 3 heads takes decode4.kc instead), and 1, 2, 4 and 8 query
+// heads per key/value head at head dimensions 32 to 256 with key counts
+// that are multiples of nothing, each checked to run decodelr.kc.
+func TestDecodeRowVariants(t *testing.T) {
+	c := open(t, "vulkan")
+	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16}}
+	for _, tn := range sweepRows() {
+		tn.Groups = 4
+		tns = append(tns, tn)
+	}
+	rng := kctest.NewRand(t)
+	for _, tn := range tns {
+		testDecodeTuning(t, c, tn)
+		c.SetDecodeTuning(tn)
+		for _, d := range []kernels.DType{kernels.F32, kernels.F16} {
+			for _, tc := range []struct {
+				flashCase
+				causal bool
+			}{{flashCase{1, 777, 16, 2, 128}, false}, {flashCase{2, 301, 4, 2, 32}, true}, {flashCase{1, 259, 2, 1, 256}, false},
+				{flashCase{1, 130, 1, 1, 64}, false}, {flashCase{4, 203, 8, 8, 128}, true}} {
+				if f := c.SplitKernel(d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh); f != "decodelr.kc" {
+					// f16 rows of 32 are 4 vectors: at most 4 heads a group
+					if d == kernels.F16 && tc.dh == 32 && tc.hq/tc.hkv > 4 {
+						continue
+					}
+					t.Fatalf("%+v %s %+v: split kernel %q, want decodelr.kc", tn, d, tc.flashCase, f)
+				}
+				qs, ks, vs := flashInputs(rng, tc.flashCase)
+				tol := attnTol
+				if d != kernels.F32 {
+					for _, xs := range [][]float32{qs, ks, vs} {
+						for i := range xs {
+							xs[i] = round(d, xs[i])
+						}
+					}
+					tol = halfAttnTol(d)
+				}
+				got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
+				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
+				kctest.Compare(t, fmt.Sprintf("decodelr %s %+v %+v causal %v", d, tn, tc.flashCase, tc.causal), got, want, tol)
+			}
+		}
+		c.SetDecodeTuning(kernels.DecodeTuning{})
+	}
+}
+
+// sweepRows are the sweep's decodelr.kc configurations (both caches).
+func sweepRows() []kernels.DecodeTuning {
+	var out []kernels.DecodeTuning
+	for _, tn := range append(append([]kernels.DecodeTuning{}, decode32Sweep...), decode16Sweep...) {
+		if tn.Row != 0 {
+			out = append(out, tn)
+		}
+	}
+	return out
+}
