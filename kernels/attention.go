@@ -215,8 +215,9 @@ type decodeTuning struct {
 	// Row = 1 selects decodelr.kc where it applies (a key row across
 	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
 	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
-	// loaded after the dots
-	Row, RB, VA int
+	// loaded after the dots, PF = 1 the next batch loaded before a
+	// batch's arithmetic
+	Row, RB, VA, PF int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an

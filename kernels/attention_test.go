@@ -209,6 +209,10 @@ func TestDecodeSweep(t *testing.T) {
 	if os.Getenv("KC_DECODE_SWEEP") == "widen" {
 		tns = []kernels.DecodeTuning{decodeWidenSweep[1], decodeWidenSweep[3]}
 	}
+	// KC_DECODE_SWEEP=row: only decodelr.kc's (the sweep's -rows)
+	if os.Getenv("KC_DECODE_SWEEP") == "row" {
+		tns = sweepRows()
+	}
 	for _, tn := range tns {
 		tn.Groups = 4 // spans of several rounds at these sizes
 		testDecodeTuning(t, c, tn)

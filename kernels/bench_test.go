@@ -160,20 +160,23 @@ func BenchmarkOps(b *testing.B) {
 	for pass := 1; pass <= 2; pass++ {
 		p := fmt.Sprintf("p%d", pass)
 		bench("copy/"+sz+"/"+p, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
-		rowSweep(b, c, x, p, bench)
-		list16 := decode16Sweep
-		if *widen {
-			list16 = decodeWidenSweep
+		list16, list32 := decode16Sweep, decode32Sweep
+		switch {
+		case *rows:
+			// decodelr.kc's configurations beside the defaults
+			list16 = append([]kernels.DecodeTuning{{}}, rowsOf(decode16Sweep)...)
+			list32 = append([]kernels.DecodeTuning{{}}, rowsOf(decode32Sweep)...)
+		case *widen:
+			list16, list32 = decodeWidenSweep, nil
+		default:
+			rowSweep(b, c, x, p, bench)
 		}
 		for _, tn := range list16 {
 			c.SetDecodeTuning(tn)
 			bench(fmt.Sprintf("decodeattention16/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*2,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 		}
-		for _, tn := range decode32Sweep {
-			if *widen {
-				break
-			}
+		for _, tn := range list32 {
 			c.SetDecodeTuning(tn)
 			bench(fmt.Sprintf("decodeattention/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*4,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
@@ -200,15 +203,17 @@ var (
 		// decodelr.kc (a key row across a subgroup's lanes; f16 rows of
 		// 128 are 16 vectors: two rows side by side in 32 lanes)
 		{Row: 1, NS: 4, RB: 4, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 1024},
-		{Row: 1, NS: 8, RB: 4, Groups: 512},
+		{Row: 1, NS: 8, RB: 4, Groups: 512}, {Row: 1, NS: 4, RB: 4, PF: 1, Groups: 512},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
 		{WG: 256, LN: 4, VB: 8, Groups: 1024},
 		// decodelr.kc: subgroups, rows a batch, values after the dots,
-		// workgroups
+		// a batch ahead, workgroups
 		{Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 512},
 		{Row: 1, NS: 4, RB: 8, Groups: 2048}, {Row: 1, NS: 8, RB: 4, Groups: 1024}, {Row: 1, NS: 2, RB: 8, Groups: 1024},
 		{Row: 1, NS: 4, RB: 8, VA: 1, Groups: 1024}, {Row: 1, NS: 4, RB: 4, VA: 1, Groups: 1024},
+		// the next batch loaded before a batch's arithmetic
+		{Row: 1, NS: 4, RB: 4, PF: 1, Groups: 1024}, {Row: 1, NS: 4, RB: 2, PF: 1, Groups: 1024},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
 	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
@@ -219,6 +224,8 @@ var (
 	}
 )
 
+var rows = flag.Bool("rows", false, "BenchmarkOps -sweep: time decodelr.kc's configurations (both caches) and the decode defaults instead of the whole decode and row sweep")
+
 var widen = flag.Bool("widen", false, "BenchmarkOps -sweep: time the 16-bit decode defaults with each f16 widening instead of the whole decode sweep")
 
 // decodeName names a split-key configuration in the sweep.
@@ -227,8 +234,11 @@ func decodeName(tn kernels.DecodeTuning) string {
 	if tn.Wid != 0 {
 		w = fmt.Sprintf("-wid%d", tn.Wid)
 	}
+	if tn == (kernels.DecodeTuning{}) {
+		return "default"
+	}
 	if tn.Row != 0 {
-		return fmt.Sprintf("lr-ns%d-rb%d-va%d-groups%d", tn.NS, tn.RB, tn.VA, tn.Groups)
+		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.Groups)
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)

@@ -11,18 +11,16 @@ import (
 
 // TestDecodeRowVariants: decodelr.kc through DecodeAttention and
 // CausalAttention on the device's subgroups (lavapipe: 8 lanes) against
-// float64, in the configurations of the H200 sweep and with a span of
-// one batch: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
+// float64 (TestDecodeSweep checks the H200 sweep's configurations), with
+// spans of several batches and of one, values with the keys, after the
+// dots and a batch ahead: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
 // group of 3 heads takes decode4.kc instead), and 1, 2, 4 and 8 query
 // heads per key/value head at head dimensions 32 to 256 with key counts
 // that are multiples of nothing, each checked to run decodelr.kc.
 func TestDecodeRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
-	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16}}
-	for _, tn := range sweepRows() {
-		tn.Groups = 4
-		tns = append(tns, tn)
-	}
+	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16},
+		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}}
 	rng := kctest.NewRand(t)
 	for _, tn := range tns {
 		testDecodeTuning(t, c, tn)
@@ -61,8 +59,13 @@ func TestDecodeRowVariants(t *testing.T) {
 
 // sweepRows are the sweep's decodelr.kc configurations (both caches).
 func sweepRows() []kernels.DecodeTuning {
+	return append(rowsOf(decode32Sweep), rowsOf(decode16Sweep)...)
+}
+
+// rowsOf is the decodelr.kc configurations of a sweep list.
+func rowsOf(tns []kernels.DecodeTuning) []kernels.DecodeTuning {
 	var out []kernels.DecodeTuning
-	for _, tn := range append(append([]kernels.DecodeTuning{}, decode32Sweep...), decode16Sweep...) {
+	for _, tn := range tns {
 		if tn.Row != 0 {
 			out = append(out, tn)
 		}

@@ -19,7 +19,11 @@
 # default decattn.) Only .gl/DIR is carried. `bash ROOT/.gl/DIR/steps.sh`
 # with OUT set runs the same steps here (lavapipe; PyTorch skipped
 # without CUDA) to check them before the call; TESTS, BENCH and N replace
-# the test pattern, the benchmark pattern and -test.benchtime.
+# the test pattern, the benchmark pattern and -test.benchtime, TORCH the
+# PyTorch baselines (default: copy decode norms); SWEEPFLAGS adds flags to
+# the sweep (-rows: decodelr.kc's configurations and the decode defaults
+# only; with KC_DECODE_SWEEP=row TestDecodeSweep checks just those); TT,
+# BT and PT are the steps' timeouts in seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
@@ -49,14 +53,14 @@ base() {
 	[ -x "$gl/base.test" ] && KC_DEVICE=vulkan timeout 8 "$gl/base.test" -test.run '^$' -test.bench 'Ops/(copy|decode)' -test.benchtime "${N:-30x}" >>"$OUT/base.txt" 2>&1
 }
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-	timeout "${PT:-25}" python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
+	timeout "${PT:-25}" python3 "$gl/torch_baselines.py" ${TORCH:-copy decode norms} >"$OUT/torch.txt" 2>&1
 fi
 cd kernels
 T=$gl/kernels.test
 timeout "${TT:-35}" "$T" -test.run "${TESTS:-TestDecodeAttention|TestDecodeSweep|TestLongRowVariants/.*SG:1}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
 base
-KC_DEVICE=vulkan timeout "${BT:-45}" "$T" -test.run '^$' -test.bench "${BENCH:-Ops/(copy|softmax|layernorm|rmsnorm|decode)}" -test.benchtime "${N:-30x}" -sweep >"$OUT/bench.txt" 2>&1
+KC_DEVICE=vulkan timeout "${BT:-45}" "$T" -test.run '^$' -test.bench "${BENCH:-Ops/(copy|softmax|layernorm|rmsnorm|decode)}" -test.benchtime "${N:-30x}" -sweep ${SWEEPFLAGS:-} >"$OUT/bench.txt" 2>&1
 echo "bench: rc $?"
 base
 [ -n "${smi:-}" ] && kill "$smi"
