@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -173,11 +174,17 @@ func BenchmarkOps(b *testing.B) {
 		}
 		for _, tn := range list16 {
 			c.SetDecodeTuning(tn)
+			if pass == 1 && os.Getenv("KC_VULKAN_STATS") != "" {
+				fmt.Printf("RESULT stats f16 %s%s\n", decodeName(tn), c.SplitStats(kernels.F16, 1, s, hq, hkv, dh))
+			}
 			bench(fmt.Sprintf("decodeattention16/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*2,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
 		}
 		for _, tn := range list32 {
 			c.SetDecodeTuning(tn)
+			if pass == 1 && os.Getenv("KC_VULKAN_STATS") != "" {
+				fmt.Printf("RESULT stats f32 %s%s\n", decodeName(tn), c.SplitStats(kernels.F32, 1, s, hq, hkv, dh))
+			}
 			bench(fmt.Sprintf("decodeattention/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*4,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(q1, k, v, hq, hkv) })
 		}
@@ -207,10 +214,10 @@ var (
 	decode32Sweep = []kernels.DecodeTuning{
 		{WG: 256, LN: 4, VB: 8, Groups: 1024},
 		// decodelr.kc: subgroups, rows a batch, values after the dots,
-		// a batch ahead, workgroups
-		{Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 2048},
-		{Row: 1, NS: 8, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 8, VA: 1, Groups: 1024},
-		{Row: 1, NS: 4, RB: 4, PF: 1, Groups: 1024}, {Row: 1, NS: 4, RB: 2, PF: 1, Groups: 1024},
+		// a batch ahead, array functions, workgroups
+		{Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, FN: 1, Groups: 1024},
+		{Row: 1, NS: 4, RB: 2, Groups: 1024}, {Row: 1, NS: 8, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 4, PF: 1, Groups: 1024},
+		{Row: 1, NS: 4, RB: 8, VA: 1, Groups: 1024}, {Row: 1, NS: 2, RB: 4, Groups: 2048},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
 	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
@@ -235,7 +242,7 @@ func decodeName(tn kernels.DecodeTuning) string {
 		return "default"
 	}
 	if tn.Row != 0 {
-		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.Groups)
+		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-fn%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.FN, tn.Groups)
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)

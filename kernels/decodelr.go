@@ -10,7 +10,8 @@ import (
 // device lacks the subgroups, shared memory or invocations. t.NS is the
 // subgroups per workgroup, t.RB the rows a lane group takes a batch (0:
 // 4), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
-// batch's rows before a batch's arithmetic.
+// batch's rows before a batch's arithmetic, t.FN = 1 the loads and the
+// butterfly by functions over arrays (the first form, kept to compare).
 func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
 	sg, ns := info.SubgroupSize, max(t.NS, 1)
@@ -21,7 +22,7 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	if need := 8*g*ns + 4*ns*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	pd := lrDefs(sg, d, t.RB, ns, t.VA, t.PF, g, dh)
+	pd := lrDefs(sg, d, t.RB, ns, t.VA, t.PF, t.FN, g, dh)
 	if pd == nil {
 		return 0, nil
 	}
@@ -32,7 +33,7 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 
 // lrDefs is decodelr.kc's specialisation for subgroups of sg lanes, a
 // cache of type d, rb rows a lane group a batch (0: 4), ns subgroups, va,
-// pf, g query heads per key/value head and head dimension dh; nil where the
+// pf, fn, g query heads per key/value head and head dimension dh; nil where the
 // kernel does not apply: subgroups that are not a power of two from 8 to
 // 128 (the kernel takes lanes local_index % SG of consecutive invocations
 // as one subgroup, as NVIDIA and lavapipe lay them out), a head dimension
@@ -40,7 +41,7 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 // vector, g that is not a power of two at most the lanes a row takes (the
 // butterfly leaves each lane scores of one head), or rb not a power of
 // two up to 32.
-func lrDefs(sg int, d DType, rb, ns, va, pf, g, dh int) map[string]string {
+func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
 	e := 16 / d.Size()
 	if sg < 8 || sg > 128 || sg&(sg-1) != 0 || dh > maxHeadDim || dh < e || dh&(dh-1) != 0 {
 		return nil
@@ -55,6 +56,6 @@ func lrDefs(sg int, d DType, rb, ns, va, pf, g, dh int) map[string]string {
 	lg := func(x int) int { return bits.Len(uint(x)) - 1 }
 	llr, ln := lg(lr), lg(rb*g)
 	return map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)),
+		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)), "FN": strconv.Itoa(min(fn, 1)),
 		"LR": strconv.Itoa(lr), "LLR": strconv.Itoa(llr), "LN": strconv.Itoa(ln), "LRB": strconv.Itoa(lg(rb)), "T": strconv.Itoa(min(llr, ln))}
 }

@@ -11,7 +11,8 @@ import (
 // TestDecodeLRInterp runs decodelr.kc and the merges on the interpreter
 // against float64 with subgroups of 32 (NVIDIA's) and 8 (lavapipe's, where
 // the package's other tests run it): f32, f16 and bf16 caches, rows per
-// batch 1 to 16, values loaded with or after the keys or a batch ahead, 1 to 8 query
+// batch 1 to 16, values loaded with or after the keys or a batch ahead,
+// loads and butterfly in the kernel or by functions (FN), 1 to 8 query
 // heads per key/value head (so butterflies that end with several scores a
 // lane, one, or one replicated), head dimensions 32 to 256 (a row over
 // 4 to 64 lanes' vectors), spans that end inside a batch, and causal
@@ -20,8 +21,9 @@ func TestDecodeLRInterp(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
-	type cfg struct{ sg, rb, ns, va, pf int }
-	cfgs := []cfg{{32, 8, 4, 0, 0}, {32, 4, 2, 1, 1}, {32, 4, 2, 1, 0}, {32, 1, 1, 0, 0}, {32, 16, 2, 0, 0}, {32, 2, 4, 0, 1}, {8, 4, 4, 0, 0}, {8, 2, 2, 1, 0}, {8, 2, 4, 0, 1}}
+	type cfg struct{ sg, rb, ns, va, pf, fn int }
+	cfgs := []cfg{{32, 8, 4, 0, 0, 0}, {32, 4, 2, 1, 1, 0}, {32, 4, 2, 1, 0, 0}, {32, 1, 1, 0, 0, 0}, {32, 16, 2, 0, 0, 0}, {32, 2, 4, 0, 1, 0},
+		{32, 8, 4, 0, 0, 1}, {32, 4, 2, 0, 1, 1}, {32, 4, 2, 1, 0, 1}, {8, 4, 4, 0, 0, 0}, {8, 2, 2, 1, 0, 0}, {8, 2, 4, 0, 1, 0}, {8, 4, 2, 0, 0, 1}}
 	cases := []struct {
 		tq, s, hq, hkv, dh, span int
 		causal                   bool
@@ -33,7 +35,7 @@ func TestDecodeLRInterp(t *testing.T) {
 	for _, d := range []DType{F32, F16, BF16} {
 		for _, cf := range cfgs {
 			for _, tc := range cases {
-				defs := lrDefs(cf.sg, d, cf.rb, cf.ns, cf.va, cf.pf, tc.hq/tc.hkv, tc.dh)
+				defs := lrDefs(cf.sg, d, cf.rb, cf.ns, cf.va, cf.pf, cf.fn, tc.hq/tc.hkv, tc.dh)
 				if defs == nil {
 					continue
 				}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kcgo/kc/backend"
@@ -125,4 +126,27 @@ func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
 		return ""
 	}
 	return f
+}
+
+// SplitStats is what the driver reports about the split-key partial
+// kernel SplitKernel names (registers, local memory, ...: KC_VULKAN_STATS),
+// as NAME=VALUE pairs, or the error.
+func (c *Context) SplitStats(d DType, tq, s, heads, kvHeads, dh int) string {
+	f, k, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
+	if pd == nil {
+		return "no split kernel"
+	}
+	p, err := c.pipeline(f, k, pd)
+	if err != nil {
+		return err.Error()
+	}
+	st, err := p.Statistics()
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, x := range st {
+		fmt.Fprintf(&b, " %s=%g", strings.ReplaceAll(x.Name, " ", "_"), x.Value)
+	}
+	return b.String()
 }
