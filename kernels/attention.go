@@ -48,10 +48,13 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // Both attentions run one of two designs: for up to 8 queries the keys are
 // split into chunks whose partial softmax results a second kernel merges
 // (flash-decoding), so that a single query still spreads over the device
-// (decode4.kc, one workgroup per key/value head and span of keys reading
-// key and value rows by 16-byte vectors of f32, f16 or bf16, for head
-// dimensions that are powers of two from 32 to 256; decode.kc, chunks of
-// 256 per query head, otherwise); for more
+// (over f32 caches decodelr.kc where the device has subgroups and the
+// query heads per key/value head are a power of two, each subgroup
+// walking key rows spread over its lanes; decode4.kc and decode4h.kc, one
+// workgroup per key/value head and span of keys reading key and value
+// rows by 16-byte vectors of f32, f16 or bf16, for head dimensions that
+// are powers of two from 32 to 256; decode.kc, chunks of 256 per query
+// head, otherwise); for more
 // queries a query-parallel kernel streams the keys through shared memory
 // (attention.kc; decode.kc's chunks instead on lavapipe where that kernel
 // would run past the driver's loop budget: docs/lavapipe.md).
@@ -222,10 +225,14 @@ type decodeTuning struct {
 
 // defaultDecode is the configuration the split-key kernels run over an
 // f32 cache unless a test or benchmark sets another, the fastest of the
-// H200 sweeps (docs/PERF.md): decode4.kc with 4 invocations per key and 8
-// value rows a step, about 1024 workgroups; KL, NS and U are decodesg.kc's
-// where a tuning asks for it.
-var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
+// H200 sweeps (docs/PERF.md, "Decode attention: a key row across a
+// subgroup"): decodelr.kc with 4 subgroups a workgroup, 8 vectors a lane
+// a batch (8 rows of 128), about 1024 workgroups, where it applies (2942
+// and 3133 GB/s at 32k keys, 32/8 heads of 128, against decode4.kc's 2313
+// and 2323 in the same call); elsewhere decode4.kc with 4 invocations per
+// key and 8 value rows a step, about 1024 workgroups; KL and U are
+// decodesg.kc's where a tuning asks for it.
+var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
 // defaultDecode16 is the configuration over 16-bit caches: decode4h.kc
 // with workgroups of 128, each invocation dotting all 16 vectors of a key

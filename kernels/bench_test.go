@@ -209,15 +209,17 @@ var (
 		{WG: 128, LN: 1, VB: 8, Groups: 512, Pre: 1}, {WG: 64, LN: 1, VB: 8, Groups: 1024}, {WG: 64, LN: 1, VB: 8, Groups: 512},
 		// decodelr.kc (a key row across a subgroup's lanes; f16 rows of
 		// 128 are 16 vectors: two rows side by side in 32 lanes)
-		{Row: 1, NS: 4, RB: 4, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 4, PF: 1, Groups: 512},
+		{Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 4, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 1024},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
+		// decode4.kc's configuration, the default before decodelr.kc
 		{WG: 256, LN: 4, VB: 8, Groups: 1024},
-		// decodelr.kc: subgroups, rows a batch, values after the dots,
-		// a batch ahead, array functions, workgroups
-		{Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, FN: 1, Groups: 1024},
-		{Row: 1, NS: 4, RB: 2, Groups: 1024}, {Row: 1, NS: 8, RB: 4, Groups: 1024}, {Row: 1, NS: 4, RB: 4, PF: 1, Groups: 1024},
-		{Row: 1, NS: 4, RB: 8, VA: 1, Groups: 1024}, {Row: 1, NS: 2, RB: 4, Groups: 2048},
+		// decodelr.kc (the default: 4 subgroups, 8 rows a batch, 1024
+		// workgroups) and its neighbours: subgroups, rows a batch,
+		// workgroups, a batch ahead
+		{Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 2, RB: 8, Groups: 1024},
+		{Row: 1, NS: 8, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 2048},
+		{Row: 1, NS: 4, RB: 8, PF: 1, Groups: 1024},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
 	// with f16 widened by unpack2x16float (Wid 0) and by integer ops

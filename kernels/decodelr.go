@@ -9,7 +9,7 @@ import (
 // a cache of type d, or nil where it does not apply (lrDefs) or where the
 // device lacks the subgroups, shared memory or invocations. t.NS is the
 // subgroups per workgroup, t.RB the rows a lane group takes a batch (0:
-// 4), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
+// as many as make 8 vectors a lane), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
 // batch's rows before a batch's arithmetic, t.FN = 1 the loads and the
 // butterfly by functions over arrays (the first form, kept to compare).
 func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
@@ -32,7 +32,8 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 }
 
 // lrDefs is decodelr.kc's specialisation for subgroups of sg lanes, a
-// cache of type d, rb rows a lane group a batch (0: 4), ns subgroups, va,
+// cache of type d, rb rows a lane group a batch (0: 8 vectors a lane), ns
+// subgroups, va,
 // pf, fn, g query heads per key/value head and head dimension dh; nil where the
 // kernel does not apply: subgroups that are not a power of two from 8 to
 // 128 (the kernel takes lanes local_index % SG of consecutive invocations
@@ -48,7 +49,8 @@ func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
 	}
 	lr := min(sg, dh/e)
 	if rb == 0 {
-		rb = 4
+		// 8 vectors a lane a batch
+		rb = max(1, 8*lr*e/dh)
 	}
 	if g < 1 || g&(g-1) != 0 || g > lr || rb&(rb-1) != 0 || rb > 32 {
 		return nil
@@ -57,5 +59,5 @@ func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
 	llr, ln := lg(lr), lg(rb*g)
 	return map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
 		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)), "FN": strconv.Itoa(min(fn, 1)),
-		"LR": strconv.Itoa(lr), "LLR": strconv.Itoa(llr), "LN": strconv.Itoa(ln), "LRB": strconv.Itoa(lg(rb)), "T": strconv.Itoa(min(llr, ln))}
+		"LR": strconv.Itoa(lr), "LLR": strconv.Itoa(llr), "LSG": strconv.Itoa(lg(sg)), "LN": strconv.Itoa(ln), "LRB": strconv.Itoa(lg(rb)), "T": strconv.Itoa(min(llr, ln))}
 }

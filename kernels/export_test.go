@@ -23,7 +23,8 @@ type DecodeTuning = decodeTuning
 // the default).
 func (c *Context) SetDecodeTuning(t DecodeTuning) { c.decode = t }
 
-// DefaultDecode is decode4.kc's default configuration.
+// DefaultDecode is the split-key kernels' default configuration over f32
+// caches.
 var DefaultDecode = defaultDecode
 
 // RowTuning is the long rows' configuration (see rowTuning).
