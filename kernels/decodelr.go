@@ -38,15 +38,15 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 // kernel does not apply: subgroups that are not a power of two from 8 to
 // 128 (the kernel takes lanes local_index % SG of consecutive invocations
 // as one subgroup, as NVIDIA and lavapipe lay them out), a head dimension
-// that is not a power of two of at most 256 and at least one 16-byte
-// vector, g that is not a power of two at most the lanes a row takes (the
+// that is not a power of two from 32 (decode4_merge's columns a
+// workgroup) to 256, g that is not a power of two at most the lanes a row takes (the
 // butterfly leaves each lane scores of one head), or rb not a power of
 // two up to 32.
 func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
-	e := 16 / d.Size()
-	if sg < 8 || sg > 128 || sg&(sg-1) != 0 || dh > maxHeadDim || dh < e || dh&(dh-1) != 0 {
+	if sg < 8 || sg > 128 || sg&(sg-1) != 0 || dh > maxHeadDim || dh < 32 || dh&(dh-1) != 0 {
 		return nil
 	}
+	e := 16 / d.Size()
 	lr := min(sg, dh/e)
 	if rb == 0 {
 		// 8 vectors a lane a batch
