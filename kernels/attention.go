@@ -227,11 +227,12 @@ type decodeTuning struct {
 // f32 cache unless a test or benchmark sets another, the fastest of the
 // H200 sweeps (docs/PERF.md, "Decode attention: a key row across a
 // subgroup"): decodelr.kc with 4 subgroups a workgroup, 8 vectors a lane
-// a batch (8 rows of 128), about 1024 workgroups, where it applies (2942
-// and 3133 GB/s at 32k keys, 32/8 heads of 128, against decode4.kc's 2313
-// and 2323 in the same call); elsewhere decode4.kc with 4 invocations per
-// key and 8 value rows a step, about 1024 workgroups; KL and U are
-// decodesg.kc's where a tuning asks for it.
+// a batch (8 rows of 128), about 1024 workgroups, where it applies and a
+// lane holds at most 4 vectors of the queries (RB 0: lrDefs); at 32k keys,
+// 32/8 heads of 128 it ran 2942 and 3133 GB/s against decode4.kc's 2313
+// and 2323 in the same call (2026-12-01). Elsewhere decode4.kc with 4
+// invocations per key and 8 value rows a step, about 1024 workgroups; KL
+// and U are decodesg.kc's where a tuning asks for it.
 var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
 
 // defaultDecode16 is the configuration over 16-bit caches: decode4h.kc

@@ -9,7 +9,7 @@ import (
 // a cache of type d, or nil where it does not apply (lrDefs) or where the
 // device lacks the subgroups, shared memory or invocations. t.NS is the
 // subgroups per workgroup, t.RB the rows a lane group takes a batch (0:
-// as many as make 8 vectors a lane), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
+// the default's choice, see lrDefs), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
 // batch's rows before a batch's arithmetic, t.FN = 1 the loads and the
 // butterfly by functions over arrays (the first form, kept to compare).
 func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
@@ -32,8 +32,9 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 }
 
 // lrDefs is decodelr.kc's specialisation for subgroups of sg lanes, a
-// cache of type d, rb rows a lane group a batch (0: 8 vectors a lane), ns
-// subgroups, va,
+// cache of type d, rb rows a lane group a batch (0: as many as make 8
+// vectors a lane, where a lane holds at most 4 vectors of the queries,
+// else nil), ns subgroups, va,
 // pf, fn, g query heads per key/value head and head dimension dh; nil where the
 // kernel does not apply: subgroups that are not a power of two from 8 to
 // 128 (the kernel takes lanes local_index % SG of consecutive invocations
@@ -49,8 +50,14 @@ func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
 	e := 16 / d.Size()
 	lr := min(sg, dh/e)
 	if rb == 0 {
-		// 8 vectors a lane a batch
-		rb = max(1, 8*lr*e/dh)
+		// the default: 8 vectors a lane a batch, and only where a lane
+		// holds at most 4 vectors of the queries (the registers of the
+		// H200 figures: more spilled in other configurations)
+		vc := dh / e / lr
+		if g*vc > 4 {
+			return nil
+		}
+		rb = max(1, 8/vc)
 	}
 	if g < 1 || g&(g-1) != 0 || g > lr || rb&(rb-1) != 0 || rb > 32 {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // TestDecodeLRInterp runs decodelr.kc and the merges on the interpreter
 // against float64 with subgroups of 32 (NVIDIA's) and 8 (lavapipe's, where
 // the package's other tests run it): f32, f16 and bf16 caches, rows per
-// batch 1 to 16, values loaded with or after the keys or a batch ahead,
+// batch 1 to 16 and the default's choice, values loaded with or after the keys or a batch ahead,
 // loads and butterfly in the kernel or by functions (FN), 1 to 8 query
 // heads per key/value head (so butterflies that end with several scores a
 // lane, one, or one replicated), head dimensions 32 to 256 (a row over
@@ -22,7 +23,7 @@ func TestDecodeLRInterp(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
 	type cfg struct{ sg, rb, ns, va, pf, fn int }
-	cfgs := []cfg{{32, 8, 4, 0, 0, 0}, {32, 4, 2, 1, 1, 0}, {32, 4, 2, 1, 0, 0}, {32, 1, 1, 0, 0, 0}, {32, 16, 2, 0, 0, 0}, {32, 2, 4, 0, 1, 0},
+	cfgs := []cfg{{32, 0, 4, 0, 0, 0}, {32, 8, 4, 0, 0, 0}, {32, 4, 2, 1, 1, 0}, {32, 4, 2, 1, 0, 0}, {32, 1, 1, 0, 0, 0}, {32, 16, 2, 0, 0, 0}, {32, 2, 4, 0, 1, 0},
 		{32, 8, 4, 0, 0, 1}, {32, 4, 2, 0, 1, 1}, {32, 4, 2, 1, 0, 1}, {8, 4, 4, 0, 0, 0}, {8, 2, 2, 1, 0, 0}, {8, 2, 4, 0, 1, 0}, {8, 4, 2, 0, 0, 1}}
 	cases := []struct {
 		tq, s, hq, hkv, dh, span int
@@ -40,7 +41,8 @@ func TestDecodeLRInterp(t *testing.T) {
 					continue
 				}
 				lr := min(cf.sg, tc.dh*d.Size()/16)
-				span := max(tc.span, cf.ns*cf.sg/lr*cf.rb)
+				rb, _ := strconv.Atoi(defs["RB"])
+				span := max(tc.span, cf.ns*cf.sg/lr*rb)
 				qb, q := randOf(rng, d, tc.tq*tc.hq*tc.dh)
 				kb, k := randOf(rng, d, tc.s*tc.hkv*tc.dh)
 				vb, v := randOf(rng, d, tc.s*tc.hkv*tc.dh)
