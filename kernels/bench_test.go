@@ -172,6 +172,8 @@ func BenchmarkOps(b *testing.B) {
 		default:
 			rowSweep(b, c, x, p, bench)
 		}
+		// with KC_VULKAN_STATS, the driver's statistics of each
+		// configuration's partial kernel (registers, local memory)
 		for _, tn := range list16 {
 			c.SetDecodeTuning(tn)
 			if pass == 1 && os.Getenv("KC_VULKAN_STATS") != "" {
