@@ -54,6 +54,14 @@ var variants = []struct {
 	{"decodesg.kc", map[string]string{"DH": "128", "G": "4", "SG": "32", "KL": "8", "VL": "16", "NS": "8", "H16": "1", "VE": "2"}},
 	{"decodesg.kc", map[string]string{"DH": "128", "G": "4", "SG": "32", "KL": "4", "VL": "16", "NS": "4", "H16": "1", "VE": "2", "U": "2", "WID": "1"}},
 	{"decodesg.kc", map[string]string{"DH": "64", "G": "2", "SG": "8", "KL": "8", "VL": "8", "NS": "4", "H16": "2", "VE": "2"}},
+	// decodelr.kc: the default, f16 rows side by side, several vectors a
+	// lane (subgroups of 8), a batch ahead, values after the dots, the
+	// array functions, one head with replicated scores
+	{"decodelr.kc", lrDefs(32, F32, 8, 4, 0, 0, 0, 4, 128)},
+	{"decodelr.kc", lrDefs(32, F16, 4, 4, 0, 1, 0, 8, 64)},
+	{"decodelr.kc", lrDefs(8, F32, 2, 2, 1, 0, 0, 8, 256)},
+	{"decodelr.kc", lrDefs(8, BF16, 4, 8, 0, 0, 1, 2, 32)},
+	{"decodelr.kc", lrDefs(32, F32, 1, 1, 0, 0, 0, 1, 256)},
 	{"half.kc", nil},
 	{"half.kc", map[string]string{"BF": "1"}},
 	{"half4.kc", nil},
