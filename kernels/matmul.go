@@ -80,6 +80,15 @@ func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options
 	if err != nil {
 		return nil, err
 	}
+	if c.timed {
+		ts, err := mm.RunTimed(a.View(), b.View(), out.View())
+		c.timings = append(c.timings, ts...)
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		return out, nil
+	}
 	if err := mm.Run(a.View(), b.View(), out.View()); err != nil {
 		out.Release()
 		return nil, err
