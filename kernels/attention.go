@@ -118,6 +118,9 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 // (f32 only) where it has none.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
+	if f, span, ok := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh); ok {
+		return c.splitKeysTC(f, span, params, q, k, v, out)
+	}
 	file, kernel, span, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh)
 	if pd == nil {
 		if q.dtype != F32 {
@@ -207,11 +210,14 @@ func flashLoops(s, dh int) int {
 // docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
 // at least one step or round; 0: chosen so that about Groups workgroups
 // run). A tuning set by a test or benchmark applies to every cache type;
-// its zero fields take the default's.
+// its zero fields take the default's. TC = 1 selects the tensor-core
+// kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT
+// and TN its shape (see Context.decodeTC).
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
 	Pre, Wid                 int
+	TC, TS, TT, TN           int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -363,7 +369,8 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 		return out, nil
 	}
 	if tq <= splitMaxQueries {
-		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil {
+		_, _, tc := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh)
+		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil || tc {
 			// the 16-bit cache read as it is; the merge rounds to q's type
 			out, err := c.outputOf(q.dtype, q.shape)
 			if err != nil {

@@ -161,7 +161,7 @@ func BenchmarkOps(b *testing.B) {
 		p := fmt.Sprintf("p%d", pass)
 		bench("copy/"+sz+"/"+p, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
 		rowSweep(b, c, x, p, bench)
-		list16 := decode16Sweep
+		list16 := append(append([]kernels.DecodeTuning{}, decode16Sweep...), decodeTCSweep...)
 		if *widen {
 			list16 = decodeWidenSweep
 		}
@@ -217,6 +217,9 @@ func decodeName(tn kernels.DecodeTuning) string {
 	w := ""
 	if tn.Wid != 0 {
 		w = fmt.Sprintf("-wid%d", tn.Wid)
+	}
+	if tn.TC != 0 {
+		return fmt.Sprintf("tc-s%d-t%d-n%d-groups%d", tn.TS, tn.TT, tn.TN, tn.Groups)
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)
