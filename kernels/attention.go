@@ -211,13 +211,13 @@ func flashLoops(s, dh int) int {
 // at least one step or round; 0: chosen so that about Groups workgroups
 // run). A tuning set by a test or benchmark applies to every cache type;
 // its zero fields take the default's. TC = 1 selects the tensor-core
-// kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT
-// and TN its shape (see Context.decodeTC).
+// kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT,
+// TN and TL its shape and loads (see Context.decodeTC).
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
 	Pre, Wid                 int
-	TC, TS, TT, TN           int
+	TC, TS, TT, TN, TL       int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an

@@ -25,15 +25,21 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 // decodeTCSweep is the tensor-core kernel's configurations that
 // BenchmarkOps -sweep times and TestDecodeSweep and TestDecodeTCDevice
 // check: subgroups a workgroup (TS), tiles of 16 keys a subgroup per block
-// (TT), head columns (TN; 0: 8 for f16), workgroups.
+// (TT), head columns (TN; 0: 8 for f16), loads (TL: 0 values staged, 1
+// both straight from k and v, 2 both staged, 3 keys staged), workgroups.
+// The first four, one per load mode, are checked on every shape.
 var decodeTCSweep = []kernels.DecodeTuning{
-	{TC: 1, TS: 4, TT: 1, Groups: 512}, {TC: 1, TS: 4, TT: 1, Groups: 1024}, {TC: 1, TS: 4, TT: 1, Groups: 2048},
-	{TC: 1, TS: 2, TT: 1, Groups: 2048}, {TC: 1, TS: 4, TT: 2, Groups: 1024}, {TC: 1, TS: 1, TT: 2, Groups: 4096},
-	{TC: 1, TS: 8, TT: 1, Groups: 512}, {TC: 1, TS: 4, TT: 1, TN: 16, Groups: 1024},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 1024}, {TC: 1, TS: 4, TT: 1, TL: 1, Groups: 1024},
+	{TC: 1, TS: 4, TT: 1, TL: 2, Groups: 1024}, {TC: 1, TS: 4, TT: 1, TL: 3, Groups: 1024},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, Groups: 2048},
+	{TC: 1, TS: 4, TT: 2, TL: 0, Groups: 1024}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 2048},
+	{TC: 1, TS: 8, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, TN: 16, Groups: 1024},
+	{TC: 1, TS: 4, TT: 2, TL: 2, Groups: 1024}, {TC: 1, TS: 1, TT: 2, TL: 0, Groups: 4096},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in
-// each configuration of decodeTCSweep against float64 where the device
+// each configuration of decodeTCSweep (beyond the first four, on the
+// benchmark's shape only) against float64 where the device
 // has cooperative matrices (not lavapipe: there the kernel is tested on
 // the interpreter, TestDecodeTC): f16 and bf16 caches, heads per key/value
 // head 1 to 8, head dimensions 32 to 256, a cache shorter than one block,
@@ -52,11 +58,14 @@ func TestDecodeTCDevice(t *testing.T) {
 		causal bool
 	}{{flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{3, 501, 8, 2, 128}, true}, {flashCase{1, 7, 4, 4, 64}, false},
 		{flashCase{2, 300, 3, 1, 64}, false}, {flashCase{1, 200, 2, 2, 256}, false}, {flashCase{3, 333, 16, 2, 32}, true}, {flashCase{1, 100, 16, 1, 64}, false}}
-	for _, tn := range decodeTCSweep {
+	for n, tn := range decodeTCSweep {
 		tn.Groups = 8 // spans of several blocks at these sizes
 		c.SetDecodeTuning(tn)
 		for _, d := range halfTypes {
-			for _, tc := range cases {
+			for m, tc := range cases {
+				if n >= 4 && m > 0 {
+					break // the benchmark's shape only
+				}
 				if !kernels.DecodeTCApplies(c, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh) {
 					t.Fatalf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
 				}

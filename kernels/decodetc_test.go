@@ -119,7 +119,8 @@ func decodeTCCheck(t *testing.T, rng *rand.Rand, f decodeTCConfig, tc decodeTCCa
 // than one block and not a multiple of 16 keys (the last block through
 // shared memory), spans of one and several blocks with a last span cut
 // short, causal queries whose spans end early or hold no key, and
-// workgroups of 1, 2 and 4 subgroups with 1 and 2 tiles each.
+// workgroups of 1, 2 and 4 subgroups with 1 and 2 tiles each; keys and
+// values loaded straight from k and v or staged through shared memory.
 func TestDecodeTC(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -146,34 +147,39 @@ func TestDecodeTC(t *testing.T) {
 	}
 	for _, r := range runs {
 		r.f.DH, r.f.G = r.tc.dh, r.tc.hq/r.tc.hkv
-		if msg := decodeTCCheck(t, rng, r.f, r.tc, nil); msg != "" {
-			t.Errorf("%+v %+v: %s", r.f, r.tc, msg)
+		// keys and values straight from k and v or staged
+		for _, st := range [][2]bool{{false, false}, {false, true}, {true, true}, {true, false}} {
+			r.f.SK, r.f.SV = st[0], st[1]
+			if msg := decodeTCCheck(t, rng, r.f, r.tc, nil); msg != "" {
+				t.Errorf("%+v %+v: %s", r.f, r.tc, msg)
+			}
 		}
 	}
 }
 
 // TestDecodeTCMutants: the checks of TestDecodeTC fail when the kernel
 // drops the accumulators' rescale, the mask of keys past the cache or
-// the subgroups' rescale at the end.
+// the subgroups' rescale at the end (keys and values direct, and staged).
 func TestDecodeTCMutants(t *testing.T) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	f := decodeTCConfig{DH: 64, G: 4, N: 8, NSG: 2, BT: 1}
 	tc := decodeTCCase{1, 150, 8, 2, 64, 64, false}
-	for name, mut := range map[string]func(string) string{
-		"no rescale":  func(s string) string { return strings.ReplaceAll(s, "of1 = of1 * cm", "") },
-		"no key mask": func(s string) string { return strings.ReplaceAll(s, "jt + r < kend", "jt + r < kend + 8") },
-		"no merge factor": func(s string) string {
-			return strings.ReplaceAll(s, "a += ss[(x * RB + c) * LS + g] * exp2(st[x * N + g] - mx)", "a += ss[(x * RB + c) * LS + g]")
-		},
-	} {
-		src, _ := f.source()
-		if mut(src) == src {
-			t.Fatalf("%s: the mutation changed nothing", name)
+	for _, f := range []decodeTCConfig{{DH: 64, G: 4, N: 8, NSG: 2, BT: 1}, {DH: 64, G: 4, N: 8, NSG: 2, BT: 1, SK: true, SV: true}} {
+		for name, mut := range map[string]func(string) string{
+			"no rescale":  func(s string) string { return strings.ReplaceAll(s, "of1 = of1 * cm", "") },
+			"no key mask": func(s string) string { return strings.ReplaceAll(s, "jt + r < kend", "jt + r < kend + 8") },
+			"no merge factor": func(s string) string {
+				return strings.ReplaceAll(s, "a += ss[(x * RB + c) * LS + g] * exp2(st[x * N + g] - mx)", "a += ss[(x * RB + c) * LS + g]")
+			},
+		} {
+			src, _ := f.source()
+			if mut(src) == src {
+				t.Fatalf("%s: the mutation changed nothing", name)
+			}
+			msg := decodeTCCheck(t, rng, f, tc, mut)
+			if msg == "" {
+				t.Errorf("%s: the mutant passed", name)
+			}
+			t.Logf("%s: %s", name, msg)
 		}
-		msg := decodeTCCheck(t, rng, f, tc, mut)
-		if msg == "" {
-			t.Errorf("%s: the mutant passed", name)
-		}
-		t.Logf("%s: %s", name, msg)
 	}
 }
