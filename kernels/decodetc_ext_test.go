@@ -25,16 +25,18 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 // decodeTCSweep is the tensor-core kernel's configurations that
 // BenchmarkOps -sweep times and TestDecodeSweep and TestDecodeTCDevice
 // check: subgroups a workgroup (TS), tiles of 16 keys a subgroup per block
-// (TT), head columns (TN; 0: 8 for f16), loads (TL: 0 values staged, 1
-// both straight from k and v, 2 both staged, 3 keys staged), workgroups.
-// The first four, one per load mode, are checked on every shape.
+// (TT), head columns (TN; 0: 8 for f16), loads (TL: 0 values staged, 4
+// the same with each block's loads issued during the block before),
+// workgroups. The first four are checked on every shape. The first H200
+// call (docs/PERF.md) also timed TL 1 (keys and values straight from k
+// and v), 2 (both staged) and 3 (keys staged): slower.
 var decodeTCSweep = []kernels.DecodeTuning{
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 1024}, {TC: 1, TS: 4, TT: 1, TL: 1, Groups: 1024},
-	{TC: 1, TS: 4, TT: 1, TL: 2, Groups: 1024}, {TC: 1, TS: 4, TT: 1, TL: 3, Groups: 1024},
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, Groups: 2048},
-	{TC: 1, TS: 4, TT: 2, TL: 0, Groups: 1024}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 2048},
-	{TC: 1, TS: 8, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, TN: 16, Groups: 1024},
-	{TC: 1, TS: 4, TT: 2, TL: 2, Groups: 1024}, {TC: 1, TS: 1, TT: 2, TL: 0, Groups: 4096},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 1024}, {TC: 1, TS: 4, TT: 1, TL: 4, Groups: 1024},
+	{TC: 1, TS: 8, TT: 1, TL: 4, Groups: 512}, {TC: 1, TS: 4, TT: 2, TL: 4, Groups: 512},
+	{TC: 1, TS: 4, TT: 1, TL: 4, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 4, Groups: 256},
+	{TC: 1, TS: 8, TT: 1, TL: 4, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 4, Groups: 1024},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256},
+	{TC: 1, TS: 1, TT: 2, TL: 4, Groups: 2048},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in
@@ -67,7 +69,13 @@ func TestDecodeTCDevice(t *testing.T) {
 					break // the benchmark's shape only
 				}
 				if !kernels.DecodeTCApplies(c, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh) {
-					t.Fatalf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
+					if m == 0 {
+						t.Fatalf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
+					}
+					// e.g. bf16 heads of 256 with staged values: more
+					// shared memory than the device has (decode4h.kc runs)
+					t.Logf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
+					continue
 				}
 				qs, ks, vs := flashInputs(rng, tc.flashCase)
 				for _, xs := range [][]float32{qs, ks, vs} {

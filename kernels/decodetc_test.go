@@ -148,8 +148,9 @@ func TestDecodeTC(t *testing.T) {
 	for _, r := range runs {
 		r.f.DH, r.f.G = r.tc.dh, r.tc.hq/r.tc.hkv
 		// keys and values straight from k and v or staged
-		for _, st := range [][2]bool{{false, false}, {false, true}, {true, true}, {true, false}} {
-			r.f.SK, r.f.SV = st[0], st[1]
+		// (with each block's loads issued during the block before: PF)
+		for _, st := range [][3]bool{{false, false, false}, {false, true, false}, {true, true, false}, {true, false, false}, {false, true, true}} {
+			r.f.SK, r.f.SV, r.f.PF = st[0], st[1], st[2]
 			if msg := decodeTCCheck(t, rng, r.f, r.tc, nil); msg != "" {
 				t.Errorf("%+v %+v: %s", r.f, r.tc, msg)
 			}
@@ -163,12 +164,12 @@ func TestDecodeTC(t *testing.T) {
 func TestDecodeTCMutants(t *testing.T) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	tc := decodeTCCase{1, 150, 8, 2, 64, 64, false}
-	for _, f := range []decodeTCConfig{{DH: 64, G: 4, N: 8, NSG: 2, BT: 1}, {DH: 64, G: 4, N: 8, NSG: 2, BT: 1, SK: true, SV: true}} {
+	for _, f := range []decodeTCConfig{{DH: 64, G: 4, N: 8, NSG: 2, BT: 1}, {DH: 64, G: 4, N: 8, NSG: 2, BT: 1, SK: true, SV: true}, {DH: 64, G: 4, N: 8, NSG: 2, BT: 1, SV: true, PF: true}} {
 		for name, mut := range map[string]func(string) string{
 			"no rescale":  func(s string) string { return strings.ReplaceAll(s, "of1 = of1 * cm", "") },
 			"no key mask": func(s string) string { return strings.ReplaceAll(s, "jt + r < kend", "jt + r < kend + 8") },
 			"no merge factor": func(s string) string {
-				return strings.ReplaceAll(s, "a += ss[(x * RB + c) * LS + g] * exp2(st[x * N + g] - mx)", "a += ss[(x * RB + c) * LS + g]")
+				return strings.ReplaceAll(s, " * exp2(st[x * N + g] - mx)", "")
 			},
 		} {
 			src, _ := f.source()
