@@ -212,12 +212,13 @@ func flashLoops(s, dh int) int {
 // run). A tuning set by a test or benchmark applies to every cache type;
 // its zero fields take the default's. TC = 1 selects the tensor-core
 // kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT,
-// TN and TL its shape and loads (see Context.decodeTC).
+// TN and TL its shape and loads, TG its workgroups (0: Groups; see
+// Context.decodeTC).
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
 	Pre, Wid                 int
-	TC, TS, TT, TN, TL       int
+	TC, TS, TT, TN, TL, TG   int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -236,7 +237,13 @@ var defaultDecode = decodeTuning{WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS:
 // GB/s of f16 (GPU time 1935-1956) where the previous default (workgroups
 // of 256, LN 4, VB 4) ran 1112-1181 in the same calls: 1.4x. KL, NS and
 // U are decodesg.kc's, what a tuning asking for Sub gets.
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8}
+//
+// Where the device has the cooperative matrices, the tensor-core kernel
+// (decodetc.go) runs instead: 4 subgroups a workgroup, one tile of 16 keys
+// a subgroup per block, the values staged through shared memory, about
+// 256 workgroups. On the H200 (2026-12-01, docs/PERF.md "Decode attention
+// on tensor cores") it ran TODO.
+var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TS: 4, TT: 1, TG: 256}
 
 // decodeTune is the configuration for a cache of type d: the test's or
 // benchmark's where one is set, else the type's default; zero fields take

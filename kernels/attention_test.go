@@ -288,7 +288,7 @@ func testHalfAttention(t *testing.T, c *kernels.Context) {
 			}
 			got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
-			kctest.Compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, halfAttnTol(d))
+			kctest.Compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, decodeHalfTol(c, d, tc.flashCase))
 			if !tc.causal || tc.tq < 2 {
 				continue
 			}

@@ -116,7 +116,10 @@ kernel decodetc_partial(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, s
 	shared ps [NSG * RB * LP]ET
 	shared cs [NSG * N]f32
 	shared st [2 * NSG * N]f32
+{{- if not .SV}}
+	// the cache's last block, 16x16 at a time (with SV: in vs)
 	shared es [NSG * 32]vec4<u32>
+{{- end}}
 {{- if .SK}}
 	shared ks [NSG * RB * LV]vec4<u32>
 {{- end}}
@@ -343,7 +346,8 @@ kernel decodetc_partial(tq u32, s u32, hq u32, hkv u32, causal u32, scale f32, s
 // memory); wload loads the words of the block whose subgroup keys start
 // at row (zeros past s); mload loads the matrices, from k and v where
 // cond (the whole block inside the cache), else 16x16 at a time through
-// the subgroup's tile es with zeros past s.
+// the subgroup's tile es (or, with SV, the first words of its part of vs)
+// with zeros past s.
 var decodeTCFuncs = template.FuncMap{
 	"decls": func(f decodeTCConfig, ind string) string {
 		var b strings.Builder
@@ -384,7 +388,19 @@ var decodeTCFuncs = template.FuncMap{
 		if f.SK && f.SV {
 			return ""
 		}
+		// the edge tile: es, or the subgroup's part of vs (whose last
+		// reads the barrier before it orders)
+		tile, first := "es", ""
+		if f.SV {
+			tile, first = "vs", ind+"\tworkgroupBarrier()\n"
+		}
+		at := tile + "[sg * 32 + lane]"
+		if f.SV {
+			at = tile + "[sg * RB * LV + lane]"
+		}
+		off := strings.TrimSuffix(strings.TrimPrefix(at, tile+"["), " + lane]")
 		var direct, edge strings.Builder
+		edge.WriteString(first)
 		for _, kv := range []string{"k", "v"} {
 			if kv == "k" && f.SK || kv == "v" && f.SV {
 				continue
@@ -396,8 +412,8 @@ var decodeTCFuncs = template.FuncMap{
 						ind, kv, t, d, kv, row, t, d, layout)
 					fmt.Fprintf(&edge, "%s\t{\n%s\t\tlet r = %s + %d * 16 + lane / 2\n%s\t\tvar w vec4<u32>\n", ind, ind, row, t, ind)
 					fmt.Fprintf(&edge, "%s\t\tif r < s {\n%s\t\t\tw = %s[(r * hkv + kh) * D8 + %d * 2 + lane %% 2]\n%s\t\t}\n", ind, ind, kv, d, ind)
-					fmt.Fprintf(&edge, "%s\t\tes[sg * 32 + lane] = w\n%s\t}\n%s\tworkgroupBarrier()\n", ind, ind, ind)
-					fmt.Fprintf(&edge, "%s\t%s%d_%d = coopLoad<coopmat<ET, 16, 16, a>>(es, sg * 32, 2, %s)\n%s\tworkgroupBarrier()\n", ind, kv, t, d, layout, ind)
+					fmt.Fprintf(&edge, "%s\t\t%s = w\n%s\t}\n%s\tworkgroupBarrier()\n", ind, at, ind, ind)
+					fmt.Fprintf(&edge, "%s\t%s%d_%d = coopLoad<coopmat<ET, 16, 16, a>>(%s, %s, 2, %s)\n%s\tworkgroupBarrier()\n", ind, kv, t, d, tile, off, layout, ind)
 				}
 			}
 		}
@@ -450,11 +466,14 @@ func (f decodeTCConfig) module() (*ir.Module, error) {
 	return parse.Load("decodetc.kc", []byte(src), nil)
 }
 
-// shared is the kernel's shared memory in bytes: qs, ss, ps, cs, st, es,
-// and ks and vs where the keys and values are staged.
+// shared is the kernel's shared memory in bytes: qs, ss, ps, cs, st, es
+// (without SV), and ks and vs where the keys and values are staged.
 func (f decodeTCConfig) shared() int {
 	rb := 16 * f.BT
-	n := 16*f.N*(f.DH/8+1) + 4*f.NSG*rb*(f.N+4) + 2*f.NSG*rb*(f.N+8) + 4*f.NSG*f.N + 8*f.NSG*f.N + 16*f.NSG*32
+	n := 16*f.N*(f.DH/8+1) + 4*f.NSG*rb*(f.N+4) + 2*f.NSG*rb*(f.N+8) + 4*f.NSG*f.N + 8*f.NSG*f.N
+	if !f.SV {
+		n += 16 * f.NSG * 32 // es
+	}
 	for _, st := range []bool{f.SK, f.SV} {
 		if st {
 			n += 16 * f.NSG * rb * (f.DH/8 + 1)
@@ -476,7 +495,8 @@ func (f decodeTCConfig) shared() int {
 // per key/value head, else 16) the head columns, t.TL how keys and values
 // are loaded: 0 keys straight from k, values staged through shared
 // memory; 1 both straight; 2 both staged; 3 keys staged, values straight;
-// 4 as 0, each block's loads issued while the block before runs (PF).
+// 4 as 0, each block's loads issued while the block before runs (PF);
+// t.TG (0: t.Groups) about how many workgroups run.
 func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (decodeTCConfig, int, bool) {
 	info := c.dev.Info()
 	g := heads / kvHeads
@@ -507,6 +527,9 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 		return decodeTCConfig{}, 0, false
 	}
 	bk := 16 * f.NSG * f.BT
+	if t.TG != 0 {
+		t.Groups = t.TG
+	}
 	span := ceilDiv(t.span(bk, tq, s, kvHeads), bk) * bk
 	return f, span, true
 }
