@@ -76,11 +76,12 @@ func TestDecodeTCDevice(t *testing.T) {
 					break // the benchmark's shape only
 				}
 				if !kernels.DecodeTCApplies(c, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh) {
-					if m == 0 {
+					if m == 0 && d == kernels.F16 {
 						t.Fatalf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
 					}
-					// e.g. bf16 heads of 256 with staged values: more
-					// shared memory than the device has (decode4h.kc runs)
+					// e.g. bf16 (16 head columns) with two tiles a
+					// subgroup, or heads of 256: more shared memory than
+					// the device has (decode4h.kc runs)
 					t.Logf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
 					continue
 				}
