@@ -27,12 +27,16 @@ import (
 // DH/16 matrices Qᵀ (use b: 16 dimensions x N heads) held for the whole
 // kernel. Per block and subgroup, for each tile of 16 keys:
 //
-//   - the key and value matrices come straight from k and v (coopLoad of
-//     packed 16-byte words: K row-major as use a, 16 keys x 16
-//     dimensions; V column-major as use a, Vᵀ 16 dimensions x 16 keys),
-//     all of the block's issued before its first product, where the
-//     whole block lies inside the cache; the cache's last block goes 16x16
-//     at a time through a subgroup's tile of shared memory, zeros past s;
+//   - the key matrices come straight from k (coopLoad of packed 16-byte
+//     words, row-major as use a: 16 keys x 16 dimensions), all of the
+//     block's issued before its first product, where the whole block lies
+//     inside the cache; the cache's last block goes 16x16 at a time through
+//     a subgroup's tile of shared memory, zeros past s. The values are
+//     loaded by each lane as 16-byte words with the keys, stored into the
+//     subgroup's stage after the first barrier and read as Vᵀ (column-major,
+//     use a: 16 dimensions x 16 keys) after the second (SV, the default;
+//     other options load V straight from v, stage K too, or issue a block's
+//     loads during the block before: decodeTCConfig);
 //   - Sᵀ = K·Qᵀ (16 keys x N heads, f32) into shared memory;
 //   - the softmax per head column in f32, in log2 units (the scores
 //     scaled by scale·log2 e): lane l takes column l % N and every
@@ -44,7 +48,9 @@ import (
 //     f32), C the factors as a matrix whose rows repeat cs (a row-major
 //     load with stride 0).
 //
-// Two barriers a block (scores written; P and factors written). At the
+// Two barriers a block (scores written; P, factors and values written;
+// three with the keys staged). On the H200, staged values and keys
+// straight from memory ran fastest (docs/PERF.md). At the
 // end the subgroups' states meet through shared memory (the max of their
 // m per head, their l and accumulators rescaled to it: all at once where
 // the values' stage holds them, else 16 dimensions at a time) and the
