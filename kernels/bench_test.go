@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -161,7 +162,12 @@ func BenchmarkOps(b *testing.B) {
 		p := fmt.Sprintf("p%d", pass)
 		bench("copy/"+sz+"/"+p, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
 		rowSweep(b, c, x, p, bench)
-		list16 := decode16Sweep
+		list16 := append(append([]kernels.DecodeTuning{}, decode16Sweep...), decodeTCSweep...)
+		// KC_DECODE_SWEEP=tc (a device call on a budget): the tensor-core
+		// kernel's configurations only
+		if os.Getenv("KC_DECODE_SWEEP") == "tc" {
+			list16 = decodeTCSweep
+		}
 		if *widen {
 			list16 = decodeWidenSweep
 		}
@@ -217,6 +223,9 @@ func decodeName(tn kernels.DecodeTuning) string {
 	w := ""
 	if tn.Wid != 0 {
 		w = fmt.Sprintf("-wid%d", tn.Wid)
+	}
+	if tn.TC != 0 {
+		return fmt.Sprintf("tc-s%d-t%d-n%d-l%d-groups%d", tn.TS, tn.TT, tn.TN, tn.TL, tn.Groups)
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)
