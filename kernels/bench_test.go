@@ -99,7 +99,7 @@ func BenchmarkOps(b *testing.B) {
 			// not on CPU devices: timing every dispatch there is 20-40x
 			// slower, and through wgpu on llvmpipe the process died of a
 			// SIGSEGV in a driver thread after some hundred of them
-			if *sweep && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+			if (*sweep || *gpu) && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
 				if t := gpuTime(b, c, dev, op); t > 0 {
 					b.ReportMetric(float64(bytes)/t.Seconds()/1e9, "gpuGB/s")
 				}
@@ -264,6 +264,10 @@ func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*
 }
 
 var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time the split-key decode and 32k-column layernorm configurations, twice, with GPU timestamps beside the wall time")
+
+// gpu reports the GPU-timestamp figure of each default without -sweep's
+// configurations (scripts/h200-defaults.sh).
+var gpu = flag.Bool("gpu", false, "BenchmarkOps, BenchmarkDecode: report gpuGB/s (GPU timestamps) beside the wall time, as -sweep does, without -sweep's other configurations")
 
 // rowSweep times layernorm over rows of 32k in long-row configurations
 // beside the default: rowsreg4.kc's and rowssg4.kc's (subgroup

@@ -365,7 +365,7 @@ func BenchmarkDecode(b *testing.B) {
 						// -sweep: the product's own dispatches by GPU
 						// timestamps, beside the chain's wall time (what the
 						// barriers and the ramps between products cost)
-						if *sweep && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+						if (*sweep || *gpu) && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
 							i := 0
 							if t := gpuTime(b, c, dev, func() (*kernels.Tensor, error) { i++; return op(x0, i) }); t > 0 {
 								b.ReportMetric(wbytes/t.Seconds()/1e9, "gpuGB/s")
