@@ -60,7 +60,10 @@ func submitOps(b *testing.B, dev *backend.Device, n int, op func(i int) (*kernel
 }
 
 // warmUp runs op once and waits for it, so that compiling its pipeline
-// stays outside the timing, then resets b's timer.
+// stays outside the timing; on a GPU it then keeps running op for about
+// warmFor, so that the clocks are up when the timing starts (the H200's
+// SM clock sat at 345 MHz for seconds of some sweeps that compiled many
+// pipelines: docs/PERF.md). Then it resets b's timer.
 func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error)) {
 	if out, err := op(); err != nil {
 		b.Fatal(err)
@@ -70,7 +73,22 @@ func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error
 	if err := dev.Wait(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	warm(dev, func() { submitOps(b, dev, 8, func(int) (*kernels.Tensor, error) { return op() }) })
 	b.ResetTimer()
+}
+
+// warmFor is how long warm keeps a GPU busy before a timing.
+const warmFor = 150 * time.Millisecond
+
+// warm repeats run (which waits for its work) for about warmFor, on
+// devices other than CPUs.
+func warm(dev *backend.Device, run func()) {
+	if dev.Info().Type == backend.TypeCPU {
+		return
+	}
+	for start := time.Now(); time.Since(start) < warmFor; {
+		run()
+	}
 }
 
 // BenchmarkOps measures the memory-bound ops in GB/s (bytes read and
