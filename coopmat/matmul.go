@@ -167,6 +167,25 @@ func (mm *Matmul) Run(a, b, c backend.View) error {
 	return mm.run(a, b, c, mm.dev.Dispatch)
 }
 
+// RunTimed is Run with each of the product's dispatches (one, or the
+// split-k product and its reduction) bracketed by GPU timestamps
+// (backend.Device.DispatchTimed: the adapter must report Timestamps). The
+// timings are filled in when the scope is submitted and completes.
+func (mm *Matmul) RunTimed(a, b, c backend.View) ([]*backend.Timing, error) {
+	if err := mm.checkViews(a, b, c); err != nil {
+		return nil, err
+	}
+	var ts []*backend.Timing
+	err := mm.run(a, b, c, func(p *backend.Pipeline, args backend.Args, g [3]uint32) error {
+		t, err := mm.dev.DispatchTimed(p, args, g)
+		if err == nil {
+			ts = append(ts, t)
+		}
+		return err
+	})
+	return ts, err
+}
+
 // checkViews verifies the operands' sizes.
 func (mm *Matmul) checkViews(a, b, c backend.View) error {
 	p := mm.plan

@@ -610,9 +610,9 @@ var skinnyLayouts = []struct {
 	// ahead, the B matrices loaded row_major from there (no skew at one
 	// tile: stagedLDW). Without split-k; at one tile of 16 columns the
 	// 16 KiB block of 512 rows and A's chunk fit 48 KiB at 8 subgroups too.
-	// Not yet timed on the H200 (2026-12-01: the session's device time
-	// ran out before the call, scripts/h200-decode.sh's stagedab mode):
-	// after the A·B default until measured faster.
+	// On the H200 every one ran slower than the A·B default (8x1x512 four
+	// steps ahead) at 4, 8 and 16 rows (docs/PERF.md, "The skinny kernel's
+	// staged form for x·W, measured"), so they stay after it.
 	{4, 1, 512, true, false, 0, stageAB}, {8, 1, 512, true, false, 0, stageAB}, {4, 1, 256, true, false, 0, stageAB}, {8, 1, 256, true, false, 0, stageAB},
 }
 

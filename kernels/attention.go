@@ -53,8 +53,10 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // walking key rows spread over its lanes; decode4.kc and decode4h.kc, one
 // workgroup per key/value head and span of keys reading key and value
 // rows by 16-byte vectors of f32, f16 or bf16, for head dimensions that
-// are powers of two from 32 to 256; decode.kc, chunks of 256 per query
-// head, otherwise); for more
+// are powers of two from 32 to 256; over f16 and bf16 caches on devices
+// with cooperative matrices, decodetc.go's kernel on them, for head
+// dimensions that are multiples of 32 up to 256; decode.kc, chunks of 256
+// per query head, otherwise); for more
 // queries a query-parallel kernel streams the keys through shared memory
 // (attention.kc; decode.kc's chunks instead on lavapipe where that kernel
 // would run past the driver's loop budget: docs/lavapipe.md).
@@ -121,6 +123,9 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 // (f32 only) where it has none.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
+	if f, span, ok := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh); ok {
+		return c.splitKeysTC(f, span, params, q, k, v, out)
+	}
 	file, kernel, span, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh)
 	if pd == nil {
 		if q.dtype != F32 {
@@ -210,11 +215,15 @@ func flashLoops(s, dh int) int {
 // docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
 // at least one step or round; 0: chosen so that about Groups workgroups
 // run). A tuning set by a test or benchmark applies to every cache type;
-// its zero fields take the default's.
+// its zero fields take the default's. TC = 1 selects the tensor-core
+// kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT,
+// TN and TL its shape and loads, TG its workgroups (0: Groups; see
+// Context.decodeTC).
 type decodeTuning struct {
 	WG, LN, VB, Span, Groups int
 	Sub, KL, NS, U           int
 	Pre, Wid                 int
+	TC, TS, TT, TN, TL, TG   int
 	// Row = 1 selects decodelr.kc where it applies (a key row across
 	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
 	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
@@ -244,7 +253,16 @@ var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL
 // GB/s of f16 (GPU time 1935-1956) where the previous default (workgroups
 // of 256, LN 4, VB 4) ran 1112-1181 in the same calls: 1.4x. KL, NS and
 // U are decodesg.kc's, what a tuning asking for Sub gets.
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8}
+//
+// Where the device has the cooperative matrices, the tensor-core kernel
+// (decodetc.go) runs instead: 4 subgroups a workgroup, one tile of 16 keys
+// a subgroup per block, the values staged through shared memory, about
+// 256 workgroups. On the H200 (2026-12-01, two calls ~23:00 and ~23:04
+// UTC, docs/PERF.md "Decode attention over 16-bit caches on tensor
+// cores") it ran 1791-1966 GB/s of f16 (GPU time 2250-2280) where
+// decode4h.kc's configuration above ran 1448-1523 (1942-1949) in the same
+// calls, 1.2-1.3x; PyTorch's SDPA decode 1912-2078.
+var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TS: 4, TT: 1, TG: 256}
 
 // decodeTune is the configuration for a cache of type d: the test's or
 // benchmark's where one is set, else the type's default; zero fields take
@@ -385,7 +403,8 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 		return out, nil
 	}
 	if tq <= splitMaxQueries {
-		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil {
+		_, _, tc := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh)
+		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil || tc {
 			// the 16-bit cache read as it is; the merge rounds to q's type
 			out, err := c.outputOf(q.dtype, q.shape)
 			if err != nil {

@@ -203,7 +203,7 @@ func TestDecodeVariants(t *testing.T) {
 // it is timed on a device.
 func TestDecodeSweep(t *testing.T) {
 	c := open(t, "vulkan")
-	tns := append(append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...), decodeWidenSweep[1], decodeWidenSweep[3])
+	tns := append(append(append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...), decodeWidenSweep[1], decodeWidenSweep[3]), decodeTCSweep...)
 	// KC_DECODE_SWEEP=widen (a device call on a budget): only the
 	// configurations that widen f16 by integer ops
 	if os.Getenv("KC_DECODE_SWEEP") == "widen" {
@@ -212,6 +212,10 @@ func TestDecodeSweep(t *testing.T) {
 	// KC_DECODE_SWEEP=row: only decodelr.kc's (the sweep's -rows)
 	if os.Getenv("KC_DECODE_SWEEP") == "row" {
 		tns = sweepRows()
+	}
+	// KC_DECODE_SWEEP=tc: only the tensor-core kernel's configurations
+	if os.Getenv("KC_DECODE_SWEEP") == "tc" {
+		tns = decodeTCSweep
 	}
 	for _, tn := range tns {
 		tn.Groups = 4 // spans of several rounds at these sizes
@@ -250,7 +254,7 @@ func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning)
 			}
 			got := runHalfFlash(t, c, d, tc, qs, ks, vs, false)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
-			kctest.Compare(t, fmt.Sprintf("decodeattention %s %+v %+v", d, tn, tc), got, want, halfAttnTol(d))
+			kctest.Compare(t, fmt.Sprintf("decodeattention %s %+v %+v", d, tn, tc), got, want, decodeHalfTol(c, d, tc))
 		}
 	}
 }
@@ -288,7 +292,7 @@ func testHalfAttention(t *testing.T, c *kernels.Context) {
 			}
 			got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
-			kctest.Compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, halfAttnTol(d))
+			kctest.Compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, decodeHalfTol(c, d, tc.flashCase))
 			if !tc.causal || tc.tq < 2 {
 				continue
 			}

@@ -60,7 +60,10 @@ func submitOps(b *testing.B, dev *backend.Device, n int, op func(i int) (*kernel
 }
 
 // warmUp runs op once and waits for it, so that compiling its pipeline
-// stays outside the timing, then resets b's timer.
+// stays outside the timing; on a GPU it then keeps running op for about
+// warmFor, so that the clocks are up when the timing starts (the H200's
+// SM clock sat at 345 MHz for seconds of some sweeps that compiled many
+// pipelines: docs/PERF.md). Then it resets b's timer.
 func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error)) {
 	if out, err := op(); err != nil {
 		b.Fatal(err)
@@ -70,7 +73,22 @@ func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error
 	if err := dev.Wait(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	warm(dev, func() { submitOps(b, dev, 8, func(int) (*kernels.Tensor, error) { return op() }) })
 	b.ResetTimer()
+}
+
+// warmFor is how long warm keeps a GPU busy before a timing.
+const warmFor = 150 * time.Millisecond
+
+// warm repeats run (which waits for its work) for about warmFor, on
+// devices other than CPUs.
+func warm(dev *backend.Device, run func()) {
+	if dev.Info().Type == backend.TypeCPU {
+		return
+	}
+	for start := time.Now(); time.Since(start) < warmFor; {
+		run()
+	}
 }
 
 // BenchmarkOps measures the memory-bound ops in GB/s (bytes read and
@@ -99,7 +117,7 @@ func BenchmarkOps(b *testing.B) {
 			// not on CPU devices: timing every dispatch there is 20-40x
 			// slower, and through wgpu on llvmpipe the process died of a
 			// SIGSEGV in a driver thread after some hundred of them
-			if *sweep && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+			if (*sweep || *gpu) && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
 				if t := gpuTime(b, c, dev, op); t > 0 {
 					b.ReportMetric(float64(bytes)/t.Seconds()/1e9, "gpuGB/s")
 				}
@@ -161,12 +179,17 @@ func BenchmarkOps(b *testing.B) {
 	for pass := 1; pass <= 2; pass++ {
 		p := fmt.Sprintf("p%d", pass)
 		bench("copy/"+sz+"/"+p, 8*n, func() (*kernels.Tensor, error) { return c.Dup(x) })
-		list16, list32 := decode16Sweep, decode32Sweep
+		list16 := append(append([]kernels.DecodeTuning{}, decode16Sweep...), decodeTCSweep...)
+		list32 := decode32Sweep
 		switch {
 		case *rows:
 			// decodelr.kc's configurations beside the defaults
 			list16 = append([]kernels.DecodeTuning{{}}, rowsOf(decode16Sweep)...)
 			list32 = append([]kernels.DecodeTuning{{}}, rowsOf(decode32Sweep)...)
+		case os.Getenv("KC_DECODE_SWEEP") == "tc":
+			// a device call on a budget: the tensor-core kernel's
+			// configurations only
+			list16 = decodeTCSweep
 		case *widen:
 			list16, list32 = decodeWidenSweep, nil
 		default:
@@ -248,6 +271,9 @@ func decodeName(tn kernels.DecodeTuning) string {
 	if tn.Row != 0 {
 		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-fn%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.FN, tn.Groups)
 	}
+	if tn.TC != 0 {
+		return fmt.Sprintf("tc-s%d-t%d-n%d-l%d-groups%d", tn.TS, tn.TT, tn.TN, tn.TL, tn.Groups)
+	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)
 	}
@@ -285,6 +311,10 @@ func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*
 }
 
 var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time the split-key decode and 32k-column layernorm configurations, twice, with GPU timestamps beside the wall time")
+
+// gpu reports the GPU-timestamp figure of each default without -sweep's
+// configurations (scripts/h200-defaults.sh).
+var gpu = flag.Bool("gpu", false, "BenchmarkOps, BenchmarkDecode: report gpuGB/s (GPU timestamps) beside the wall time, as -sweep does, without -sweep's other configurations")
 
 // rowSweep times layernorm over rows of 32k in long-row configurations
 // beside the default: rowsreg4.kc's and rowssg4.kc's (subgroup

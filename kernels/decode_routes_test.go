@@ -353,7 +353,8 @@ func BenchmarkDecode(b *testing.B) {
 							}
 							return d
 						}
-						run1() // compiles the pipelines
+						run1()                       // compiles the pipelines
+						warm(dev, func() { run1() }) // the clocks up
 						b.ResetTimer()
 						var run time.Duration
 						for i := 0; i < b.N; i++ {
@@ -365,7 +366,7 @@ func BenchmarkDecode(b *testing.B) {
 						// -sweep: the product's own dispatches by GPU
 						// timestamps, beside the chain's wall time (what the
 						// barriers and the ramps between products cost)
-						if *sweep && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+						if (*sweep || *gpu) && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
 							i := 0
 							if t := gpuTime(b, c, dev, func() (*kernels.Tensor, error) { i++; return op(x0, i) }); t > 0 {
 								b.ReportMetric(wbytes/t.Seconds()/1e9, "gpuGB/s")

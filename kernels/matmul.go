@@ -80,6 +80,15 @@ func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options
 	if err != nil {
 		return nil, err
 	}
+	if c.timed {
+		ts, err := mm.RunTimed(a.View(), b.View(), out.View())
+		c.timings = append(c.timings, ts...)
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		return out, nil
+	}
 	if err := mm.Run(a.View(), b.View(), out.View()); err != nil {
 		out.Release()
 		return nil, err
@@ -125,8 +134,11 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 
 // gemv records scale·a·bᵀ through gemv.kc or gemvsg.kc (rt's shape):
 // gemv4 (or gemv4h for 16-bit a) when k is a multiple of 8 and the views
-// start on 16 bytes, else gemv.kc's gemv1 on f32 a. The kernels write
-// f32; a 16-bit result is cast.
+// start on 16 bytes, else gemv.kc's gemv1 on f32 a. A 16-bit result is
+// rounded by the kernel itself, two rows to a word, where n and the
+// workgroup's rows are even (a cast dispatch after the product cost a
+// fifth of a one-row product's time on the H200); otherwise the kernel
+// writes f32 and the result is cast.
 func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() { releaseAll(tmp) }()
@@ -155,12 +167,16 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 	} else {
 		r = c.gemvFit(o.M, team, r)
 	}
-	y, err := c.output([]int{o.M, o.N})
+	yT := F32
+	if outT.half() && o.N%2 == 0 && 256/team*r%2 == 0 {
+		yT = outT
+	}
+	y, err := c.outputOf(yT, []int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
 	defs := gemvDefs(o.M, b.dtype)
-	defs["R"], defs["TEAM"], defs["U"] = strconv.Itoa(r), strconv.Itoa(team), strconv.Itoa(u)
+	defs["R"], defs["TEAM"], defs["U"], defs["OUT"] = strconv.Itoa(r), strconv.Itoa(team), strconv.Itoa(u), h16Def[yT]
 	if c.gemvWid != 0 {
 		defs["WID"] = "1"
 	}
@@ -180,20 +196,17 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 }
 
 // gemvT records a·b for 16-bit b [k, n] through gemvt.kc: gemvt4 when n
-// is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a is
-// cast to f32 first when it is 16-bit, and the f32 result back. k is cut
-// into slices (about 512 workgroups: at 1x4096x4096 on the H200, 32
-// slices reached 2111 GB/s, 16 1941, 64 1850, 128 1369) whose partial
-// products sum adds up; the slices' extra traffic, 8·slices·m·n
-// bytes, stays under an eighth of b's 2·k·n.
+// is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a
+// 16-bit a (b's type) is read as it is. k is cut into slices (about 512
+// workgroups: at 1x4096x4096 on the H200, 32 slices reached 2111 GB/s,
+// 16 1941, 64 1850, 128 1369) whose partial products sum adds up; the
+// slices' extra traffic, 8·slices·m·n bytes, stays under an eighth of
+// b's 2·k·n. sum rounds a 16-bit result itself where m·n is even; with one
+// slice, or m·n odd, the f32 result is cast.
 func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	var tmp []*Tensor
 	defer func() { releaseAll(tmp) }()
 	outT := a.dtype
-	a, err := c.asF32(a, &tmp)
-	if err != nil {
-		return nil, err
-	}
 	kernel, cols, np := "gemvt4", 8*32, o.N/8
 	if o.N%8 != 0 || b.View().Off%16 != 0 {
 		kernel, cols, np = "gemvt1", 32, o.N
@@ -205,7 +218,11 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 	}
 	ks := ceilDiv(o.K, slices)
 	slices = ceilDiv(o.K, ks)
-	y, err := c.output([]int{o.M, o.N})
+	yT := F32
+	if outT.half() && slices > 1 && o.M*o.N%2 == 0 {
+		yT = outT
+	}
+	y, err := c.outputOf(yT, []int{o.M, o.N})
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +235,19 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
 		tmp = append(tmp, part)
 	}
 	defs := gemvDefs(o.M, b.dtype)
+	if a.dtype.half() {
+		defs["XH"] = "1"
+	}
+	defs["OUT"] = h16Def[yT]
 	params := []uint32{uint32(np), uint32(o.K), uint32(ks), math.Float32bits(1)}
 	err = c.run("gemvt.kc", kernel, defs, params, c.grid2(blocks*slices), a, b, part)
 	if err == nil && slices > 1 {
 		mn := o.M * o.N
-		err = c.run("gemvt.kc", "sum", defs, []uint32{uint32(mn), uint32(slices)}, c.grid(mn, 256), part, y)
+		items := mn // sum's invocations: an output each, or a word of two
+		if yT != F32 {
+			items = mn / 2
+		}
+		err = c.run("gemvt.kc", "sum", defs, []uint32{uint32(mn), uint32(slices)}, c.grid(items, 256), part, y)
 	}
 	if err != nil {
 		y.Release()
@@ -262,10 +287,10 @@ func gemvDefs(m int, bt DType) map[string]string {
 	return defs
 }
 
-// fromF32 gives the f32 result y of a product as type t: y itself, or its
-// cast (y released).
+// fromF32 gives the result y of a product (f32, or already of type t) as
+// type t: y itself, or its cast (y released).
 func (c *Context) fromF32(y *Tensor, t DType) (*Tensor, error) {
-	if t == F32 {
+	if y.dtype == t {
 		return y, nil
 	}
 	defer y.Release()

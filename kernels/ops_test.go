@@ -207,3 +207,46 @@ func testNormsShapes(t *testing.T, c *kernels.Context, rowShapes [][]int) {
 		kctest.Compare(t, "rmsnorm"+kernelsShape(shape), host(t, rn), wantR, kctest.Tol{Abs: 2e-5, Rel: 1e-5})
 	}
 }
+
+// TestTimedProduct: with timing on (benchmarks' -sweep), a product run by
+// coopmat (Matmul.RunTimed) is timed like the library's own dispatches,
+// and its result is still right.
+func TestTimedProduct(t *testing.T) {
+	c := open(t, "vulkan")
+	if !c.Device().Info().Timestamps {
+		kctest.Missing(t, "%s has no GPU timestamps", c.Device().Info().Name)
+	}
+	rng := kctest.NewRand(t)
+	m, k, n := 5, 33, 70
+	as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, k*n, -1, 1)
+	a, b := upload(t, c, as, m, k), upload(t, c, bs, k, n)
+	c.SetTimed(true)
+	defer c.SetTimed(false)
+	c.TakeTimings()
+	y, err := c.MatMul(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := host(t, y)
+	ts := c.TakeTimings()
+	if len(ts) == 0 {
+		t.Fatal("a timed product recorded no timing")
+	}
+	for _, tm := range ts {
+		if !tm.Done || tm.Duration <= 0 {
+			t.Errorf("timing %q: done %v, duration %v; want done with a positive duration", tm.Name, tm.Done, tm.Duration)
+		}
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s, mag float64
+			for p := 0; p < k; p++ {
+				s += float64(as[i*k+p]) * float64(bs[p*n+j])
+				mag += math.Abs(float64(as[i*k+p]) * float64(bs[p*n+j]))
+			}
+			if d := math.Abs(float64(got[i*n+j]) - s); !(d <= 2*float64(k+2)*u*mag+1e-30) {
+				t.Fatalf("timed matmul [%d,%d] = %g, want %g", i, j, got[i*n+j], s)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package spirv
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kcgo/kc/ir"
@@ -108,6 +109,45 @@ func TestBF16ConversionRoundsToNearestEven(t *testing.T) {
 			if bad++; bad <= 10 {
 				t.Errorf("bf16(%#08x = %g): spirv %#08x, interp %#08x, want %#08x", x, fs[i], got, it, want)
 			}
+		}
+	}
+}
+
+// TestBF16ZeroMatrix: a bf16 matrix variable without an initializer (the
+// zero matrix) lowers with a constant of the bfloat16 type instead of
+// failing with an internal error, and bf16bits rounds constants to
+// nearest even.
+func TestBF16ZeroMatrix(t *testing.T) {
+	m := coopModule(t, `enable bf16
+enable cooperative_matrix
+
+kernel z(h read []bf16, c read_write []f32, n u32) workgroup(32) {
+	var a coopmat<bf16, 16, 16, a>
+	if n > 0 {
+		a = coopLoad<coopmat<bf16, 16, 16, a>>(h, 0, 16, row_major)
+	}
+	let b = coopmat<bf16, 16, 16, b>(1.5)
+	coopStore(coopMulAdd(a, b, coopmat<f32, 16, 16, acc>(0.0)), c, 0, 16, row_major)
+}
+`)
+	mod, err := Emit(m, Options{Version: V1_6, CoopMat: CoopMatKHR})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := Disassemble(mod.Words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "OpConstant %bfloat16 0") {
+		t.Errorf("no bf16 constant 0 in\n%s", text)
+	}
+	for _, c := range []struct {
+		f    float32
+		want uint16
+	}{{0, 0}, {1, 0x3f80}, {-2, 0xc000}, {math.Float32frombits(0x3f808000), 0x3f80}, {math.Float32frombits(0x3f818000), 0x3f82},
+		{math.Float32frombits(0x3f808001), 0x3f81}, {float32(math.Inf(1)), 0x7f80}, {math.Float32frombits(0x7f800001), 0x7fc0}} {
+		if got := bf16bits(c.f); got != c.want {
+			t.Errorf("bf16bits(%#x) = %#x, want %#x", math.Float32bits(c.f), got, c.want)
 		}
 	}
 }

@@ -1,0 +1,112 @@
+package kernels_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/kcgo/kc/internal/kctest"
+	"github.com/kcgo/kc/kernels"
+)
+
+// decodeHalfTol is halfAttnTol for attention over a cache of type d in
+// c's configuration: where the tensor-core kernel runs (up to 8 queries),
+// P is rounded
+// to d before it weights the values, up to half an ulp of d of Σp|v|/l
+// <= 1 (inputs in [-1, 1]) absolute — for f16 halfAttnTol already allows
+// it, for bf16 it adds 2^-8.
+func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol {
+	tl := halfAttnTol(d)
+	if d == kernels.BF16 && tc.tq <= 8 && kernels.DecodeTCApplies(c, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh) {
+		tl.Abs += 1.01 / 256
+	}
+	return tl
+}
+
+// decodeTCSweep is the tensor-core kernel's configurations that
+// BenchmarkOps -sweep times and TestDecodeSweep and TestDecodeTCDevice
+// check: subgroups a workgroup (TS), tiles of 16 keys a subgroup per block
+// (TT), head columns (TN; 0: 8 for f16), loads (TL: 0 values staged, 4
+// the same with each block's loads issued during the block before),
+// workgroups (the last: decode4h.kc). The first four are checked on every
+// shape. The first H200 calls (docs/PERF.md) also timed TL 1 (keys and
+// values straight from k and v), 2 (both staged), 3 (keys staged) and
+// about 1024 and 2048 workgroups: slower.
+var decodeTCSweep = []kernels.DecodeTuning{
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 4, TT: 2, TL: 0, Groups: 256},
+	{TC: 1, TS: 8, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 4, TT: 1, TL: 0, Groups: 128},
+	{TC: 1, TS: 8, TT: 1, TL: 0, Groups: 128}, {TC: 1, TS: 4, TT: 2, TL: 0, Groups: 128},
+	{TC: 1, TS: 4, TT: 1, TL: 4, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 256},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, TN: 16, Groups: 256},
+	// decode4h.kc's configuration before the tensor-core kernel was the
+	// 16-bit default, in the same call
+	{WG: 128, LN: 1, VB: 8, Groups: 512},
+}
+
+// TestDecodeTCDevice runs decode attention on the tensor-core kernel in
+// each configuration of decodeTCSweep (beyond the first four, on the
+// benchmark's shape only) against float64 where the device
+// has cooperative matrices (not lavapipe: there the kernel is tested on
+// the interpreter, TestDecodeTC): f16 and bf16 caches, heads per key/value
+// head 1 to 8, head dimensions 32 to 256, a cache shorter than one block,
+// caches not a multiple of 16 keys, and causal queries (tq 3), whose
+// outputs must not change when only the last key and value do (but the
+// last query's must).
+func TestDecodeTCDevice(t *testing.T) {
+	c := open(t, "vulkan")
+	c.SetDecodeTuning(decodeTCSweep[0])
+	if !kernels.DecodeTCApplies(c, kernels.F16, 1, 1024, 32, 8, 128) {
+		t.Skip("the device has no KHR cooperative matrices of f16 with subgroups of 32: the kernel runs on the interpreter only (TestDecodeTC)")
+	}
+	rng := kctest.NewRand(t)
+	cases := []struct {
+		flashCase
+		causal bool
+	}{{flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{3, 501, 8, 2, 128}, true}, {flashCase{1, 7, 4, 4, 64}, false},
+		{flashCase{2, 300, 3, 1, 64}, false}, {flashCase{1, 200, 2, 2, 256}, false}, {flashCase{3, 333, 16, 2, 32}, true}, {flashCase{1, 100, 16, 1, 64}, false}}
+	for n, tn := range decodeTCSweep {
+		if tn.TC == 0 {
+			continue
+		}
+		tn.Groups = 8 // spans of several blocks at these sizes
+		c.SetDecodeTuning(tn)
+		for _, d := range halfTypes {
+			for m, tc := range cases {
+				if n >= 4 && m > 0 {
+					break // the benchmark's shape only
+				}
+				if !kernels.DecodeTCApplies(c, d, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh) {
+					if m == 0 && d == kernels.F16 {
+						t.Fatalf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
+					}
+					// e.g. bf16 (16 head columns) with two tiles a
+					// subgroup, or heads of 256: more shared memory than
+					// the device has (decode4h.kc runs)
+					t.Logf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
+					continue
+				}
+				qs, ks, vs := flashInputs(rng, tc.flashCase)
+				for _, xs := range [][]float32{qs, ks, vs} {
+					for i := range xs {
+						xs[i] = round(d, xs[i])
+					}
+				}
+				got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
+				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
+				name := fmt.Sprintf("decodetc %s %+v %+v causal %v", d, tn, tc.flashCase, tc.causal)
+				kctest.Compare(t, name, got, want, decodeHalfTol(c, d, tc.flashCase))
+				if !tc.causal {
+					continue
+				}
+				row := tc.hkv * tc.dh
+				for i := (tc.s - 1) * row; i < tc.s*row; i++ {
+					ks[i] = round(d, float32(rng.Float64()*4-2))
+					vs[i] = round(d, float32(rng.Float64()*4-2))
+				}
+				after := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, true)
+				kernels.CheckCausal(t, name, got, after, tc.tq, tc.hq*tc.dh)
+			}
+		}
+	}
+	c.SetDecodeTuning(kernels.DecodeTuning{})
+}

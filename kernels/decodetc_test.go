@@ -1,0 +1,186 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/interp"
+	"github.com/kcgo/kc/ir/parse"
+)
+
+// decodeTCCase is one run of the tensor-core decode kernel: the shapes,
+// the keys a workgroup and whether the queries are causal.
+type decodeTCCase struct {
+	tq, s, hq, hkv, dh, span int
+	causal                   bool
+}
+
+// decodeTCTol bounds |o - ref| for decodetc with the merge, the reference
+// in float64 over the 16-bit inputs (values in [-1, 1], so outputs are
+// convex combinations of such): rounding o to the cache's type costs up
+// to half an ulp of it, 2^-11·|o| (f16) or 2^-8·|o| (bf16), rounding each
+// p to that type before Vᵀ·Pᵀ up to as much of Σp|v|/l <= 1, and the f32
+// scores, exponentials and sums far less.
+func decodeTCTol(bf16 bool, ref float64) float64 {
+	u := 0x1p-11
+	if bf16 {
+		u = 0x1p-8
+	}
+	return 1.01*u*(math.Abs(ref)+1) + 2e-5
+}
+
+// runDecodeTC runs the kernel's text src and decode4_merge16 on the
+// interpreter as splitKeysTC records them and returns o.
+func runDecodeTC(t *testing.T, src string, f decodeTCConfig, tc decodeTCCase, qb, kb, vb []byte) ([]float64, error) {
+	t.Helper()
+	m, err := parse.Load("decodetc.kc", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nch := (tc.s + tc.span - 1) / tc.span
+	part := interp.Poison(4 * tc.tq * tc.hq * nch * (tc.dh + 2))
+	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
+	cz := 0
+	if tc.causal {
+		cz = 1
+	}
+	params := map[string]ir.Value{"tq": iv(tc.tq), "s": iv(tc.s), "hq": iv(tc.hq), "hkv": iv(tc.hkv), "causal": iv(cz),
+		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(tc.dh))))), "span": iv(tc.span)}
+	err = interp.Run(m, "decodetc_partial", [3]int{tc.hkv, nch, tc.tq},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32, Races: true})
+	if err != nil {
+		return nil, err
+	}
+	d := F16
+	if f.BF16 {
+		d = BF16
+	}
+	md := map[string]string{"DH": strconv.Itoa(tc.dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024", "H16": h16Def[d]}
+	ob := interp.Poison(2 * tc.tq * tc.hq * tc.dh)
+	err = interp.Run(mustLoad(t, "decode4.kc", md), "decode4_merge16", [3]int{tc.hq, tc.tq, tc.dh / 32},
+		&interp.Args{Params: map[string]ir.Value{"hq": iv(tc.hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, tc.tq*tc.hq*tc.dh)
+	for i := range out {
+		w := binary.LittleEndian.Uint16(ob[2*i:])
+		if f.BF16 {
+			out[i] = float64(math.Float32frombits(uint32(w) << 16))
+		} else {
+			out[i] = float64(interp.F16BitsToF32(w))
+		}
+	}
+	return out, nil
+}
+
+// decodeTCCheck runs f (its text mutated by mut, where given) on fresh
+// inputs for tc and returns the first output outside decodeTCTol, or "".
+func decodeTCCheck(t *testing.T, rng *rand.Rand, f decodeTCConfig, tc decodeTCCase, mut func(string) string) string {
+	t.Helper()
+	d := F16
+	if f.BF16 {
+		d = BF16
+	}
+	qb, q := randOf(rng, d, tc.tq*tc.hq*tc.dh)
+	kb, k := randOf(rng, d, tc.s*tc.hkv*tc.dh)
+	vb, v := randOf(rng, d, tc.s*tc.hkv*tc.dh)
+	src, err := f.source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mut != nil {
+		src = mut(src)
+	}
+	got, err := runDecodeTC(t, src, f, tc, qb, kb, vb)
+	if err != nil {
+		return err.Error()
+	}
+	want := flash16Ref(q, k, v, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, tc.causal)
+	for i := range want {
+		if diff, tl := math.Abs(got[i]-want[i]), decodeTCTol(f.BF16, want[i]); !(diff <= tl) {
+			return fmt.Sprintf("o[%d] = %g, want %g (|error| %.3g > %.3g)", i, got[i], want[i], diff, tl)
+		}
+	}
+	return ""
+}
+
+// TestDecodeTC runs the tensor-core decode kernel and the merge on the
+// interpreter (no driver here has cooperative matrices) against float64:
+// f16 with 8 and 16 head columns, bf16 (16), heads per key/value head 1
+// to 16 (3: a padded column), head dimensions 32 to 256, caches shorter
+// than one block and not a multiple of 16 keys (the last block through
+// shared memory), spans of one and several blocks with a last span cut
+// short, causal queries whose spans end early or hold no key, and
+// workgroups of 1, 2 and 4 subgroups with 1 and 2 tiles each; keys and
+// values loaded straight from k and v or staged through shared memory.
+func TestDecodeTC(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	type run struct {
+		f  decodeTCConfig
+		tc decodeTCCase
+	}
+	runs := []run{
+		{decodeTCConfig{N: 8, NSG: 4, BT: 1}, decodeTCCase{1, 300, 8, 2, 128, 128, false}},
+		{decodeTCConfig{N: 8, NSG: 2, BT: 1}, decodeTCCase{1, 5, 4, 2, 64, 32, false}},
+		{decodeTCConfig{N: 8, NSG: 2, BT: 2}, decodeTCCase{3, 333, 8, 2, 64, 64, true}},
+		{decodeTCConfig{N: 8, NSG: 1, BT: 2}, decodeTCCase{2, 77, 2, 2, 32, 32, true}},
+		{decodeTCConfig{N: 8, NSG: 2, BT: 1}, decodeTCCase{1, 100, 16, 2, 64, 64, false}},
+		{decodeTCConfig{N: 16, NSG: 2, BT: 1}, decodeTCCase{1, 100, 16, 2, 64, 32, false}},
+		{decodeTCConfig{N: 16, NSG: 1, BT: 1}, decodeTCCase{1, 50, 16, 1, 32, 16, false}},
+		{decodeTCConfig{N: 8, NSG: 4, BT: 1}, decodeTCCase{1, 70, 6, 2, 256, 64, false}},
+		{decodeTCConfig{N: 16, NSG: 4, BT: 1, BF16: true}, decodeTCCase{1, 300, 8, 2, 128, 128, false}},
+		{decodeTCConfig{N: 16, NSG: 2, BT: 2, BF16: true}, decodeTCCase{3, 200, 4, 1, 64, 64, true}},
+		{decodeTCConfig{N: 16, NSG: 1, BT: 1, BF16: true}, decodeTCCase{1, 9, 2, 2, 32, 16, false}},
+	}
+	if testing.Short() {
+		runs = runs[:3]
+	}
+	for _, r := range runs {
+		r.f.DH, r.f.G = r.tc.dh, r.tc.hq/r.tc.hkv
+		// keys and values straight from k and v or staged
+		// (with each block's loads issued during the block before: PF)
+		for _, st := range [][3]bool{{false, false, false}, {false, true, false}, {true, true, false}, {true, false, false}, {false, true, true}} {
+			r.f.SK, r.f.SV, r.f.PF = st[0], st[1], st[2]
+			if msg := decodeTCCheck(t, rng, r.f, r.tc, nil); msg != "" {
+				t.Errorf("%+v %+v: %s", r.f, r.tc, msg)
+			}
+		}
+	}
+}
+
+// TestDecodeTCMutants: the checks of TestDecodeTC fail when the kernel
+// drops the accumulators' rescale, the mask of keys past the cache or
+// the subgroups' rescale at the end (keys and values direct, and staged).
+func TestDecodeTCMutants(t *testing.T) {
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	tc := decodeTCCase{1, 150, 8, 2, 64, 64, false}
+	for _, f := range []decodeTCConfig{{DH: 64, G: 4, N: 8, NSG: 2, BT: 1}, {DH: 64, G: 4, N: 8, NSG: 2, BT: 1, SK: true, SV: true}, {DH: 64, G: 4, N: 8, NSG: 2, BT: 1, SV: true, PF: true}} {
+		for name, mut := range map[string]func(string) string{
+			"no rescale":  func(s string) string { return strings.ReplaceAll(s, "of1 = of1 * cm", "") },
+			"no key mask": func(s string) string { return strings.ReplaceAll(s, "jt + r < kend", "jt + r < kend + 8") },
+			"no merge factor": func(s string) string {
+				return strings.ReplaceAll(s, " * exp2(st[x * N + g] - mx)", "")
+			},
+		} {
+			src, _ := f.source()
+			if mut(src) == src {
+				t.Fatalf("%s: the mutation changed nothing", name)
+			}
+			msg := decodeTCCheck(t, rng, f, tc, mut)
+			if msg == "" {
+				t.Errorf("%s: the mutant passed", name)
+			}
+			t.Logf("%s: %s", name, msg)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds one device call that measures every default of the kernel
+# library that issue 14 sets a speed target for, each beside PyTorch in
+# the same call: first the default paths' correctness on the device
+# (decode attention f32/f16/bf16 and the causal kernels' tests, every
+# default decode-product route against float64, timed products), then
+# PyTorch (`torch_baselines.py copy decode norms`, `torch_decode.py f16`),
+# then kc: BenchmarkDecode's default routes (x·Wᵀ and x·W, 1/4/8/16 rows,
+# x f32 and f16, 4096x4096 f16 weights, chained) and BenchmarkOps' copy,
+# elementwise, norms and decode attention (f32 and f16 caches), both
+# with -gpu for the GPU-timestamp figure beside the wall time. The SM
+# clock is sampled every 250 ms. Each step has its own timeout, ~110 s in
+# all.
+#
+# Usage: scripts/h200-defaults.sh [ROOT [DIR]]   (ROOT: the checkout the
+# device tool sends, e.g. /work/main; DIR under ROOT/.gl, default
+# defaults). `OUT=/tmp/x bash ROOT/.gl/DIR/steps.sh` runs the same steps
+# here (lavapipe; PyTorch skipped without CUDA) before the call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/h200-lib.sh
+root=${1:-.}
+dir=${2:-defaults}
+gl=$root/.gl/$dir
+h200_gl "$root" "$gl"
+h200_kernels "$gl"
+h200_torch "$gl"
+cp scripts/torch_decode.py scripts/torch_common.py "$gl/"
+cat >"$gl/steps.sh" <<'STEPS'
+set -u
+gl=$(cd "$(dirname "$0")" && pwd)
+if command -v nvidia-smi >/dev/null; then
+	nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 250 >"$OUT/smi.csv" 2>&1 &
+	smi=$!
+fi
+cd kernels
+T=$gl/kernels.test
+KC_DECODE_ROUTES='/default$' timeout "${TT:-30}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+echo "tests: rc $?"
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	timeout 30 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
+	timeout 15 python3 "$gl/torch_decode.py" f16 >>"$OUT/torch.txt" 2>&1
+fi
+KC_DEVICE=vulkan timeout "${DT:-30}" "$T" -test.run '^$' -test.bench 'Decode/^(bt|b)$/^m(1|4|8|16)$/^x(f32|f16)$/^default_(gemv|gemvt|skinny|coop)$' -test.benchtime 10x -gpu >"$OUT/decode.txt" 2>&1
+echo "decode: rc $?"
+KC_DEVICE=vulkan timeout "${OT:-30}" "$T" -test.run '^$' -test.bench 'Ops/^(copy|copycmd|add|addbias|silu|softmax|layernorm|rmsnorm|decodeattention|decodeattention16)$/^(256MiB|d4096|d32768|s32768)$' -test.benchtime 30x -gpu >"$OUT/ops.txt" 2>&1
+echo "ops: rc $?"
+[ -n "${smi:-}" ] && kill "$smi"
+grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
+grep -E 'out of bounds|Error' "$OUT/tests.txt" | head -5
+grep RESULT "$OUT/torch.txt" 2>/dev/null
+awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
+grep -hE '^Benchmark' "$OUT/decode.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /' | awk '{g=""; w=""; for(i=1;i<NF;i++){if($(i+1)=="GB/s")w=$i; if($(i+1)=="gpuGB/s")g=$i}; print $1, w, g}'
+STEPS
+sed "s|@DIR@|$dir|g" <<'CMD'
+run carry=[".gl/@DIR@"] timeout_s=150 command:
+for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; bash .gl/@DIR@/steps.sh
+CMD
