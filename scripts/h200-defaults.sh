@@ -8,9 +8,10 @@
 # then kc: BenchmarkDecode's default routes (x·Wᵀ and x·W, 1/4/8/16 rows,
 # x f32 and f16, 4096x4096 f16 weights, chained) and BenchmarkOps' copy,
 # elementwise, norms and decode attention (f32 and f16 caches), both
-# with -gpu for the GPU-timestamp figure beside the wall time. The SM
-# clock is sampled every 250 ms. Each step has its own timeout, ~110 s in
-# all.
+# with -gpu for the GPU-timestamp figure beside the wall time; last the
+# example decoder's tokens/s in kc and PyTorch eager on the same weights
+# (DEC: the types, default "f16 f32"). The SM clock is sampled every 250
+# ms. Each step has its own timeout.
 #
 # Usage: scripts/h200-defaults.sh [ROOT [DIR]]   (ROOT: the checkout the
 # device tool sends, e.g. /work/main; DIR under ROOT/.gl, default
@@ -25,7 +26,8 @@ gl=$root/.gl/$dir
 h200_gl "$root" "$gl"
 h200_kernels "$gl"
 h200_torch "$gl"
-cp scripts/torch_decode.py scripts/torch_common.py "$gl/"
+cp scripts/torch_decode.py scripts/torch_common.py examples/decoder/torch_decoder.py "$gl/"
+GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/decoder" ./examples/decoder
 cat >"$gl/steps.sh" <<'STEPS'
 set -u
 gl=$(cd "$(dirname "$0")" && pwd)
@@ -45,11 +47,22 @@ KC_DEVICE=vulkan timeout "${DT:-30}" "$T" -test.run '^$' -test.bench 'Decode/^(b
 echo "decode: rc $?"
 KC_DEVICE=vulkan timeout "${OT:-30}" "$T" -test.run '^$' -test.bench 'Ops/^(copy|copycmd|add|addbias|silu|softmax|layernorm|rmsnorm|decodeattention|decodeattention16)$/^(256MiB|d4096|d32768|s32768)$' -test.benchtime 30x -gpu >"$OUT/ops.txt" 2>&1
 echo "ops: rc $?"
+# the example decoder, kc and PyTorch eager on the same weights (as
+# scripts/h200-half.sh runs it)
+cd ..
+M="-vocab 32000 -dim 2048 -layers 8 -heads 16 -kv-heads 4 -head-dim 128 -ffn 5632 -context 512 -tokens 64"
+for d in ${DEC:-f16 f32}; do
+	KC_DEVICE=vulkan timeout 30 "$gl/decoder" -dtype $d $M >"$OUT/dec_kc_$d.txt" 2>&1
+	if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+		timeout 25 python3 "$gl/torch_decoder.py" -dtype $d $M >"$OUT/dec_torch_$d.txt" 2>&1
+	fi
+done
 [ -n "${smi:-}" ] && kill "$smi"
 grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
 grep -E 'out of bounds|Error' "$OUT/tests.txt" | head -5
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
+grep -hE 'tokens|model' "$OUT"/dec_*.txt 2>/dev/null
 grep -hE '^Benchmark' "$OUT/decode.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /' | awk '{g=""; w=""; for(i=1;i<NF;i++){if($(i+1)=="GB/s")w=$i; if($(i+1)=="gpuGB/s")g=$i}; print $1, w, g}'
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
