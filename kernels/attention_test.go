@@ -247,11 +247,7 @@ func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning)
 	for _, d := range halfTypes {
 		for _, tc := range cases {
 			qs, ks, vs := flashInputs(rng, tc)
-			for _, xs := range [][]float32{qs, ks, vs} {
-				for i := range xs {
-					xs[i] = round(d, xs[i])
-				}
-			}
+			roundAll(d, qs, ks, vs)
 			got := runHalfFlash(t, c, d, tc, qs, ks, vs, false)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), false)
 			kctest.Compare(t, fmt.Sprintf("decodeattention %s %+v %+v", d, tn, tc), got, want, decodeHalfTol(c, d, tc))
@@ -285,11 +281,7 @@ func testHalfAttention(t *testing.T, c *kernels.Context) {
 		}{{flashCase{17, 17, 4, 2, 32}, true}, {flashCase{40, 40, 4, 1, 64}, true}, {flashCase{3, 500, 8, 2, 128}, true},
 			{flashCase{100, 130, 32, 8, 128}, true}, {flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{20, 40, 2, 1, 16}, false}} {
 			qs, ks, vs := flashInputs(rng, tc.flashCase)
-			for _, xs := range [][]float32{qs, ks, vs} {
-				for i := range xs {
-					xs[i] = round(d, xs[i])
-				}
-			}
+			roundAll(d, qs, ks, vs)
 			got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
 			kctest.Compare(t, fmt.Sprintf("attention %s %+v causal %v", d, tc.flashCase, tc.causal), got, want, decodeHalfTol(c, d, tc.flashCase))
@@ -361,11 +353,7 @@ func TestFlash16Layouts(t *testing.T) {
 		ran++
 		for _, tc := range []flashCase{{100, 130, 32, 8, 128}, {300, 300, 4, 1, 128}, {9, 9, 2, 2, 128}} {
 			qs, ks, vs := flashInputs(rng, tc)
-			for _, xs := range [][]float32{qs, ks, vs} {
-				for i := range xs {
-					xs[i] = round(kernels.F16, xs[i])
-				}
-			}
+			roundAll(kernels.F16, qs, ks, vs)
 			got := runHalfFlash(t, c, kernels.F16, tc, qs, ks, vs, true)
 			want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), true)
 			kctest.Compare(t, fmt.Sprintf("flash16 %+v %+v", f, tc), got, want, halfAttnTol(kernels.F16))

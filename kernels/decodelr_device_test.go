@@ -41,11 +41,7 @@ func TestDecodeRowVariants(t *testing.T) {
 				qs, ks, vs := flashInputs(rng, tc.flashCase)
 				tol := attnTol
 				if d != kernels.F32 {
-					for _, xs := range [][]float32{qs, ks, vs} {
-						for i := range xs {
-							xs[i] = round(d, xs[i])
-						}
-					}
+					roundAll(d, qs, ks, vs)
 					tol = halfAttnTol(d)
 				}
 				got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)

@@ -86,11 +86,7 @@ func TestDecodeTCDevice(t *testing.T) {
 					continue
 				}
 				qs, ks, vs := flashInputs(rng, tc.flashCase)
-				for _, xs := range [][]float32{qs, ks, vs} {
-					for i := range xs {
-						xs[i] = round(d, xs[i])
-					}
-				}
+				roundAll(d, qs, ks, vs)
 				got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
 				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
 				name := fmt.Sprintf("decodetc %s %+v %+v causal %v", d, tn, tc.flashCase, tc.causal)

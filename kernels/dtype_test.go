@@ -28,6 +28,17 @@ func round(d kernels.DType, x float32) float32 {
 	return x
 }
 
+// roundAll rounds every element of each of xss to d in place (the inputs
+// of a 16-bit op, so that the float64 reference sees what the device
+// does).
+func roundAll(d kernels.DType, xss ...[]float32) {
+	for _, xs := range xss {
+		for i := range xs {
+			xs[i] = round(d, xs[i])
+		}
+	}
+}
+
 // halfTol is a result rounded once to d after f32 arithmetic: half an ulp
 // of d relative (2^-11 for f16, 2^-8 for bf16) with room for the f32 work
 // before it, and an absolute floor for results near zero.
