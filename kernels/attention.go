@@ -255,14 +255,15 @@ var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL
 // U are decodesg.kc's, what a tuning asking for Sub gets.
 //
 // Where the device has the cooperative matrices, the tensor-core kernel
-// (decodetc.go) runs instead: 4 subgroups a workgroup, one tile of 16 keys
+// (decodetc.go) runs instead: 4 subgroups a workgroup (TS 0: fewer where
+// 4 need more shared memory than the device has), one tile of 16 keys
 // a subgroup per block, the values staged through shared memory, about
 // 256 workgroups. On the H200 (2026-12-01, two calls ~23:00 and ~23:04
 // UTC, docs/PERF.md "Decode attention over 16-bit caches on tensor
 // cores") it ran 1791-1966 GB/s of f16 (GPU time 2250-2280) where
 // decode4h.kc's configuration above ran 1448-1523 (1942-1949) in the same
 // calls, 1.2-1.3x; PyTorch's SDPA decode 1912-2078.
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TS: 4, TT: 1, TG: 256}
+var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TT: 1, TG: 256}
 
 // decodeTune is the configuration for a cache of type d: the test's or
 // benchmark's where one is set, else the type's default; zero fields take

@@ -488,6 +488,20 @@ func (f decodeTCConfig) shared() int {
 	return n
 }
 
+// subgroupsFor is the default's subgroups a workgroup under a shared
+// memory limit: 4, or fewer where 4 need more (bf16's 16 head columns at
+// head dimension 256 need 50 KiB, the H200 has 48): at f16, heads of
+// 128, 2 subgroups a workgroup ran 1.0-1.2x decode4h.kc, the kernel the
+// cache would take otherwise (docs/PERF.md; bf16 at 256 itself was not
+// timed).
+func (f decodeTCConfig) subgroupsFor(limit int) int {
+	f.NSG = 4
+	for f.NSG > 1 && f.shared() > limit {
+		f.NSG /= 2
+	}
+	return f.NSG
+}
+
 // decodeTC returns the tensor-core partial kernel's configuration and
 // keys per workgroup for a cache of type d under t, or false where it
 // does not apply: t.TC is 0, the cache is f32, the head dimension is not
@@ -496,7 +510,8 @@ func (f decodeTCConfig) shared() int {
 // no KHR subgroup matrices of the shapes (f16: 16x8x16 for 8 head
 // columns, else 16x16x16; bf16: 16x16x16; f32 accumulators), or the
 // kernel needs more shared memory or invocations than it has. t.TS (0:
-// 4) is the subgroups a workgroup, t.TT (0: 1) the tiles of 16 keys a
+// 4, or 2 or 1 where 4 do not fit the shared memory) is the subgroups a
+// workgroup, t.TT (0: 1) the tiles of 16 keys a
 // subgroup takes per block, t.TN (0: 8 for f16 with at most 8 query heads
 // per key/value head, else 16) the head columns, t.TL how keys and values
 // are loaded: 0 keys straight from k, values staged through shared
@@ -520,14 +535,14 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 	}
 	f := decodeTCConfig{DH: dh, G: g, N: t.TN, NSG: max(t.TS, 1), BT: max(t.TT, 1), BF16: d == BF16,
 		SK: t.TL == 2 || t.TL == 3, SV: t.TL == 0 || t.TL == 2 || t.TL == 4, PF: t.TL == 4}
-	if t.TS == 0 {
-		f.NSG = 4
-	}
 	if f.N == 0 {
 		f.N = 16
 		if d == F16 && g <= 8 && has(8) {
 			f.N = 8
 		}
+	}
+	if t.TS == 0 {
+		f.NSG = f.subgroupsFor(info.Limits.MaxSharedMemory)
 	}
 	if f.check() != nil || !has(f.N) || f.shared() > info.Limits.MaxSharedMemory || 32*f.NSG > info.Limits.MaxInvocationsPerWorkgroup {
 		return decodeTCConfig{}, 0, false

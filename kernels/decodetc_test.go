@@ -184,3 +184,32 @@ func TestDecodeTCMutants(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeTCSubgroups: the default takes 4 subgroups a workgroup where
+// they fit the shared memory and halves them until the kernel fits, so
+// that bf16 caches with heads of 256 still run on the tensor cores within
+// the H200's 48 KiB.
+func TestDecodeTCSubgroups(t *testing.T) {
+	const limit = 48 << 10
+	for _, f := range []decodeTCConfig{
+		{DH: 128, G: 4, N: 8, BT: 1, SV: true},
+		{DH: 256, G: 4, N: 8, BT: 1, SV: true},
+		{DH: 128, G: 4, N: 16, BT: 1, SV: true, BF16: true},
+		{DH: 256, G: 4, N: 16, BT: 1, SV: true, BF16: true},
+	} {
+		n := f.subgroupsFor(limit)
+		f.NSG = n
+		if f.shared() > limit {
+			t.Errorf("%+v: %d subgroups need %d bytes of shared memory, more than %d", f, n, f.shared(), limit)
+		}
+		if n < 4 {
+			f.NSG = 2 * n
+			if f.shared() <= limit {
+				t.Errorf("%+v: %d subgroups chosen, but %d fit (%d bytes)", f, n, 2*n, f.shared())
+			}
+		}
+		if f.DH == 256 && f.BF16 && n == 4 {
+			t.Errorf("%+v: 4 subgroups (%d bytes) were expected not to fit %d", f, f.shared(), limit)
+		}
+	}
+}
