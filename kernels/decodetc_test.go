@@ -141,6 +141,9 @@ func TestDecodeTC(t *testing.T) {
 		{decodeTCConfig{N: 16, NSG: 4, BT: 1, BF16: true}, decodeTCCase{1, 300, 8, 2, 128, 128, false}},
 		{decodeTCConfig{N: 16, NSG: 2, BT: 2, BF16: true}, decodeTCCase{3, 200, 4, 1, 64, 64, true}},
 		{decodeTCConfig{N: 16, NSG: 1, BT: 1, BF16: true}, decodeTCCase{1, 9, 2, 2, 32, 16, false}},
+		// the default's shape for bf16 heads of 256 within 48 KiB
+		// (subgroupsFor)
+		{decodeTCConfig{N: 16, NSG: 2, BT: 1, BF16: true}, decodeTCCase{1, 90, 8, 2, 256, 64, false}},
 	}
 	if testing.Short() {
 		runs = runs[:3]
