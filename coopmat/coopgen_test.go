@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/emit"
 	"github.com/kcgo/kc/emit/spirv"
@@ -201,9 +200,7 @@ func TestCoopKernels(t *testing.T) {
 // input and output type and transposition at the given sizes, taking the
 // plans for each case from plans.
 func coopRotation(t *testing.T, sizes [][3]int, plans func(Options) []Plan) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	n := 0
 	for _, dt := range []string{"f16", "bf16"} {
 		for _, ct := range []string{"f32", "f16", "bf16"} {
@@ -367,9 +364,7 @@ func TestPackedStagingBanks(t *testing.T) {
 // path) and three slices along k (an odd count: the two-stage loop's last
 // half-iteration), f16 A·B and bf16 scale·A·Bᵀ in turn.
 func TestCoopPackedPlans(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	n := 0
 	for _, p := range CoopCandidates(h200(), Options{M: 8192, N: 8192, K: 8192, DType: "f16"}) {
 		if !p.Packed {
@@ -410,9 +405,7 @@ func TestCoopPackedPlans(t *testing.T) {
 // last band short and the last row and column of tiles ragged, with 16-byte
 // and scalar loads: every tile must be computed once, in the right place.
 func TestCoopVariants(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	n := 0
 	for _, sz := range [][3]int{{32*7 + 5, 32*4 + 3, 96}, {32*5 + 1, 32*3 + 8, 65}} {
 		for _, v := range []struct {
@@ -477,9 +470,7 @@ func checkSpreadText(t *testing.T, l stageLoad, st int) {
 // directly) and several (split-k partials and matmul_reduce), against
 // float64.
 func TestGemv(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	n := 0
 	for _, sz := range [][3]int{{1, 264, 300}, {3, 64, 96}, {8, 520, 130}, {16, 132, 1100}} {
 		for _, dt := range []string{"f16", "bf16"} {

@@ -9,7 +9,6 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kcgo/kc/emit/spirv"
 	"github.com/kcgo/kc/internal/kctest"
@@ -50,9 +49,7 @@ func withShape(t *testing.T, p Plan, m, n, k int) Plan {
 // interior chunks, then a ragged one (8 or 256 of k), and at 104 columns a
 // last workgroup 8 columns past N in every chunk.
 func TestSkinny(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	n := 0
 	for _, sz := range [][3]int{{1, 64, 256}, {3, 48, 520}, {16, 33, 65}, {5, 100, 260}, {16, 256, 512}, {9, 100, 1032}, {16, 64, 1024}, {9, 104, 1032}, {16, 48, 1280}} {
 		stagedOnly := sz[1] == 104 || sz[2] == 1280
@@ -95,9 +92,7 @@ func TestSkinny(t *testing.T) {
 // the interpreter against float64, with several interior chunks and a
 // ragged last one.
 func TestSkinnyStagedTiles(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	for _, tb := range []bool{false, true} {
 		o := Options{M: 7, N: 96, K: 1032, DType: "f16", TransB: tb, CType: "f32", Scale: 0.5 + rng.Float32()}
 		// the first staged plan in chunks of 256 that still fits 48 KiB
@@ -255,9 +250,7 @@ func TestSkinnySPIRV(t *testing.T) {
 // kernel that rounded A otherwise, or not at all, fails this), and within
 // 1e-2 of the product of A unrounded.
 func TestSkinnyA32(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	n := 0
 	for _, sz := range [][3]int{{1, 64, 256}, {3, 48, 522}, {16, 33, 65}, {5, 100, 1100}, {16, 64, 2048}, {7, 104, 1032}} {
 		for _, dt := range []string{"f16", "bf16"} {

@@ -3,10 +3,10 @@ package kernels
 import (
 	"fmt"
 	"math"
-	"math/rand"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/kcgo/kc/internal/kctest"
 )
 
 // TestDecodeLRInterp runs decodelr.kc and the merges on the interpreter
@@ -19,9 +19,7 @@ import (
 // 4 to 64 lanes' vectors), spans that end inside a batch, and causal
 // queries whose last span ends early.
 func TestDecodeLRInterp(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	type cfg struct{ sg, rb, ns, va, pf, fn int }
 	cfgs := []cfg{{32, 0, 4, 0, 0, 0}, {32, 8, 4, 0, 0, 0}, {32, 4, 2, 1, 1, 0}, {32, 4, 2, 1, 0, 0}, {32, 1, 1, 0, 0, 0}, {32, 16, 2, 0, 0, 0}, {32, 2, 4, 0, 1, 0},
 		{32, 8, 4, 0, 0, 1}, {32, 4, 2, 0, 1, 1}, {32, 4, 2, 1, 0, 1}, {8, 4, 4, 0, 0, 0}, {8, 2, 2, 1, 0, 0}, {8, 2, 4, 0, 1, 0}, {8, 4, 2, 0, 0, 1}}

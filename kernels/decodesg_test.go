@@ -7,8 +7,8 @@ import (
 	"math/rand"
 	"strconv"
 	"testing"
-	"time"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 )
@@ -19,9 +19,7 @@ import (
 // key, subgroups and batch steps of the H200 sweep, spans that end inside
 // a batch and a last span cut short.
 func TestDecodeSG32(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	const tq, s, hq, hkv, dh, span = 1, 300, 8, 2, 128, 128
 	// lanes per key, subgroups, steps a batch, f16 widened by integer ops
 	cfgs := [][4]int{{4, 4, 2, 1}, {4, 4, 2, 0}, {8, 8, 1, 0}, {4, 8, 3, 0}, {8, 4, 4, 1}}
@@ -79,9 +77,7 @@ func f32Rand(rng *rand.Rand, n int) ([]byte, []float64) {
 // dimensions 32 to 256, spans of one and several rounds with a partial
 // last round and span, and causal queries whose last span ends early.
 func TestDecode4Interp(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	type cfg struct{ wg, ln, vb, pre, wid int }
 	cfgs := []cfg{{256, 4, 4, 0, 1}, {256, 2, 4, 1, 0}, {256, 4, 4, 0, 0}, {256, 2, 8, 0, 1}, {256, 4, 4, 1, 0}, {256, 4, 8, 0, 0}, {128, 2, 4, 1, 1}, {256, 1, 8, 0, 0}}
 	cases := []struct {

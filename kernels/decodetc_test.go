@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -122,9 +123,7 @@ func decodeTCCheck(t *testing.T, rng *rand.Rand, f decodeTCConfig, tc decodeTCCa
 // workgroups of 1, 2 and 4 subgroups with 1 and 2 tiles each; keys and
 // values loaded straight from k and v or staged through shared memory.
 func TestDecodeTC(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	type run struct {
 		f  decodeTCConfig
 		tc decodeTCCase

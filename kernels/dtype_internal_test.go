@@ -2,18 +2,16 @@ package kernels
 
 import (
 	"math"
-	"math/rand"
 	"testing"
-	"time"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir/interp"
 )
 
 // TestF16Bits: the fast host conversion equals interp's on edge cases
 // (ties, subnormals, overflow, infinities, NaN) and on random bit patterns.
 func TestF16Bits(t *testing.T) {
-	seed := time.Now().UnixNano()
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	edges := []float32{0, float32(math.Copysign(0, -1)), 1, -2, 65504, 65519.99, 65520, 1e6, 6.1035156e-05, 5.9604645e-08,
 		2.9802322e-08, 2.9802326e-08, 8.940697e-08, 1 + 1.0/2048, 1 + 3.0/2048, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
 	for _, f := range edges {
@@ -28,7 +26,7 @@ func TestF16Bits(t *testing.T) {
 		}
 		f := math.Float32frombits(b)
 		if g, w := f16Bits(f), interp.F32ToF16Bits(f); g != w && !(f != f && g&0x7c00 == 0x7c00 && g&0x3ff != 0) {
-			t.Fatalf("seed %d: f16Bits(%g, bits %#08x) = %#04x, want %#04x", seed, f, b, g, w)
+			t.Fatalf("f16Bits(%g, bits %#08x) = %#04x, want %#04x", f, b, g, w)
 		}
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
@@ -131,9 +131,7 @@ func flash16Ref(q, k, v []float64, tq, s, hq, hkv, dh int, causal bool) []float6
 // per workgroup); then causality (a changed last key changes no earlier
 // query, bit for bit, and does change the last).
 func TestFlash16(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := kctest.NewRand(t)
 	type tc struct {
 		tq, s, hq, hkv, dh int
 		causal             bool
