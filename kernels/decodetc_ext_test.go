@@ -2,7 +2,6 @@ package kernels_test
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/kcgo/kc/internal/kctest"
@@ -85,22 +84,7 @@ func TestDecodeTCDevice(t *testing.T) {
 					t.Logf("%s %+v %+v: the tensor-core kernel does not apply", d, tn, tc)
 					continue
 				}
-				qs, ks, vs := flashInputs(rng, tc.flashCase)
-				roundAll(d, qs, ks, vs)
-				got := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, tc.causal)
-				want := attnRef(qs, ks, vs, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, float64(float32(1/math.Sqrt(float64(tc.dh)))), tc.causal)
-				name := fmt.Sprintf("decodetc %s %+v %+v causal %v", d, tn, tc.flashCase, tc.causal)
-				kctest.Compare(t, name, got, want, decodeHalfTol(c, d, tc.flashCase))
-				if !tc.causal {
-					continue
-				}
-				row := tc.hkv * tc.dh
-				for i := (tc.s - 1) * row; i < tc.s*row; i++ {
-					ks[i] = round(d, float32(rng.Float64()*4-2))
-					vs[i] = round(d, float32(rng.Float64()*4-2))
-				}
-				after := runHalfFlash(t, c, d, tc.flashCase, qs, ks, vs, true)
-				kernels.CheckCausal(t, name, got, after, tc.tq, tc.hq*tc.dh)
+				checkHalfAttention(t, c, rng, d, tc.flashCase, tc.causal, fmt.Sprintf("decodetc %s %+v %+v causal %v", d, tn, tc.flashCase, tc.causal))
 			}
 		}
 	}
