@@ -334,51 +334,17 @@ func BenchmarkDecode(b *testing.B) {
 						label += "_" + kernels.DecodeRoute(c, x0, ws[0], tb)
 					}
 					name := fmt.Sprintf("%s/m%d/x%s/%s", form, m, xd, label)
-					b.Run(name, func(b *testing.B) {
-						run1 := func() time.Duration {
-							x := x0
-							d := submitOps(b, dev, reps, func(i int) (*kernels.Tensor, error) {
-								y, err := op(x, i)
-								if err != nil || !chain {
-									return y, err
-								}
-								if x != x0 {
-									x.Release()
-								}
-								x = y
-								return nil, nil
-							})
-							if x != x0 {
-								x.Release()
-							}
-							return d
-						}
-						run1()                       // compiles the pipelines
-						warm(dev, func() { run1() }) // the clocks up
-						b.ResetTimer()
-						var run time.Duration
-						for i := 0; i < b.N; i++ {
-							run += run1()
-						}
-						el := run.Seconds() / float64(b.N*reps)
-						b.ReportMetric(wbytes/el/1e9, "GB/s")
-						b.ReportMetric(el*1e6, "us/op")
-						// -sweep: the product's own dispatches by GPU
-						// timestamps, beside the chain's wall time (what the
-						// barriers and the ramps between products cost)
-						if (*sweep || *gpu) && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
-							i := 0
-							if t := gpuTime(b, c, dev, func() (*kernels.Tensor, error) { i++; return op(x0, i) }); t > 0 {
-								b.ReportMetric(wbytes/t.Seconds()/1e9, "gpuGB/s")
-							}
-						}
-					})
+					benchChain(b, c, dev, name, x0, wbytes, reps, chain, op)
 				}
 				x0.Release()
 			}
 		}
 	}
 	decodeRoute{}.set(c)
+	for _, w := range ws {
+		w.Release()
+	}
+	benchDecodeF32(b, c, dev, dim, mats, reps)
 	cn := 64 << 20
 	if dev.Info().Type == backend.TypeCPU {
 		cn = 1 << 20
@@ -395,6 +361,81 @@ func BenchmarkDecode(b *testing.B) {
 			run += run1()
 		}
 		b.ReportMetric(2*4*float64(cn)/(run.Seconds()/float64(b.N*20))/1e9, "GB/s")
+	})
+}
+
+// benchDecodeF32 times chained x·Wᵀ over f32 weights (form "btf32"; x
+// f32, 1, 4 and 8 rows): coopmat's product (the default) against gemv.kc's
+// gemv4f (SetGEMVF32), in its default shape and two others.
+func benchDecodeF32(b *testing.B, c *kernels.Context, dev *backend.Device, dim, mats, reps int) {
+	ws := make([]*kernels.Tensor, mats)
+	for i := range ws {
+		ws[i], _ = fillOf(b, c, kernels.F32, dim*dim).Reshape(dim, dim)
+	}
+	defer c.SetGEMVF32(false)
+	defer c.SetGEMV(0, 0)
+	op := func(x *kernels.Tensor, i int) (*kernels.Tensor, error) { return c.MatMulBT(x, ws[i%mats], 1) }
+	for _, m := range []int{1, 4, 8} {
+		x0, _ := fillOf(b, c, kernels.F32, m*dim).Reshape(m, dim)
+		for _, r := range []struct {
+			label     string
+			f32       bool
+			team, per int
+		}{{"default_coop", false, 0, 0}, {"gemv4f", true, 0, 0}, {"gemv4f_t64_r2", true, 64, 2}, {"gemv4f_t256_r4", true, 256, 4}} {
+			c.SetGEMVF32(r.f32)
+			c.SetGEMV(r.team, r.per)
+			benchChain(b, c, dev, fmt.Sprintf("btf32/m%d/xf32/%s", m, r.label), x0, float64(4*dim*dim), reps, true, op)
+		}
+		x0.Release()
+	}
+	for _, w := range ws {
+		w.Release()
+	}
+}
+
+// benchChain times reps products op(x, i) in one scope, each product's x
+// the previous one's result when chain is set (as a model's layers run),
+// else x0 for all (free to overlap): GB/s over wbytes a product, µs a
+// product, and with -sweep or -gpu the products' own GPU time.
+func benchChain(b *testing.B, c *kernels.Context, dev *backend.Device, name string, x0 *kernels.Tensor, wbytes float64, reps int, chain bool, op func(x *kernels.Tensor, i int) (*kernels.Tensor, error)) {
+	b.Run(name, func(b *testing.B) {
+		run1 := func() time.Duration {
+			x := x0
+			d := submitOps(b, dev, reps, func(i int) (*kernels.Tensor, error) {
+				y, err := op(x, i)
+				if err != nil || !chain {
+					return y, err
+				}
+				if x != x0 {
+					x.Release()
+				}
+				x = y
+				return nil, nil
+			})
+			if x != x0 {
+				x.Release()
+			}
+			return d
+		}
+		run1()                       // compiles the pipelines
+		warm(dev, func() { run1() }) // the clocks up
+		b.ResetTimer()
+		var run time.Duration
+		for i := 0; i < b.N; i++ {
+			run += run1()
+		}
+		el := run.Seconds() / float64(b.N*reps)
+		b.ReportMetric(wbytes/el/1e9, "GB/s")
+		b.ReportMetric(el*1e6, "us/op")
+		// -sweep: the product's own dispatches by GPU
+		// timestamps, beside the chain's wall time (what the
+		// barriers and the ramps between products cost)
+		if (*sweep || *gpu) && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+			i := 0
+			if t := gpuTime(b, c, dev, func() (*kernels.Tensor, error) { i++; return op(x0, i) }); t > 0 {
+				b.ReportMetric(wbytes/t.Seconds()/1e9, "gpuGB/s")
+			}
+		}
 	})
 }
 

@@ -139,3 +139,53 @@ func TestGEMVT(t *testing.T) {
 		}
 	}
 }
+
+// TestGEMVF32 runs f32 products scale·a·bᵀ of few rows through gemv.kc's
+// gemv4f (SetGEMVF32; not yet a default) in several team shapes, both
+// reductions, against float64, and checks by the dispatches' names that
+// gemv4f ran where k is a multiple of 4 (coopmat otherwise).
+func TestGEMVF32(t *testing.T) {
+	c := open(t, "vulkan")
+	timed := c.Device().Info().Timestamps
+	rng := kctest.NewRand(t)
+	c.SetGEMVF32(true)
+	defer c.SetGEMVF32(false)
+	defer c.SetGEMV(0, 0)
+	defer c.SetGEMVSubgroups(0)
+	defer c.SetGEMVUnroll(0)
+	// team, rows a team, reduction (1 subgroups, -1 shared memory),
+	// strides of k a step
+	for _, sh := range [][4]int{{0, 0, 0, 0}, {64, 2, -1, 1}, {128, 4, 1, 2}, {256, 1, -1, 4}, {32, 8, 1, 1}, {64, 2, -1, 2}} {
+		c.SetGEMV(sh[0], sh[1])
+		c.SetGEMVSubgroups(sh[2])
+		c.SetGEMVUnroll(sh[3])
+		for _, mkn := range [][3]int{{1, 4, 37}, {3, 1000, 1001}, {8, 64, 9}, {5, 4096, 70}, {2, 30, 33}} {
+			m, k, n := mkn[0], mkn[1], mkn[2]
+			as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, n*k, -1, 1)
+			a, b := upload(t, c, as, m, k), upload(t, c, bs, n, k)
+			scale := 0.5 + rng.Float64()
+			c.SetTimed(timed)
+			c.TakeTimings()
+			y, err := c.MatMulBT(a, b, float32(scale))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("gemv4f %v %dx%dx%d", sh, m, k, n)
+			got := host(t, y)
+			c.SetTimed(false)
+			if timed {
+				ran := false
+				for _, tm := range c.TakeTimings() {
+					ran = ran || tm.Name == "gemv4f"
+				}
+				if want := k%4 == 0; ran != want {
+					t.Errorf("%s: gemv4f ran %v, want %v", name, ran, want)
+				}
+			}
+			checkHalfProduct(t, name, got, as, bs, m, k, n, kernels.F32, kernels.F32, true, scale)
+			y.Release()
+			a.Release()
+			b.Release()
+		}
+	}
+}

@@ -52,6 +52,9 @@ func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 const (
 	gemvMaxRows  = 16
 	gemvtMaxRows = 4
+	// gemvF32MaxRows is the most rows of a that an f32 a·bᵀ gives to
+	// gemv4f where Context.gemvF32 asks for it.
+	gemvF32MaxRows = 8
 )
 
 // product records o: a coopmat product prepared once per problem, or
@@ -65,6 +68,9 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 	}
 	if b.dtype.half() {
 		return c.halfProduct(op, a, b, o)
+	}
+	if c.gemvF32 && o.TransB && o.M <= gemvF32MaxRows && o.K%4 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0 {
+		return c.gemv(a, b, o, gemvRoute(o.M, F32))
 	}
 	mm, err := c.matmul(o)
 	if err != nil {
@@ -151,6 +157,9 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 	vec := o.K%8 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0
 	kernel, kp := "gemv4", o.K/8
 	switch {
+	case b.dtype == F32:
+		// f32 weights, four to a word (product checks k and the views)
+		kernel, kp = "gemv4f", o.K/4
 	case vec && a.dtype.half():
 		kernel = "gemv4h"
 	case !vec:
