@@ -6,7 +6,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kcgo/kc/backend"
 	dchain "github.com/kcgo/kc/bench/chain"
+	"github.com/kcgo/kc/ir"
+	"github.com/kcgo/kc/ir/parse"
 )
 
 // BenchmarkRecordDispatch is the host cost of recording one dispatch inside
@@ -52,5 +55,65 @@ func BenchmarkChain1000(b *testing.B) {
 	b.StopTimer()
 	if err := c.Verify(ctx); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkRecordFreshDispatch is the host cost of recording a dispatch
+// that binds a long-lived buffer beside a newly allocated one (a library
+// op's weights and its fresh output): every dispatch misses the descriptor
+// set cache (the outputs stay alive to the scope's end), and the
+// long-lived buffer collects a note of every set that binds it. Scopes of
+// 1,000 dispatches; allocation inside the timer, release outside.
+func BenchmarkRecordFreshDispatch(b *testing.B) {
+	d := openTest(b)
+	ctx := context.Background()
+	m, err := parse.File("copy.kc", []byte(`kernel cp(n u32, w read []f32, y read_write []f32) workgroup(64) {
+	let i = global_id.x
+	if i < n {
+		y[i] = w[i]
+	}
+}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ir.Check(m); err != nil {
+		b.Fatal(err)
+	}
+	p, err := d.LoadIR(ctx, m, "cp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 256
+	w, err := d.AllocZeroed(4 * n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Release()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += 1000 {
+		s := d.Begin()
+		ys := make([]*backend.Buffer, 0, 1000)
+		for i := 0; i < min(1000, b.N-done); i++ {
+			y, err := d.Alloc(4 * n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ys = append(ys, y) // alive to the scope's end: a set of its own
+			if err := d.Dispatch(p, backend.Args{Params: []uint32{n}, Buffers: []backend.View{w.Slice(0, 4*n), y.Slice(0, 4*n)}}, backend.Groups(n/64)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		if err := s.End(); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Wait(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, y := range ys {
+			y.Release()
+		}
+		b.StartTimer()
 	}
 }

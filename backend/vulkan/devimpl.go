@@ -151,6 +151,9 @@ type buffer struct {
 	raw  *rawBuffer
 	size int64
 	refs []setRef // cached descriptor sets that bind it
+	// pruneAt: addRef prunes refs of uncached sets when refs reaches it
+	// (or minRefPrune)
+	pruneAt int
 	// mapped: host-visible (NewMappedBuffer); device writes to it need a
 	// barrier to the host before the frame's fence.
 	mapped bool
