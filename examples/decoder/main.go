@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/kcgo/kc/backend"
@@ -49,6 +50,7 @@ func run(args []string, w io.Writer) error {
 	fs.IntVar(&cfg.headDim, "head-dim", cfg.headDim, "head dimension (even)")
 	fs.IntVar(&cfg.ffn, "ffn", cfg.ffn, "MLP width")
 	fs.IntVar(&cfg.maxSeq, "context", cfg.maxSeq, "KV cache length")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed generation to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +77,17 @@ func run(args []string, w io.Writer) error {
 		return err
 	}
 	compile := time.Since(start)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start = time.Now()
 	out, last, err := m.generate(ctx, prompt, *tokens)
 	if err != nil {
