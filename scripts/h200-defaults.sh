@@ -6,7 +6,8 @@
 # default decode-product route against float64, timed products), then
 # PyTorch (`torch_baselines.py copy decode norms`, `torch_decode.py f16`),
 # then kc: BenchmarkDecode's default routes (x·Wᵀ and x·W, 1/4/8/16 rows,
-# x f32 and f16, 4096x4096 f16 weights, chained) and BenchmarkOps' copy,
+# x f32 and f16, 4096x4096 f16 weights, chained; and x·Wᵀ over f32
+# weights through coopmat and gemv4f) and BenchmarkOps' copy,
 # elementwise, norms and decode attention (f32 and f16 caches), both
 # with -gpu for the GPU-timestamp figure beside the wall time; last the
 # example decoder's tokens/s in kc and PyTorch eager on the same weights
@@ -37,7 +38,7 @@ if command -v nvidia-smi >/dev/null; then
 fi
 cd kernels
 T=$gl/kernels.test
-KC_DECODE_ROUTES='/default$' timeout "${TT:-30}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	timeout 30 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
@@ -45,6 +46,10 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 fi
 KC_DEVICE=vulkan timeout "${DT:-30}" "$T" -test.run '^$' -test.bench 'Decode/^(bt|b)$/^m(1|4|8|16)$/^x(f32|f16)$/^default_(gemv|gemvt|skinny|coop)$' -test.benchtime 10x -gpu >"$OUT/decode.txt" 2>&1
 echo "decode: rc $?"
+# x·Wᵀ over f32 weights: coopmat's product (the default) against gemv4f
+# (not yet a default: this is the figure that decides)
+KC_DEVICE=vulkan timeout "${FT:-25}" "$T" -test.run '^$' -test.bench 'Decode/^btf32$' -test.benchtime 10x -gpu >>"$OUT/decode.txt" 2>&1
+echo "decode f32 weights: rc $?"
 KC_DEVICE=vulkan timeout "${OT:-30}" "$T" -test.run '^$' -test.bench 'Ops/^(copy|copycmd|add|addbias|silu|softmax|layernorm|rmsnorm|decodeattention|decodeattention16)$/^(256MiB|d4096|d32768|s32768)$' -test.benchtime 30x -gpu >"$OUT/ops.txt" 2>&1
 echo "ops: rc $?"
 # the example decoder, kc and PyTorch eager on the same weights (as
