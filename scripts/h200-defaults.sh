@@ -38,7 +38,7 @@ if command -v nvidia-smi >/dev/null; then
 fi
 cd kernels
 T=$gl/kernels.test
-KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention|TestGEMVF32' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	timeout 30 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
