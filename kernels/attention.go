@@ -45,21 +45,27 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 // token being decoded) to every key of a KV cache k, v [s, kvHeads·dh],
 // without a mask, with grouped-query heads and scale 1/√dh.
 //
-// Both attentions run one of two designs: for up to 8 queries the keys are
-// split into chunks whose partial softmax results a second kernel merges
-// (flash-decoding), so that a single query still spreads over the device
-// (over f32 caches decodelr.kc where the device has subgroups and the
-// query heads per key/value head are a power of two, each subgroup
-// walking key rows spread over its lanes; decode4.kc and decode4h.kc, one
-// workgroup per key/value head and span of keys reading key and value
-// rows by 16-byte vectors of f32, f16 or bf16, for head dimensions that
-// are powers of two from 32 to 256; over f16 and bf16 caches on devices
-// with cooperative matrices, decodetc.go's kernel on them, for head
-// dimensions that are multiples of 32 up to 256; decode.kc, chunks of 256
-// per query head, otherwise); for more
-// queries a query-parallel kernel streams the keys through shared memory
-// (attention.kc; decode.kc's chunks instead on lavapipe where that kernel
-// would run past the driver's loop budget: docs/lavapipe.md).
+// Both attentions run one of two designs. For up to 8 queries the keys
+// are split into spans whose partial softmax results a second kernel
+// merges (flash-decoding), so that a single query still spreads over the
+// device. The partial kernel is chosen by the cache's type:
+//
+//   - f32: decodelr.kc (a key row spread over a subgroup's lanes, the
+//     queries in registers, no barrier in the key loop) where the device
+//     has subgroups and the shape fits the register budget it was measured
+//     in; else decode4.kc (a workgroup per key/value head and span,
+//     reading rows as 16-byte vectors), for head dimensions that are
+//     powers of two from 32 to 256; else decode.kc (chunks of 256 keys per
+//     query head);
+//   - f16, bf16: decodetc.go's kernel on cooperative matrices where the
+//     device has them (head dimensions that are multiples of 32 up to
+//     256); else decode4h.kc (decode4.kc over 16-bit vectors); else the
+//     f32 kernels between casts.
+//
+// For more queries a query-parallel kernel streams the keys through
+// shared memory (attention.kc, or flash16 on cooperative matrices for f16;
+// decode.kc's chunks instead on lavapipe where attention.kc would run past
+// the driver's loop budget: docs/lavapipe.md).
 func (c *Context) DecodeAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor, error) {
 	return c.flash("decodeattention", q, k, v, heads, kvHeads, false)
 }
