@@ -33,8 +33,9 @@ func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 // x·Wᵀ for weights stored as [out, in]. A zero scale means 1. The types
 // are as for MatMul. With 16-bit b and at most 16 rows in a (decoding),
 // it runs a kernel that streams b once (see decodeRouteFor): gemv.kc or
-// gemvsg.kc up to 8 rows (f32 a used as it is), coopmat's skinny
-// tensor-core kernel beyond where the device has cooperative matrices.
+// gemvsg.kc for up to 7 rows of f32 a (used as it is) or 3 of 16-bit a,
+// coopmat's skinny tensor-core kernel from there where the device has
+// cooperative matrices (else gemv.kc up to 16 rows).
 func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 	if err := c.ownsTyped("matmulbt", a, b); err != nil {
 		return nil, err

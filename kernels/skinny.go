@@ -57,8 +57,9 @@ type skinnyLayout struct {
 // decide):
 //
 //   - a·bᵀ, 1 row: gemv.kc 128/2 with f32 a (2561-2603; the kernel alone
-//     2789), gemvsg.kc 128/4 with f16 a (1927-1931); PyTorch's F.linear
-//     1210-1960 in the same calls;
+//     2789), gemvsg.kc 128/4 with f16 a (2582-2760 since the kernel rounds
+//     the 16-bit result itself: 1927-1931 with the cast after it);
+//     PyTorch's F.linear 1210-1960 in the same calls;
 //   - a·bᵀ, 2-4 rows of f32 a: gemvsg.kc 64/4 (2203-2319 at 4); 2-3 rows
 //     of f16 a: gemv.kc 64/2 (4 rows 1709-1760);
 //   - a·bᵀ, 5-7 rows of f32 a: gemvsg.kc 64/4 (1780-1820 at 8 rows);
