@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/coopmat"
 )
 
@@ -88,15 +89,13 @@ func (c *Context) runProduct(mm *coopmat.Matmul, a, b *Tensor, o coopmat.Options
 		return nil, err
 	}
 	if c.timed {
-		ts, err := mm.RunTimed(a.View(), b.View(), out.View())
+		var ts []*backend.Timing
+		ts, err = mm.RunTimed(a.View(), b.View(), out.View())
 		c.timings = append(c.timings, ts...)
-		if err != nil {
-			out.Release()
-			return nil, err
-		}
-		return out, nil
+	} else {
+		err = mm.Run(a.View(), b.View(), out.View())
 	}
-	if err := mm.Run(a.View(), b.View(), out.View()); err != nil {
+	if err != nil {
 		out.Release()
 		return nil, err
 	}

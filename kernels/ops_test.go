@@ -237,16 +237,5 @@ func TestTimedProduct(t *testing.T) {
 			t.Errorf("timing %q: done %v, duration %v; want done with a positive duration", tm.Name, tm.Done, tm.Duration)
 		}
 	}
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			var s, mag float64
-			for p := 0; p < k; p++ {
-				s += float64(as[i*k+p]) * float64(bs[p*n+j])
-				mag += math.Abs(float64(as[i*k+p]) * float64(bs[p*n+j]))
-			}
-			if d := math.Abs(float64(got[i*n+j]) - s); !(d <= 2*float64(k+2)*u*mag+1e-30) {
-				t.Fatalf("timed matmul [%d,%d] = %g, want %g", i, j, got[i*n+j], s)
-			}
-		}
-	}
+	checkHalfProduct(t, "timed matmul", got, as, bs, m, k, n, kernels.F32, kernels.F32, false, 1)
 }
