@@ -40,7 +40,10 @@ cd kernels
 T=$gl/kernels.test
 KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention|TestGEMVF32' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+# PyTorch with CUDA: asked once (importing torch takes seconds of the call)
+torch=0
+python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && torch=1
+if [ $torch = 1 ]; then
 	timeout 30 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
 	timeout 15 python3 "$gl/torch_decode.py" f16 >>"$OUT/torch.txt" 2>&1
 fi
@@ -58,7 +61,7 @@ cd ..
 M="-vocab 32000 -dim 2048 -layers 8 -heads 16 -kv-heads 4 -head-dim 128 -ffn 5632 -context 512 -tokens 64"
 for d in ${DEC:-f16 f32}; do
 	KC_DEVICE=vulkan timeout 30 "$gl/decoder" -dtype $d $M >"$OUT/dec_kc_$d.txt" 2>&1
-	if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	if [ $torch = 1 ]; then
 		timeout 25 python3 "$gl/torch_decoder.py" -dtype $d $M >"$OUT/dec_torch_$d.txt" 2>&1
 	fi
 done
