@@ -77,6 +77,15 @@ func warmUp(b *testing.B, dev *backend.Device, op func() (*kernels.Tensor, error
 	b.ResetTimer()
 }
 
+// gpuFigures says whether benchmarks report the GPU-timestamp figure
+// beside the wall time: with -sweep or -gpu, on devices with timestamps
+// other than CPUs (timing every dispatch there is 20-40x slower, and
+// through wgpu on llvmpipe the process died of a SIGSEGV in a driver
+// thread after some hundred of them).
+func gpuFigures(dev *backend.Device) bool {
+	return (*sweep || *gpu) && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU
+}
+
 // warmFor is how long warm keeps a GPU busy before a timing.
 const warmFor = 150 * time.Millisecond
 
@@ -114,10 +123,7 @@ func BenchmarkOps(b *testing.B) {
 			submitOps(b, dev, b.N, func(int) (*kernels.Tensor, error) { return op() })
 			el := time.Since(start)
 			b.ReportMetric(float64(bytes)*float64(b.N)/el.Seconds()/1e9, "GB/s")
-			// not on CPU devices: timing every dispatch there is 20-40x
-			// slower, and through wgpu on llvmpipe the process died of a
-			// SIGSEGV in a driver thread after some hundred of them
-			if (*sweep || *gpu) && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+			if gpuFigures(dev) {
 				if t := gpuTime(b, c, dev, op); t > 0 {
 					b.ReportMetric(float64(bytes)/t.Seconds()/1e9, "gpuGB/s")
 				}

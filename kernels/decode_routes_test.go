@@ -427,10 +427,10 @@ func benchChain(b *testing.B, c *kernels.Context, dev *backend.Device, name stri
 		el := run.Seconds() / float64(b.N*reps)
 		b.ReportMetric(wbytes/el/1e9, "GB/s")
 		b.ReportMetric(el*1e6, "us/op")
-		// -sweep: the product's own dispatches by GPU
-		// timestamps, beside the chain's wall time (what the
-		// barriers and the ramps between products cost)
-		if (*sweep || *gpu) && chain && dev.Info().Timestamps && dev.Info().Type != backend.TypeCPU {
+		// the product's own dispatches by GPU timestamps, beside the
+		// chain's wall time (what the barriers and the ramps between
+		// products cost)
+		if chain && gpuFigures(dev) {
 			i := 0
 			if t := gpuTime(b, c, dev, func() (*kernels.Tensor, error) { i++; return op(x0, i) }); t > 0 {
 				b.ReportMetric(wbytes/t.Seconds()/1e9, "gpuGB/s")
