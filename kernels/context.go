@@ -67,11 +67,11 @@ type Context struct {
 	// copyByCommand (tests, benchmarks) makes Dup use the device's
 	// transfer command even where the copy kernel applies.
 	copyByCommand bool
-	// gemvF32 (tests, benchmarks) sends f32 products a·bᵀ of at most
-	// gemvF32MaxRows rows to gemv.kc's gemv4f instead of coopmat: built
-	// and tested, its speed on a device not yet measured, so not the
-	// default.
-	gemvF32 bool
+	// coopF32 (tests, benchmarks) sends f32 products a·bᵀ of at most
+	// gemvF32MaxRows rows to coopmat instead of gemv.kc's gemv4f, the
+	// default since its measurement on the H200 (3.5-3.9x coopmat's tiled
+	// kernel, docs/PERF.md).
+	coopF32 bool
 	// noGEMV (tests, benchmarks) sends every 16-bit product to the
 	// cooperative-matrix or f32 path.
 	noGEMV bool

@@ -365,23 +365,23 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 // benchDecodeF32 times chained x·Wᵀ over f32 weights (form "btf32"; x
-// f32, 1, 4 and 8 rows): coopmat's product (the default) against gemv.kc's
-// gemv4f (SetGEMVF32), in its default shape and two others.
+// f32, 1, 4, 8 and 16 rows): coopmat's tiled product against gemv.kc's
+// gemv4f (the default), in its default shape and two others.
 func benchDecodeF32(b *testing.B, c *kernels.Context, dev *backend.Device, dim, mats, reps int) {
 	ws := make([]*kernels.Tensor, mats)
 	for i := range ws {
 		ws[i], _ = fillOf(b, c, kernels.F32, dim*dim).Reshape(dim, dim)
 	}
-	defer c.SetGEMVF32(false)
+	defer c.SetGEMVF32(true)
 	defer c.SetGEMV(0, 0)
 	op := func(x *kernels.Tensor, i int) (*kernels.Tensor, error) { return c.MatMulBT(x, ws[i%mats], 1) }
-	for _, m := range []int{1, 4, 8} {
+	for _, m := range []int{1, 4, 8, 16} {
 		x0, _ := fillOf(b, c, kernels.F32, m*dim).Reshape(m, dim)
 		for _, r := range []struct {
 			label     string
 			f32       bool
 			team, per int
-		}{{"default_coop", false, 0, 0}, {"gemv4f", true, 0, 0}, {"gemv4f_t64_r2", true, 64, 2}, {"gemv4f_t256_r4", true, 256, 4}} {
+		}{{"coop", false, 0, 0}, {"default_gemv4f", true, 0, 0}, {"gemv4f_t64_r2", true, 64, 2}, {"gemv4f_t256_r4", true, 256, 4}} {
 			c.SetGEMVF32(r.f32)
 			c.SetGEMV(r.team, r.per)
 			benchChain(b, c, dev, fmt.Sprintf("btf32/m%d/xf32/%s", m, r.label), x0, float64(4*dim*dim), reps, true, op)

@@ -152,6 +152,6 @@ func (c *Context) SplitStats(d DType, tq, s, heads, kvHeads, dh int) string {
 	return b.String()
 }
 
-// SetGEMVF32 makes f32 products a·bᵀ of at most 8 rows take gemv.kc's
-// gemv4f (on) or coopmat (off, the default).
-func (c *Context) SetGEMVF32(on bool) { c.gemvF32 = on }
+// SetGEMVF32 makes f32 products a·bᵀ of at most 16 rows take gemv.kc's
+// gemv4f (on, the default) or coopmat (off).
+func (c *Context) SetGEMVF32(on bool) { c.coopF32 = !on }

@@ -141,15 +141,13 @@ func TestGEMVT(t *testing.T) {
 }
 
 // TestGEMVF32 runs f32 products scale·a·bᵀ of few rows through gemv.kc's
-// gemv4f (SetGEMVF32; not yet a default) in several team shapes, both
+// gemv4f (the default for them) in several team shapes, both
 // reductions, against float64, and checks by the dispatches' names that
 // gemv4f ran where k is a multiple of 4 (coopmat otherwise).
 func TestGEMVF32(t *testing.T) {
 	c := open(t, "vulkan")
 	timed := c.Device().Info().Timestamps
 	rng := kctest.NewRand(t)
-	c.SetGEMVF32(true)
-	defer c.SetGEMVF32(false)
 	defer c.SetGEMV(0, 0)
 	defer c.SetGEMVSubgroups(0)
 	defer c.SetGEMVUnroll(0)
@@ -159,7 +157,7 @@ func TestGEMVF32(t *testing.T) {
 		c.SetGEMV(sh[0], sh[1])
 		c.SetGEMVSubgroups(sh[2])
 		c.SetGEMVUnroll(sh[3])
-		for _, mkn := range [][3]int{{1, 4, 37}, {3, 1000, 1001}, {8, 64, 9}, {5, 4096, 70}, {2, 30, 33}} {
+		for _, mkn := range [][3]int{{1, 4, 37}, {3, 1000, 1001}, {8, 64, 9}, {5, 4096, 70}, {2, 30, 33}, {16, 260, 67}} {
 			m, k, n := mkn[0], mkn[1], mkn[2]
 			as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, n*k, -1, 1)
 			a, b := upload(t, c, as, m, k), upload(t, c, bs, n, k)

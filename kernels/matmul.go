@@ -36,7 +36,9 @@ func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 // it runs a kernel that streams b once (see decodeRouteFor): gemv.kc or
 // gemvsg.kc for up to 7 rows of f32 a (used as it is) or 3 of 16-bit a,
 // coopmat's skinny tensor-core kernel from there where the device has
-// cooperative matrices (else gemv.kc up to 16 rows).
+// cooperative matrices (else gemv.kc up to 16 rows). With f32 a and b of
+// at most 16 rows, k a multiple of 4, it runs gemv.kc's or gemvsg.kc's
+// gemv4f.
 func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 	if err := c.ownsTyped("matmulbt", a, b); err != nil {
 		return nil, err
@@ -55,8 +57,8 @@ const (
 	gemvMaxRows  = 16
 	gemvtMaxRows = 4
 	// gemvF32MaxRows is the most rows of a that an f32 a·bᵀ gives to
-	// gemv4f where Context.gemvF32 asks for it.
-	gemvF32MaxRows = 8
+	// gemv4f (beyond, coopmat's tiled kernel).
+	gemvF32MaxRows = 16
 )
 
 // product records o: a coopmat product prepared once per problem, or
@@ -71,8 +73,8 @@ func (c *Context) product(op string, a, b *Tensor, o coopmat.Options) (*Tensor, 
 	if b.dtype.half() {
 		return c.halfProduct(op, a, b, o)
 	}
-	if c.gemvF32 && o.TransB && o.M <= gemvF32MaxRows && o.K%4 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0 {
-		return c.gemv(a, b, o, gemvRoute(o.M, F32))
+	if !c.coopF32 && o.TransB && o.M <= gemvF32MaxRows && o.K%4 == 0 && a.View().Off%16 == 0 && b.View().Off%16 == 0 {
+		return c.gemv(a, b, o, gemv4fRoute(o.M))
 	}
 	mm, err := c.matmul(o)
 	if err != nil {

@@ -100,6 +100,22 @@ func gemvRoute(m int, ad DType) decodeRoute {
 	return decodeRoute{Kernel: "gemv", Team: 64, R: 2}
 }
 
+// gemv4fRoute is gemv4f's shape for m rows of f32 a over f32 b, from
+// BenchmarkDecode's btf32 form on the H200 (2026-12-02 ~01:35 UTC, 4096x4096
+// f32 weights, chained, GB/s over the 64 MiB of weights): one row gemv.kc
+// 128/2 3273 (coopmat's tiled kernel 844), four rows gemvsg.kc 64/4 3038
+// (858), eight rows gemvsg.kc 64/2 2562 (850; 64/4 1735, its loads of a
+// bound it). Sixteen rows take the eight-row shape.
+func gemv4fRoute(m int) decodeRoute {
+	switch {
+	case m == 1:
+		return decodeRoute{Kernel: "gemv", Team: 128, R: 2}
+	case m <= 4:
+		return decodeRoute{Kernel: "gemv", Team: 64, R: 4, SG: true}
+	}
+	return decodeRoute{Kernel: "gemv", Team: 64, R: 2, SG: true}
+}
+
 // decodeRouteFor chooses how o runs (a, b as given to halfProduct): the
 // fixed route of tests and benchmarks, else the defaults above (the
 // skinny kernel only where the device has it for the problem: cooperative
