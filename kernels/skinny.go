@@ -101,7 +101,7 @@ func gemvRoute(m int, ad DType) decodeRoute {
 }
 
 // gemv4fRoute is gemv4f's shape for m rows of f32 a over f32 b, from
-// BenchmarkDecode's btf32 form on the H200 (2026-12-02 ~01:35 UTC, 4096x4096
+// BenchmarkDecode's btf32 form on the H200 (2026-12-02 ~01:05 UTC, 4096x4096
 // f32 weights, chained, GB/s over the 64 MiB of weights): one row gemv.kc
 // 128/2 3273 (coopmat's tiled kernel 844), four rows gemvsg.kc 64/4 3038
 // (858), eight rows gemvsg.kc 64/2 2562 (850; 64/4 1735, its loads of a
