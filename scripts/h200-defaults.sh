@@ -38,8 +38,11 @@ if command -v nvidia-smi >/dev/null; then
 fi
 cd kernels
 T=$gl/kernels.test
-KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestDecodeAttention$|TestHalfAttention|TestDecodeRoutes|TestTimedProduct|TestCausalAttention|TestGEMVF32' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+# the short checks first, so that a slow one below cannot leave them unrun
+timeout 20 "$T" -test.run 'TestDecodeAttention$|TestTimedProduct|TestCausalAttention|TestGEMVF32' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
+KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestHalfAttention|TestDecodeRoutes' -test.count 1 -test.v >>"$OUT/tests.txt" 2>&1
+echo "route tests: rc $?"
 # PyTorch with CUDA: asked once (importing torch takes seconds of the call)
 torch=0
 python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && torch=1
