@@ -64,6 +64,10 @@ type Context struct {
 	// gemvtSlices, when positive (tests, benchmarks), fixes how many
 	// slices of k gemvt.kc cuts.
 	gemvtSlices int
+	// gemvtWG and gemvtCT, when positive (tests, benchmarks), fix
+	// gemvtsg.kc's workgroup size and column words a workgroup (gemvU its
+	// rows a step, gemvSG whether it runs at all).
+	gemvtWG, gemvtCT int
 	// copyByCommand (tests, benchmarks) makes Dup use the device's
 	// transfer command even where the copy kernel applies.
 	copyByCommand bool

@@ -22,6 +22,8 @@ type decodeRoute struct {
 	u       int // gemv.kc's strides of k a step (0: the default)
 	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
 	wid     int // 1: f16 widened by integer ops (SetGEMVWiden)
+	wg, ct  int // gemvtsg.kc's workgroup size and column words (0: the default)
+	slices  int // gemvt.kc's and gemvtsg.kc's slices of k (0: the default)
 	label   string
 }
 
@@ -34,6 +36,15 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 	rs := []decodeRoute{{label: "default"}}
 	if transB || m <= 8 { // gemvt.kc's reduction of 16 rows needs 64 KiB of shared memory
 		rs = append(rs, decodeRoute{kernel: "gemv", label: "gemv"})
+	}
+	if !transB && m <= 8 {
+		rs = append(rs, decodeRoute{kernel: "gemv", sg: -1, label: "gemvt_kc"})
+	}
+	if !transB && info.Subgroups {
+		rs = append(rs, decodeRoute{kernel: "gemv", sg: 1, slices: 3, label: "gemvtsg_s3"})
+		for _, s := range gemvtShapes(m) {
+			rs = append(rs, decodeRoute{kernel: "gemv", sg: 1, wg: s[0], ct: s[1], u: s[2], label: fmt.Sprintf("gemvtsg_w%d_c%d_u%d", s[0], s[1], s[2])})
+		}
 	}
 	if transB {
 		for _, tr := range gemvTeams(m) {
@@ -107,6 +118,23 @@ func gemvTeams(m int) [][2]int {
 	return [][2]int{{64, 2}, {32, 1}, {128, 1}}
 }
 
+// gemvtShapes are gemvtsg.kc's shapes tried for m rows of x·W: workgroup
+// size, 16-byte column words a workgroup (4096 columns in 128 workgroups
+// at 4, 256 at 2; 8 makes 64 blocks, which the host cuts into two slices
+// of k) and rows a lane loads a step.
+func gemvtShapes(m int) [][3]int {
+	switch {
+	case m == 1:
+		return [][3]int{{512, 4, 8}, {512, 4, 4}, {512, 4, 16}, {1024, 4, 4}, {1024, 4, 8}, {256, 4, 16},
+			{512, 2, 8}, {256, 2, 8}, {1024, 2, 4}, {512, 8, 8}}
+	case m <= 4:
+		return [][3]int{{512, 4, 4}, {512, 4, 2}, {256, 4, 4}, {1024, 4, 2}, {512, 2, 4}, {256, 2, 8}}
+	case m <= 8:
+		return [][3]int{{256, 4, 4}, {256, 4, 2}, {512, 4, 2}, {256, 2, 4}, {512, 2, 2}}
+	}
+	return [][3]int{{256, 4, 2}, {256, 2, 2}, {128, 4, 2}}
+}
+
 // gemvShape is a shape of gemv.kc (sg: gemvsg.kc) with u strides of k
 // a step.
 type gemvShape struct {
@@ -159,6 +187,8 @@ func (r decodeRoute) set(c *kernels.Context) {
 	c.SetGEMVUnroll(r.u)
 	c.SetGEMVSubgroups(r.sg)
 	c.SetGEMVWiden(r.wid)
+	c.SetGEMVT(r.wg, r.ct)
+	c.SetGEMVTSlices(r.slices)
 }
 
 // TestDecodeRoutes runs the decode products (1 to 16 rows of a, f32 or of
@@ -184,7 +214,11 @@ func TestDecodeRoutes(t *testing.T) {
 	shapes := [][3]int{{1, 17, 70}, {1, 1000, 77}, {3, 1000, 1001}, {16, 64, 1000}, {5, 1030, 100}, {2, 4096, 24},
 		// k past the last whole step of 4 (or 2, 8) strides of every
 		// unrolled shape: 437, 225, 250 16-byte words a row
-		{1, 3496, 77}, {4, 1800, 50}, {7, 2000, 33}}
+		{1, 3496, 77}, {4, 1800, 50}, {7, 2000, 33},
+		// x·W through gemvtsg.kc: n a multiple of 8 in a partial last
+		// block of column words, k odd (rows of 16-bit x start on a
+		// word's high half) and ragged to every step of U rows
+		{3, 1001, 264}, {16, 333, 64}, {1, 2071, 8}}
 	switch os.Getenv("KC_DECODE_SHAPES") {
 	case "big":
 		shapes = [][3]int{{3, 1000, 1001}, {16, 1000, 1001}}

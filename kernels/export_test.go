@@ -67,7 +67,12 @@ func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
 // SetCopyByCommand makes Dup copy by the device's transfer command.
 func (c *Context) SetCopyByCommand(on bool) { c.copyByCommand = on }
 
-// SetGEMVTSlices fixes gemvt.kc's slices of k (0: the default).
+// SetGEMVT fixes gemvtsg.kc's workgroup size and 16-byte column words a
+// workgroup (0: the default; SetGEMVUnroll fixes its rows a step,
+// SetGEMVSubgroups whether a·b takes it or gemvt.kc).
+func (c *Context) SetGEMVT(wg, ct int) { c.gemvtWG, c.gemvtCT = wg, ct }
+
+// SetGEMVTSlices fixes gemvt.kc's and gemvtsg.kc's slices of k (0: the default).
 func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }
 
 // Flash16Fits reports whether flash16 runs in the configuration SetFlash16

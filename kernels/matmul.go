@@ -110,7 +110,7 @@ func (c *Context) halfProduct(op string, a, b *Tensor, o coopmat.Options) (*Tens
 	case "gemv":
 		return c.gemv(a, b, o, r)
 	case "gemvt":
-		return c.gemvT(a, b, o)
+		return c.gemvT(a, b, o, r)
 	case "skinny":
 		return c.skinny(a, b, o, r.Layout)
 	}
@@ -206,15 +206,19 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 	return c.fromF32(y, outT)
 }
 
-// gemvT records a·b for 16-bit b [k, n] through gemvt.kc: gemvt4 when n
+// gemvT records a·b for 16-bit b [k, n]: through gemvtsg.kc (gemvtSG)
+// where rt and the device allow it, else through gemvt.kc: gemvt4 when n
 // is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a
-// 16-bit a (b's type) is read as it is. k is cut into slices (about 512
-// workgroups: at 1x4096x4096 on the H200, 32 slices reached 2111 GB/s,
-// 16 1941, 64 1850, 128 1369) whose partial products sum adds up; the
-// slices' extra traffic, 8·slices·m·n bytes, stays under an eighth of
-// b's 2·k·n. sum rounds a 16-bit result itself where m·n is even; with one
-// slice, or m·n odd, the f32 result is cast.
-func (c *Context) gemvT(a, b *Tensor, o coopmat.Options) (*Tensor, error) {
+// 16-bit a (b's type) is read as it is. gemvt.kc cuts k into slices
+// (about 512 workgroups: at 1x4096x4096 on the H200, 32 slices reached
+// 2111 GB/s, 16 1941, 64 1850, 128 1369) whose partial products sum adds
+// up; the slices' extra traffic, 8·slices·m·n bytes, stays under an
+// eighth of b's 2·k·n. sum rounds a 16-bit result itself where m·n is
+// even; with one slice, or m·n odd, the f32 result is cast.
+func (c *Context) gemvT(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor, error) {
+	if sh, ok := c.gemvtShape(o, b, rt); ok {
+		return c.gemvTSG(a, b, o, sh)
+	}
 	var tmp []*Tensor
 	defer func() { releaseAll(tmp) }()
 	outT := a.dtype

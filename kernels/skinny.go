@@ -28,6 +28,10 @@ type decodeRoute struct {
 	// on R from shared memory) where the device can.
 	Team, R, U int
 	SG         bool
+	// WG and CT are gemvtsg.kc's workgroup size and 16-byte column words
+	// a workgroup (U its rows of b a lane loads a step; SG takes it over
+	// gemvt.kc; zero: gemvtRoute's).
+	WG, CT int
 }
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
@@ -153,7 +157,7 @@ func (c *Context) decodeRouteFor(a, b *Tensor, o coopmat.Options) decodeRoute {
 	case o.TransB:
 		return gemvRoute(o.M, a.dtype)
 	case o.M <= gemvtMaxRows:
-		return decodeRoute{Kernel: "gemvt"}
+		return gemvtRoute(o.M)
 	}
 	return decodeRoute{Kernel: "coop"}
 }

@@ -1,0 +1,134 @@
+package kernels
+
+import (
+	"strconv"
+
+	"github.com/kcgo/kc/coopmat"
+)
+
+// gemvtsgShape is how gemvtsg.kc runs a product: its workgroup size, the
+// 16-byte column words (8 columns each) a workgroup owns, the rows of b
+// a lane loads a step, and the slices of k (1: all of k a workgroup, one
+// dispatch).
+type gemvtsgShape struct {
+	WG, CT, U, Slices int
+}
+
+// gemvtsgGroups is the fewest workgroups gemvtsg.kc is given before it
+// narrows its column blocks or cuts k into slices: the H200 has 132 SMs,
+// and n = 4096 in blocks of 4 column words makes 128 workgroups.
+const gemvtsgGroups = 128
+
+// gemvtRoute is gemvt's default for m rows of a (m <= 16): gemvtsg.kc in
+// the shape below (see the route table in skinny.go).
+func gemvtRoute(m int) decodeRoute {
+	switch {
+	case m == 1:
+		return decodeRoute{Kernel: "gemvt", SG: true, WG: 512, CT: 4, U: 8}
+	case m <= 4:
+		return decodeRoute{Kernel: "gemvt", SG: true, WG: 512, CT: 4, U: 4}
+	}
+	return decodeRoute{Kernel: "gemvt", SG: true, WG: 256, CT: 4, U: 4}
+}
+
+// gemvtShape is the shape gemvtsg.kc runs o in, with ok false where it
+// does not apply: the route's shape (gemvtRoute's where it has none),
+// each replaced by the fixed choice of tests and benchmarks where there
+// is one; then narrowed to the device: n a multiple of 8 and b's view on
+// 16 bytes (vector loads), subgroups of a power of two from 4 to 128
+// lanes that CT divides and that divide WG, and the reduction's shared
+// memory (WG/SG·CT·m·32 bytes) within the device's limit, halving WG
+// until it fits.
+func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemvtsgShape, bool) {
+	if rt.WG == 0 {
+		rt = gemvtRoute(o.M)
+	}
+	sh, sg := gemvtsgShape{WG: rt.WG, CT: rt.CT, U: max(rt.U, 1)}, rt.SG
+	if c.gemvtWG > 0 {
+		sh.WG = c.gemvtWG
+	}
+	if c.gemvtCT > 0 {
+		sh.CT = c.gemvtCT
+	}
+	if c.gemvU > 0 {
+		sh.U = c.gemvU
+	}
+	if c.gemvSG != 0 {
+		sg = c.gemvSG > 0
+	}
+	info := c.dev.Info()
+	n := info.SubgroupSize
+	if !sg || o.N%8 != 0 || b.View().Off%16 != 0 || !info.Subgroups || n < 4 || n > 128 || n&(n-1) != 0 || n%sh.CT != 0 {
+		return sh, false
+	}
+	shared := int(info.Limits.MaxSharedMemory)
+	for shared > 0 && sh.WG > n && sh.WG/n*sh.CT*o.M*32 > shared {
+		sh.WG /= 2
+	}
+	if sh.WG%n != 0 || (shared > 0 && sh.WG/n*sh.CT*o.M*32 > shared) {
+		return sh, false
+	}
+	sh.Slices = c.gemvtsgSlices(o, &sh)
+	return sh, true
+}
+
+// gemvtsgSlices narrows sh's column blocks to 2 words (unless tests fix
+// them), then cuts k into slices, until the product has gemvtsgGroups workgroups (each slice at
+// least one step of every lane); a fixed count of tests and benchmarks
+// replaces that. Only n = 4096 (one slice, 128 workgroups) was measured.
+func (c *Context) gemvtsgSlices(o coopmat.Options, sh *gemvtsgShape) int {
+	blocks := func() int { return ceilDiv(o.N/8, sh.CT) }
+	if c.gemvtSlices > 0 {
+		return min(c.gemvtSlices, o.K)
+	}
+	for c.gemvtCT == 0 && sh.CT > 2 && blocks() < gemvtsgGroups {
+		sh.CT /= 2
+	}
+	step := sh.WG / sh.CT * sh.U // rows of k a workgroup's lanes take a step
+	return max(1, min(ceilDiv(gemvtsgGroups, blocks()), o.K/step))
+}
+
+// gemvTSG records a·b for 16-bit b [k, n] (n a multiple of 8) through
+// gemvtsg.kc in shape sh: one dispatch, the result rounded to a's 16-bit
+// type by the kernel; with several slices of k the kernel writes f32
+// partial products and gemvt.kc's sum adds them up (and rounds).
+func (c *Context) gemvTSG(a, b *Tensor, o coopmat.Options, sh gemvtsgShape) (*Tensor, error) {
+	ks := ceilDiv(o.K, sh.Slices)
+	slices := ceilDiv(o.K, ks)
+	y, err := c.outputOf(a.dtype, []int{o.M, o.N})
+	if err != nil {
+		return nil, err
+	}
+	part := y // one slice: the result, rounded by the kernel
+	if slices > 1 {
+		if part, err = c.output([]int{slices * o.M, o.N}); err != nil {
+			y.Release()
+			return nil, err
+		}
+		defer part.Release()
+	}
+	defs := gemvDefs(o.M, b.dtype)
+	if a.dtype.half() {
+		defs["XH"] = "1"
+	}
+	defs["OUT"] = h16Def[part.dtype]
+	defs["WG"], defs["CT"], defs["U"] = strconv.Itoa(sh.WG), strconv.Itoa(sh.CT), strconv.Itoa(sh.U)
+	defs["SG"] = strconv.Itoa(c.dev.Info().SubgroupSize)
+	params := []uint32{uint32(o.N / 8), uint32(o.K), uint32(ks)}
+	err = c.run("gemvtsg.kc", "gemvt8", defs, params, c.grid2(ceilDiv(o.N/8, sh.CT)*slices), a, b, part)
+	if err == nil && slices > 1 {
+		sd := gemvDefs(o.M, b.dtype)
+		sd["OUT"] = h16Def[y.dtype]
+		mn := o.M * o.N
+		items := mn // sum's invocations: an output each, or a word of two
+		if y.dtype != F32 {
+			items = mn / 2
+		}
+		err = c.run("gemvt.kc", "sum", sd, []uint32{uint32(mn), uint32(slices)}, c.grid(items, 256), part, y)
+	}
+	if err != nil {
+		y.Release()
+		return nil, err
+	}
+	return y, nil
+}
