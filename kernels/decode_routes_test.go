@@ -23,6 +23,7 @@ type decodeRoute struct {
 	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
 	wid     int // 1: f16 widened by integer ops (SetGEMVWiden)
 	wg, ct  int // gemvtsg.kc's workgroup size and column words (0: the default)
+	pf, xp  int // gemvtsg.kc's PF and XP: 1 on, -1 off, 0 the default
 	slices  int // gemvt.kc's and gemvtsg.kc's slices of k (0: the default)
 	label   string
 }
@@ -43,7 +44,7 @@ func decodeRoutes(info backend.AdapterInfo, m, k, n int, d, xd kernels.DType, tr
 	if !transB && info.Subgroups {
 		rs = append(rs, decodeRoute{kernel: "gemv", sg: 1, slices: 3, label: "gemvtsg_s3"})
 		for _, s := range gemvtShapes(m) {
-			rs = append(rs, decodeRoute{kernel: "gemv", sg: 1, wg: s[0], ct: s[1], u: s[2], label: fmt.Sprintf("gemvtsg_w%d_c%d_u%d", s[0], s[1], s[2])})
+			rs = append(rs, s.route())
 		}
 	}
 	if transB {
@@ -118,21 +119,52 @@ func gemvTeams(m int) [][2]int {
 	return [][2]int{{64, 2}, {32, 1}, {128, 1}}
 }
 
-// gemvtShapes are gemvtsg.kc's shapes tried for m rows of x·W: workgroup
-// size, 16-byte column words a workgroup (4096 columns in 128 workgroups
-// at 4, 256 at 2; 8 makes 64 blocks, which the host cuts into two slices
-// of k) and rows a lane loads a step.
-func gemvtShapes(m int) [][3]int {
+// gemvtShape is a shape of gemvtsg.kc: workgroup size, 16-byte column
+// words a workgroup, rows a lane loads a step, and its options PF (the
+// next step's loads before this step's multiply-adds) and XP (x loaded a
+// step at a time).
+type gemvtShape struct {
+	wg, ct, u int
+	pf, xp    bool
+}
+
+// label names s in the routes' list.
+func (s gemvtShape) label() string {
+	l := fmt.Sprintf("gemvtsg_w%d_c%d_u%d", s.wg, s.ct, s.u)
+	if s.pf {
+		l += "_pf"
+	}
+	if s.xp {
+		l += "_xp"
+	}
+	return l
+}
+
+// route is the test route of s (x·W).
+func (s gemvtShape) route() decodeRoute {
+	onOff := map[bool]int{true: 1, false: -1}
+	return decodeRoute{kernel: "gemv", sg: 1, wg: s.wg, ct: s.ct, u: s.u, pf: onOff[s.pf], xp: onOff[s.xp], label: s.label()}
+}
+
+// gemvtShapes are gemvtsg.kc's shapes tried for m rows of x·W: 4096
+// columns in words of 4 make 128 workgroups (the H200 measured blocks of
+// 2 words, 256 workgroups, 25-45% slower at one row: 2026-12-02), each
+// with a lane's U rows in flight, or twice that with PF.
+func gemvtShapes(m int) []gemvtShape {
 	switch {
 	case m == 1:
-		return [][3]int{{512, 4, 8}, {512, 4, 4}, {512, 4, 16}, {1024, 4, 4}, {1024, 4, 8}, {256, 4, 16},
-			{512, 2, 8}, {256, 2, 8}, {1024, 2, 4}, {512, 8, 8}}
+		return []gemvtShape{{wg: 512, ct: 4, u: 8}, {wg: 512, ct: 4, u: 4}, {wg: 1024, ct: 4, u: 4},
+			{wg: 512, ct: 4, u: 4, pf: true}, {wg: 512, ct: 4, u: 8, pf: true}, {wg: 1024, ct: 4, u: 2, pf: true},
+			{wg: 512, ct: 4, u: 8, xp: true}, {wg: 512, ct: 4, u: 4, pf: true, xp: true}, {wg: 512, ct: 8, u: 8}}
 	case m <= 4:
-		return [][3]int{{512, 4, 4}, {512, 4, 2}, {256, 4, 4}, {1024, 4, 2}, {512, 2, 4}, {256, 2, 8}}
+		return []gemvtShape{{wg: 1024, ct: 4, u: 2}, {wg: 512, ct: 4, u: 4}, {wg: 512, ct: 2, u: 4}, {wg: 1024, ct: 4, u: 4},
+			{wg: 1024, ct: 4, u: 2, xp: true}, {wg: 1024, ct: 4, u: 2, pf: true}, {wg: 1024, ct: 4, u: 1, pf: true},
+			{wg: 512, ct: 4, u: 2, pf: true, xp: true}}
 	case m <= 8:
-		return [][3]int{{256, 4, 4}, {256, 4, 2}, {512, 4, 2}, {256, 2, 4}, {512, 2, 2}}
+		return []gemvtShape{{wg: 256, ct: 2, u: 4}, {wg: 256, ct: 4, u: 4}, {wg: 512, ct: 4, u: 2},
+			{wg: 256, ct: 2, u: 4, xp: true}, {wg: 256, ct: 2, u: 2, pf: true}, {wg: 512, ct: 2, u: 2, xp: true}}
 	}
-	return [][3]int{{256, 4, 2}, {256, 2, 2}, {128, 4, 2}}
+	return []gemvtShape{{wg: 256, ct: 4, u: 2}, {wg: 256, ct: 2, u: 2, xp: true}}
 }
 
 // gemvShape is a shape of gemv.kc (sg: gemvsg.kc) with u strides of k
@@ -187,7 +219,7 @@ func (r decodeRoute) set(c *kernels.Context) {
 	c.SetGEMVUnroll(r.u)
 	c.SetGEMVSubgroups(r.sg)
 	c.SetGEMVWiden(r.wid)
-	c.SetGEMVT(r.wg, r.ct)
+	c.SetGEMVT(r.wg, r.ct, r.pf, r.xp)
 	c.SetGEMVTSlices(r.slices)
 }
 
@@ -205,7 +237,8 @@ func (r decodeRoute) set(c *kernels.Context) {
 // KC_DECODE_SHAPES=big the sizes to 4096x4096 weights and two ragged ones
 // (=tails: four ragged ones whose k ends inside an unrolled step;
 // =aligned: one whose rows are 16-byte aligned both ways, k and n ragged
-// to the skinny kernel's chunks and tiles, as its staged forms need).
+// to the skinny kernel's chunks and tiles, as its staged forms need;
+// =gemvt: the three whose n suits gemvtsg.kc's vector loads).
 func TestDecodeRoutes(t *testing.T) {
 	c := open(t, "vulkan")
 	info := c.Device().Info()
@@ -226,6 +259,8 @@ func TestDecodeRoutes(t *testing.T) {
 		shapes = [][3]int{{1, 3496, 77}, {3, 1000, 1001}, {4, 1800, 50}, {7, 2000, 33}}
 	case "aligned":
 		shapes = [][3]int{{16, 1000, 1032}}
+	case "gemvt":
+		shapes = [][3]int{{3, 1001, 264}, {16, 333, 64}, {1, 2071, 8}}
 	}
 	if info.Type != backend.TypeCPU {
 		shapes = append(shapes, [3]int{1, 4096, 4096}, [3]int{4, 4096, 4096}, [3]int{8, 4096, 4096}, [3]int{16, 4096, 4096})
@@ -474,11 +509,12 @@ func benchChain(b *testing.B, c *kernels.Context, dev *backend.Device, name stri
 }
 
 // TestDecodeDefaults: the default routes are those kernels/skinny.go
-// documents from the H200's figures: x·Wᵀ gemv.kc/gemvsg.kc up to 8 rows,
-// the skinny tensor-core kernel beyond where the device has cooperative
-// matrices of the weights' type (else gemv.kc); x·W gemvt.kc at 1 row,
-// then the skinny kernel (without one, gemvt.kc up to 4 rows, then
-// coopmat's choice); more than 16 rows coopmat's choice.
+// documents from the H200's figures: x·Wᵀ gemv.kc/gemvsg.kc up to 7 rows
+// of f32 x and 3 of 16-bit x, the skinny tensor-core kernel from there
+// where the device has cooperative matrices of the weights' type (else
+// gemv.kc); x·W gemvt (gemvtsg.kc or gemvt.kc) up to 4 rows, then the
+// skinny kernel (without one, coopmat's choice); more than 16 rows
+// coopmat's choice.
 func TestDecodeDefaults(t *testing.T) {
 	c := open(t, "vulkan")
 	_, coop := coopmat.CoopShape(c.Device().Info(), "f16")
@@ -486,21 +522,25 @@ func TestDecodeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []int{1, 2, 4, 5, 8, 9, 16, 17} {
+	for _, m := range []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 17} {
 		for _, xd := range []kernels.DType{kernels.F32, kernels.F16} {
 			x, err := c.EmptyOf(xd, m, 64)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantBT, wantB := "gemv", "gemvt"
+			btSkinny := 8 // the fewest rows of x·Wᵀ that take the skinny kernel
+			if xd != kernels.F32 {
+				btSkinny = 4
+			}
 			switch {
 			case m > 16:
 				wantBT, wantB = "coop", "coop"
 			case coop:
-				if m > 8 {
+				if m >= btSkinny {
 					wantBT = "skinny"
 				}
-				if m > 1 {
+				if m > 4 {
 					wantB = "skinny"
 				}
 			case m > 4:

@@ -12,6 +12,10 @@ import (
 // dispatch).
 type gemvtsgShape struct {
 	WG, CT, U, Slices int
+	// PF and XP are gemvtsg.kc's options of those names: the next step's
+	// loads of W issued before the current step's multiply-adds, and x
+	// loaded a step at a time.
+	PF, XP bool
 }
 
 // gemvtsgGroups is the fewest workgroups gemvtsg.kc is given before it
@@ -20,15 +24,15 @@ type gemvtsgShape struct {
 const gemvtsgGroups = 128
 
 // gemvtRoute is gemvt's default for m rows of a (m <= 16): gemvtsg.kc in
-// the shape below (see the route table in skinny.go).
+// the shapes the H200 measured best (the route table in skinny.go).
 func gemvtRoute(m int) decodeRoute {
 	switch {
 	case m == 1:
 		return decodeRoute{Kernel: "gemvt", SG: true, WG: 512, CT: 4, U: 8}
 	case m <= 4:
-		return decodeRoute{Kernel: "gemvt", SG: true, WG: 512, CT: 4, U: 4}
+		return decodeRoute{Kernel: "gemvt", SG: true, WG: 1024, CT: 4, U: 2}
 	}
-	return decodeRoute{Kernel: "gemvt", SG: true, WG: 256, CT: 4, U: 4}
+	return decodeRoute{Kernel: "gemvt", SG: true, WG: 256, CT: 2, U: 4}
 }
 
 // gemvtShape is the shape gemvtsg.kc runs o in, with ok false where it
@@ -43,7 +47,7 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 	if rt.WG == 0 {
 		rt = gemvtRoute(o.M)
 	}
-	sh, sg := gemvtsgShape{WG: rt.WG, CT: rt.CT, U: max(rt.U, 1)}, rt.SG
+	sh, sg := gemvtsgShape{WG: rt.WG, CT: rt.CT, U: max(rt.U, 1), PF: rt.PF, XP: rt.XP}, rt.SG
 	if c.gemvtWG > 0 {
 		sh.WG = c.gemvtWG
 	}
@@ -52,6 +56,12 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 	}
 	if c.gemvU > 0 {
 		sh.U = c.gemvU
+	}
+	if c.gemvtPF != 0 {
+		sh.PF = c.gemvtPF > 0
+	}
+	if c.gemvtXP != 0 {
+		sh.XP = c.gemvtXP > 0
 	}
 	if c.gemvSG != 0 {
 		sg = c.gemvSG > 0
@@ -114,6 +124,7 @@ func (c *Context) gemvTSG(a, b *Tensor, o coopmat.Options, sh gemvtsgShape) (*Te
 	defs["OUT"] = h16Def[part.dtype]
 	defs["WG"], defs["CT"], defs["U"] = strconv.Itoa(sh.WG), strconv.Itoa(sh.CT), strconv.Itoa(sh.U)
 	defs["SG"] = strconv.Itoa(c.dev.Info().SubgroupSize)
+	defs["PF"], defs["XP"] = bit(sh.PF), bit(sh.XP)
 	params := []uint32{uint32(o.N / 8), uint32(o.K), uint32(ks)}
 	err = c.run("gemvtsg.kc", "gemvt8", defs, params, c.grid2(ceilDiv(o.N/8, sh.CT)*slices), a, b, part)
 	if err == nil && slices > 1 {
@@ -131,4 +142,12 @@ func (c *Context) gemvTSG(a, b *Tensor, o coopmat.Options, sh gemvtsgShape) (*Te
 		return nil, err
 	}
 	return y, nil
+}
+
+// bit is a boolean specialisation constant's value.
+func bit(on bool) string {
+	if on {
+		return "1"
+	}
+	return "0"
 }

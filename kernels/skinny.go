@@ -30,8 +30,9 @@ type decodeRoute struct {
 	SG         bool
 	// WG and CT are gemvtsg.kc's workgroup size and 16-byte column words
 	// a workgroup (U its rows of b a lane loads a step; SG takes it over
-	// gemvt.kc; zero: gemvtRoute's).
+	// gemvt.kc; zero: gemvtRoute's), PF and XP its options of those names.
 	WG, CT int
+	PF, XP bool
 }
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
@@ -86,7 +87,7 @@ var (
 	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
 	// default, by form: a·bᵀ with f32 a, a·bᵀ with 16-bit a, a·b.
-	skinnyMinRows = [3]int{8, 4, 2}
+	skinnyMinRows = [3]int{8, 4, 5}
 )
 
 // gemvRoute is gemv's default for m rows of a of type ad (m <= 16).
