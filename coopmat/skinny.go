@@ -614,12 +614,6 @@ var skinnyLayouts = []struct {
 	// steps ahead) at 4, 8 and 16 rows (docs/PERF.md, "The skinny kernel's
 	// staged form for x·W, measured"), so they stay after it.
 	{4, 1, 512, true, false, 0, stageAB}, {8, 1, 512, true, false, 0, stageAB}, {4, 1, 256, true, false, 0, stageAB}, {8, 1, 256, true, false, 0, stageAB},
-	// Two tiles a subgroup without split-k, B loaded ahead: for A·B a
-	// workgroup's rows of B are then 64 contiguous bytes, not 32 (kernels'
-	// gemvtsg.kc streamed x·W 25-45% slower in 32-byte pieces than in 64
-	// on the H200, 2026-12-02); 128 workgroups at 4096 columns, so
-	// skinnyCandidates lists them last.
-	{8, 2, 512, true, false, 4, 0}, {4, 2, 512, true, false, 8, 0},
 }
 
 // stageForm is the form of B a staged layout of the skinny kernel takes

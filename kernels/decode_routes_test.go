@@ -161,9 +161,10 @@ func gemvtShapes(m int) []gemvtShape {
 			{wg: 1024, ct: 4, u: 2, xp: true}, {wg: 1024, ct: 4, u: 2, pf: true}, {wg: 1024, ct: 4, u: 1, pf: true},
 			{wg: 512, ct: 4, u: 2, pf: true, xp: true}}
 	case m <= 8:
-		return []gemvtShape{{wg: 256, ct: 2, u: 4}, {wg: 256, ct: 2, u: 4, xp: true}, {wg: 256, ct: 2, u: 2, pf: true}}
+		return []gemvtShape{{wg: 256, ct: 2, u: 4}, {wg: 256, ct: 4, u: 4}, {wg: 512, ct: 4, u: 2},
+			{wg: 256, ct: 2, u: 4, xp: true}, {wg: 256, ct: 2, u: 2, pf: true}, {wg: 512, ct: 2, u: 2, xp: true}}
 	}
-	return []gemvtShape{{wg: 256, ct: 4, u: 2}}
+	return []gemvtShape{{wg: 256, ct: 4, u: 2}, {wg: 256, ct: 2, u: 2, xp: true}}
 }
 
 // gemvShape is a shape of gemv.kc (sg: gemvsg.kc) with u strides of k
