@@ -68,9 +68,6 @@ type Context struct {
 	// gemvtsg.kc's workgroup size and column words a workgroup (gemvU its
 	// rows a step, gemvSG whether it runs at all).
 	gemvtWG, gemvtCT int
-	// gemvtPF and gemvtXP (tests, benchmarks): 1 turns gemvtsg.kc's PF or
-	// XP on, -1 off, 0 the route's choice.
-	gemvtPF, gemvtXP int
 	// copyByCommand (tests, benchmarks) makes Dup use the device's
 	// transfer command even where the copy kernel applies.
 	copyByCommand bool

@@ -23,7 +23,6 @@ type decodeRoute struct {
 	sg      int // gemvsg.kc: 1 on, -1 off, 0 the default
 	wid     int // 1: f16 widened by integer ops (SetGEMVWiden)
 	wg, ct  int // gemvtsg.kc's workgroup size and column words (0: the default)
-	pf, xp  int // gemvtsg.kc's PF and XP: 1 on, -1 off, 0 the default
 	slices  int // gemvt.kc's and gemvtsg.kc's slices of k (0: the default)
 	label   string
 }
@@ -120,51 +119,29 @@ func gemvTeams(m int) [][2]int {
 }
 
 // gemvtShape is a shape of gemvtsg.kc: workgroup size, 16-byte column
-// words a workgroup, rows a lane loads a step, and its options PF (the
-// next step's loads before this step's multiply-adds) and XP (x loaded a
-// step at a time).
-type gemvtShape struct {
-	wg, ct, u int
-	pf, xp    bool
-}
-
-// label names s in the routes' list.
-func (s gemvtShape) label() string {
-	l := fmt.Sprintf("gemvtsg_w%d_c%d_u%d", s.wg, s.ct, s.u)
-	if s.pf {
-		l += "_pf"
-	}
-	if s.xp {
-		l += "_xp"
-	}
-	return l
-}
+// words a workgroup, rows a lane loads a step.
+type gemvtShape struct{ wg, ct, u int }
 
 // route is the test route of s (x·W).
 func (s gemvtShape) route() decodeRoute {
-	onOff := map[bool]int{true: 1, false: -1}
-	return decodeRoute{kernel: "gemv", sg: 1, wg: s.wg, ct: s.ct, u: s.u, pf: onOff[s.pf], xp: onOff[s.xp], label: s.label()}
+	return decodeRoute{kernel: "gemv", sg: 1, wg: s.wg, ct: s.ct, u: s.u, label: fmt.Sprintf("gemvtsg_w%d_c%d_u%d", s.wg, s.ct, s.u)}
 }
 
 // gemvtShapes are gemvtsg.kc's shapes tried for m rows of x·W: 4096
-// columns in words of 4 make 128 workgroups (the H200 measured blocks of
-// 2 words, 256 workgroups, 25-45% slower at one row: 2026-12-02), each
-// with a lane's U rows in flight, or twice that with PF.
+// columns in words of 4 make 128 workgroups (blocks of 2 words, 256
+// workgroups, ran 25-45% slower at one row on the H200, 2026-12-02; 8
+// words make 64 blocks, which the host cuts into two slices of k), with
+// a lane's U rows of W in flight.
 func gemvtShapes(m int) []gemvtShape {
 	switch {
 	case m == 1:
-		return []gemvtShape{{wg: 512, ct: 4, u: 8}, {wg: 512, ct: 4, u: 4}, {wg: 1024, ct: 4, u: 4},
-			{wg: 512, ct: 4, u: 4, pf: true}, {wg: 512, ct: 4, u: 8, pf: true}, {wg: 1024, ct: 4, u: 2, pf: true},
-			{wg: 512, ct: 4, u: 8, xp: true}, {wg: 512, ct: 4, u: 4, pf: true, xp: true}, {wg: 512, ct: 8, u: 8}}
+		return []gemvtShape{{512, 4, 4}, {512, 4, 8}, {1024, 4, 4}, {256, 4, 16}, {512, 2, 8}, {512, 8, 8}}
 	case m <= 4:
-		return []gemvtShape{{wg: 1024, ct: 4, u: 2}, {wg: 512, ct: 4, u: 4}, {wg: 512, ct: 2, u: 4}, {wg: 1024, ct: 4, u: 4},
-			{wg: 1024, ct: 4, u: 2, xp: true}, {wg: 1024, ct: 4, u: 2, pf: true}, {wg: 1024, ct: 4, u: 1, pf: true},
-			{wg: 512, ct: 4, u: 2, pf: true, xp: true}}
+		return []gemvtShape{{1024, 4, 2}, {512, 4, 4}, {512, 2, 4}, {256, 2, 8}}
 	case m <= 8:
-		return []gemvtShape{{wg: 256, ct: 2, u: 4}, {wg: 256, ct: 4, u: 4}, {wg: 512, ct: 4, u: 2},
-			{wg: 256, ct: 2, u: 4, xp: true}, {wg: 256, ct: 2, u: 2, pf: true}, {wg: 512, ct: 2, u: 2, xp: true}}
+		return []gemvtShape{{256, 2, 4}, {256, 4, 4}}
 	}
-	return []gemvtShape{{wg: 256, ct: 4, u: 2}, {wg: 256, ct: 2, u: 2, xp: true}}
+	return []gemvtShape{{256, 4, 2}}
 }
 
 // gemvShape is a shape of gemv.kc (sg: gemvsg.kc) with u strides of k
@@ -219,7 +196,7 @@ func (r decodeRoute) set(c *kernels.Context) {
 	c.SetGEMVUnroll(r.u)
 	c.SetGEMVSubgroups(r.sg)
 	c.SetGEMVWiden(r.wid)
-	c.SetGEMVT(r.wg, r.ct, r.pf, r.xp)
+	c.SetGEMVT(r.wg, r.ct)
 	c.SetGEMVTSlices(r.slices)
 }
 

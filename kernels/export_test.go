@@ -68,12 +68,9 @@ func (c *Context) SetNoGEMV(on bool) { c.noGEMV = on }
 func (c *Context) SetCopyByCommand(on bool) { c.copyByCommand = on }
 
 // SetGEMVT fixes gemvtsg.kc's workgroup size and 16-byte column words a
-// workgroup (0: the default) and turns its options PF and XP on (1) or
-// off (-1; 0: the default). SetGEMVUnroll fixes its rows a step,
+// workgroup (0: the default). SetGEMVUnroll fixes its rows a step,
 // SetGEMVSubgroups whether a·b takes it or gemvt.kc.
-func (c *Context) SetGEMVT(wg, ct, pf, xp int) {
-	c.gemvtWG, c.gemvtCT, c.gemvtPF, c.gemvtXP = wg, ct, pf, xp
-}
+func (c *Context) SetGEMVT(wg, ct int) { c.gemvtWG, c.gemvtCT = wg, ct }
 
 // SetGEMVTSlices fixes gemvt.kc's and gemvtsg.kc's slices of k (0: the default).
 func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }

@@ -12,15 +12,11 @@ import (
 // dispatch).
 type gemvtsgShape struct {
 	WG, CT, U, Slices int
-	// PF and XP are gemvtsg.kc's options of those names: the next step's
-	// loads of W issued before the current step's multiply-adds, and x
-	// loaded a step at a time.
-	PF, XP bool
 }
 
 // gemvtsgGroups is the fewest workgroups gemvtsg.kc is given before it
-// narrows its column blocks or cuts k into slices: the H200 has 132 SMs,
-// and n = 4096 in blocks of 4 column words makes 128 workgroups.
+// cuts k into slices: the H200 has 132 SMs, and n = 4096 in blocks of 4
+// column words makes 128 workgroups.
 const gemvtsgGroups = 128
 
 // gemvtRoute is gemvt's default for m rows of a (m <= 16): gemvtsg.kc in
@@ -28,7 +24,7 @@ const gemvtsgGroups = 128
 func gemvtRoute(m int) decodeRoute {
 	switch {
 	case m == 1:
-		return decodeRoute{Kernel: "gemvt", SG: true, WG: 512, CT: 4, U: 8}
+		return decodeRoute{Kernel: "gemvt", SG: true, WG: 512, CT: 4, U: 4}
 	case m <= 4:
 		return decodeRoute{Kernel: "gemvt", SG: true, WG: 1024, CT: 4, U: 2}
 	}
@@ -47,7 +43,7 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 	if rt.WG == 0 {
 		rt = gemvtRoute(o.M)
 	}
-	sh, sg := gemvtsgShape{WG: rt.WG, CT: rt.CT, U: max(rt.U, 1), PF: rt.PF, XP: rt.XP}, rt.SG
+	sh, sg := gemvtsgShape{WG: rt.WG, CT: rt.CT, U: max(rt.U, 1)}, rt.SG
 	if c.gemvtWG > 0 {
 		sh.WG = c.gemvtWG
 	}
@@ -56,12 +52,6 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 	}
 	if c.gemvU > 0 {
 		sh.U = c.gemvU
-	}
-	if c.gemvtPF != 0 {
-		sh.PF = c.gemvtPF > 0
-	}
-	if c.gemvtXP != 0 {
-		sh.XP = c.gemvtXP > 0
 	}
 	if c.gemvSG != 0 {
 		sg = c.gemvSG > 0
@@ -78,24 +68,22 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 	if sh.WG%n != 0 || (shared > 0 && sh.WG/n*sh.CT*o.M*32 > shared) {
 		return sh, false
 	}
-	sh.Slices = c.gemvtsgSlices(o, &sh)
+	sh.Slices = c.gemvtsgSlices(o, sh)
 	return sh, true
 }
 
-// gemvtsgSlices narrows sh's column blocks to 2 words (unless tests fix
-// them), then cuts k into slices, until the product has gemvtsgGroups workgroups (each slice at
-// least one step of every lane); a fixed count of tests and benchmarks
-// replaces that. Only n = 4096 (one slice, 128 workgroups) was measured.
-func (c *Context) gemvtsgSlices(o coopmat.Options, sh *gemvtsgShape) int {
-	blocks := func() int { return ceilDiv(o.N/8, sh.CT) }
+// gemvtsgSlices is the slices of k that give the product gemvtsgGroups
+// workgroups (one where its column blocks alone make that many; each
+// slice at least one step of every lane), or the fixed count of tests
+// and benchmarks. Only n = 4096 (one slice, 128 workgroups) was measured;
+// the column blocks are not narrowed for smaller n, since blocks of 2
+// words (32-byte pieces of W's rows) ran 25-45% slower than of 4 there.
+func (c *Context) gemvtsgSlices(o coopmat.Options, sh gemvtsgShape) int {
 	if c.gemvtSlices > 0 {
 		return min(c.gemvtSlices, o.K)
 	}
-	for c.gemvtCT == 0 && sh.CT > 2 && blocks() < gemvtsgGroups {
-		sh.CT /= 2
-	}
 	step := sh.WG / sh.CT * sh.U // rows of k a workgroup's lanes take a step
-	return max(1, min(ceilDiv(gemvtsgGroups, blocks()), o.K/step))
+	return max(1, min(ceilDiv(gemvtsgGroups, ceilDiv(o.N/8, sh.CT)), o.K/step))
 }
 
 // gemvTSG records a·b for 16-bit b [k, n] (n a multiple of 8) through
@@ -124,7 +112,6 @@ func (c *Context) gemvTSG(a, b *Tensor, o coopmat.Options, sh gemvtsgShape) (*Te
 	defs["OUT"] = h16Def[part.dtype]
 	defs["WG"], defs["CT"], defs["U"] = strconv.Itoa(sh.WG), strconv.Itoa(sh.CT), strconv.Itoa(sh.U)
 	defs["SG"] = strconv.Itoa(c.dev.Info().SubgroupSize)
-	defs["PF"], defs["XP"] = bit(sh.PF), bit(sh.XP)
 	params := []uint32{uint32(o.N / 8), uint32(o.K), uint32(ks)}
 	err = c.run("gemvtsg.kc", "gemvt8", defs, params, c.grid2(ceilDiv(o.N/8, sh.CT)*slices), a, b, part)
 	if err == nil && slices > 1 {
@@ -142,12 +129,4 @@ func (c *Context) gemvTSG(a, b *Tensor, o coopmat.Options, sh gemvtsgShape) (*Te
 		return nil, err
 	}
 	return y, nil
-}
-
-// bit is a boolean specialisation constant's value.
-func bit(on bool) string {
-	if on {
-		return "1"
-	}
-	return "0"
 }

@@ -30,9 +30,8 @@ type decodeRoute struct {
 	SG         bool
 	// WG and CT are gemvtsg.kc's workgroup size and 16-byte column words
 	// a workgroup (U its rows of b a lane loads a step; SG takes it over
-	// gemvt.kc; zero: gemvtRoute's), PF and XP its options of those names.
+	// gemvt.kc; zero: gemvtRoute's).
 	WG, CT int
-	PF, XP bool
 }
 
 // skinnyLayout is a layout of coopmat's skinny tensor-core kernel:
