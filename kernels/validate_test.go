@@ -78,6 +78,9 @@ var variants = []struct {
 	{"gemvsg.kc", map[string]string{"M": "8", "R": "4", "TEAM": "64", "SG": "32", "U": "2", "BF": "1"}},
 	{"gemvt.kc", nil},
 	{"gemvt.kc", map[string]string{"M": "4", "BF": "1"}},
+	{"gemvtsg.kc", nil},
+	{"gemvtsg.kc", map[string]string{"M": "4", "WG": "1024", "CT": "4", "U": "2", "XH": "1", "OUT": "1"}},
+	{"gemvtsg.kc", map[string]string{"M": "16", "WG": "256", "CT": "8", "U": "4", "SG": "8", "BF": "1", "XH": "1", "OUT": "2"}},
 }
 
 func loadVariants(t *testing.T) []*ir.Module {
