@@ -16,9 +16,10 @@ import (
 // matrices (a cast to b's type first when it is f32) where it has them
 // for b's type, else through f32 (the operands cast up, the f32 product,
 // the result cast back). Products of at most 16 rows (decoding) take the
-// kernels built for streaming b once (see decodeRouteFor): gemvt.kc, or
-// coopmat's skinny tensor-core kernel, which rounds f32 a to b's type as
-// it reads it.
+// kernels built for streaming b once (see decodeRouteFor): up to 4 rows
+// gemvtsg.kc (one dispatch; gemvt.kc where the device has no subgroup
+// shuffles or n is not a multiple of 8), from 5 coopmat's skinny
+// tensor-core kernel, which rounds f32 a to b's type as it reads it.
 func (c *Context) MatMul(a, b *Tensor) (*Tensor, error) {
 	if err := c.ownsTyped("matmul", a, b); err != nil {
 		return nil, err
@@ -50,9 +51,11 @@ func (c *Context) MatMulBT(a, b *Tensor, scale float32) (*Tensor, error) {
 }
 
 // gemvMaxRows is the most rows of a that MatMulBT gives to gemv.kc, and
-// gemvtMaxRows that MatMul gives to gemvt.kc (whose partial sums, 8
-// columns of each row an invocation, stay in registers up to 4 rows; its
-// reduction needs 64 KiB of shared memory at 16 rows).
+// gemvtMaxRows that MatMul gives to gemvtsg.kc or gemvt.kc by default
+// (their partial sums, 8 columns of each row an invocation, stay in
+// registers up to 4 rows: gemvtsg.kc ran 40-45% slower at 8 rows than at
+// 4 on the H200, and gemvt.kc's reduction needs 64 KiB of shared memory
+// at 16 rows).
 const (
 	gemvMaxRows  = 16
 	gemvtMaxRows = 4
@@ -206,8 +209,8 @@ func (c *Context) gemv(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tensor
 	return c.fromF32(y, outT)
 }
 
-// gemvT records a·b for 16-bit b [k, n]: through gemvtsg.kc (gemvtSG)
-// where rt and the device allow it, else through gemvt.kc: gemvt4 when n
+// gemvT records a·b for 16-bit b [k, n]: through gemvtsg.kc (gemvTSG)
+// where rt and the device allow it (gemvtShape), else through gemvt.kc: gemvt4 when n
 // is a multiple of 8 and b's view starts on 16 bytes, else gemvt1; a
 // 16-bit a (b's type) is read as it is. gemvt.kc cuts k into slices
 // (about 512 workgroups: at 1x4096x4096 on the H200, 32 slices reached

@@ -74,18 +74,27 @@ type skinnyLayout struct {
 //     16 rows, where gemvsg.kc ran 1764-1805 / 1512-1627 at 8 and the
 //     skinny kernel's earlier layouts 915-1127 at 16; without cooperative
 //     matrices gemv.kc 64/2 beyond 8 rows;
-//   - a·b: gemvt.kc at 1 row (1816-1884); from 2 rows the skinny kernel,
-//     coopmat's first layout for a·b (8 subgroups of one tile, all of k
-//     in chunks of 512, b's loads 4 steps ahead: 1684-1736 at 8 and 16
-//     rows; 4x4x512 at fewer than 4096 columns); without cooperative
-//     matrices gemvt.kc up to 4 rows, else coopmat's choice.
+//   - a·b, 1-4 rows: gemvtsg.kc (2026-12-02, two calls: all of k a
+//     workgroup, one dispatch), 512 invocations of 4 column words and 4
+//     rows a step at 1 row (2425-2496; the kernel alone 2521-2621, where
+//     gemvt.kc ran 1766-1775 / 1928-1956), 1024 of 4 words and 2 rows
+//     at 4 rows (1764-1939, where the skinny kernel ran 1752-1784);
+//     PyTorch's x @ W 2053 / 2086 and 1468 / 1412 at 1 / 4 rows in those
+//     calls; gemvt.kc where the device has no subgroup shuffles or n is
+//     not a multiple of 8;
+//   - a·b, 5-16 rows: the skinny kernel, coopmat's first layout for a·b
+//     (8 subgroups of one tile, all of k in chunks of 512, b's loads 4
+//     steps ahead: 1679-1790 at 8 and 16 rows, 2026-12-02, where
+//     gemvtsg.kc's best ran 1445-1706 at 8; 4x4x512 at fewer than 4096
+//     columns); without cooperative matrices coopmat's choice.
 //
 // More loads in flight in gemv.kc and gemvsg.kc (U strides a step) did
 // not help: U stays 1.
 var (
 	skinnyDefault = skinnyLayout{}
 	// skinnyMinRows is the fewest rows that take the skinny kernel by
-	// default, by form: a·bᵀ with f32 a, a·bᵀ with 16-bit a, a·b.
+	// default, by form: a·bᵀ with f32 a, a·bᵀ with 16-bit a, a·b (whose
+	// 1-4 rows take gemvtsg.kc).
 	skinnyMinRows = [3]int{8, 4, 5}
 )
 
