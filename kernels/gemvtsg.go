@@ -36,9 +36,9 @@ func gemvtRoute(m int) decodeRoute {
 // each replaced by the fixed choice of tests and benchmarks where there
 // is one; then narrowed to the device: n a multiple of 8 and b's view on
 // 16 bytes (vector loads), subgroups of a power of two from 4 to 128
-// lanes that CT divides and that divide WG, and the reduction's shared
-// memory (WG/SG·CT·m·32 bytes) within the device's limit, halving WG
-// until it fits.
+// lanes that CT divides and that divide WG, and WG and the reduction's
+// shared memory (WG/SG·CT·m·32 bytes) within the device's limits (WebGPU's
+// default is 256 invocations), halving WG until they fit.
 func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemvtsgShape, bool) {
 	if rt.WG == 0 {
 		rt = gemvtRoute(o.M)
@@ -61,11 +61,17 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 	if !sg || o.N%8 != 0 || b.View().Off%16 != 0 || !info.Subgroups || n < 4 || n > 128 || n&(n-1) != 0 || n%sh.CT != 0 {
 		return sh, false
 	}
-	shared := int(info.Limits.MaxSharedMemory)
-	for shared > 0 && sh.WG > n && sh.WG/n*sh.CT*o.M*32 > shared {
+	shared, lim := int(info.Limits.MaxSharedMemory), info.Limits.MaxInvocationsPerWorkgroup
+	if x := info.Limits.MaxWorkgroupSize[0]; x > 0 && (lim <= 0 || x < lim) {
+		lim = x
+	}
+	over := func() bool {
+		return (shared > 0 && sh.WG/n*sh.CT*o.M*32 > shared) || (lim > 0 && sh.WG > lim)
+	}
+	for sh.WG > n && over() {
 		sh.WG /= 2
 	}
-	if sh.WG%n != 0 || (shared > 0 && sh.WG/n*sh.CT*o.M*32 > shared) {
+	if sh.WG%n != 0 || over() {
 		return sh, false
 	}
 	sh.Slices = c.gemvtsgSlices(o, sh)
