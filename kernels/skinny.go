@@ -78,7 +78,8 @@ type skinnyLayout struct {
 //     workgroup, one dispatch), 512 invocations of 4 column words and 4
 //     rows a step at 1 row (2425-2496; the kernel alone 2521-2621, where
 //     gemvt.kc ran 1766-1775 / 1928-1956), 1024 of 4 words and 2 rows
-//     at 4 rows (1764-1939, where the skinny kernel ran 1752-1784);
+//     at 2-4 rows (1764-1939 at 4, where the skinny kernel ran
+//     1752-1784; 2-3 rows not timed);
 //     PyTorch's x @ W 2053 / 2086 and 1468 / 1412 at 1 / 4 rows in those
 //     calls; gemvt.kc where the device has no subgroup shuffles or n is
 //     not a multiple of 8;
