@@ -234,8 +234,9 @@ type decodeTuning struct {
 	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
 	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
 	// loaded after the dots, PF = 1 the next batch loaded before a
-	// batch's arithmetic, FN = 1 loads and butterfly by array functions
-	Row, RB, VA, PF, FN int
+	// batch's arithmetic, FN = 1 loads and butterfly by array functions,
+	// HV = 1 half a 16-bit vector a lane (decodeLRDefs)
+	Row, RB, VA, PF, FN, HV int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an

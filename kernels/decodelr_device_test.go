@@ -13,14 +13,14 @@ import (
 // CausalAttention on the device's subgroups (lavapipe: 8 lanes) against
 // float64 (TestDecodeSweep checks the H200 sweep's configurations), with
 // spans of several batches and of one, values with the keys, after the
-// dots and a batch ahead: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
+// dots and a batch ahead, half a 16-bit vector a lane: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
 // group of 3 heads takes decode4.kc instead), and 1, 2, 4 and 8 query
 // heads per key/value head at head dimensions 32 to 256 with key counts
 // that are multiples of nothing, each checked to run decodelr.kc.
 func TestDecodeRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
 	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16},
-		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}}
+		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 4}}
 	rng := kctest.NewRand(t)
 	for _, tn := range tns {
 		testDecodeTuning(t, c, tn)

@@ -130,14 +130,21 @@ func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
 }
 
 // SplitStats is what the driver reports about the split-key partial
-// kernel SplitKernel names (registers, local memory, ...: KC_VULKAN_STATS),
-// as NAME=VALUE pairs, or the error.
+// kernel the decode takes (the tensor-core kernel where it applies, else
+// SplitKernel's: registers, local memory, ...: KC_VULKAN_STATS), as
+// NAME=VALUE pairs, or the error.
 func (c *Context) SplitStats(d DType, tq, s, heads, kvHeads, dh int) string {
-	f, k, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
-	if pd == nil {
-		return "no split kernel"
+	var p *backend.Pipeline
+	var err error
+	if f, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh); ok {
+		p, err = c.decodeTCPipeline(f)
+	} else {
+		f, k, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
+		if pd == nil {
+			return "no split kernel"
+		}
+		p, err = c.pipeline(f, k, pd)
 	}
-	p, err := c.pipeline(f, k, pd)
 	if err != nil {
 		return err.Error()
 	}
