@@ -205,9 +205,9 @@ func BenchmarkOps(b *testing.B) {
 			list16 = append([]kernels.DecodeTuning{{}}, rowsOf(decode16Sweep)...)
 			list32 = append([]kernels.DecodeTuning{{}}, rowsOf(decode32Sweep)...)
 		case tcSweep:
-			// a device call on a budget: the tensor-core kernel's
-			// configurations only
-			list16, list32 = decodeTCSweep, nil
+			// a device call on a budget: the default and the 16-bit
+			// configurations of decodeTCSweep only
+			list16, list32 = append([]kernels.DecodeTuning{{}}, decodeTCSweep...), nil
 		case *widen:
 			list16, list32 = decodeWidenSweep, nil
 		default:

@@ -12,7 +12,8 @@ import (
 // the default's choice, see lrDefs), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
 // batch's rows before a batch's arithmetic, t.FN = 1 the loads and the
 // butterfly by functions over arrays (the first form, kept to compare),
-// t.HV = 1 half a vector a lane over a 16-bit cache (ignored for f32).
+// t.HV = 1 half a vector a lane over a 16-bit cache (ignored for f32),
+// t.RG (0: t.Groups) about how many workgroups run.
 func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
 	sg, ns := info.SubgroupSize, max(t.NS, 1)
@@ -29,6 +30,9 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	}
 	rb, _ := strconv.Atoi(pd["RB"])
 	lr, _ := strconv.Atoi(pd["LR"])
+	if t.RG != 0 {
+		t.Groups = t.RG
+	}
 	return t.span(ns*(sg/lr)*rb, tq, s, kvHeads), pd
 }
 

@@ -69,10 +69,10 @@ func rowsOf(tns []kernels.DecodeTuning) []kernels.DecodeTuning {
 	return out
 }
 
-// TestDecodeDefaultKernel: with the default tuning, f32 caches take
-// decodelr.kc where a lane holds at most 4 vectors of the queries (the
-// H200's measured configuration) and decode4.kc elsewhere; 16-bit caches
-// keep decode4h.kc.
+// TestDecodeDefaultKernel: with the default tuning, f32 and 16-bit caches
+// take decodelr.kc where a lane holds at most 4 vectors of the queries
+// (the H200's measured configurations; 16-bit caches half a vector a
+// lane) and another kernel elsewhere.
 func TestDecodeDefaultKernel(t *testing.T) {
 	c := open(t, "vulkan")
 	sg := c.Device().Info().SubgroupSize
@@ -83,7 +83,8 @@ func TestDecodeDefaultKernel(t *testing.T) {
 		whyNotLRSG string
 	}{{kernels.F32, 4, 128, sg >= 32, "a lane holds 4 query vectors only with 32 lanes"}, {kernels.F32, 1, 128, true, ""},
 		{kernels.F32, 8, 128, false, "8 query vectors a lane"}, {kernels.F32, 3, 128, false, "3 heads"}, {kernels.F32, 2, 32, true, ""},
-		{kernels.F16, 4, 128, false, "16-bit caches keep decode4h.kc"}} {
+		{kernels.F16, 4, 128, sg >= 32, "16-bit: a lane holds 4 query vectors (half a vector each) only with 32 lanes"},
+		{kernels.BF16, 2, 64, true, ""}, {kernels.F16, 8, 128, false, "8 query vectors a lane"}} {
 		f := c.SplitKernel(tc.d, 1, 1000, 8*tc.g, 8, tc.dh)
 		if (f == "decodelr.kc") != tc.wantLR {
 			t.Errorf("%s, %d heads a group, head dimension %d, subgroups of %d: split kernel %q (want decodelr.kc: %v; %s)", tc.d, tc.g, tc.dh, sg, f, tc.wantLR, tc.whyNotLRSG)

@@ -532,7 +532,8 @@ func (f decodeTCConfig) subgroupsFor(limit int) int {
 
 // decodeTC returns the tensor-core partial kernel's configuration and
 // keys per workgroup for a cache of type d under t, or false where it
-// does not apply: t.TC is 0, the cache is f32, the head dimension is not
+// does not apply: t.TC is 0, t asks for decodelr.kc (Row) and it applies
+// (decodeLRDefs: it is taken first), the cache is f32, the head dimension is not
 // a multiple of 32 (the merge's columns) up to 256, there are more than
 // 16 query heads per key/value head, the device has no subgroups of 32 or
 // no KHR subgroup matrices of the shapes (f16: 16x8x16 for 8 head
@@ -553,6 +554,11 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 	g := heads / kvHeads
 	if t.TC == 0 || (d != F16 && d != BF16) || dh%32 != 0 || dh > maxHeadDim || g > 16 || !info.Subgroups || info.SubgroupSize != 32 {
 		return decodeTCConfig{}, 0, false
+	}
+	if t.Row != 0 {
+		if _, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return decodeTCConfig{}, 0, false
+		}
 	}
 	has := func(n int) bool {
 		for _, sh := range info.CoopMat {

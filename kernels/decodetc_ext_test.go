@@ -22,34 +22,27 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 	return tl
 }
 
-// decodeTCSweep is the tensor-core kernel's configurations that
-// BenchmarkOps -sweep times and TestDecodeSweep and TestDecodeTCDevice
-// check: subgroups a workgroup (TS), tiles of 16 keys a subgroup per block
-// (TT), head columns (TN; 0: 8 for f16), loads (TL: 0 values staged, 5
-// the same with each block's loads issued at the start of the block
-// before into a second set of registers), workgroups. The first four are
-// checked on every shape. The first H200 calls (docs/PERF.md) also timed
-// TL 1 (keys and values straight from k and v), 2 (both staged), 3 (keys
-// staged), 4 (each block's loads issued during the block before, into the
-// same registers), 8 subgroups, 16 head columns, and 4 subgroups with
-// about 128, 1024 and 2048 workgroups: slower than the default (the
-// first). The rest: workgroups of one and two subgroups, whose barriers
-// hold back only their own subgroups, with about as many workgroups as
-// keep 8-16 subgroups a multiprocessor. The last are decodelr.kc's (a key
-// row across a subgroup, no tensor cores), checked by TestDecodeSweep.
+// decodeTCSweep is the 16-bit configurations that BenchmarkOps -sweep
+// times with KC_DECODE_SWEEP=tc (beside the default) and TestDecodeSweep
+// and TestDecodeTCDevice check: the tensor-core kernel's (TC) by
+// subgroups a workgroup (TS), tiles of 16 keys a subgroup per block (TT),
+// head columns (TN; 0: 8 for f16), loads (TL: 0 values staged; 5 the same
+// with each block's loads issued at the start of the block before, into
+// a second set of registers) and workgroups, the first the tensor-core
+// default; then decodelr.kc's with half a vector a lane (HV; the 16-bit
+// default where it applies is the first of them), which TestDecodeSweep
+// checks. The H200 calls (docs/PERF.md) also timed TL 1 (keys and values
+// straight from k and v), 2 (both staged), 3 (keys staged), 4 (each
+// block's loads issued during the block before, into the same
+// registers), 5 in eight configurations, 8 subgroups, 16 head columns,
+// workgroups of one subgroup (about 512, 1024 and 2048 of them, 1 and 2
+// tiles), 4 subgroups with about 128, 512, 1024 and 2048 workgroups, and
+// decodelr.kc's HV with 16 rows a batch, 8 subgroups, the values after
+// the dots and about 512 workgroups: none faster than these.
 var decodeTCSweep = []kernels.DecodeTuning{
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 1, TT: 1, TL: 5, Groups: 1024},
-	{TC: 1, TS: 2, TT: 1, TL: 5, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 5, Groups: 256},
-	{TC: 1, TS: 1, TT: 1, TL: 0, Groups: 1024}, {TC: 1, TS: 1, TT: 2, TL: 0, Groups: 1024},
-	{TC: 1, TS: 1, TT: 2, TL: 5, Groups: 1024}, {TC: 1, TS: 1, TT: 1, TL: 5, Groups: 2048},
-	{TC: 1, TS: 1, TT: 1, TL: 0, Groups: 2048}, {TC: 1, TS: 1, TT: 1, TL: 5, Groups: 512},
-	{TC: 1, TS: 2, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 2, TT: 2, TL: 0, Groups: 512},
-	{TC: 1, TS: 2, TT: 1, TL: 5, Groups: 1024}, {TC: 1, TS: 4, TT: 1, TL: 5, Groups: 512},
-	// decodelr.kc with half a vector a lane (HV: a row of 128 halves over
-	// 32 lanes, the f32 default's registers a lane)
-	{Row: 1, HV: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 512},
-	{Row: 1, HV: 1, NS: 4, RB: 16, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 4, Groups: 1024},
-	{Row: 1, HV: 1, NS: 8, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 2048},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 512},
+	{Row: 1, HV: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 2048},
+	{Row: 1, HV: 1, NS: 4, RB: 4, Groups: 1024},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in

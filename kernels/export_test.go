@@ -120,8 +120,12 @@ func coopmatOptions(a, b *Tensor, transB bool) coopmat.Options {
 }
 
 // SplitKernel is the file of the split-key partial kernel the context's
-// decode tuning picks for these shapes ("" where none applies).
+// decode tuning picks for these shapes ("decodetc.go" for the tensor-core
+// kernel, "" where none applies).
 func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
+	if _, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh); ok {
+		return "decodetc.go"
+	}
 	f, _, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
 	if pd == nil {
 		return ""
