@@ -43,6 +43,10 @@ var decodeTCSweep = []kernels.DecodeTuning{
 	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 512},
 	{Row: 1, HV: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 2048},
 	{Row: 1, HV: 1, NS: 4, RB: 4, Groups: 1024},
+	// HV 2: each lane's half selected as it is loaded (two registers a
+	// row instead of four), with 8 and 16 rows a batch and a batch ahead
+	{Row: 1, HV: 2, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 2, NS: 4, RB: 16, Groups: 1024},
+	{Row: 1, HV: 2, NS: 4, RB: 8, PF: 1, Groups: 1024},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in
