@@ -282,11 +282,12 @@ var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL
 // key/value head), decodelr.kc with half a vector a lane (HV: a row of
 // 128 halves over the 32 lanes, the f32 default's registers a lane: 64,
 // no local memory), 8 rows a batch, 4 subgroups, about 1024 workgroups
-// (RG). On the H200 (2026-12-02 ~01:14 UTC, docs/PERF.md "Decode attention
-// over 16-bit caches: half a vector a lane") its GPU time was 2416-2427
-// GB/s of f16 against the tensor-core kernel's 2260-2270 in the same call
-// (1.07x; wall 1817-1915 against 1849-2015) and 2450 against 1866 over
-// bf16 (1.31x; wall 2082 against 1570).
+// (RG). On the H200 (2026-12-02, two calls ~01:14 and ~01:24 UTC,
+// docs/PERF.md "Decode attention over 16-bit caches: half a vector a
+// lane") its GPU time was 2416-2439 GB/s of f16 against the tensor-core
+// kernel's 2260-2270 in the same calls (1.07x), its wall time the same
+// within the spread (1787-2009 against 1843-2015), and over bf16 2450-2461
+// against 1859-1866 (1.31x; wall 1679-2082 against 1481-1570).
 var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TT: 1, TG: 256, Row: 1, HV: 1, RG: 1024}
 
 // decodeTune is the configuration for a cache of type d: the test's or
