@@ -238,8 +238,7 @@ type decodeTuning struct {
 	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
 	// loaded after the dots, PF = 1 the next batch loaded before a
 	// batch's arithmetic, FN = 1 loads and butterfly by array functions,
-	// HV = 1 half a 16-bit vector a lane (2: selected as loaded), RG its
-	// workgroups (0: Groups;
+	// HV = 1 half a 16-bit vector a lane, RG its workgroups (0: Groups;
 	// decodeLRDefs). Over 16-bit caches Row is taken before TC where it
 	// applies.
 	Row, RB, VA, PF, FN, HV, RG int

@@ -40,9 +40,8 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 // cache of type d, rb rows a lane group a batch (0: as many as make 8
 // vectors a lane, where a lane holds at most 4 vectors of the queries,
 // else nil), ns subgroups, va,
-// pf, fn, hv (16-bit caches only: 1 half a vector a lane, so a row over
-// twice the lanes; 2 the same with the lane's half selected as it is
-// loaded, HS), g query heads per key/value head and head dimension dh; nil where the
+// pf, fn, hv (16-bit caches only: half a vector a lane, so a row over
+// twice the lanes), g query heads per key/value head and head dimension dh; nil where the
 // kernel does not apply: subgroups that are not a power of two from 8 to
 // 128 (the kernel takes lanes local_index % SG of consecutive invocations
 // as one subgroup, as NVIDIA and lavapipe lay them out), a head dimension
@@ -51,11 +50,6 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 // butterfly leaves each lane scores of one head), or rb not a power of
 // two up to 32.
 func lrDefs(sg int, d DType, rb, ns, va, pf, fn, hv, g, dh int) map[string]string {
-	hs := 0
-	if hv > 1 {
-		// 2: HV with each lane's half selected as it is loaded (HS)
-		hs = 1
-	}
 	if sg < 8 || sg > 128 || sg&(sg-1) != 0 || dh > maxHeadDim || dh < 32 || dh&(dh-1) != 0 {
 		return nil
 	}
@@ -81,6 +75,6 @@ func lrDefs(sg int, d DType, rb, ns, va, pf, fn, hv, g, dh int) map[string]strin
 	lg := func(x int) int { return bits.Len(uint(x)) - 1 }
 	llr, ln := lg(lr), lg(rb*g)
 	return map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)), "FN": strconv.Itoa(min(fn, 1)), "HV": strconv.Itoa(hv), "HS": strconv.Itoa(hs * hv),
+		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)), "FN": strconv.Itoa(min(fn, 1)), "HV": strconv.Itoa(hv),
 		"LR": strconv.Itoa(lr), "LLR": strconv.Itoa(llr), "LSG": strconv.Itoa(lg(sg)), "LN": strconv.Itoa(ln), "LRB": strconv.Itoa(lg(rb)), "T": strconv.Itoa(min(llr, ln))}
 }

@@ -63,7 +63,7 @@ var variants = []struct {
 	{"decodelr.kc", lrDefs(8, BF16, 4, 8, 0, 0, 1, 0, 2, 32)},
 	{"decodelr.kc", lrDefs(32, F32, 1, 1, 0, 0, 0, 0, 1, 256)},
 	{"decodelr.kc", lrDefs(32, F16, 8, 4, 0, 0, 0, 1, 4, 128)},
-	{"decodelr.kc", lrDefs(32, BF16, 8, 4, 0, 1, 0, 2, 4, 128)},
+	{"decodelr.kc", lrDefs(32, BF16, 8, 4, 0, 1, 0, 1, 4, 128)},
 	{"half.kc", nil},
 	{"half.kc", map[string]string{"BF": "1"}},
 	{"half4.kc", nil},
