@@ -179,8 +179,8 @@ func BenchmarkOps(b *testing.B) {
 	if !*sweep {
 		return
 	}
-	// KC_DECODE_SWEEP=tc: the tensor-core kernel's configurations only,
-	// over f16 and bf16 caches
+	// KC_DECODE_SWEEP=tc: the 16-bit default and decodeTCSweep only, over
+	// f16 and bf16 caches
 	tcSweep := os.Getenv("KC_DECODE_SWEEP") == "tc" && !*rows
 	var hb [3]*kernels.Tensor
 	for i, t := range []*kernels.Tensor{q1, k, v} {

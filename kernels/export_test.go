@@ -135,7 +135,7 @@ func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
 
 // SplitStats is what the driver reports about the split-key partial
 // kernel the decode takes (the tensor-core kernel where it applies, else
-// SplitKernel's: registers, local memory, ...: KC_VULKAN_STATS), as
+// splitPlan's: registers, local memory, ...: KC_VULKAN_STATS), as
 // NAME=VALUE pairs, or the error.
 func (c *Context) SplitStats(d DType, tq, s, heads, kvHeads, dh int) string {
 	var p *backend.Pipeline
