@@ -57,10 +57,13 @@ func (c *Context) CausalAttention(q, k, v *Tensor, heads, kvHeads int) (*Tensor,
 //     reading rows as 16-byte vectors), for head dimensions that are
 //     powers of two from 32 to 256; else decode.kc (chunks of 256 keys per
 //     query head);
-//   - f16, bf16: decodetc.go's kernel on cooperative matrices where the
-//     device has them (head dimensions that are multiples of 32 up to
-//     256); else decode4h.kc (decode4.kc over 16-bit vectors); else the
-//     f32 kernels between casts.
+//   - f16, bf16: decodelr.kc with half a 16-bit vector a lane where the
+//     device has subgroups and the shape fits the f32 default's register
+//     budget (a lane holding at most 4 vectors of the queries); else
+//     decodetc.go's kernel on cooperative matrices where the device has
+//     them (head dimensions that are multiples of 32 up to 256); else
+//     decode4h.kc (decode4.kc over 16-bit vectors); else the f32 kernels
+//     between casts.
 //
 // For more queries a query-parallel kernel streams the keys through
 // shared memory (attention.kc, or flash16 on cooperative matrices for f16;
@@ -234,8 +237,11 @@ type decodeTuning struct {
 	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
 	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
 	// loaded after the dots, PF = 1 the next batch loaded before a
-	// batch's arithmetic, FN = 1 loads and butterfly by array functions
-	Row, RB, VA, PF, FN int
+	// batch's arithmetic, FN = 1 loads and butterfly by array functions,
+	// HV = 1 half a 16-bit vector a lane, RG its workgroups (0: Groups;
+	// decodeLRDefs). Over 16-bit caches Row is taken before TC where it
+	// applies.
+	Row, RB, VA, PF, FN, HV, RG int
 }
 
 // defaultDecode is the configuration the split-key kernels run over an
@@ -269,7 +275,19 @@ var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL
 // cores") it ran 1791-1966 GB/s of f16 (GPU time 2250-2280) where
 // decode4h.kc's configuration above ran 1448-1523 (1942-1949) in the same
 // calls, 1.2-1.3x; PyTorch's SDPA decode 1912-2078.
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TT: 1, TG: 256}
+//
+// Before both, where a lane holds at most 4 vectors of the queries
+// (lrDefs; subgroups of 32, heads of 128 and up to 4 query heads per
+// key/value head), decodelr.kc with half a vector a lane (HV: a row of
+// 128 halves over the 32 lanes, the f32 default's registers a lane: 64,
+// no local memory), 8 rows a batch, 4 subgroups, about 1024 workgroups
+// (RG). On the H200 (2026-12-02, two calls ~01:14 and ~01:24 UTC,
+// docs/PERF.md "Decode attention over 16-bit caches: half a vector a
+// lane") its GPU time was 2416-2439 GB/s of f16 against the tensor-core
+// kernel's 2260-2270 in the same calls (1.07x), its wall time the same
+// within the spread (1787-2009 against 1843-2015), and over bf16 2450-2461
+// against 1859-1866 (1.31x; wall 1679-2082 against 1481-1570).
+var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TT: 1, TG: 256, Row: 1, HV: 1, RG: 1024}
 
 // decodeTune is the configuration for a cache of type d: the test's or
 // benchmark's where one is set, else the type's default; zero fields take

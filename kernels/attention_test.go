@@ -213,9 +213,15 @@ func TestDecodeSweep(t *testing.T) {
 	if os.Getenv("KC_DECODE_SWEEP") == "row" {
 		tns = sweepRows()
 	}
-	// KC_DECODE_SWEEP=tc: only the tensor-core kernel's configurations
+	// KC_DECODE_SWEEP=tc: only the tc sweep's configurations that
+	// TestDecodeTCDevice does not check (decodelr.kc's)
 	if os.Getenv("KC_DECODE_SWEEP") == "tc" {
-		tns = decodeTCSweep
+		tns = nil
+		for _, tn := range decodeTCSweep {
+			if tn.TC == 0 {
+				tns = append(tns, tn)
+			}
+		}
 	}
 	for _, tn := range tns {
 		tn.Groups = 4 // spans of several rounds at these sizes

@@ -179,6 +179,18 @@ func BenchmarkOps(b *testing.B) {
 	if !*sweep {
 		return
 	}
+	// KC_DECODE_SWEEP=tc: the 16-bit default and decodeTCSweep only, over
+	// f16 and bf16 caches
+	tcSweep := os.Getenv("KC_DECODE_SWEEP") == "tc" && !*rows
+	var hb [3]*kernels.Tensor
+	for i, t := range []*kernels.Tensor{q1, k, v} {
+		if !tcSweep {
+			break
+		}
+		if hb[i], err = c.Cast(t, kernels.BF16); err != nil {
+			b.Fatal(err)
+		}
+	}
 	// every configuration twice, the passes interleaved (kc's process
 	// has run 2-3x slow for part of some device calls, unexplained),
 	// with the copy at the start of each pass
@@ -192,10 +204,10 @@ func BenchmarkOps(b *testing.B) {
 			// decodelr.kc's configurations beside the defaults
 			list16 = append([]kernels.DecodeTuning{{}}, rowsOf(decode16Sweep)...)
 			list32 = append([]kernels.DecodeTuning{{}}, rowsOf(decode32Sweep)...)
-		case os.Getenv("KC_DECODE_SWEEP") == "tc":
-			// a device call on a budget: the tensor-core kernel's
-			// configurations only
-			list16 = decodeTCSweep
+		case tcSweep:
+			// a device call on a budget: the default and the 16-bit
+			// configurations of decodeTCSweep only
+			list16, list32 = append([]kernels.DecodeTuning{{}}, decodeTCSweep...), nil
 		case *widen:
 			list16, list32 = decodeWidenSweep, nil
 		default:
@@ -207,9 +219,18 @@ func BenchmarkOps(b *testing.B) {
 			c.SetDecodeTuning(tn)
 			if pass == 1 && os.Getenv("KC_VULKAN_STATS") != "" {
 				fmt.Printf("RESULT stats f16 %s%s\n", decodeName(tn), c.SplitStats(kernels.F16, 1, s, hq, hkv, dh))
+				if tcSweep {
+					fmt.Printf("RESULT stats bf16 %s%s\n", decodeName(tn), c.SplitStats(kernels.BF16, 1, s, hq, hkv, dh))
+				}
 			}
 			bench(fmt.Sprintf("decodeattention16/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*2,
 				func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) })
+			if tcSweep {
+				// the same configuration over a bf16 cache (for the
+				// tensor-core kernel 16 head columns: another text)
+				bench(fmt.Sprintf("decodeattentionbf16/s%d/%s/%s", s, decodeName(tn), p), 2*s*hkv*dh*2,
+					func() (*kernels.Tensor, error) { return c.DecodeAttention(hb[0], hb[1], hb[2], hq, hkv) })
+			}
 		}
 		for _, tn := range list32 {
 			c.SetDecodeTuning(tn)
@@ -275,10 +296,10 @@ func decodeName(tn kernels.DecodeTuning) string {
 		return "default"
 	}
 	if tn.Row != 0 {
-		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-fn%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.FN, tn.Groups)
+		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-fn%d-hv%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.FN, tn.HV, tn.Groups)
 	}
 	if tn.TC != 0 {
-		return fmt.Sprintf("tc-s%d-t%d-n%d-l%d-groups%d", tn.TS, tn.TT, tn.TN, tn.TL, tn.Groups)
+		return fmt.Sprintf("tc-s%d-t%d-n%d-l%d-groups%d", tn.TS, tn.TT, tn.TN, tn.TL, max(tn.TG, tn.Groups))
 	}
 	if tn.Sub != 0 {
 		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)

@@ -11,7 +11,9 @@ import (
 // subgroups per workgroup, t.RB the rows a lane group takes a batch (0:
 // the default's choice, see lrDefs), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
 // batch's rows before a batch's arithmetic, t.FN = 1 the loads and the
-// butterfly by functions over arrays (the first form, kept to compare).
+// butterfly by functions over arrays (the first form, kept to compare),
+// t.HV = 1 half a vector a lane over a 16-bit cache (ignored for f32),
+// t.RG (0: t.Groups) about how many workgroups run.
 func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
 	sg, ns := info.SubgroupSize, max(t.NS, 1)
@@ -22,12 +24,15 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	if need := 8*g*ns + 4*ns*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	pd := lrDefs(sg, d, t.RB, ns, t.VA, t.PF, t.FN, g, dh)
+	pd := lrDefs(sg, d, t.RB, ns, t.VA, t.PF, t.FN, t.HV, g, dh)
 	if pd == nil {
 		return 0, nil
 	}
 	rb, _ := strconv.Atoi(pd["RB"])
 	lr, _ := strconv.Atoi(pd["LR"])
+	if t.RG != 0 {
+		t.Groups = t.RG
+	}
 	return t.span(ns*(sg/lr)*rb, tq, s, kvHeads), pd
 }
 
@@ -35,7 +40,8 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 // cache of type d, rb rows a lane group a batch (0: as many as make 8
 // vectors a lane, where a lane holds at most 4 vectors of the queries,
 // else nil), ns subgroups, va,
-// pf, fn, g query heads per key/value head and head dimension dh; nil where the
+// pf, fn, hv (16-bit caches only: half a vector a lane, so a row over
+// twice the lanes), g query heads per key/value head and head dimension dh; nil where the
 // kernel does not apply: subgroups that are not a power of two from 8 to
 // 128 (the kernel takes lanes local_index % SG of consecutive invocations
 // as one subgroup, as NVIDIA and lavapipe lay them out), a head dimension
@@ -43,17 +49,21 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 // workgroup) to 256, g that is not a power of two at most the lanes a row takes (the
 // butterfly leaves each lane scores of one head), or rb not a power of
 // two up to 32.
-func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
+func lrDefs(sg int, d DType, rb, ns, va, pf, fn, hv, g, dh int) map[string]string {
 	if sg < 8 || sg > 128 || sg&(sg-1) != 0 || dh > maxHeadDim || dh < 32 || dh&(dh-1) != 0 {
 		return nil
 	}
 	e := 16 / d.Size()
-	lr := min(sg, dh/e)
+	if d == F32 {
+		hv = 0
+	}
+	hv = min(hv, 1)
+	lr := min(sg, dh/e<<hv)
 	if rb == 0 {
 		// the default: 8 vectors a lane a batch, and only where a lane
 		// holds at most 4 vectors of the queries (the registers of the
 		// H200 figures: more spilled in other configurations)
-		vc := dh / e / lr
+		vc := dh / e << hv / lr
 		if g*vc > 4 {
 			return nil
 		}
@@ -65,6 +75,6 @@ func lrDefs(sg int, d DType, rb, ns, va, pf, fn, g, dh int) map[string]string {
 	lg := func(x int) int { return bits.Len(uint(x)) - 1 }
 	llr, ln := lg(lr), lg(rb*g)
 	return map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)), "FN": strconv.Itoa(min(fn, 1)),
+		"NS": strconv.Itoa(ns), "H16": h16Def[d], "VE": strconv.Itoa(e / 4), "RB": strconv.Itoa(rb), "VA": strconv.Itoa(min(va, 1)), "PF": strconv.Itoa(min(pf, 1)), "FN": strconv.Itoa(min(fn, 1)), "HV": strconv.Itoa(hv),
 		"LR": strconv.Itoa(lr), "LLR": strconv.Itoa(llr), "LSG": strconv.Itoa(lg(sg)), "LN": strconv.Itoa(ln), "LRB": strconv.Itoa(lg(rb)), "T": strconv.Itoa(min(llr, ln))}
 }

@@ -13,14 +13,14 @@ import (
 // CausalAttention on the device's subgroups (lavapipe: 8 lanes) against
 // float64 (TestDecodeSweep checks the H200 sweep's configurations), with
 // spans of several batches and of one, values with the keys, after the
-// dots and a batch ahead: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
+// dots and a batch ahead, half a 16-bit vector a lane: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
 // group of 3 heads takes decode4.kc instead), and 1, 2, 4 and 8 query
 // heads per key/value head at head dimensions 32 to 256 with key counts
 // that are multiples of nothing, each checked to run decodelr.kc.
 func TestDecodeRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
 	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16},
-		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}}
+		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 4}}
 	rng := kctest.NewRand(t)
 	for _, tn := range tns {
 		testDecodeTuning(t, c, tn)
@@ -69,10 +69,10 @@ func rowsOf(tns []kernels.DecodeTuning) []kernels.DecodeTuning {
 	return out
 }
 
-// TestDecodeDefaultKernel: with the default tuning, f32 caches take
-// decodelr.kc where a lane holds at most 4 vectors of the queries (the
-// H200's measured configuration) and decode4.kc elsewhere; 16-bit caches
-// keep decode4h.kc.
+// TestDecodeDefaultKernel: with the default tuning, f32 and 16-bit caches
+// take decodelr.kc where a lane holds at most 4 vectors of the queries
+// (the H200's measured configurations; 16-bit caches half a vector a
+// lane) and another kernel elsewhere.
 func TestDecodeDefaultKernel(t *testing.T) {
 	c := open(t, "vulkan")
 	sg := c.Device().Info().SubgroupSize
@@ -83,7 +83,8 @@ func TestDecodeDefaultKernel(t *testing.T) {
 		whyNotLRSG string
 	}{{kernels.F32, 4, 128, sg >= 32, "a lane holds 4 query vectors only with 32 lanes"}, {kernels.F32, 1, 128, true, ""},
 		{kernels.F32, 8, 128, false, "8 query vectors a lane"}, {kernels.F32, 3, 128, false, "3 heads"}, {kernels.F32, 2, 32, true, ""},
-		{kernels.F16, 4, 128, false, "16-bit caches keep decode4h.kc"}} {
+		{kernels.F16, 4, 128, sg >= 32, "16-bit: a lane holds 4 query vectors (half a vector each) only with 32 lanes"},
+		{kernels.BF16, 2, 64, true, ""}, {kernels.F16, 8, 128, false, "8 query vectors a lane"}} {
 		f := c.SplitKernel(tc.d, 1, 1000, 8*tc.g, 8, tc.dh)
 		if (f == "decodelr.kc") != tc.wantLR {
 			t.Errorf("%s, %d heads a group, head dimension %d, subgroups of %d: split kernel %q (want decodelr.kc: %v; %s)", tc.d, tc.g, tc.dh, sg, f, tc.wantLR, tc.whyNotLRSG)

@@ -13,6 +13,7 @@ import (
 // against float64 with subgroups of 32 (NVIDIA's) and 8 (lavapipe's, where
 // the package's other tests run it): f32, f16 and bf16 caches, rows per
 // batch 1 to 16 and the default's choice, values loaded with or after the keys or a batch ahead,
+// 16-bit vectors whole or half a lane (HV),
 // loads and butterfly in the kernel or by functions (FN), 1 to 8 query
 // heads per key/value head (so butterflies that end with several scores a
 // lane, one, or one replicated), head dimensions 32 to 256 (a row over
@@ -20,9 +21,11 @@ import (
 // queries whose last span ends early.
 func TestDecodeLRInterp(t *testing.T) {
 	rng := kctest.NewRand(t)
-	type cfg struct{ sg, rb, ns, va, pf, fn int }
-	cfgs := []cfg{{32, 0, 4, 0, 0, 0}, {32, 8, 4, 0, 0, 0}, {32, 4, 2, 1, 1, 0}, {32, 4, 2, 1, 0, 0}, {32, 1, 1, 0, 0, 0}, {32, 16, 2, 0, 0, 0}, {32, 2, 4, 0, 1, 0},
-		{32, 8, 4, 0, 0, 1}, {32, 4, 2, 0, 1, 1}, {32, 4, 2, 1, 0, 1}, {8, 4, 4, 0, 0, 0}, {8, 2, 2, 1, 0, 0}, {8, 2, 4, 0, 1, 0}, {8, 4, 2, 0, 0, 1}}
+	type cfg struct{ sg, rb, ns, va, pf, fn, hv int }
+	cfgs := []cfg{{32, 0, 4, 0, 0, 0, 0}, {32, 8, 4, 0, 0, 0, 0}, {32, 4, 2, 1, 1, 0, 0}, {32, 4, 2, 1, 0, 0, 0}, {32, 1, 1, 0, 0, 0, 0}, {32, 16, 2, 0, 0, 0, 0}, {32, 2, 4, 0, 1, 0, 0},
+		{32, 8, 4, 0, 0, 1, 0}, {32, 4, 2, 0, 1, 1, 0}, {32, 4, 2, 1, 0, 1, 0}, {8, 4, 4, 0, 0, 0, 0}, {8, 2, 2, 1, 0, 0, 0}, {8, 2, 4, 0, 1, 0, 0}, {8, 4, 2, 0, 0, 1, 0},
+		// half a 16-bit vector a lane (HV; f32 caches ignore it)
+		{32, 8, 4, 0, 0, 0, 1}, {32, 0, 4, 0, 0, 0, 1}, {32, 16, 2, 0, 0, 0, 1}, {32, 4, 2, 1, 1, 0, 1}, {32, 2, 2, 0, 0, 1, 1}, {8, 4, 4, 0, 0, 0, 1}, {8, 2, 2, 1, 0, 0, 1}, {8, 4, 2, 0, 0, 1, 1}, {8, 2, 4, 0, 1, 0, 1}}
 	cases := []struct {
 		tq, s, hq, hkv, dh, span int
 		causal                   bool
@@ -34,11 +37,11 @@ func TestDecodeLRInterp(t *testing.T) {
 	for _, d := range []DType{F32, F16, BF16} {
 		for _, cf := range cfgs {
 			for _, tc := range cases {
-				defs := lrDefs(cf.sg, d, cf.rb, cf.ns, cf.va, cf.pf, cf.fn, tc.hq/tc.hkv, tc.dh)
-				if defs == nil {
+				defs := lrDefs(cf.sg, d, cf.rb, cf.ns, cf.va, cf.pf, cf.fn, cf.hv, tc.hq/tc.hkv, tc.dh)
+				if defs == nil || d == F32 && cf.hv != 0 {
 					continue
 				}
-				lr := min(cf.sg, tc.dh*d.Size()/16)
+				lr, _ := strconv.Atoi(defs["LR"])
 				rb, _ := strconv.Atoi(defs["RB"])
 				span := max(tc.span, cf.ns*cf.sg/lr*rb)
 				qb, q := randOf(rng, d, tc.tq*tc.hq*tc.dh)

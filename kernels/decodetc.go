@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -504,7 +505,8 @@ func (f decodeTCConfig) subgroupsFor(limit int) int {
 
 // decodeTC returns the tensor-core partial kernel's configuration and
 // keys per workgroup for a cache of type d under t, or false where it
-// does not apply: t.TC is 0, the cache is f32, the head dimension is not
+// does not apply: t.TC is 0, t asks for decodelr.kc (Row) and it applies
+// (decodeLRDefs: it is taken first), the cache is f32, the head dimension is not
 // a multiple of 32 (the merge's columns) up to 256, there are more than
 // 16 query heads per key/value head, the device has no subgroups of 32 or
 // no KHR subgroup matrices of the shapes (f16: 16x8x16 for 8 head
@@ -523,6 +525,11 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 	g := heads / kvHeads
 	if t.TC == 0 || (d != F16 && d != BF16) || dh%32 != 0 || dh > maxHeadDim || g > 16 || !info.Subgroups || info.SubgroupSize != 32 {
 		return decodeTCConfig{}, 0, false
+	}
+	if t.Row != 0 {
+		if _, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return decodeTCConfig{}, 0, false
+		}
 	}
 	has := func(n int) bool {
 		for _, sh := range info.CoopMat {
@@ -566,7 +573,7 @@ func (c *Context) splitKeysTC(f decodeTCConfig, span int, params []uint32, q, k,
 		return err
 	}
 	defer part.Release()
-	p, err := c.pipelineOf(fmt.Sprintf("decodetc?%+v", f), "decodetc_partial", f.module)
+	p, err := c.decodeTCPipeline(f)
 	if err != nil {
 		return err
 	}
@@ -576,4 +583,9 @@ func (c *Context) splitKeysTC(f decodeTCConfig, span int, params []uint32, q, k,
 	md := map[string]string{"DH": strconv.Itoa(f.DH), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024", "H16": h16Def[out.dtype]}
 	g := [3]uint32{uint32(heads), uint32(tq), uint32(f.DH / 32)}
 	return c.run("decode4.kc", "decode4_merge16", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+}
+
+// decodeTCPipeline is the partial kernel's pipeline in configuration f.
+func (c *Context) decodeTCPipeline(f decodeTCConfig) (*backend.Pipeline, error) {
+	return c.pipelineOf(fmt.Sprintf("decodetc?%+v", f), "decodetc_partial", f.module)
 }

@@ -22,24 +22,28 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 	return tl
 }
 
-// decodeTCSweep is the tensor-core kernel's configurations that
-// BenchmarkOps -sweep times and TestDecodeSweep and TestDecodeTCDevice
-// check: subgroups a workgroup (TS), tiles of 16 keys a subgroup per block
-// (TT), head columns (TN; 0: 8 for f16), loads (TL: 0 values staged, 4
-// the same with each block's loads issued during the block before),
-// workgroups (the last: decode4h.kc). The first four are checked on every
-// shape. The first H200 calls (docs/PERF.md) also timed TL 1 (keys and
-// values straight from k and v), 2 (both staged), 3 (keys staged) and
-// about 1024 and 2048 workgroups: slower.
+// decodeTCSweep is the 16-bit configurations that BenchmarkOps -sweep
+// times with KC_DECODE_SWEEP=tc (beside the default) and TestDecodeSweep
+// and TestDecodeTCDevice check: the tensor-core kernel's (TC) by
+// subgroups a workgroup (TS), tiles of 16 keys a subgroup per block (TT),
+// head columns (TN; 0: 8 for f16), loads (TL: 0 values staged) and
+// workgroups, the first the tensor-core default; then decodelr.kc's with
+// half a vector a lane (HV; the 16-bit default where it applies is the
+// first of them), which TestDecodeSweep checks. The H200 calls
+// (docs/PERF.md) also timed TL 1 (keys and values straight from k and
+// v), 2 (both staged), 3 (keys staged), 4 (each block's loads issued
+// during the block before, into the same registers), a block's loads
+// issued at the start of the block before into a second set of registers
+// (eight configurations; removed), 8 subgroups, 16 head columns,
+// workgroups of one subgroup (about 512, 1024 and 2048 of them, 1 and 2
+// tiles), 4 subgroups with about 128, 512, 1024 and 2048 workgroups, and
+// decodelr.kc's HV with 16 rows a batch, 8 subgroups, the values after
+// the dots, about 512 workgroups, and a lane's half selected as it is
+// loaded (removed): none faster than these.
 var decodeTCSweep = []kernels.DecodeTuning{
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 4, TT: 2, TL: 0, Groups: 256},
-	{TC: 1, TS: 8, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 4, TT: 1, TL: 0, Groups: 128},
-	{TC: 1, TS: 8, TT: 1, TL: 0, Groups: 128}, {TC: 1, TS: 4, TT: 2, TL: 0, Groups: 128},
-	{TC: 1, TS: 4, TT: 1, TL: 4, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 256},
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 512}, {TC: 1, TS: 4, TT: 1, TL: 0, TN: 16, Groups: 256},
-	// decode4h.kc's configuration before the tensor-core kernel was the
-	// 16-bit default, in the same call
-	{WG: 128, LN: 1, VB: 8, Groups: 512},
+	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 512},
+	{Row: 1, HV: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 2048},
+	{Row: 1, HV: 1, NS: 4, RB: 4, Groups: 1024},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in

@@ -38,10 +38,12 @@
 // type, or f32 activations times 16-bit weights), CausalAttention and
 // DecodeAttention (q, k and v of one type, the result too: f16 with more
 // than 8 queries on cooperative matrices where the device has f16 ones,
-// flash16; up to 8 queries reading the 16-bit cache as it is, on
-// cooperative matrices where the device has them (decodetc.go, P rounded
-// to the cache's type), else through decode4h.kc, the merge rounding to
-// the cache's type; otherwise the f32
+// flash16; up to 8 queries reading the 16-bit cache as it is: through
+// decodelr.kc (half a vector a lane) where the device has subgroups and a
+// lane holds at most 4 vectors of the queries, else on cooperative
+// matrices where the device has them (decodetc.go, P rounded to the
+// cache's type), else through decode4h.kc, the merge rounding to the
+// cache's type; otherwise the f32
 // kernels between casts), Cast, Dup, Reshape, Rows and SetRows; every
 // other op takes f32 only. Mixed or unsupported types are *ShapeErrors
 // naming the op and each operand's type and shape.

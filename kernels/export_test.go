@@ -125,8 +125,12 @@ func coopmatOptions(a, b *Tensor, transB bool) coopmat.Options {
 }
 
 // SplitKernel is the file of the split-key partial kernel the context's
-// decode tuning picks for these shapes ("" where none applies).
+// decode tuning picks for these shapes ("decodetc.go" for the tensor-core
+// kernel, "" where none applies).
 func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
+	if _, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh); ok {
+		return "decodetc.go"
+	}
 	f, _, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
 	if pd == nil {
 		return ""
@@ -135,14 +139,21 @@ func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
 }
 
 // SplitStats is what the driver reports about the split-key partial
-// kernel SplitKernel names (registers, local memory, ...: KC_VULKAN_STATS),
-// as NAME=VALUE pairs, or the error.
+// kernel the decode takes (the tensor-core kernel where it applies, else
+// splitPlan's: registers, local memory, ...: KC_VULKAN_STATS), as
+// NAME=VALUE pairs, or the error.
 func (c *Context) SplitStats(d DType, tq, s, heads, kvHeads, dh int) string {
-	f, k, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
-	if pd == nil {
-		return "no split kernel"
+	var p *backend.Pipeline
+	var err error
+	if f, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh); ok {
+		p, err = c.decodeTCPipeline(f)
+	} else {
+		f, k, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
+		if pd == nil {
+			return "no split kernel"
+		}
+		p, err = c.pipeline(f, k, pd)
 	}
-	p, err := c.pipeline(f, k, pd)
 	if err != nil {
 		return err.Error()
 	}

@@ -57,11 +57,13 @@ var variants = []struct {
 	// decodelr.kc: the default, f16 rows side by side, several vectors a
 	// lane (subgroups of 8), a batch ahead, values after the dots, the
 	// array functions, one head with replicated scores
-	{"decodelr.kc", lrDefs(32, F32, 8, 4, 0, 0, 0, 4, 128)},
-	{"decodelr.kc", lrDefs(32, F16, 4, 4, 0, 1, 0, 8, 64)},
-	{"decodelr.kc", lrDefs(8, F32, 2, 2, 1, 0, 0, 8, 256)},
-	{"decodelr.kc", lrDefs(8, BF16, 4, 8, 0, 0, 1, 2, 32)},
-	{"decodelr.kc", lrDefs(32, F32, 1, 1, 0, 0, 0, 1, 256)},
+	{"decodelr.kc", lrDefs(32, F32, 8, 4, 0, 0, 0, 0, 4, 128)},
+	{"decodelr.kc", lrDefs(32, F16, 4, 4, 0, 1, 0, 0, 8, 64)},
+	{"decodelr.kc", lrDefs(8, F32, 2, 2, 1, 0, 0, 0, 8, 256)},
+	{"decodelr.kc", lrDefs(8, BF16, 4, 8, 0, 0, 1, 0, 2, 32)},
+	{"decodelr.kc", lrDefs(32, F32, 1, 1, 0, 0, 0, 0, 1, 256)},
+	{"decodelr.kc", lrDefs(32, F16, 8, 4, 0, 0, 0, 1, 4, 128)},
+	{"decodelr.kc", lrDefs(32, BF16, 8, 4, 0, 1, 0, 1, 4, 128)},
 	{"half.kc", nil},
 	{"half.kc", map[string]string{"BF": "1"}},
 	{"half4.kc", nil},

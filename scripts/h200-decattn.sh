@@ -22,7 +22,9 @@
 # the test pattern, the benchmark pattern and -test.benchtime, TORCH the
 # PyTorch baselines (default: copy decode norms); SWEEPFLAGS adds flags to
 # the sweep (-rows: decodelr.kc's configurations and the decode defaults
-# only; with KC_DECODE_SWEEP=row TestDecodeSweep checks just those); TT,
+# only; with KC_DECODE_SWEEP=row TestDecodeSweep checks just those;
+# KC_DECODE_SWEEP=tc: the 16-bit default and decodeTCSweep, over f16 and
+# bf16 caches, and TestDecodeSweep checks its decodelr.kc ones); TT,
 # BT and PT are the steps' timeouts in seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
