@@ -22,8 +22,68 @@ type Scope struct {
 func (d *Device) Begin() *Scope {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.depth == 0 {
+		d.flushNext = d.flushFirst
+	}
 	d.depth++
 	return &Scope{d: d}
+}
+
+// maxFlushChunk bounds the dispatches of one early submit (SetScopeFlush).
+const maxFlushChunk = 1024
+
+// SetScopeFlush sets how a scope submits its work while it records it:
+// the first n dispatches as soon as they are recorded, then chunks of
+// twice as many as the one before (up to maxFlushChunk dispatches), the
+// rest at the outermost End, so that the device runs the first ops while
+// the host records the later ones instead of idling until the whole
+// scope is recorded (ScopeSubmits counts the submits). n = 0 submits
+// once, at the outermost End. A new device starts at DefaultScopeFlush
+// (KC_SCOPE_FLUSH overrides it). Program order holds either way: each
+// submission's first command waits for everything submitted before it,
+// and no early submit waits for the device. It applies from the next
+// outermost Begin.
+func (d *Device) SetScopeFlush(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.flushFirst = max(n, 0)
+}
+
+// ScopeFlush returns the setting of SetScopeFlush.
+func (d *Device) ScopeFlush() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.flushFirst
+}
+
+// ScopeSubmits is the number of submits of a scope that records n
+// dispatches (and nothing that submits on its own, such as a read) under
+// SetScopeFlush(first): 1 when first is 0 (0 when n is).
+func ScopeSubmits(n, first int) int {
+	s, chunk := 0, first
+	for first > 0 && n >= chunk {
+		n -= chunk
+		s++
+		chunk = min(2*chunk, maxFlushChunk)
+	}
+	if n > 0 {
+		s++
+	}
+	return s
+}
+
+// flushEarly submits the open encoder inside a scope when it holds the
+// chunk of dispatches SetScopeFlush asks for.
+func (d *Device) flushEarly() error {
+	if d.depth == 0 || d.flushFirst == 0 {
+		return nil
+	}
+	d.encDisp++
+	if d.encDisp < d.flushNext {
+		return nil
+	}
+	d.flushNext = min(2*d.flushNext, maxFlushChunk)
+	return d.flushLocked(context.Background())
 }
 
 // End closes the scope. When it is the outermost scope, the recorded work
@@ -127,7 +187,10 @@ func (d *Device) Dispatch(p *Pipeline, args Args, groups [3]uint32) error {
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
 	}
-	return d.recordDispatch(p, args, groups)
+	if err := d.recordDispatch(p, args, groups); err != nil {
+		return err
+	}
+	return d.flushEarly()
 }
 
 func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error {
