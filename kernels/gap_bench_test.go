@@ -12,17 +12,20 @@ import (
 )
 
 // BenchmarkGap takes apart BenchmarkOps' wall time for the ops whose wall
-// figure trails their GPU-timestamp figure (decode attention over 32k
+// figure trailed their GPU-timestamp figure (decode attention over 32k
 // keys, layernorm over rows of 32k; the copy beside them): per op, the
-// host's recording (recus: µs from the first op recorded to the submit,
-// over the ops), the submit-to-wait time as GB/s (subGB/s: the device's
-// time for the chain, barriers included, plus one submit and fence), the
-// wall figure as BenchmarkOps reports it (GB/s), and with -gpu each
-// kernel's GPU-timestamp µs (us-<kernel>). Forms: rel (BenchmarkOps' own:
-// each result released into the pool, so the next op rewrites it), keep
-// (results kept to the end of the chain: no rewrite, so no barrier
-// between independent ops), and flushN (rel with the scope submitting
-// its first N dispatches early, then doubling chunks: SetScopeFlush).
+// host's recording until the last submit (recus: µs from the first op
+// recorded to the scope's End, over the ops), the last submit-to-wait
+// time as GB/s (subGB/s: with one submit, the device's time for the
+// chain, barriers included, plus one submit and fence), the wall figure
+// as BenchmarkOps reports it (GB/s), and with -gpu each kernel's
+// GPU-timestamp µs (us-<kernel>). Forms: rel (BenchmarkOps' own: each
+// result released into the pool, so the next op rewrites it; the
+// device's early submits, SetScopeFlush), once (rel with one submit at
+// the End: SetScopeFlush(0), the behaviour before early submits), keep
+// (once, with the results kept to the end of the chain: no rewrite, so
+// no barrier between independent ops), flush1 and flush16 (rel with
+// those first chunks).
 //
 //	go test ./kernels -run '^$' -bench Gap -benchtime 30x -gpu
 func BenchmarkGap(b *testing.B) {
@@ -60,16 +63,19 @@ func BenchmarkGap(b *testing.B) {
 		{fmt.Sprintf("decode16/s%d", s), 2 * s * hkv * dh * 2, func() (*kernels.Tensor, error) { return c.DecodeAttention(h[0], h[1], h[2], hq, hkv) }},
 	}
 	for _, o := range ops {
-		for _, form := range []string{"rel", "keep", "flush2", "flush8"} {
+		for _, form := range []string{"rel", "once", "keep", "flush1", "flush16"} {
 			b.Run(o.name+"/"+form, func(b *testing.B) {
-				flush := 0
+				flush := dev.ScopeFlush()
+				defer dev.SetScopeFlush(flush)
+				if form == "once" || form == "keep" {
+					flush = 0
+				}
 				fmt.Sscanf(form, "flush%d", &flush)
 				dev.SetScopeFlush(flush)
-				defer dev.SetScopeFlush(0)
 				warmUp(b, dev, o.op)
 				var kept []*kernels.Tensor
 				start := time.Now()
-				sub := submitOps(b, dev, b.N, func(int) (*kernels.Tensor, error) {
+				sub := scopeOps(b, dev, b.N, func(int) (*kernels.Tensor, error) {
 					out, err := o.op()
 					if form == "keep" && out != nil {
 						kept = append(kept, out)
