@@ -6,13 +6,17 @@ import (
 	"fmt"
 )
 
-// Scope groups recorded work into one submission. Dispatches and copies
-// made while any scope is open are recorded into one command encoder and
-// submitted when the outermost scope ends, so a whole decode step costs one
-// submit; outside any scope each dispatch is submitted on its own. Scopes
-// nest: a function may open its own scope without knowing whether its
-// caller has one. A readback inside a scope flushes what has been recorded
-// so far first (see Read), so reads always see program order.
+// Scope groups recorded work into few submissions, none of which waits
+// for the device. Dispatches and copies made while any scope is open are
+// recorded into one command encoder and submitted when the outermost
+// scope ends, except that the first few dispatches, then chunks twice as
+// large each time, are submitted as soon as they are recorded
+// (SetScopeFlush; 0 makes it one submit), so that the device starts on a
+// long scope while the host records the rest; outside any scope each
+// dispatch is submitted on its own. Scopes nest: a function may open its
+// own scope without knowing whether its caller has one. A readback inside
+// a scope flushes what has been recorded so far first (see Read), so
+// reads always see program order.
 type Scope struct {
 	d     *Device
 	ended bool
