@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Builds one device call that takes apart decode attention's wall time
 # (issue 14: f32 and f16 caches of 32k keys, 32/8 heads of 128) and
-# layernorm's over rows of 32k: PyTorch's copy and SDPA decode first, then
-# the decode tests on the device (TESTS), then kernels.test's BenchmarkGap
-# (host recording per op, submit-to-wait time, wall time, each kernel's
-# GPU time; results released or kept; early submits inside the scope) and
-# BenchmarkOps' defaults with -gpu (BENCH, GAP and N replace the patterns
-# and -test.benchtime). Each step has its own timeout.
+# layernorm's over rows of 32k, and measures the scope's early submits
+# (backend.SetScopeFlush): PyTorch's copy, SDPA decode and norms first;
+# then on the device the decode, attention and block tests and the Vulkan
+# driver's contract and batching tests (dependent chains across early
+# submits); BASE's BenchmarkOps defaults (the figures before this branch,
+# in the same call: BASE is a commit, default the branch's merge base
+# with main); kernels.test's BenchmarkGap (host recording per op,
+# submit-to-wait time, wall time, each kernel's GPU time; one submit,
+# results kept, early submits of 1, 4 and 16) and BenchmarkOps' defaults
+# with -gpu; last the example decoder (f16 weights) with early submits
+# (the default) and without (KC_SCOPE_FLUSH=0), and PyTorch's eager
+# decoder on the same weights. Each step has its own timeout.
 #
 # Usage: scripts/h200-decfuse.sh [ROOT [DIR]]   (ROOT: the checkout the
 # device tool sends, e.g. /work/main; DIR under ROOT/.gl, default
@@ -17,10 +23,19 @@ cd "$(dirname "$0")/.."
 . scripts/h200-lib.sh
 root=${1:-.}
 dir=${2:-decfuse}
-gl=$root/.gl/$dir
+mkdir -p "$root/.gl/$dir"
+gl=$(cd "$root/.gl/$dir" && pwd)
 h200_gl "$root" "$gl"
 h200_kernels "$gl"
 h200_torch "$gl"
+GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/vulkan.test" ./backend/vulkan
+GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/decoder" ./examples/decoder
+cp scripts/torch_common.py examples/decoder/torch_decoder.py "$gl/"
+base=${BASE:-$(git merge-base HEAD main)}
+tmp=$(mktemp -d)
+git archive "$base" | tar -x -C "$tmp"
+(cd "$tmp" && GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/base.test" ./kernels)
+rm -rf "$tmp"
 cat >"$gl/steps.sh" <<'STEPS'
 set -u
 gl=$(cd "$(dirname "$0")" && pwd)
@@ -28,21 +43,36 @@ if command -v nvidia-smi >/dev/null; then
 	nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 250 >"$OUT/smi.csv" 2>&1 &
 	smi=$!
 fi
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-	timeout 30 python3 "$gl/torch_baselines.py" copy decode >"$OUT/torch.txt" 2>&1
+torch=0
+python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && torch=1
+if [ $torch = 1 ]; then
+	timeout 30 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
 fi
 cd kernels
 T=$gl/kernels.test
-timeout "${TT:-30}" "$T" -test.run "${TESTS:-TestDecodeAttention$}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+timeout "${TT:-35}" "$T" -test.run "${TESTS:-TestDecodeAttention$|TestHalfAttention|TestCausalAttention|TestTransformerBlock|TestDecodeRowVariants}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
-KC_DEVICE=vulkan timeout "${GT:-50}" "$T" -test.run '^$' -test.bench "${GAP:-Gap}" -test.benchtime "${N:-30x}" -gpu >"$OUT/gap.txt" 2>&1
+(cd ../backend/vulkan && timeout 20 "$gl/vulkan.test" -test.run 'TestContract|TestBatchedRecording|TestBatchCgoCalls' -test.count 1 >"$OUT/vktests.txt" 2>&1; echo "vulkan tests: rc $?")
+OPS=${BENCH:-Ops/^(copy|layernorm|decodeattention|decodeattention16)$/^(256MiB|d32768|s32768)$}
+KC_DEVICE=vulkan timeout 20 "$gl/base.test" -test.run '^$' -test.bench "$OPS" -test.benchtime "${N:-30x}" -gpu >"$OUT/base.txt" 2>&1
+echo "base: rc $?"
+KC_DEVICE=vulkan timeout "${GT:-45}" "$T" -test.run '^$' -test.bench "${GAP:-Gap}" -test.benchtime "${N:-30x}" -gpu >"$OUT/gap.txt" 2>&1
 echo "gap: rc $?"
-KC_DEVICE=vulkan timeout "${OT:-30}" "$T" -test.run '^$' -test.bench "${BENCH:-Ops/^(copy|layernorm|decodeattention|decodeattention16)$/^(256MiB|d32768|s32768)$}" -test.benchtime "${N:-30x}" -gpu >"$OUT/ops.txt" 2>&1
+KC_DEVICE=vulkan timeout 20 "$T" -test.run '^$' -test.bench "$OPS" -test.benchtime "${N:-30x}" -gpu >"$OUT/ops.txt" 2>&1
 echo "ops: rc $?"
+cd ..
+M=${DECODER:--vocab 32000 -dim 2048 -layers 8 -heads 16 -kv-heads 4 -head-dim 128 -ffn 5632 -context 512 -tokens 64}
+KC_DEVICE=vulkan timeout 25 "$gl/decoder" -dtype f16 $M >"$OUT/dec_kc.txt" 2>&1
+KC_DEVICE=vulkan KC_SCOPE_FLUSH=0 timeout 25 "$gl/decoder" -dtype f16 $M >"$OUT/dec_kc_once.txt" 2>&1
+if [ $torch = 1 ]; then
+	timeout 25 python3 "$gl/torch_decoder.py" -dtype f16 $M >"$OUT/dec_torch.txt" 2>&1
+fi
 [ -n "${smi:-}" ] && kill "$smi"
-grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
+grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" "$OUT/vktests.txt" | tail -6
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
+for f in dec_kc dec_kc_once dec_torch; do echo "$f: $(grep -hE 'tokens' "$OUT/$f.txt" 2>/dev/null | tail -1)"; done
+grep -hE '^Benchmark|rror|FAIL' "$OUT/base.txt" | sed 's/^/base:/'
 grep -hE '^Benchmark|rror|FAIL' "$OUT/gap.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /; s/ ns\/op//'
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
