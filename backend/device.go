@@ -62,7 +62,7 @@ func newDevice(impl DeviceImpl, info AdapterInfo) *Device {
 		pipes:      map[key]*Pipeline{},
 		pool:       map[int64][]pooledBuf{},
 		live:       map[*Buffer]struct{}{},
-		flushFirst: scopeFlushDefault(),
+		flushFirst: scopeFlushDefault(info),
 	}
 }
 
@@ -70,20 +70,26 @@ func newDevice(impl DeviceImpl, info AdapterInfo) *Device {
 // SetScopeFlush (a count of dispatches; 0: one submit a scope).
 const EnvScopeFlush = "KC_SCOPE_FLUSH"
 
-// DefaultScopeFlush is the first early submit's dispatches in a scope
-// unless KC_SCOPE_FLUSH says otherwise. On the H200 (docs/PERF.md,
+// DefaultScopeFlush is the first early submit's dispatches in a scope on
+// a GPU unless KC_SCOPE_FLUSH says otherwise. On the H200 (docs/PERF.md,
 // "Decode attention: the host's recording in the wall time") a chain of
 // 30 decode attentions over 32k keys recorded 14.8 µs an op while the
 // GPU sat idle, all of it in the wall time; submitting the first 2 or 8
 // dispatches early and then doubling chunks ran the chain at 77.8-78.8 µs
-// an op against 97 (the GPU's own time 76.5).
+// an op against 97 (the GPU's own time 76.5). On a CPU device (lavapipe)
+// the default is 0: there the device's threads and the recording share
+// the cores, and early submits made the example decoder 25-30% slower on
+// this project's 2-core machine.
 const DefaultScopeFlush = 4
 
-func scopeFlushDefault() int {
+func scopeFlushDefault(info AdapterInfo) int {
 	if v, ok := os.LookupEnv(EnvScopeFlush); ok {
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
 			return n
 		}
+	}
+	if info.Type == TypeCPU {
+		return 0
 	}
 	return DefaultScopeFlush
 }

@@ -20,7 +20,7 @@
 //     long-lived weights).
 //   - Dispatch and Copy record into nested scopes (Begin/End): the
 //     outermost End submits, and so do the early submits of SetScopeFlush
-//     (the first 4 dispatches, then doubling chunks, by default), which let
+//     (on a GPU by default the first 4 dispatches, then doubling chunks), which let
 //     the device start while the host records. Read and ReadMany flush recorded work first and
 //     read any number of regions with one submit and one fence wait.
 //   - Stats counts dispatches, submits, compiles, cache hits, bytes and pool

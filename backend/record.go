@@ -42,11 +42,11 @@ const maxFlushChunk = 1024
 // rest at the outermost End, so that the device runs the first ops while
 // the host records the later ones instead of idling until the whole
 // scope is recorded (ScopeSubmits counts the submits). n = 0 submits
-// once, at the outermost End. A new device starts at DefaultScopeFlush
-// (KC_SCOPE_FLUSH overrides it). Program order holds either way: each
-// submission's first command waits for everything submitted before it,
-// and no early submit waits for the device. It applies from the next
-// outermost Begin.
+// once, at the outermost End. A new device starts at DefaultScopeFlush,
+// 0 on a CPU device (KC_SCOPE_FLUSH overrides both). Program order holds
+// either way: each submission's first command waits for everything
+// submitted before it, and no early submit waits for the device. It
+// applies from the next outermost Begin.
 func (d *Device) SetScopeFlush(n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

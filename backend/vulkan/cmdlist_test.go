@@ -169,6 +169,9 @@ func TestBatchedRecording(t *testing.T) {
 			impl.cmds.direct = c.direct
 			impl.bufferBarrierMode = c.bufferBarriers
 			d := backend.Wrap(impl)
+			// the scope's commands cross early submits (3, 6, 12, ...
+			// dispatches), each ordered after the ones before
+			d.SetScopeFlush(3)
 			addk := loadAddk(t, d)
 			axpy, err := d.Load(context.Background(), artifact(glsl(t, axpyuGLSL), "axpyu", 64, []string{"k", "n"}, "x:ro", "y:rw"))
 			if err != nil {

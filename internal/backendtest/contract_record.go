@@ -204,6 +204,10 @@ func testChain(t *testing.T, open Opener) {
 	b := f.upload(t, u32Bytes(y))
 	const steps = 200
 	ks := make([]uint32, steps)
+	// early submits (backend.SetScopeFlush) of 3, 6, 12, ... dispatches:
+	// the chain crosses several submits on every device
+	defer f.d.SetScopeFlush(f.d.ScopeFlush())
+	f.d.SetScopeFlush(3)
 	before := f.d.Stats()
 	s := f.d.Begin()
 	for j := range ks {
