@@ -37,43 +37,46 @@ git archive "$base" | tar -x -C "$tmp"
 (cd "$tmp" && GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/base.test" ./kernels)
 rm -rf "$tmp"
 cat >"$gl/steps.sh" <<'STEPS'
+# prints each step's figures as it ends, so that a call cut short keeps
+# what it measured
 set -u
 gl=$(cd "$(dirname "$0")" && pwd)
 if command -v nvidia-smi >/dev/null; then
 	nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 250 >"$OUT/smi.csv" 2>&1 &
 	smi=$!
 fi
+bench() { grep -hE '^Benchmark|rror|FAIL' "$1" | sed 's/^Benchmark//; s/-[0-9]* / /; s/ ns\/op//'; }
 torch=0
 python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && torch=1
 if [ $torch = 1 ]; then
-	timeout 30 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
+	timeout 25 python3 "$gl/torch_baselines.py" copy decode norms >"$OUT/torch.txt" 2>&1
+	grep RESULT "$OUT/torch.txt"
 fi
 cd kernels
 T=$gl/kernels.test
-timeout "${TT:-35}" "$T" -test.run "${TESTS:-TestDecodeAttention$|TestHalfAttention|TestCausalAttention|TestTransformerBlock|TestDecodeRowVariants}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
-echo "tests: rc $?"
-(cd ../backend/vulkan && timeout 20 "$gl/vulkan.test" -test.run 'TestContract|TestBatchedRecording|TestBatchCgoCalls' -test.count 1 >"$OUT/vktests.txt" 2>&1; echo "vulkan tests: rc $?")
+timeout "${TT:-25}" "$T" -test.run "${TESTS:-TestDecodeAttention$|TestHalfAttention|TestCausalAttention|TestTransformerBlock}" -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
+echo "tests: rc $? $(grep -cE '^--- PASS' "$OUT/tests.txt") passed, $(grep -cE '^--- FAIL' "$OUT/tests.txt") failed"
+(cd ../backend/vulkan && timeout 10 "$gl/vulkan.test" -test.run 'TestContract|TestBatchedRecording|TestBatchCgoCalls' -test.count 1 >"$OUT/vktests.txt" 2>&1; echo "vulkan tests: rc $? $(tail -1 "$OUT/vktests.txt")")
 OPS=${BENCH:-Ops/^(copy|layernorm|decodeattention|decodeattention16)$/^(256MiB|d32768|s32768)$}
-KC_DEVICE=vulkan timeout 20 "$gl/base.test" -test.run '^$' -test.bench "$OPS" -test.benchtime "${N:-30x}" -gpu >"$OUT/base.txt" 2>&1
-echo "base: rc $?"
-KC_DEVICE=vulkan timeout "${GT:-45}" "$T" -test.run '^$' -test.bench "${GAP:-Gap}" -test.benchtime "${N:-30x}" -gpu >"$OUT/gap.txt" 2>&1
-echo "gap: rc $?"
-KC_DEVICE=vulkan timeout 20 "$T" -test.run '^$' -test.bench "$OPS" -test.benchtime "${N:-30x}" -gpu >"$OUT/ops.txt" 2>&1
-echo "ops: rc $?"
+KC_DEVICE=vulkan timeout 15 "$gl/base.test" -test.run '^$' -test.bench "$OPS" -test.benchtime "${N:-30x}" -gpu >"$OUT/base.txt" 2>&1
+bench "$OUT/base.txt" | sed 's/^/base: /'
+KC_DEVICE=vulkan timeout "${GT:-30}" "$T" -test.run '^$' -test.bench "${GAP:-Gap}" -test.benchtime "${N:-30x}" -gpu >"$OUT/gap.txt" 2>&1
+bench "$OUT/gap.txt"
+KC_DEVICE=vulkan timeout 12 "$T" -test.run '^$' -test.bench "$OPS" -test.benchtime "${N:-30x}" -gpu >"$OUT/ops.txt" 2>&1
+bench "$OUT/ops.txt"
 cd ..
 M=${DECODER:--vocab 32000 -dim 2048 -layers 8 -heads 16 -kv-heads 4 -head-dim 128 -ffn 5632 -context 512 -tokens 64}
-KC_DEVICE=vulkan timeout 25 "$gl/decoder" -dtype f16 $M >"$OUT/dec_kc.txt" 2>&1
-KC_DEVICE=vulkan KC_SCOPE_FLUSH=0 timeout 25 "$gl/decoder" -dtype f16 $M >"$OUT/dec_kc_once.txt" 2>&1
+KC_DEVICE=vulkan timeout 12 "$gl/decoder" -dtype f16 $M >"$OUT/dec_kc.txt" 2>&1
+echo "decoder kc: $(grep -h tokens "$OUT/dec_kc.txt" | tail -1)"
+KC_DEVICE=vulkan KC_SCOPE_FLUSH=0 timeout 12 "$gl/decoder" -dtype f16 $M >"$OUT/dec_kc_once.txt" 2>&1
+echo "decoder kc, one submit a scope: $(grep -h tokens "$OUT/dec_kc_once.txt" | tail -1)"
 if [ $torch = 1 ]; then
-	timeout 25 python3 "$gl/torch_decoder.py" -dtype f16 $M >"$OUT/dec_torch.txt" 2>&1
+	timeout 15 python3 "$gl/torch_decoder.py" -dtype f16 $M >"$OUT/dec_torch.txt" 2>&1
+	echo "decoder torch: $(grep -h tokens "$OUT/dec_torch.txt" | tail -1)"
 fi
 [ -n "${smi:-}" ] && kill "$smi"
-grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" "$OUT/vktests.txt" | tail -6
-grep RESULT "$OUT/torch.txt" 2>/dev/null
 awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
-for f in dec_kc dec_kc_once dec_torch; do echo "$f: $(grep -hE 'tokens' "$OUT/$f.txt" 2>/dev/null | tail -1)"; done
-grep -hE '^Benchmark|rror|FAIL' "$OUT/base.txt" | sed 's/^/base:/'
-grep -hE '^Benchmark|rror|FAIL' "$OUT/gap.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /; s/ ns\/op//'
+grep -hE '^--- FAIL|^FAIL' "$OUT/tests.txt" "$OUT/vktests.txt" | head -5
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
 run carry=[".gl/@DIR@"] timeout_s=150 command:
