@@ -155,6 +155,59 @@ func TestScopesSubmitOnce(t *testing.T) {
 	}
 }
 
+// TestScopeFlushChunks: with SetScopeFlush(2) a scope submits its first 2
+// dispatches, then 4, then 8 (nested scopes count as one), the rest at
+// the outermost End, and the next scope starts at 2 again; with 0, once.
+func TestScopeFlushChunks(t *testing.T) {
+	d, f, p := newFake(t)
+	x, _ := d.Alloc(64)
+	y, _ := d.Alloc(64)
+	args := Args{Buffers: []View{x.View(), y.View()}}
+	run := func(n int) string {
+		outer := d.Begin()
+		for i := 0; i < n; i++ {
+			in := d.Begin()
+			d.Dispatch(p, args, Groups(1))
+			in.End()
+		}
+		outer.End()
+		var out []string
+		for _, e := range f.log {
+			if e == "submit 0 reads" {
+				out = append(out, "S")
+			} else {
+				out = append(out, "d")
+			}
+		}
+		f.log = nil
+		return strings.Join(out, "")
+	}
+	d.SetScopeFlush(2)
+	if d.ScopeFlush() != 2 {
+		t.Fatalf("ScopeFlush = %d, want 2", d.ScopeFlush())
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{1, "dS"}, {2, "ddS"}, {9, "ddSddddSdddS"}, {6, "ddSddddS"}, {17, "ddSddddSddddddddSdddS"}} {
+		if got := run(c.n); got != c.want {
+			t.Errorf("%d dispatches, first chunk 2: %s, want %s", c.n, got, c.want)
+		}
+		if got, want := ScopeSubmits(c.n, 2), strings.Count(c.want, "S"); got != want {
+			t.Errorf("ScopeSubmits(%d, 2) = %d, want %d", c.n, got, want)
+		}
+	}
+	d.SetScopeFlush(0)
+	if got := run(9); got != "dddddddddS" {
+		t.Errorf("9 dispatches, no early submits: %s", got)
+	}
+	for _, c := range [][3]int{{0, 0, 0}, {0, 4, 0}, {5, 0, 1}, {3, 4, 1}, {4, 4, 1}, {5, 4, 2}, {12, 4, 2}, {13, 4, 3}, {4000, 1024, 4}} {
+		if got := ScopeSubmits(c[0], c[1]); got != c[2] {
+			t.Errorf("ScopeSubmits(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+		}
+	}
+}
+
 // TestRecycledWriteFlushes: a host write into a pooled buffer that recorded
 // work still uses (under its previous owner) submits that work first.
 func TestRecycledWriteFlushes(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 )
 
@@ -34,6 +36,14 @@ type Device struct {
 	encStamps int          // timestamps recorded into enc
 	timings   []pendingTiming
 
+	// Early submits inside a scope (SetScopeFlush): the first chunk's
+	// dispatches (0: none, one submit at the outermost End), the
+	// dispatches in the open encoder, and the count at which it is
+	// submitted next.
+	flushFirst int
+	encDisp    int
+	flushNext  int
+
 	pipes map[key]*Pipeline
 	pool  map[int64][]pooledBuf // free pooled buffers by requested size
 	live  map[*Buffer]struct{}  // buffers not yet released
@@ -47,12 +57,41 @@ type Device struct {
 
 func newDevice(impl DeviceImpl, info AdapterInfo) *Device {
 	return &Device{
-		impl:  impl,
-		info:  info,
-		pipes: map[key]*Pipeline{},
-		pool:  map[int64][]pooledBuf{},
-		live:  map[*Buffer]struct{}{},
+		impl:       impl,
+		info:       info,
+		pipes:      map[key]*Pipeline{},
+		pool:       map[int64][]pooledBuf{},
+		live:       map[*Buffer]struct{}{},
+		flushFirst: scopeFlushDefault(info),
 	}
+}
+
+// EnvScopeFlush is the environment variable that sets a new device's
+// SetScopeFlush (a count of dispatches; 0: one submit a scope).
+const EnvScopeFlush = "KC_SCOPE_FLUSH"
+
+// DefaultScopeFlush is the first early submit's dispatches in a scope on
+// a GPU unless KC_SCOPE_FLUSH says otherwise. On the H200 (docs/PERF.md,
+// "Decode attention: the host's recording in the wall time") a chain of
+// 30 decode attentions over 32k keys recorded 14.8 µs an op while the
+// GPU sat idle, all of it in the wall time; submitting the first 2 or 8
+// dispatches early and then doubling chunks ran the chain at 77.8-78.8 µs
+// an op against 97 (the GPU's own time 76.5). On a CPU device (lavapipe)
+// the default is 0: there the device's threads and the recording share
+// the cores, and early submits made the example decoder 25-30% slower on
+// this project's 2-core machine.
+const DefaultScopeFlush = 4
+
+func scopeFlushDefault(info AdapterInfo) int {
+	if v, ok := os.LookupEnv(EnvScopeFlush); ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return n
+		}
+	}
+	if info.Type == TypeCPU {
+		return 0
+	}
+	return DefaultScopeFlush
 }
 
 // Info describes the device's adapter.
@@ -134,6 +173,7 @@ func (d *Device) encoder() (EncoderImpl, error) {
 	d.encGen++
 	d.encUsed = false
 	d.encStamps = 0
+	d.encDisp = 0
 	return e, nil
 }
 

@@ -18,8 +18,10 @@
 //   - Buffers: Upload (fresh, never pooled), Alloc (pooled by exact size),
 //     AllocZeroed (fresh, guaranteed zero), Persist (a persistent region for
 //     long-lived weights).
-//   - Dispatch and Copy record into nested scopes (Begin/End): only the
-//     outermost End submits. Read and ReadMany flush recorded work first and
+//   - Dispatch and Copy record into nested scopes (Begin/End): the
+//     outermost End submits, and so do the early submits of SetScopeFlush
+//     (on a GPU by default the first 4 dispatches, then doubling chunks), which let
+//     the device start while the host records. Read and ReadMany flush recorded work first and
 //     read any number of regions with one submit and one fence wait.
 //   - Stats counts dispatches, submits, compiles, cache hits, bytes and pool
 //     traffic; Stats.Since measures a region. Time is a timing oracle with

@@ -6,13 +6,17 @@ import (
 	"fmt"
 )
 
-// Scope groups recorded work into one submission. Dispatches and copies
-// made while any scope is open are recorded into one command encoder and
-// submitted when the outermost scope ends, so a whole decode step costs one
-// submit; outside any scope each dispatch is submitted on its own. Scopes
-// nest: a function may open its own scope without knowing whether its
-// caller has one. A readback inside a scope flushes what has been recorded
-// so far first (see Read), so reads always see program order.
+// Scope groups recorded work into few submissions, none of which waits
+// for the device. Dispatches and copies made while any scope is open are
+// recorded into one command encoder and submitted when the outermost
+// scope ends, except that the first few dispatches, then chunks twice as
+// large each time, are submitted as soon as they are recorded
+// (SetScopeFlush; 0 makes it one submit), so that the device starts on a
+// long scope while the host records the rest; outside any scope each
+// dispatch is submitted on its own. Scopes nest: a function may open its
+// own scope without knowing whether its caller has one. A readback inside
+// a scope flushes what has been recorded so far first (see Read), so
+// reads always see program order.
 type Scope struct {
 	d     *Device
 	ended bool
@@ -22,8 +26,68 @@ type Scope struct {
 func (d *Device) Begin() *Scope {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.depth == 0 {
+		d.flushNext = d.flushFirst
+	}
 	d.depth++
 	return &Scope{d: d}
+}
+
+// maxFlushChunk bounds the dispatches of one early submit (SetScopeFlush).
+const maxFlushChunk = 1024
+
+// SetScopeFlush sets how a scope submits its work while it records it:
+// the first n dispatches as soon as they are recorded, then chunks of
+// twice as many as the one before (up to maxFlushChunk dispatches), the
+// rest at the outermost End, so that the device runs the first ops while
+// the host records the later ones instead of idling until the whole
+// scope is recorded (ScopeSubmits counts the submits). n = 0 submits
+// once, at the outermost End. A new device starts at DefaultScopeFlush,
+// 0 on a CPU device (KC_SCOPE_FLUSH overrides both). Program order holds
+// either way: each submission's first command waits for everything
+// submitted before it, and no early submit waits for the device. It
+// applies from the next outermost Begin.
+func (d *Device) SetScopeFlush(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.flushFirst = max(n, 0)
+}
+
+// ScopeFlush returns the setting of SetScopeFlush.
+func (d *Device) ScopeFlush() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.flushFirst
+}
+
+// ScopeSubmits is the number of submits of a scope that records n
+// dispatches (and nothing that submits on its own, such as a read) under
+// SetScopeFlush(first): 1 when first is 0 (0 when n is).
+func ScopeSubmits(n, first int) int {
+	s, chunk := 0, first
+	for first > 0 && n >= chunk {
+		n -= chunk
+		s++
+		chunk = min(2*chunk, maxFlushChunk)
+	}
+	if n > 0 {
+		s++
+	}
+	return s
+}
+
+// flushEarly submits the open encoder inside a scope when it holds the
+// chunk of dispatches SetScopeFlush asks for.
+func (d *Device) flushEarly() error {
+	if d.depth == 0 || d.flushFirst == 0 {
+		return nil
+	}
+	d.encDisp++
+	if d.encDisp < d.flushNext {
+		return nil
+	}
+	d.flushNext = min(2*d.flushNext, maxFlushChunk)
+	return d.flushLocked(context.Background())
 }
 
 // End closes the scope. When it is the outermost scope, the recorded work
@@ -127,7 +191,10 @@ func (d *Device) Dispatch(p *Pipeline, args Args, groups [3]uint32) error {
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
 	}
-	return d.recordDispatch(p, args, groups)
+	if err := d.recordDispatch(p, args, groups); err != nil {
+		return err
+	}
+	return d.flushEarly()
 }
 
 func (d *Device) recordDispatch(p *Pipeline, args Args, groups [3]uint32) error {

@@ -135,32 +135,28 @@ func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, ou
 	if f, span, ok := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh); ok {
 		return c.splitKeysTC(f, span, params, q, k, v, out)
 	}
-	file, kernel, span, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh)
-	if pd == nil {
+	pl, err := c.splitPlanFor(q.dtype, out.dtype, tq, s, heads, kvHeads, dh)
+	if err != nil {
+		return err
+	}
+	if pl.part == nil {
 		if q.dtype != F32 {
 			return fmt.Errorf("kernels: no split-key kernel for %s heads of %d on this device", q.dtype, dh)
 		}
 		return c.chunkKeys(params, defs, q, k, v, out)
 	}
-	nch := ceilDiv(s, span)
+	nch := ceilDiv(s, pl.span)
 	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
 		return err
 	}
 	defer part.Release()
 	g := [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}
-	if err := c.run(file, kernel, pd, append(params, uint32(span)), g, q, k, v, part); err != nil {
+	if err := c.dispatch(pl.part, append(params, uint32(pl.span)), g, q, k, v, part); err != nil {
 		return err
 	}
-	// the merge reads only DH, WG and H16; the rest is any valid
-	// specialisation
-	merge := "decode4_merge"
-	md := map[string]string{"DH": strconv.Itoa(dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
-	if out.dtype != F32 {
-		merge, md["H16"] = "decode4_merge16", h16Def[out.dtype]
-	}
 	g = [3]uint32{uint32(heads), uint32(tq), uint32(dh / 32)}
-	return c.run("decode4.kc", merge, md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
+	return c.dispatch(pl.merge, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 }
 
 // h16Def is the split-key kernels' H16 for an element type.

@@ -1,10 +1,12 @@
 package kernels_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
 
+	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/internal/kctest"
 	"github.com/kcgo/kc/kernels"
 )
@@ -67,8 +69,10 @@ func blockDevice(t *testing.T, c *kernels.Context, cfg blockCfg, w blockWeights,
 		t.Fatal(err)
 	}
 	st := c.Device().Stats().Since(before)
-	if st.Submits != 1 || st.Readbacks != 0 {
-		t.Errorf("the block took %d submits and %d readbacks, want 1 and 0 (%v)", st.Submits, st.Readbacks, st)
+	// one scope: its submits are the early ones of SetScopeFlush (1 with
+	// it off), none of them waits, and nothing is read back
+	if want := backend.ScopeSubmits(int(st.Dispatches), c.Device().ScopeFlush()); st.Submits != uint64(want) || st.Readbacks != 0 {
+		t.Errorf("the block took %d submits and %d readbacks, want %d and 0 (%v)", st.Submits, st.Readbacks, want, st)
 	}
 	t.Logf("block: %v", st)
 	return out
@@ -153,7 +157,10 @@ func blockRef(cfg blockCfg, w blockWeights, xs []float32) []float64 {
 }
 
 // TestTransformerBlock runs a decoder block composed from the ops in one
-// scope (one submit) and compares it with float64. The bound is 1e-5
+// scope and compares it with float64, with the device's early submits as
+// they are set and again with one submit early and doubling chunks after
+// (backend.SetScopeFlush(1): the block's ops then span several submits,
+// each ordered after the last). The bound is 1e-5
 // absolute plus 1e-5 relative on outputs of magnitude ~1: a chain of
 // about ten f32 ops; on lavapipe the largest error measured was ~3e-7
 // (2026-12-01), and every run passes at 1e-6.
@@ -161,10 +168,15 @@ func TestTransformerBlock(t *testing.T) { testTransformerBlock(t, open(t, "vulka
 
 func testTransformerBlock(t *testing.T, c *kernels.Context) {
 	rng := kctest.NewRand(t)
-	for _, cfg := range []blockCfg{{t: 17, d: 64, hq: 4, hkv: 2, dh: 16, ff: 96}, {t: 3, d: 24, hq: 3, hkv: 1, dh: 8, ff: 40}} {
-		w := newBlockWeights(rng, cfg)
-		xs := kctest.Randn(rng, cfg.t*cfg.d, -1, 1)
-		out := blockDevice(t, c, cfg, w, upload(t, c, xs, cfg.t, cfg.d))
-		kctest.Compare(t, "block", host(t, out), blockRef(cfg, w, xs), kctest.Tol{Abs: 1e-5, Rel: 1e-5})
+	dev := c.Device()
+	defer dev.SetScopeFlush(dev.ScopeFlush())
+	for _, flush := range []int{dev.ScopeFlush(), 1} {
+		dev.SetScopeFlush(flush)
+		for _, cfg := range []blockCfg{{t: 17, d: 64, hq: 4, hkv: 2, dh: 16, ff: 96}, {t: 3, d: 24, hq: 3, hkv: 1, dh: 8, ff: 40}} {
+			w := newBlockWeights(rng, cfg)
+			xs := kctest.Randn(rng, cfg.t*cfg.d, -1, 1)
+			out := blockDevice(t, c, cfg, w, upload(t, c, xs, cfg.t, cfg.d))
+			kctest.Compare(t, fmt.Sprintf("block (early submits %d)", flush), host(t, out), blockRef(cfg, w, xs), kctest.Tol{Abs: 1e-5, Rel: 1e-5})
+		}
 	}
 }

@@ -29,6 +29,8 @@ type Context struct {
 	mods  map[string]*ir.Module
 	pipes map[string]*backend.Pipeline
 	mms   map[mmKey]*coopmat.Matmul
+	// splits are splitKeys' plans (splitcache.go), made on first use
+	splits map[splitKey]*splitPipes
 
 	// poison, when set (by tests), fills every new output with a NaN
 	// pattern before the op writes it, so that an element an op fails to

@@ -8,7 +8,9 @@
 // returns a new Tensor without waiting for anything. Reading back
 // (Tensor.ToHost, or Context.ToHost for several tensors in one readback)
 // is the only synchronisation, so a whole model run inside one
-// backend.Scope costs one submit:
+// backend.Scope costs a few submits and no wait (the device's early
+// submits, backend.Device.SetScopeFlush, start the GPU while the host
+// records the rest; SetScopeFlush(0) makes it one submit):
 //
 //	c := kernels.New(dev)
 //	x, _ := c.Tensor(xs, 4, 64)

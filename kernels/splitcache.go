@@ -1,0 +1,66 @@
+package kernels
+
+import (
+	"strconv"
+
+	"github.com/kcgo/kc/backend"
+)
+
+// splitKey is what decides splitKeys' kernels (not the tensors).
+type splitKey struct {
+	in, out              DType
+	tq, s, heads, kv, dh int
+	t                    decodeTuning
+}
+
+// splitPipes is splitKeys' plan for a splitKey: the partial kernel (nil
+// where none applies), its span, and the merge.
+type splitPipes struct {
+	part, merge *backend.Pipeline
+	span        int
+}
+
+// maxSplitPlans bounds the plans kept (a decoder asks for a new key
+// length every token); past it the cache starts over.
+const maxSplitPlans = 64
+
+// splitPlanFor returns the split-key plan of these shapes, remembered per
+// Context: building it (the specialisation's map, its cache key) cost
+// more of the host's recording than the two dispatches (BenchmarkRecordDecode;
+// docs/PERF.md "Decode attention: the host's recording in the wall
+// time").
+func (c *Context) splitPlanFor(in, out DType, tq, s, heads, kvHeads, dh int) (*splitPipes, error) {
+	key := splitKey{in, out, tq, s, heads, kvHeads, dh, c.decodeTune(in)}
+	c.mu.Lock()
+	p := c.splits[key]
+	c.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	p = &splitPipes{}
+	file, kernel, span, pd := c.splitPlan(in, tq, s, heads, kvHeads, dh)
+	if pd != nil {
+		var err error
+		if p.part, err = c.pipeline(file, kernel, pd); err != nil {
+			return nil, err
+		}
+		// the merge reads only DH, WG and H16; the rest is any valid
+		// specialisation
+		merge := "decode4_merge"
+		md := map[string]string{"DH": strconv.Itoa(dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+		if out != F32 {
+			merge, md["H16"] = "decode4_merge16", h16Def[out]
+		}
+		if p.merge, err = c.pipeline("decode4.kc", merge, md); err != nil {
+			return nil, err
+		}
+		p.span = span
+	}
+	c.mu.Lock()
+	if c.splits == nil || len(c.splits) >= maxSplitPlans {
+		c.splits = map[splitKey]*splitPipes{}
+	}
+	c.splits[key] = p
+	c.mu.Unlock()
+	return p, nil
+}
