@@ -157,10 +157,11 @@ func blockRef(cfg blockCfg, w blockWeights, xs []float32) []float64 {
 }
 
 // TestTransformerBlock runs a decoder block composed from the ops in one
-// scope and compares it with float64, with the device's early submits as
-// they are set and again with one submit early and doubling chunks after
-// (backend.SetScopeFlush(1): the block's ops then span several submits,
-// each ordered after the last). The bound is 1e-5
+// scope and compares it with float64: with one submit (SetScopeFlush(0):
+// the "one scope, one submit"), with one dispatch submitted early
+// and doubling chunks after (SetScopeFlush(1): the block's ops then span
+// several submits, each ordered after the last), and with the device's
+// own setting where it is another. The bound is 1e-5
 // absolute plus 1e-5 relative on outputs of magnitude ~1: a chain of
 // about ten f32 ops; on lavapipe the largest error measured was ~3e-7
 // (2026-12-01), and every run passes at 1e-6.
@@ -170,7 +171,11 @@ func testTransformerBlock(t *testing.T, c *kernels.Context) {
 	rng := kctest.NewRand(t)
 	dev := c.Device()
 	defer dev.SetScopeFlush(dev.ScopeFlush())
-	for _, flush := range []int{dev.ScopeFlush(), 1} {
+	flushes := []int{0, 1}
+	if f := dev.ScopeFlush(); f > 1 {
+		flushes = append(flushes, f)
+	}
+	for _, flush := range flushes {
 		dev.SetScopeFlush(flush)
 		for _, cfg := range []blockCfg{{t: 17, d: 64, hq: 4, hkv: 2, dh: 16, ff: 96}, {t: 3, d: 24, hq: 3, hkv: 1, dh: 8, ff: 40}} {
 			w := newBlockWeights(rng, cfg)
