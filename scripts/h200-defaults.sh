@@ -41,7 +41,7 @@ T=$gl/kernels.test
 # the short checks first, so that a slow one below cannot leave them unrun
 timeout 20 "$T" -test.run 'TestDecodeAttention$|TestTimedProduct|TestCausalAttention|TestGEMVF32' -test.count 1 -test.v >"$OUT/tests.txt" 2>&1
 echo "tests: rc $?"
-KC_DECODE_ROUTES='/default$' timeout "${TT:-50}" "$T" -test.run 'TestHalfAttention|TestDecodeRoutes' -test.count 1 -test.v >>"$OUT/tests.txt" 2>&1
+KC_DECODE_ROUTES='/default$' timeout "${TT:-40}" "$T" -test.run 'TestHalfAttention|TestDecodeRoutes' -test.count 1 -test.v >>"$OUT/tests.txt" 2>&1
 echo "route tests: rc $?"
 # PyTorch with CUDA: asked once (importing torch takes seconds of the call)
 torch=0
@@ -64,6 +64,8 @@ cd ..
 M="-vocab 32000 -dim 2048 -layers 8 -heads 16 -kv-heads 4 -head-dim 128 -ffn 5632 -context 512 -tokens 64"
 for d in ${DEC:-f16 f32}; do
 	KC_DEVICE=vulkan timeout 30 "$gl/decoder" -dtype $d $M >"$OUT/dec_kc_$d.txt" 2>&1
+	# and with one submit a scope (no early submits)
+	KC_SCOPE_FLUSH=0 KC_DEVICE=vulkan timeout 30 "$gl/decoder" -dtype $d $M >"$OUT/dec_kc1_$d.txt" 2>&1
 	if [ $torch = 1 ]; then
 		timeout 25 python3 "$gl/torch_decoder.py" -dtype $d $M >"$OUT/dec_torch_$d.txt" 2>&1
 	fi
@@ -73,7 +75,7 @@ grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
 grep -E 'out of bounds|Error' "$OUT/tests.txt" | head -5
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
-grep -hE 'tokens|model' "$OUT"/dec_*.txt 2>/dev/null
+for f in "$OUT"/dec_*.txt; do echo "$(basename "$f"): $(grep -hE 'tokens/s' "$f")"; done 2>/dev/null
 grep -hE '^Benchmark' "$OUT/decode.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /' | awk '{g=""; w=""; for(i=1;i<NF;i++){if($(i+1)=="GB/s")w=$i; if($(i+1)=="gpuGB/s")g=$i}; print $1, w, g}'
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
