@@ -318,11 +318,18 @@ func decodeName(tn kernels.DecodeTuning) string {
 	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d%s", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups, w)
 }
 
-// gpuTime runs op 20 times in one scope with every dispatch bracketed by
-// GPU timestamps and returns the median over the ops of their dispatches'
-// summed durations (0 where op dispatches nothing: a buffer copy). The
+// gpuTime is kernelTimes' "all": the median over 20 ops of their
+// dispatches' summed GPU durations (0 where op dispatches nothing). The
 // barriers between an op's dispatches are not in it.
 func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*kernels.Tensor, error)) time.Duration {
+	return kernelTimes(b, c, dev, op)["all"]
+}
+
+// kernelTimes runs op 20 times in one scope with every dispatch bracketed
+// by GPU timestamps and returns by kernel the median over the ops of its
+// durations (summed where an op runs it twice), and as "all" the median
+// of the ops' sums (none where op dispatches nothing: a buffer copy).
+func kernelTimes(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*kernels.Tensor, error)) map[string]time.Duration {
 	const reps = 20
 	c.SetTimed(true)
 	defer c.SetTimed(false)
@@ -333,19 +340,26 @@ func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*
 		per[i] = c.TakeTimings()
 		return out, err
 	})
-	ds := make([]time.Duration, 0, reps)
+	by := map[string][]time.Duration{}
 	for _, ts := range per {
-		var d time.Duration
+		sum := map[string]time.Duration{}
 		for _, t := range ts {
 			if !t.Done {
 				b.Fatalf("timing of %s not resolved", t.Name)
 			}
-			d += t.Duration
+			sum[t.Name] += t.Duration
+			sum["all"] += t.Duration
 		}
-		ds = append(ds, d)
+		for k, d := range sum {
+			by[k] = append(by[k], d)
+		}
 	}
-	slices.Sort(ds)
-	return ds[reps/2]
+	out := map[string]time.Duration{}
+	for k, ds := range by {
+		slices.Sort(ds)
+		out[k] = ds[len(ds)/2]
+	}
+	return out
 }
 
 var sweep = flag.Bool("sweep", false, "BenchmarkOps: also time the split-key decode and 32k-column layernorm configurations, twice, with GPU timestamps beside the wall time")

@@ -3,7 +3,6 @@ package kernels_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -99,39 +98,6 @@ func BenchmarkGap(b *testing.B) {
 			})
 		}
 	}
-}
-
-// kernelTimes is gpuTime by kernel: the median over 20 ops of each
-// kernel's GPU-timestamp duration (summed where an op runs it twice), and
-// "all" the median of the ops' sums.
-func kernelTimes(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*kernels.Tensor, error)) map[string]time.Duration {
-	const reps = 20
-	c.SetTimed(true)
-	defer c.SetTimed(false)
-	c.TakeTimings()
-	per := make([][]*backend.Timing, reps)
-	submitOps(b, dev, reps, func(i int) (*kernels.Tensor, error) {
-		out, err := op()
-		per[i] = c.TakeTimings()
-		return out, err
-	})
-	by := map[string][]time.Duration{}
-	for _, ts := range per {
-		sum := map[string]time.Duration{}
-		for _, t := range ts {
-			sum[t.Name] += t.Duration
-			sum["all"] += t.Duration
-		}
-		for k, d := range sum {
-			by[k] = append(by[k], d)
-		}
-	}
-	out := map[string]time.Duration{}
-	for k, ds := range by {
-		slices.Sort(ds)
-		out[k] = ds[len(ds)/2]
-	}
-	return out
 }
 
 // BenchmarkRecordDecode times the host's recording of decode attention
