@@ -58,7 +58,8 @@
 // The ops: MatMul and MatMulBT (through coopmat; products of at most 16
 // rows with 16-bit weights, a decode step, through kernels that stream
 // the weights once: gemv.kc, gemvsg.kc, gemvtsg.kc, gemvt.kc or
-// coopmat's skinny tensor-core kernel); Add, Sub, Mul, Div;
+// coopmat's skinny tensor-core kernel; MatMulBT of at most 16 rows over
+// f32 weights through gemv.kc's gemv4f); Add, Sub, Mul, Div;
 // Scale (by a one-element tensor); AddBias; ReLU, SiLU, GELU (tanh form),
 // Sigmoid, Sqrt; Transpose; Gather; Reshape and Dup; Softmax, LayerNorm,
 // RMSNorm over the last dimension; RoPE (rotate-half) with a position
