@@ -21,9 +21,10 @@ type CopyOp struct {
 func (o *DispatchOp) record(d *Device) error { return d.Dispatch(o.Pipeline, o.Args, o.Groups) }
 func (o *CopyOp) record(d *Device) error     { return d.Copy(o.Dst, o.Src) }
 
-// Run records every op, in order, into one scope (one encoder, one submit
-// unless a caller's scope is open): commands execute in the order given,
-// each seeing the effects of the ones before. It stops at the first error.
+// Run records every op, in order, into one scope (a few submits, see
+// SetScopeFlush, or none of its own where a caller's scope is open):
+// commands execute in the order given, each seeing the effects of the
+// ones before. It stops at the first error.
 func (d *Device) Run(ops ...Op) error {
 	return d.Do(func() error {
 		for _, op := range ops {

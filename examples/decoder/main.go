@@ -1,6 +1,6 @@
 // Command decoder runs a small Llama-style decoder on the GPU through
 // package kernels: random weights from a seed, a prompt prefilled in one
-// pass, then greedy token-by-token decoding against a KV cache, one submit
+// pass, then greedy token-by-token decoding against a KV cache, one scope
 // and one readback per token. It prints the tokens and tokens/s.
 //
 //	go run ./examples/decoder -layers 4 -tokens 32

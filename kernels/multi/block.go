@@ -115,7 +115,7 @@ func (b *Block) Close() {
 // Run applies the block to each of batch sequences of seq tokens, x
 // [batch, seq, Dim], and returns [batch, seq, Dim]. Each device takes its
 // share of the sequences and records them one after another in one scope
-// (one submit), copying each result into one output tensor that it reads
+// (a few submits, no wait), copying each result into one output tensor that it reads
 // back straight into its part of the result.
 func (b *Block) Run(ctx context.Context, x []float32, batch, seq int) ([]float32, error) {
 	d := b.cfg.Dim
