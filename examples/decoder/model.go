@@ -139,7 +139,7 @@ func (p *pass) release() {
 }
 
 // forward records the model on tokens at positions pos.. and returns the
-// logits of every row, [len(tokens), vocab], into one scope: one submit.
+// logits of every row, [len(tokens), vocab], into one scope (a few submits, no wait).
 func (m *model) forward(p *pass, tokens []int, pos int) *kernels.Tensor {
 	c, cfg := m.c, m.cfg
 	t := len(tokens)
@@ -219,7 +219,7 @@ func argmax(xs []float32) int {
 }
 
 // generate prefills prompt, then decodes n tokens greedily, one step (one
-// submit, one readback) per token. It returns the tokens and the last
+// scope, one readback) per token. It returns the tokens and the last
 // step's logits.
 func (m *model) generate(ctx context.Context, prompt []int, n int) ([]int, []float32, error) {
 	lg, err := m.logits(ctx, prompt, 0)
