@@ -139,7 +139,8 @@ func (p *pass) release() {
 }
 
 // forward records the model on tokens at positions pos.. and returns the
-// logits of every row, [len(tokens), vocab], into one scope (a few submits, no wait).
+// logits of every row, [len(tokens), vocab], into one scope (a few
+// submits, no wait).
 func (m *model) forward(p *pass, tokens []int, pos int) *kernels.Tensor {
 	c, cfg := m.c, m.cfg
 	t := len(tokens)
