@@ -170,6 +170,13 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 // ends early; then decodesg.kc's.
 func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
+	for _, tn := range decodeVariantTunings() {
+		testDecodeTuning(t, c, tn)
+	}
+}
+
+// decodeVariantTunings are TestDecodeVariants' configurations.
+func decodeVariantTunings() []kernels.DecodeTuning {
 	var tns []kernels.DecodeTuning
 	for _, wg := range []int{128, 256} {
 		for _, ln := range []int{1, 2, 4} {
@@ -192,9 +199,7 @@ func TestDecodeVariants(t *testing.T) {
 			}
 		}
 	}
-	for _, tn := range tns {
-		testDecodeTuning(t, c, tn)
-	}
+	return tns
 }
 
 // TestDecodeSweep: the configurations BenchmarkOps -sweep times, as

@@ -19,10 +19,8 @@ import (
 // that are multiples of nothing, each checked to run decodelr.kc.
 func TestDecodeRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
-	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16},
-		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 4}}
 	rng := kctest.NewRand(t)
-	for _, tn := range tns {
+	for _, tn := range decodeRowVariantTunings() {
 		testDecodeTuning(t, c, tn)
 		c.SetDecodeTuning(tn)
 		for _, d := range []kernels.DType{kernels.F32, kernels.F16} {
@@ -51,6 +49,12 @@ func TestDecodeRowVariants(t *testing.T) {
 		}
 		c.SetDecodeTuning(kernels.DecodeTuning{})
 	}
+}
+
+// decodeRowVariantTunings are TestDecodeRowVariants' configurations.
+func decodeRowVariantTunings() []kernels.DecodeTuning {
+	return []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16},
+		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 4}}
 }
 
 // sweepRows are the sweep's decodelr.kc configurations (both caches).
