@@ -208,126 +208,19 @@ func flashLoops(s, dh int) int {
 	return 2*(dh+1) + nb + 1 + nb*(stage+flashBK+1) + 2*s*(dh+1)
 }
 
-// decodeTuning is the split-key kernels' configuration. Sub = 1 selects
-// decodesg.kc where the device allows it: KL invocations per key, NS
-// subgroups per workgroup, U steps of keys per batch (0: 1). Otherwise,
-// and where decodesg.kc does not apply, decode4.kc for f32 caches and
-// decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
-// invocations per key in the score pass (LN: 1, 2 or 4), value rows per
-// online-softmax step (VB), and for decode4h.kc the round's values loaded
-// with its keys (Pre = 1). Wid = 1 makes decodesg.kc and decode4h.kc widen
-// f16 by integer ops instead of unpack2x16float (slower on the H200:
-// docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
-// at least one step or round; 0: chosen so that about Groups workgroups
-// run). A tuning set by a test or benchmark applies to every cache type;
-// its zero fields take the default's. TC = 1 selects the tensor-core
-// kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT,
-// TN and TL its shape and loads, TG its workgroups (0: Groups; see
-// Context.decodeTC).
-type decodeTuning struct {
-	WG, LN, VB, Span, Groups int
-	Sub, KL, NS, U           int
-	Pre, Wid                 int
-	TC, TS, TT, TN, TL, TG   int
-	// Row = 1 selects decodelr.kc where it applies (a key row across
-	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
-	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
-	// loaded after the dots, PF = 1 the next batch loaded before a
-	// batch's arithmetic, FN = 1 loads and butterfly by array functions,
-	// HV = 1 half a 16-bit vector a lane, RG its workgroups (0: Groups;
-	// decodeLRDefs). Over 16-bit caches Row is taken before TC where it
-	// applies.
-	Row, RB, VA, PF, FN, HV, RG int
-}
-
-// defaultDecode is the configuration the split-key kernels run over an
-// f32 cache unless a test or benchmark sets another, the fastest of the
-// H200 sweeps (docs/PERF.md, "Decode attention: a key row across a
-// subgroup"): decodelr.kc with 4 subgroups a workgroup, 8 vectors a lane
-// a batch (8 rows of 128), about 1024 workgroups, where it applies and a
-// lane holds at most 4 vectors of the queries (RB 0: lrDefs); at 32k keys,
-// 32/8 heads of 128 it ran 2942 and 3133 GB/s against decode4.kc's 2313
-// and 2323 in the same call (2026-12-01). Elsewhere decode4.kc with 4
-// invocations per key and 8 value rows a step, about 1024 workgroups; KL
-// and U are decodesg.kc's where a tuning asks for it.
-var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
-
-// defaultDecode16 is the configuration over 16-bit caches: decode4h.kc
-// with workgroups of 128, each invocation dotting all 16 vectors of a key
-// row of 128 halves (LN 1: 16 16-byte loads a lane in flight where LN 4
-// had 4), 8 value rows a step and about 512 workgroups. On the H200
-// (2026-12-01, three calls ~21:19-21:26 UTC, 32k keys, 32/8 heads of 128,
-// docs/PERF.md "Decode attention: more loads a lane") it ran 1593-1637
-// GB/s of f16 (GPU time 1935-1956) where the previous default (workgroups
-// of 256, LN 4, VB 4) ran 1112-1181 in the same calls: 1.4x. KL, NS and
-// U are decodesg.kc's, what a tuning asking for Sub gets.
-//
-// Where the device has the cooperative matrices, the tensor-core kernel
-// (decodetc.go) runs instead: 4 subgroups a workgroup (TS 0: fewer where
-// 4 need more shared memory than the device has), one tile of 16 keys
-// a subgroup per block, the values staged through shared memory, about
-// 256 workgroups. On the H200 (2026-12-01, two calls ~23:00 and ~23:04
-// UTC, docs/PERF.md "Decode attention over 16-bit caches on tensor
-// cores") it ran 1791-1966 GB/s of f16 (GPU time 2250-2280) where
-// decode4h.kc's configuration above ran 1448-1523 (1942-1949) in the same
-// calls, 1.2-1.3x; PyTorch's SDPA decode 1912-2078.
-//
-// Before both, where a lane holds at most 4 vectors of the queries
-// (lrDefs; subgroups of 32, heads of 128 and up to 4 query heads per
-// key/value head), decodelr.kc with half a vector a lane (HV: a row of
-// 128 halves over the 32 lanes, the f32 default's registers a lane: 64,
-// no local memory), 8 rows a batch, 4 subgroups, about 1024 workgroups
-// (RG). On the H200 (2026-12-02, two calls ~01:14 and ~01:24 UTC,
-// docs/PERF.md "Decode attention over 16-bit caches: half a vector a
-// lane") its GPU time was 2416-2439 GB/s of f16 against the tensor-core
-// kernel's 2260-2270 in the same calls (1.07x), its wall time the same
-// within the spread (1787-2009 against 1843-2015), and over bf16 2450-2461
-// against 1859-1866 (1.31x; wall 1679-2082 against 1481-1570).
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TT: 1, TG: 256, Row: 1, HV: 1, RG: 1024}
-
-// decodeTune is the configuration for a cache of type d: the test's or
-// benchmark's where one is set, else the type's default; zero fields take
-// the default's.
-func (c *Context) decodeTune(d DType) decodeTuning {
-	def := defaultDecode
-	if d != F32 {
-		def = defaultDecode16
-	}
-	t := c.decode
-	if t == (decodeTuning{}) {
-		return def
-	}
-	if t.WG == 0 || t.LN == 0 {
-		t.WG, t.LN, t.VB = def.WG, def.LN, def.VB
-	}
-	if t.VB == 0 {
-		t.VB = def.VB
-	}
-	if t.KL == 0 {
-		t.KL = def.KL
-	}
-	if t.NS == 0 {
-		t.NS = def.NS
-	}
-	if t.Groups == 0 {
-		t.Groups = def.Groups
-	}
-	return t
-}
-
 // splitPlan returns the split-key partial kernel for a cache of type d
 // (file, kernel, keys per workgroup, specialisation), or a nil
 // specialisation where none applies: decodesg.kc where the configuration
-// asks for it (Sub) and the device allows it, else decode4.kc (f32) or
+// asks for it (SG.On) and the device allows it, else decode4.kc (f32) or
 // decode4h.kc (f16, bf16).
 func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
 	t := c.decodeTune(d)
-	if t.Row != 0 {
+	if t.LR.On {
 		if span, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
 			return "decodelr.kc", "decodelr_partial", span, pd
 		}
 	}
-	if t.Sub != 0 {
+	if t.SG.On {
 		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
 			return "decodesg.kc", "decodesg_partial", span, pd
 		}
@@ -356,7 +249,7 @@ func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	span, pd := c.vecDecodeDefs(e, t, tq, s, heads, kvHeads, dh)
 	if pd != nil {
 		pd["H16"], pd["VE"] = h16Def[d], strconv.Itoa(e/4)
-		pd["PRE"], pd["WID"] = strconv.Itoa(min(t.Pre, 1)), strconv.Itoa(min(t.Wid, 1))
+		pd["PRE"], pd["WID"] = boolDef(t.D4.PreloadValues), boolDef(t.IntWiden)
 	}
 	return span, pd
 }
@@ -369,19 +262,20 @@ func (c *Context) vecDecodeDefs(e int, t decodeTuning, tq, s, heads, kvHeads, dh
 		return 0, nil
 	}
 	g, dv := heads/kvHeads, dh/e
-	if g > 16 || dv > t.WG || dv%t.LN != 0 {
+	wg, ln := t.D4.Invocations, t.D4.KeyLanes
+	if g > 16 || dv > wg || dv%ln != 0 {
 		return 0, nil
 	}
-	vb := min(t.VB, dv/t.LN)
-	span := t.span(t.WG/t.LN, tq, s, kvHeads)
-	red := max(g, e) * t.WG
+	vb := min(t.D4.ValueRows, dv/ln)
+	span := t.span(wg/ln, 0, tq, s, kvHeads)
+	red := max(g, e) * wg
 	// qs, red and st (the device's own limit: the backend checks it
 	// again when it loads the kernel)
-	if need := 4*g*dh + 4*red + 8*g*(t.WG/dv); need > c.dev.Info().Limits.MaxSharedMemory {
+	if need := 4*g*dh + 4*red + 8*g*(wg/dv); need > c.dev.Info().Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
-		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(wg),
+		"LN": strconv.Itoa(ln), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
 }
 
 // attnParams are the attention kernels' parameters: tq, s, the query and
@@ -493,19 +387,6 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	return flash16Config{}, false
 }
 
-// span is the keys per workgroup: t.Span, or the power of two from step
-// up that gives about t.Groups workgroups.
-func (t decodeTuning) span(step, tq, s, kvHeads int) int {
-	span := t.Span
-	if span == 0 {
-		span = step
-		for span < 1<<20 && kvHeads*tq*ceilDiv(s, span) > t.Groups {
-			span *= 2
-		}
-	}
-	return max(span, step)
-}
-
 // decodeSGDefs returns decodesg.kc's span and specialisation under t for
 // elements of type d, or nil where it does not apply: no subgroups of 8,
 // 16 or 32 (the kernel takes lanes local_index % SG of consecutive
@@ -515,26 +396,26 @@ func (t decodeTuning) span(step, tq, s, kvHeads int) int {
 // key/value head, or shared memory the device lacks.
 func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
-	sg := info.SubgroupSize
+	sg, ns := info.SubgroupSize, t.SG.Subgroups
 	if !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
 		return 0, nil
 	}
 	e := 16 / d.Size()
 	g, dv := heads/kvHeads, dh/e
-	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || t.NS*sg > info.Limits.MaxInvocationsPerWorkgroup {
+	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || ns*sg > info.Limits.MaxInvocationsPerWorkgroup {
 		return 0, nil
 	}
 	vl := min(sg, dv)
-	kl := min(t.KL, vl)
-	if need := 4*g*dh + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
+	kl := min(t.SG.KeyLanes, vl)
+	if need := 4*g*dh + 8*g*ns + 4*ns*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
 	h16 := h16Def[d]
-	u := max(t.U, 1)
-	span := t.span(t.NS*sg/kl*u, tq, s, kvHeads)
+	u := max(t.SG.Steps, 1)
+	span := t.span(ns*sg/kl*u, 0, tq, s, kvHeads)
 	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4),
-		"U": strconv.Itoa(u), "WID": strconv.Itoa(min(t.Wid, 1))}
+		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(ns), "H16": h16, "VE": strconv.Itoa(e / 4),
+		"U": strconv.Itoa(u), "WID": boolDef(t.IntWiden)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

@@ -41,9 +41,9 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 // the dots, about 512 workgroups, and a lane's half selected as it is
 // loaded (removed): none faster than these.
 var decodeTCSweep = []kernels.DecodeTuning{
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 512},
-	{Row: 1, HV: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 2048},
-	{Row: 1, HV: 1, NS: 4, RB: 4, Groups: 1024},
+	{Groups: 256, TC: kernels.TCTuning{On: true, Subgroups: 4, Tiles: 1}}, {Groups: 512, TC: kernels.TCTuning{On: true, Subgroups: 2, Tiles: 1}},
+	{Groups: 1024, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}}, {Groups: 2048, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}},
+	{Groups: 1024, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 4}},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in
@@ -68,7 +68,7 @@ func TestDecodeTCDevice(t *testing.T) {
 	}{{flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{3, 501, 8, 2, 128}, true}, {flashCase{1, 7, 4, 4, 64}, false},
 		{flashCase{2, 300, 3, 1, 64}, false}, {flashCase{1, 200, 2, 2, 256}, false}, {flashCase{3, 333, 16, 2, 32}, true}, {flashCase{1, 100, 16, 1, 64}, false}}
 	for n, tn := range decodeTCSweep {
-		if tn.TC == 0 {
+		if !tn.TC.On {
 			continue
 		}
 		tn.Groups = 8 // spans of several blocks at these sizes

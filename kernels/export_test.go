@@ -16,11 +16,19 @@ func (c *Context) SetMaxGroups(n int) { c.maxGroups = n }
 // every row length.
 func (c *Context) SetRowsLooped(on bool) { c.rowsLooped = on }
 
-// DecodeTuning is decode4.kc's configuration (see decodeTuning).
-type DecodeTuning = decodeTuning
+// DecodeTuning is the split-key kernels' configuration (see
+// decodeTuning); D4Tuning, SGTuning, TCTuning and LRTuning are its
+// kernels' shapes.
+type (
+	DecodeTuning = decodeTuning
+	D4Tuning     = d4Tuning
+	SGTuning     = sgTuning
+	TCTuning     = tcTuning
+	LRTuning     = lrTuning
+)
 
-// SetDecodeTuning replaces decode4.kc's configuration (the zero value:
-// the default).
+// SetDecodeTuning replaces the split-key kernels' configuration (the
+// zero value: the cache type's default).
 func (c *Context) SetDecodeTuning(t DecodeTuning) { c.decode = t }
 
 // DefaultDecode is the split-key kernels' default configuration over f32
