@@ -126,25 +126,26 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	return out, nil
 }
 
-// splitKeys records the split-key kernels: per-span partial results into
-// a pooled scratch buffer, then their merge into out (f32 or q's 16-bit
-// type: the merge rounds). The partial kernel is splitPlan's; decode.kc
-// (f32 only) where it has none.
+// splitKeys records the split-key kernels over an f32 cache (flashHalf
+// records them over 16-bit ones): splitPlanFor's, or decode.kc where it
+// has no partial kernel.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	if f, span, ok := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh); ok {
-		return c.splitKeysTC(f, span, params, q, k, v, out)
-	}
 	pl, err := c.splitPlanFor(q.dtype, out.dtype, tq, s, heads, kvHeads, dh)
 	if err != nil {
 		return err
 	}
 	if pl.part == nil {
-		if q.dtype != F32 {
-			return fmt.Errorf("kernels: no split-key kernel for %s heads of %d on this device", q.dtype, dh)
-		}
 		return c.chunkKeys(params, defs, q, k, v, out)
 	}
+	return c.recordSplit(pl, params, q, k, v, out)
+}
+
+// recordSplit records plan pl: per-span partial results into a pooled
+// scratch buffer, then their merge into out (f32 or q's 16-bit type: the
+// merge rounds).
+func (c *Context) recordSplit(pl *splitPipes, params []uint32, q, k, v, out *Tensor) error {
+	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
 	nch := ceilDiv(s, pl.span)
 	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
@@ -208,76 +209,6 @@ func flashLoops(s, dh int) int {
 	return 2*(dh+1) + nb + 1 + nb*(stage+flashBK+1) + 2*s*(dh+1)
 }
 
-// splitPlan returns the split-key partial kernel for a cache of type d
-// (file, kernel, keys per workgroup, specialisation), or a nil
-// specialisation where none applies: decodesg.kc where the configuration
-// asks for it (SG.On) and the device allows it, else decode4.kc (f32) or
-// decode4h.kc (f16, bf16).
-func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
-	t := c.decodeTune(d)
-	if t.LR.On {
-		if span, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
-			return "decodelr.kc", "decodelr_partial", span, pd
-		}
-	}
-	if t.SG.On {
-		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
-			return "decodesg.kc", "decodesg_partial", span, pd
-		}
-	}
-	if d == F32 {
-		span, pd := c.decode4Defs(t, tq, s, heads, kvHeads, dh)
-		return "decode4.kc", "decode4_partial", span, pd
-	}
-	span, pd := c.decode4hDefs(d, t, tq, s, heads, kvHeads, dh)
-	return "decode4h.kc", "decode4h_partial", span, pd
-}
-
-// decode4Defs returns decode4.kc's span and specialisation under t for
-// these shapes, or nil where it does not apply: head dimensions that are
-// not a power of two from 32 to 256, more than 16 query heads per
-// key/value head (their accumulators would not stay in registers), or
-// shared memory the device lacks.
-func (c *Context) decode4Defs(t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	return c.vecDecodeDefs(4, t, tq, s, heads, kvHeads, dh)
-}
-
-// decode4hDefs is decode4Defs for decode4h.kc over a cache of type d
-// (16-byte vectors of 4 or 8 elements).
-func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	e := 16 / d.Size()
-	span, pd := c.vecDecodeDefs(e, t, tq, s, heads, kvHeads, dh)
-	if pd != nil {
-		pd["H16"], pd["VE"] = h16Def[d], strconv.Itoa(e/4)
-		pd["PRE"], pd["WID"] = boolDef(t.D4.PreloadValues), boolDef(t.IntWiden)
-	}
-	return span, pd
-}
-
-// vecDecodeDefs is the span and specialisation that decode4.kc and
-// decode4h.kc share, for key and value rows read as 16-byte vectors of e
-// elements.
-func (c *Context) vecDecodeDefs(e int, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
-		return 0, nil
-	}
-	g, dv := heads/kvHeads, dh/e
-	wg, ln := t.D4.Invocations, t.D4.KeyLanes
-	if g > 16 || dv > wg || dv%ln != 0 {
-		return 0, nil
-	}
-	vb := min(t.D4.ValueRows, dv/ln)
-	span := t.span(wg/ln, 0, tq, s, kvHeads)
-	red := max(g, e) * wg
-	// qs, red and st (the device's own limit: the backend checks it
-	// again when it loads the kernel)
-	if need := 4*g*dh + 4*red + 8*g*(wg/dv); need > c.dev.Info().Limits.MaxSharedMemory {
-		return 0, nil
-	}
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(wg),
-		"LN": strconv.Itoa(ln), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
-}
-
 // attnParams are the attention kernels' parameters: tq, s, the query and
 // key/value heads, causal as 0 or 1, and the bits of the f32 scale
 // 1/√dh.
@@ -294,9 +225,9 @@ func attnParams(tq, s, heads, kvHeads, dh int, causal bool) []uint32 {
 // flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
 // f16 matrices with f32 accumulators and subgroups of 32, and more queries
 // than the split-key kernels take; the split-key kernels reading the
-// 16-bit cache for up to that many queries (decode4h.kc by default), the
-// merge rounding to q's type;
-// otherwise the f32 kernels between casts.
+// 16-bit cache for up to that many queries where one applies (splitPart),
+// the merge rounding to q's type; otherwise the f32 kernels between
+// casts.
 func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
 	tq, s := q.shape[0], k.shape[0]
 	dh := q.shape[1] / heads
@@ -318,14 +249,17 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 		return out, nil
 	}
 	if tq <= splitMaxQueries {
-		_, _, tc := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh)
-		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil || tc {
+		pl, err := c.splitPlanFor(q.dtype, q.dtype, tq, s, heads, kvHeads, dh)
+		if err != nil {
+			return nil, err
+		}
+		if pl.part != nil {
 			// the 16-bit cache read as it is; the merge rounds to q's type
 			out, err := c.outputOf(q.dtype, q.shape)
 			if err != nil {
 				return nil, err
 			}
-			if err := c.splitKeys(attnParams(tq, s, heads, kvHeads, dh, causal), nil, q, k, v, out); err != nil {
+			if err := c.recordSplit(pl, attnParams(tq, s, heads, kvHeads, dh, causal), q, k, v, out); err != nil {
 				out.Release()
 				return nil, err
 			}
@@ -385,37 +319,6 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 		}
 	}
 	return flash16Config{}, false
-}
-
-// decodeSGDefs returns decodesg.kc's span and specialisation under t for
-// elements of type d, or nil where it does not apply: no subgroups of 8,
-// 16 or 32 (the kernel takes lanes local_index % SG of consecutive
-// invocations as one subgroup, as NVIDIA and lavapipe lay them out), rows
-// of a head that are not a whole number of 16-byte vectors, a power of
-// two of them or a multiple of SG, more than 16 query heads per
-// key/value head, or shared memory the device lacks.
-func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	info := c.dev.Info()
-	sg, ns := info.SubgroupSize, t.SG.Subgroups
-	if !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
-		return 0, nil
-	}
-	e := 16 / d.Size()
-	g, dv := heads/kvHeads, dh/e
-	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || ns*sg > info.Limits.MaxInvocationsPerWorkgroup {
-		return 0, nil
-	}
-	vl := min(sg, dv)
-	kl := min(t.SG.KeyLanes, vl)
-	if need := 4*g*dh + 8*g*ns + 4*ns*dh; need > info.Limits.MaxSharedMemory {
-		return 0, nil
-	}
-	h16 := h16Def[d]
-	u := max(t.SG.Steps, 1)
-	span := t.span(ns*sg/kl*u, 0, tq, s, kvHeads)
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(ns), "H16": h16, "VE": strconv.Itoa(e / 4),
-		"U": strconv.Itoa(u), "WID": boolDef(t.IntWiden)}
 }
 
 // checkFlash verifies the shapes of a fused attention.

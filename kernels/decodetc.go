@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"text/template"
 
@@ -505,9 +504,8 @@ func (f decodeTCConfig) subgroupsFor(limit int) int {
 
 // decodeTC returns the tensor-core partial kernel's configuration and
 // keys per workgroup for a cache of type d under t (its shape: t.TC,
-// tcTuning), or false where it does not apply: t.TC is off, t asks for
-// decodelr.kc (t.LR) and it applies (decodeLRDefs: it is taken first),
-// the cache is f32, the head dimension is not a multiple of 32 (the
+// tcTuning), or false where it does not apply: t.TC is off, the cache is
+// f32, the head dimension is not a multiple of 32 (the
 // merge's columns) up to 256, there are more than 16 query heads per
 // key/value head, the device has no subgroups of 32 or no KHR subgroup
 // matrices of the shapes (f16: 16x8x16 for 8 head columns, else
@@ -518,11 +516,6 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 	g := heads / kvHeads
 	if !t.TC.On || (d != F16 && d != BF16) || dh%32 != 0 || dh > maxHeadDim || g > 16 || !info.Subgroups || info.SubgroupSize != 32 {
 		return decodeTCConfig{}, 0, false
-	}
-	if t.LR.On {
-		if _, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
-			return decodeTCConfig{}, 0, false
-		}
 	}
 	has := func(n int) bool {
 		for _, sh := range info.CoopMat {
@@ -551,29 +544,6 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 	bk := 16 * f.NSG * f.BT
 	span := ceilDiv(t.span(bk, tc.Groups, tq, s, kvHeads), bk) * bk
 	return f, span, true
-}
-
-// splitKeysTC records decodetc's partial kernel in configuration f with
-// span keys a workgroup, then decode4_merge16 into out, as splitKeys
-// records decode4h.kc and the merge.
-func (c *Context) splitKeysTC(f decodeTCConfig, span int, params []uint32, q, k, v, out *Tensor) error {
-	tq, s, heads, kvHeads := int(params[0]), int(params[1]), int(params[2]), int(params[3])
-	nch := ceilDiv(s, span)
-	part, err := c.emptyOf(F32, tq*heads*nch*(f.DH+2))
-	if err != nil {
-		return err
-	}
-	defer part.Release()
-	p, err := c.decodeTCPipeline(f)
-	if err != nil {
-		return err
-	}
-	if err := c.dispatch(p, append(params, uint32(span)), [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}, q, k, v, part); err != nil {
-		return err
-	}
-	md := map[string]string{"DH": strconv.Itoa(f.DH), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024", "H16": h16Def[out.dtype]}
-	g := [3]uint32{uint32(heads), uint32(tq), uint32(f.DH / 32)}
-	return c.run("decode4.kc", "decode4_merge16", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 }
 
 // decodeTCPipeline is the partial kernel's pipeline in configuration f.

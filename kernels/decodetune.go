@@ -1,5 +1,11 @@
 package kernels
 
+import (
+	"strconv"
+
+	"github.com/kcgo/kc/backend"
+)
+
 // decodeTuning is the split-key kernels' configuration (DecodeAttention
 // and CausalAttention for up to splitMaxQueries queries): which partial
 // kernel runs, each kernel's shape, and how many workgroups. A tuning set
@@ -229,4 +235,141 @@ func b2i(on bool) int {
 		return 1
 	}
 	return 0
+}
+
+// splitChoice is a split-key partial kernel for a cache type, shapes and
+// tuning (splitPart): the tensor-core kernel in configuration tc where
+// isTC is set, else kernel of the embedded file specialised with defs;
+// none where neither is set.
+type splitChoice struct {
+	file, kernel string
+	defs         map[string]string
+	tc           decodeTCConfig
+	isTC         bool
+	// span is the keys a workgroup takes.
+	span int
+}
+
+// ok says whether a partial kernel applies.
+func (p splitChoice) ok() bool { return p.isTC || p.defs != nil }
+
+// name is the partial kernel's file ("decodetc.go" for the tensor-core
+// kernel, "" where none applies).
+func (p splitChoice) name() string {
+	if p.isTC {
+		return "decodetc.go"
+	}
+	return p.file
+}
+
+// splitPart is the one place that decides which split-key partial kernel
+// runs over a cache of type d for these shapes under the context's tuning
+// (decodeTune): the first of LR, TC and SG that is on and applies
+// (decodeLRDefs, decodeTC, decodeSGDefs), else decode4.kc (f32) or
+// decode4h.kc (f16, bf16), or none where those do not apply either.
+func (c *Context) splitPart(d DType, tq, s, heads, kvHeads, dh int) splitChoice {
+	t := c.decodeTune(d)
+	if t.LR.On {
+		if span, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return splitChoice{file: "decodelr.kc", kernel: "decodelr_partial", defs: pd, span: span}
+		}
+	}
+	if f, span, ok := c.decodeTC(d, t, tq, s, heads, kvHeads, dh); ok {
+		return splitChoice{tc: f, isTC: true, span: span}
+	}
+	if t.SG.On {
+		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
+			return splitChoice{file: "decodesg.kc", kernel: "decodesg_partial", defs: pd, span: span}
+		}
+	}
+	if d == F32 {
+		span, pd := c.decode4Defs(t, tq, s, heads, kvHeads, dh)
+		return splitChoice{file: "decode4.kc", kernel: "decode4_partial", defs: pd, span: span}
+	}
+	span, pd := c.decode4hDefs(d, t, tq, s, heads, kvHeads, dh)
+	return splitChoice{file: "decode4h.kc", kernel: "decode4h_partial", defs: pd, span: span}
+}
+
+// splitPipeline is the partial kernel's pipeline (p.ok()).
+func (c *Context) splitPipeline(p splitChoice) (*backend.Pipeline, error) {
+	if p.isTC {
+		return c.decodeTCPipeline(p.tc)
+	}
+	return c.pipeline(p.file, p.kernel, p.defs)
+}
+
+// decode4Defs returns decode4.kc's span and specialisation under t for
+// these shapes, or nil where it does not apply: head dimensions that are
+// not a power of two from 32 to 256, more than 16 query heads per
+// key/value head (their accumulators would not stay in registers), or
+// shared memory the device lacks.
+func (c *Context) decode4Defs(t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	return c.vecDecodeDefs(4, t, tq, s, heads, kvHeads, dh)
+}
+
+// decode4hDefs is decode4Defs for decode4h.kc over a cache of type d
+// (16-byte vectors of 4 or 8 elements).
+func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	e := 16 / d.Size()
+	span, pd := c.vecDecodeDefs(e, t, tq, s, heads, kvHeads, dh)
+	if pd != nil {
+		pd["H16"], pd["VE"] = h16Def[d], strconv.Itoa(e/4)
+		pd["PRE"], pd["WID"] = boolDef(t.D4.PreloadValues), boolDef(t.IntWiden)
+	}
+	return span, pd
+}
+
+// vecDecodeDefs is the span and specialisation that decode4.kc and
+// decode4h.kc share, for key and value rows read as 16-byte vectors of e
+// elements.
+func (c *Context) vecDecodeDefs(e int, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
+		return 0, nil
+	}
+	g, dv := heads/kvHeads, dh/e
+	wg, ln := t.D4.Invocations, t.D4.KeyLanes
+	if g > 16 || dv > wg || dv%ln != 0 {
+		return 0, nil
+	}
+	vb := min(t.D4.ValueRows, dv/ln)
+	span := t.span(wg/ln, 0, tq, s, kvHeads)
+	red := max(g, e) * wg
+	// qs, red and st (the device's own limit: the backend checks it
+	// again when it loads the kernel)
+	if need := 4*g*dh + 4*red + 8*g*(wg/dv); need > c.dev.Info().Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(wg),
+		"LN": strconv.Itoa(ln), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
+}
+
+// decodeSGDefs returns decodesg.kc's span and specialisation under t for
+// elements of type d, or nil where it does not apply: no subgroups of 8,
+// 16 or 32 (the kernel takes lanes local_index % SG of consecutive
+// invocations as one subgroup, as NVIDIA and lavapipe lay them out), rows
+// of a head that are not a whole number of 16-byte vectors, a power of
+// two of them or a multiple of SG, more than 16 query heads per
+// key/value head, or shared memory the device lacks.
+func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
+	info := c.dev.Info()
+	sg, ns := info.SubgroupSize, t.SG.Subgroups
+	if !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
+		return 0, nil
+	}
+	e := 16 / d.Size()
+	g, dv := heads/kvHeads, dh/e
+	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || ns*sg > info.Limits.MaxInvocationsPerWorkgroup {
+		return 0, nil
+	}
+	vl := min(sg, dv)
+	kl := min(t.SG.KeyLanes, vl)
+	if need := 4*g*dh + 8*g*ns + 4*ns*dh; need > info.Limits.MaxSharedMemory {
+		return 0, nil
+	}
+	h16 := h16Def[d]
+	u := max(t.SG.Steps, 1)
+	span := t.span(ns*sg/kl*u, 0, tq, s, kvHeads)
+	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
+		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(ns), "H16": h16, "VE": strconv.Itoa(e / 4),
+		"U": strconv.Itoa(u), "WID": boolDef(t.IntWiden)}
 }
