@@ -505,12 +505,12 @@ func (f decodeTCConfig) subgroupsFor(limit int) int {
 // decodeTC returns the tensor-core partial kernel's configuration and
 // keys per workgroup for a cache of type d under t (its shape: t.TC,
 // tcTuning), or false where it does not apply: t.TC is off, the cache is
-// f32, the head dimension is not a multiple of 32 (the
-// merge's columns) up to 256, there are more than 16 query heads per
-// key/value head, the device has no subgroups of 32 or no KHR subgroup
-// matrices of the shapes (f16: 16x8x16 for 8 head columns, else
-// 16x16x16; bf16: 16x16x16; f32 accumulators), or the kernel needs more
-// shared memory or invocations than it has.
+// f32, the head dimension is not a multiple of 32 (the merge's columns)
+// up to 256, there are more than 16 query heads per key/value head, the
+// device has no subgroups of 32 or no KHR subgroup matrices of the shapes
+// (f16: 16x8x16 for 8 head columns, else 16x16x16; bf16: 16x16x16; f32
+// accumulators), or the kernel needs more shared memory or invocations
+// than it has. splitPart takes decodelr.kc before it where both apply.
 func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (decodeTCConfig, int, bool) {
 	info := c.dev.Info()
 	g := heads / kvHeads

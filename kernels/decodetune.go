@@ -133,7 +133,7 @@ var defaultDecode = decodeTuning{
 // defaultDecode16 is the configuration over 16-bit caches: decode4h.kc
 // with workgroups of 128, each invocation dotting all 16 vectors of a key
 // row of 128 halves (KeyLanes 1: 16 16-byte loads a lane in flight where
-// 4 had 4), 8 value rows a step and about 512 workgroups. On the H200
+// KeyLanes 4 had 4), 8 value rows a step and about 512 workgroups. On the H200
 // (2026-12-01, three calls ~21:19-21:26 UTC, 32k keys, 32/8 heads of 128,
 // docs/PERF.md "Decode attention: more loads a lane") it ran 1593-1637
 // GB/s of f16 (GPU time 1935-1956) where the previous default (workgroups
