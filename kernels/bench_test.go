@@ -268,11 +268,17 @@ var (
 		// more loads a lane"): the previous default, the new one (128/1/8,
 		// 512 workgroups) and its neighbours
 		{Groups: 512, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
-		{Groups: 256, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8}}, {Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8}}, {Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 4}},
-		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8, PreloadValues: true}}, {Groups: 1024, D4: kernels.D4Tuning{Invocations: 64, KeyLanes: 1, ValueRows: 8}}, {Groups: 512, D4: kernels.D4Tuning{Invocations: 64, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 256, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 4}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8, PreloadValues: true}},
+		{Groups: 1024, D4: kernels.D4Tuning{Invocations: 64, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 64, KeyLanes: 1, ValueRows: 8}},
 		// decodelr.kc (a key row across a subgroup's lanes; f16 rows of
 		// 128 are 16 vectors: two rows side by side in 32 lanes)
-		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}}, {Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}}, {Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
 		// decode4.kc's configuration, the default before decodelr.kc
@@ -280,16 +286,22 @@ var (
 		// decodelr.kc (the default: 4 subgroups, 8 rows a batch, 1024
 		// workgroups) and its neighbours: subgroups, rows a batch,
 		// workgroups, a batch ahead
-		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}}, {Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}}, {Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 8}},
-		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 8, Rows: 8}}, {Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}}, {Groups: 2048, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 8}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 8, Rows: 8}},
+		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 2048, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
 		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8, Prefetch: true}},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
-	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
-	// (Wid 1), and no f32 configurations
+	// with f16 widened by unpack2x16float and by integer ops (IntWiden),
+	// and no f32 configurations
 	decodeWidenSweep = []kernels.DecodeTuning{
-		{Groups: 512, SG: kernels.SGTuning{On: true, KeyLanes: 4, Subgroups: 4, Steps: 2}}, {Groups: 512, IntWiden: true, SG: kernels.SGTuning{On: true, KeyLanes: 4, Subgroups: 4, Steps: 2}},
-		{Groups: 512, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}}, {Groups: 512, IntWiden: true, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
+		{Groups: 512, SG: kernels.SGTuning{On: true, KeyLanes: 4, Subgroups: 4, Steps: 2}},
+		{Groups: 512, IntWiden: true, SG: kernels.SGTuning{On: true, KeyLanes: 4, Subgroups: 4, Steps: 2}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
+		{Groups: 512, IntWiden: true, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
 	}
 )
 

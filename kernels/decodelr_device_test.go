@@ -53,8 +53,13 @@ func TestDecodeRowVariants(t *testing.T) {
 
 // decodeRowVariantTunings are TestDecodeRowVariants' configurations.
 func decodeRowVariantTunings() []kernels.DecodeTuning {
-	return []kernels.DecodeTuning{{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}}, {Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 8, ValuesAfter: true}}, {Span: 16, LR: kernels.LRTuning{On: true, Subgroups: 1, Rows: 2}},
-		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 4, Prefetch: true}}, {Groups: 4, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}}}
+	return []kernels.DecodeTuning{
+		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}},
+		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 8, ValuesAfter: true}},
+		{Span: 16, LR: kernels.LRTuning{On: true, Subgroups: 1, Rows: 2}},
+		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 4, Prefetch: true}},
+		{Groups: 4, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}},
+	}
 }
 
 // sweepRows are the sweep's decodelr.kc configurations (both caches).
