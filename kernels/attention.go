@@ -126,25 +126,26 @@ func (c *Context) flash(op string, q, k, v *Tensor, heads, kvHeads int, causal b
 	return out, nil
 }
 
-// splitKeys records the split-key kernels: per-span partial results into
-// a pooled scratch buffer, then their merge into out (f32 or q's 16-bit
-// type: the merge rounds). The partial kernel is splitPlan's; decode.kc
-// (f32 only) where it has none.
+// splitKeys records the split-key kernels over an f32 cache (flashHalf
+// records them over 16-bit ones): splitPlanFor's, or decode.kc where it
+// has no partial kernel.
 func (c *Context) splitKeys(params []uint32, defs map[string]string, q, k, v, out *Tensor) error {
 	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
-	if f, span, ok := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh); ok {
-		return c.splitKeysTC(f, span, params, q, k, v, out)
-	}
 	pl, err := c.splitPlanFor(q.dtype, out.dtype, tq, s, heads, kvHeads, dh)
 	if err != nil {
 		return err
 	}
 	if pl.part == nil {
-		if q.dtype != F32 {
-			return fmt.Errorf("kernels: no split-key kernel for %s heads of %d on this device", q.dtype, dh)
-		}
 		return c.chunkKeys(params, defs, q, k, v, out)
 	}
+	return c.recordSplit(pl, params, q, k, v, out)
+}
+
+// recordSplit records plan pl: per-span partial results into a pooled
+// scratch buffer, then their merge into out (f32 or q's 16-bit type: the
+// merge rounds).
+func (c *Context) recordSplit(pl *splitPipes, params []uint32, q, k, v, out *Tensor) error {
+	tq, s, heads, kvHeads, dh := int(params[0]), int(params[1]), int(params[2]), int(params[3]), q.shape[1]/int(params[2])
 	nch := ceilDiv(s, pl.span)
 	part, err := c.emptyOf(F32, tq*heads*nch*(dh+2))
 	if err != nil {
@@ -208,182 +209,6 @@ func flashLoops(s, dh int) int {
 	return 2*(dh+1) + nb + 1 + nb*(stage+flashBK+1) + 2*s*(dh+1)
 }
 
-// decodeTuning is the split-key kernels' configuration. Sub = 1 selects
-// decodesg.kc where the device allows it: KL invocations per key, NS
-// subgroups per workgroup, U steps of keys per batch (0: 1). Otherwise,
-// and where decodesg.kc does not apply, decode4.kc for f32 caches and
-// decode4h.kc for 16-bit ones: invocations per workgroup (WG, 128 or 256),
-// invocations per key in the score pass (LN: 1, 2 or 4), value rows per
-// online-softmax step (VB), and for decode4h.kc the round's values loaded
-// with its keys (Pre = 1). Wid = 1 makes decodesg.kc and decode4h.kc widen
-// f16 by integer ops instead of unpack2x16float (slower on the H200:
-// docs/PERF.md, "Widening f16 on the H200"). All: keys per workgroup (Span, a power of two,
-// at least one step or round; 0: chosen so that about Groups workgroups
-// run). A tuning set by a test or benchmark applies to every cache type;
-// its zero fields take the default's. TC = 1 selects the tensor-core
-// kernel (decodetc.go) for 16-bit caches where the device has it, TS, TT,
-// TN and TL its shape and loads, TG its workgroups (0: Groups; see
-// Context.decodeTC).
-type decodeTuning struct {
-	WG, LN, VB, Span, Groups int
-	Sub, KL, NS, U           int
-	Pre, Wid                 int
-	TC, TS, TT, TN, TL, TG   int
-	// Row = 1 selects decodelr.kc where it applies (a key row across
-	// the lanes of a subgroup, queries in registers: decodeLRDefs), NS
-	// subgroups a workgroup, RB rows a lane group a batch, VA = 1 values
-	// loaded after the dots, PF = 1 the next batch loaded before a
-	// batch's arithmetic, FN = 1 loads and butterfly by array functions,
-	// HV = 1 half a 16-bit vector a lane, RG its workgroups (0: Groups;
-	// decodeLRDefs). Over 16-bit caches Row is taken before TC where it
-	// applies.
-	Row, RB, VA, PF, FN, HV, RG int
-}
-
-// defaultDecode is the configuration the split-key kernels run over an
-// f32 cache unless a test or benchmark sets another, the fastest of the
-// H200 sweeps (docs/PERF.md, "Decode attention: a key row across a
-// subgroup"): decodelr.kc with 4 subgroups a workgroup, 8 vectors a lane
-// a batch (8 rows of 128), about 1024 workgroups, where it applies and a
-// lane holds at most 4 vectors of the queries (RB 0: lrDefs); at 32k keys,
-// 32/8 heads of 128 it ran 2942 and 3133 GB/s against decode4.kc's 2313
-// and 2323 in the same call (2026-12-01). Elsewhere decode4.kc with 4
-// invocations per key and 8 value rows a step, about 1024 workgroups; KL
-// and U are decodesg.kc's where a tuning asks for it.
-var defaultDecode = decodeTuning{Row: 1, WG: 256, LN: 4, VB: 8, Groups: 1024, KL: 4, NS: 4, U: 2}
-
-// defaultDecode16 is the configuration over 16-bit caches: decode4h.kc
-// with workgroups of 128, each invocation dotting all 16 vectors of a key
-// row of 128 halves (LN 1: 16 16-byte loads a lane in flight where LN 4
-// had 4), 8 value rows a step and about 512 workgroups. On the H200
-// (2026-12-01, three calls ~21:19-21:26 UTC, 32k keys, 32/8 heads of 128,
-// docs/PERF.md "Decode attention: more loads a lane") it ran 1593-1637
-// GB/s of f16 (GPU time 1935-1956) where the previous default (workgroups
-// of 256, LN 4, VB 4) ran 1112-1181 in the same calls: 1.4x. KL, NS and
-// U are decodesg.kc's, what a tuning asking for Sub gets.
-//
-// Where the device has the cooperative matrices, the tensor-core kernel
-// (decodetc.go) runs instead: 4 subgroups a workgroup (TS 0: fewer where
-// 4 need more shared memory than the device has), one tile of 16 keys
-// a subgroup per block, the values staged through shared memory, about
-// 256 workgroups. On the H200 (2026-12-01, two calls ~23:00 and ~23:04
-// UTC, docs/PERF.md "Decode attention over 16-bit caches on tensor
-// cores") it ran 1791-1966 GB/s of f16 (GPU time 2250-2280) where
-// decode4h.kc's configuration above ran 1448-1523 (1942-1949) in the same
-// calls, 1.2-1.3x; PyTorch's SDPA decode 1912-2078.
-//
-// Before both, where a lane holds at most 4 vectors of the queries
-// (lrDefs; subgroups of 32, heads of 128 and up to 4 query heads per
-// key/value head), decodelr.kc with half a vector a lane (HV: a row of
-// 128 halves over the 32 lanes, the f32 default's registers a lane: 64,
-// no local memory), 8 rows a batch, 4 subgroups, about 1024 workgroups
-// (RG). On the H200 (2026-12-02, two calls ~01:14 and ~01:24 UTC,
-// docs/PERF.md "Decode attention over 16-bit caches: half a vector a
-// lane") its GPU time was 2416-2439 GB/s of f16 against the tensor-core
-// kernel's 2260-2270 in the same calls (1.07x), its wall time the same
-// within the spread (1787-2009 against 1843-2015), and over bf16 2450-2461
-// against 1859-1866 (1.31x; wall 1679-2082 against 1481-1570).
-var defaultDecode16 = decodeTuning{KL: 4, NS: 4, U: 2, Groups: 512, WG: 128, LN: 1, VB: 8, TC: 1, TT: 1, TG: 256, Row: 1, HV: 1, RG: 1024}
-
-// decodeTune is the configuration for a cache of type d: the test's or
-// benchmark's where one is set, else the type's default; zero fields take
-// the default's.
-func (c *Context) decodeTune(d DType) decodeTuning {
-	def := defaultDecode
-	if d != F32 {
-		def = defaultDecode16
-	}
-	t := c.decode
-	if t == (decodeTuning{}) {
-		return def
-	}
-	if t.WG == 0 || t.LN == 0 {
-		t.WG, t.LN, t.VB = def.WG, def.LN, def.VB
-	}
-	if t.VB == 0 {
-		t.VB = def.VB
-	}
-	if t.KL == 0 {
-		t.KL = def.KL
-	}
-	if t.NS == 0 {
-		t.NS = def.NS
-	}
-	if t.Groups == 0 {
-		t.Groups = def.Groups
-	}
-	return t
-}
-
-// splitPlan returns the split-key partial kernel for a cache of type d
-// (file, kernel, keys per workgroup, specialisation), or a nil
-// specialisation where none applies: decodesg.kc where the configuration
-// asks for it (Sub) and the device allows it, else decode4.kc (f32) or
-// decode4h.kc (f16, bf16).
-func (c *Context) splitPlan(d DType, tq, s, heads, kvHeads, dh int) (string, string, int, map[string]string) {
-	t := c.decodeTune(d)
-	if t.Row != 0 {
-		if span, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
-			return "decodelr.kc", "decodelr_partial", span, pd
-		}
-	}
-	if t.Sub != 0 {
-		if span, pd := c.decodeSGDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
-			return "decodesg.kc", "decodesg_partial", span, pd
-		}
-	}
-	if d == F32 {
-		span, pd := c.decode4Defs(t, tq, s, heads, kvHeads, dh)
-		return "decode4.kc", "decode4_partial", span, pd
-	}
-	span, pd := c.decode4hDefs(d, t, tq, s, heads, kvHeads, dh)
-	return "decode4h.kc", "decode4h_partial", span, pd
-}
-
-// decode4Defs returns decode4.kc's span and specialisation under t for
-// these shapes, or nil where it does not apply: head dimensions that are
-// not a power of two from 32 to 256, more than 16 query heads per
-// key/value head (their accumulators would not stay in registers), or
-// shared memory the device lacks.
-func (c *Context) decode4Defs(t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	return c.vecDecodeDefs(4, t, tq, s, heads, kvHeads, dh)
-}
-
-// decode4hDefs is decode4Defs for decode4h.kc over a cache of type d
-// (16-byte vectors of 4 or 8 elements).
-func (c *Context) decode4hDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	e := 16 / d.Size()
-	span, pd := c.vecDecodeDefs(e, t, tq, s, heads, kvHeads, dh)
-	if pd != nil {
-		pd["H16"], pd["VE"] = h16Def[d], strconv.Itoa(e/4)
-		pd["PRE"], pd["WID"] = strconv.Itoa(min(t.Pre, 1)), strconv.Itoa(min(t.Wid, 1))
-	}
-	return span, pd
-}
-
-// vecDecodeDefs is the span and specialisation that decode4.kc and
-// decode4h.kc share, for key and value rows read as 16-byte vectors of e
-// elements.
-func (c *Context) vecDecodeDefs(e int, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	if dh < 32 || dh > 256 || dh&(dh-1) != 0 {
-		return 0, nil
-	}
-	g, dv := heads/kvHeads, dh/e
-	if g > 16 || dv > t.WG || dv%t.LN != 0 {
-		return 0, nil
-	}
-	vb := min(t.VB, dv/t.LN)
-	span := t.span(t.WG/t.LN, tq, s, kvHeads)
-	red := max(g, e) * t.WG
-	// qs, red and st (the device's own limit: the backend checks it
-	// again when it loads the kernel)
-	if need := 4*g*dh + 4*red + 8*g*(t.WG/dv); need > c.dev.Info().Limits.MaxSharedMemory {
-		return 0, nil
-	}
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "WG": strconv.Itoa(t.WG),
-		"LN": strconv.Itoa(t.LN), "VB": strconv.Itoa(vb), "RED": strconv.Itoa(red)}
-}
-
 // attnParams are the attention kernels' parameters: tq, s, the query and
 // key/value heads, causal as 0 or 1, and the bits of the f32 scale
 // 1/√dh.
@@ -400,9 +225,9 @@ func attnParams(tq, s, heads, kvHeads, dh int, causal bool) []uint32 {
 // flash16 (cooperative matrices) for f16 where the device has KHR 16x16x16
 // f16 matrices with f32 accumulators and subgroups of 32, and more queries
 // than the split-key kernels take; the split-key kernels reading the
-// 16-bit cache for up to that many queries (decode4h.kc by default), the
-// merge rounding to q's type;
-// otherwise the f32 kernels between casts.
+// 16-bit cache for up to that many queries where one applies (splitPart),
+// the merge rounding to q's type; otherwise the f32 kernels between
+// casts.
 func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, causal bool) (*Tensor, error) {
 	tq, s := q.shape[0], k.shape[0]
 	dh := q.shape[1] / heads
@@ -424,14 +249,17 @@ func (c *Context) flashHalf(op string, q, k, v *Tensor, heads, kvHeads int, caus
 		return out, nil
 	}
 	if tq <= splitMaxQueries {
-		_, _, tc := c.decodeTC(q.dtype, c.decodeTune(q.dtype), tq, s, heads, kvHeads, dh)
-		if _, _, _, pd := c.splitPlan(q.dtype, tq, s, heads, kvHeads, dh); pd != nil || tc {
+		pl, err := c.splitPlanFor(q.dtype, q.dtype, tq, s, heads, kvHeads, dh)
+		if err != nil {
+			return nil, err
+		}
+		if pl.part != nil {
 			// the 16-bit cache read as it is; the merge rounds to q's type
 			out, err := c.outputOf(q.dtype, q.shape)
 			if err != nil {
 				return nil, err
 			}
-			if err := c.splitKeys(attnParams(tq, s, heads, kvHeads, dh, causal), nil, q, k, v, out); err != nil {
+			if err := c.recordSplit(pl, attnParams(tq, s, heads, kvHeads, dh, causal), q, k, v, out); err != nil {
 				out.Release()
 				return nil, err
 			}
@@ -491,50 +319,6 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 		}
 	}
 	return flash16Config{}, false
-}
-
-// span is the keys per workgroup: t.Span, or the power of two from step
-// up that gives about t.Groups workgroups.
-func (t decodeTuning) span(step, tq, s, kvHeads int) int {
-	span := t.Span
-	if span == 0 {
-		span = step
-		for span < 1<<20 && kvHeads*tq*ceilDiv(s, span) > t.Groups {
-			span *= 2
-		}
-	}
-	return max(span, step)
-}
-
-// decodeSGDefs returns decodesg.kc's span and specialisation under t for
-// elements of type d, or nil where it does not apply: no subgroups of 8,
-// 16 or 32 (the kernel takes lanes local_index % SG of consecutive
-// invocations as one subgroup, as NVIDIA and lavapipe lay them out), rows
-// of a head that are not a whole number of 16-byte vectors, a power of
-// two of them or a multiple of SG, more than 16 query heads per
-// key/value head, or shared memory the device lacks.
-func (c *Context) decodeSGDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
-	info := c.dev.Info()
-	sg := info.SubgroupSize
-	if !info.Subgroups || (sg != 8 && sg != 16 && sg != 32) || dh > maxHeadDim {
-		return 0, nil
-	}
-	e := 16 / d.Size()
-	g, dv := heads/kvHeads, dh/e
-	if g > 16 || dh%e != 0 || (dv < sg && dv&(dv-1) != 0) || (dv >= sg && dv%sg != 0) || t.NS*sg > info.Limits.MaxInvocationsPerWorkgroup {
-		return 0, nil
-	}
-	vl := min(sg, dv)
-	kl := min(t.KL, vl)
-	if need := 4*g*dh + 8*g*t.NS + 4*t.NS*dh; need > info.Limits.MaxSharedMemory {
-		return 0, nil
-	}
-	h16 := h16Def[d]
-	u := max(t.U, 1)
-	span := t.span(t.NS*sg/kl*u, tq, s, kvHeads)
-	return span, map[string]string{"DH": strconv.Itoa(dh), "G": strconv.Itoa(g), "SG": strconv.Itoa(sg),
-		"KL": strconv.Itoa(kl), "VL": strconv.Itoa(vl), "NS": strconv.Itoa(t.NS), "H16": h16, "VE": strconv.Itoa(e / 4),
-		"U": strconv.Itoa(u), "WID": strconv.Itoa(min(t.Wid, 1))}
 }
 
 // checkFlash verifies the shapes of a fused attention.

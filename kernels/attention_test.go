@@ -170,31 +170,36 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 // ends early; then decodesg.kc's.
 func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
+	for _, tn := range decodeVariantTunings() {
+		testDecodeTuning(t, c, tn)
+	}
+}
+
+// decodeVariantTunings are TestDecodeVariants' configurations.
+func decodeVariantTunings() []kernels.DecodeTuning {
 	var tns []kernels.DecodeTuning
 	for _, wg := range []int{128, 256} {
 		for _, ln := range []int{1, 2, 4} {
 			for _, vb := range []int{1, 4} {
 				for _, span := range []int{0, wg / ln, 4 * wg / ln} {
-					tns = append(tns, kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Span: span, Groups: 4})
+					tns = append(tns, kernels.DecodeTuning{Span: span, Groups: 4, D4: kernels.D4Tuning{Invocations: wg, KeyLanes: ln, ValueRows: vb}})
 				}
-				tns = append(tns, kernels.DecodeTuning{WG: wg, LN: ln, VB: vb, Pre: 1, Span: 4 * wg / ln, Groups: 4},
-					kernels.DecodeTuning{WG: wg, LN: ln, VB: 2 * vb, Pre: 1, Groups: 4})
+				tns = append(tns, kernels.DecodeTuning{Span: 4 * wg / ln, Groups: 4, D4: kernels.D4Tuning{Invocations: wg, KeyLanes: ln, ValueRows: vb, PreloadValues: true}},
+					kernels.DecodeTuning{Groups: 4, D4: kernels.D4Tuning{Invocations: wg, KeyLanes: ln, ValueRows: 2 * vb, PreloadValues: true}})
 			}
 		}
 	}
 	// decodesg.kc (lavapipe's subgroups are 8 lanes: KL 16 becomes 8)
 	for _, kl := range []int{4, 8, 16} {
 		for _, ns := range []int{4, 8} {
-			tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Span: 64, Groups: 4})
+			tns = append(tns, kernels.DecodeTuning{Span: 64, Groups: 4, SG: kernels.SGTuning{On: true, KeyLanes: kl, Subgroups: ns}})
 			// batches of 1 to 4 steps (3: spans end inside a batch)
 			for u := 1; u <= 4; u++ {
-				tns = append(tns, kernels.DecodeTuning{Sub: 1, KL: kl, NS: ns, Groups: 4, U: u})
+				tns = append(tns, kernels.DecodeTuning{Groups: 4, SG: kernels.SGTuning{On: true, KeyLanes: kl, Subgroups: ns, Steps: u}})
 			}
 		}
 	}
-	for _, tn := range tns {
-		testDecodeTuning(t, c, tn)
-	}
+	return tns
 }
 
 // TestDecodeSweep: the configurations BenchmarkOps -sweep times, as
@@ -218,7 +223,7 @@ func TestDecodeSweep(t *testing.T) {
 	if os.Getenv("KC_DECODE_SWEEP") == "tc" {
 		tns = nil
 		for _, tn := range decodeTCSweep {
-			if tn.TC == 0 {
+			if !tn.TC.On {
 				tns = append(tns, tn)
 			}
 		}

@@ -267,29 +267,41 @@ var (
 		// the last of three H200 calls (docs/PERF.md, "Decode attention:
 		// more loads a lane"): the previous default, the new one (128/1/8,
 		// 512 workgroups) and its neighbours
-		{WG: 256, LN: 4, VB: 4, Groups: 512},
-		{WG: 128, LN: 1, VB: 8, Groups: 256}, {WG: 128, LN: 1, VB: 8, Groups: 512}, {WG: 128, LN: 1, VB: 4, Groups: 512},
-		{WG: 128, LN: 1, VB: 8, Groups: 512, Pre: 1}, {WG: 64, LN: 1, VB: 8, Groups: 1024}, {WG: 64, LN: 1, VB: 8, Groups: 512},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
+		{Groups: 256, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 4}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 128, KeyLanes: 1, ValueRows: 8, PreloadValues: true}},
+		{Groups: 1024, D4: kernels.D4Tuning{Invocations: 64, KeyLanes: 1, ValueRows: 8}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 64, KeyLanes: 1, ValueRows: 8}},
 		// decodelr.kc (a key row across a subgroup's lanes; f16 rows of
 		// 128 are 16 vectors: two rows side by side in 32 lanes)
-		{Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 4, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 1024},
+		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
 	}
 	decode32Sweep = []kernels.DecodeTuning{
 		// decode4.kc's configuration, the default before decodelr.kc
-		{WG: 256, LN: 4, VB: 8, Groups: 1024},
+		{Groups: 1024, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 8}},
 		// decodelr.kc (the default: 4 subgroups, 8 rows a batch, 1024
 		// workgroups) and its neighbours: subgroups, rows a batch,
 		// workgroups, a batch ahead
-		{Row: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 4, Groups: 1024}, {Row: 1, NS: 2, RB: 8, Groups: 1024},
-		{Row: 1, NS: 8, RB: 8, Groups: 1024}, {Row: 1, NS: 4, RB: 8, Groups: 512}, {Row: 1, NS: 4, RB: 8, Groups: 2048},
-		{Row: 1, NS: 4, RB: 8, PF: 1, Groups: 1024},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 8}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 8, Rows: 8}},
+		{Groups: 512, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 2048, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8}},
+		{Groups: 1024, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 8, Prefetch: true}},
 	}
 	// decodeWidenSweep (-widen) is the 16-bit defaults of both kernels
-	// with f16 widened by unpack2x16float (Wid 0) and by integer ops
-	// (Wid 1), and no f32 configurations
+	// with f16 widened by unpack2x16float and by integer ops (IntWiden),
+	// and no f32 configurations
 	decodeWidenSweep = []kernels.DecodeTuning{
-		{Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512}, {Sub: 1, KL: 4, NS: 4, U: 2, Groups: 512, Wid: 1},
-		{WG: 256, LN: 4, VB: 4, Groups: 512}, {WG: 256, LN: 4, VB: 4, Groups: 512, Wid: 1},
+		{Groups: 512, SG: kernels.SGTuning{On: true, KeyLanes: 4, Subgroups: 4, Steps: 2}},
+		{Groups: 512, IntWiden: true, SG: kernels.SGTuning{On: true, KeyLanes: 4, Subgroups: 4, Steps: 2}},
+		{Groups: 512, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
+		{Groups: 512, IntWiden: true, D4: kernels.D4Tuning{Invocations: 256, KeyLanes: 4, ValueRows: 4}},
 	}
 )
 
@@ -297,25 +309,33 @@ var rows = flag.Bool("rows", false, "BenchmarkOps -sweep: time decodelr.kc's con
 
 var widen = flag.Bool("widen", false, "BenchmarkOps -sweep: time the 16-bit decode defaults with each f16 widening instead of the whole decode sweep")
 
-// decodeName names a split-key configuration in the sweep.
+// decodeName names a split-key configuration in the sweep, as docs/PERF.md's
+// tables name them (after the kernels' specialisation constants).
 func decodeName(tn kernels.DecodeTuning) string {
 	w := ""
-	if tn.Wid != 0 {
-		w = fmt.Sprintf("-wid%d", tn.Wid)
+	if tn.IntWiden {
+		w = "-wid1"
 	}
 	if tn == (kernels.DecodeTuning{}) {
 		return "default"
 	}
-	if tn.Row != 0 {
-		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-fn%d-hv%d-groups%d", tn.NS, tn.RB, tn.VA, tn.PF, tn.FN, tn.HV, tn.Groups)
+	b := func(on bool) int {
+		if on {
+			return 1
+		}
+		return 0
 	}
-	if tn.TC != 0 {
-		return fmt.Sprintf("tc-s%d-t%d-n%d-l%d-groups%d", tn.TS, tn.TT, tn.TN, tn.TL, max(tn.TG, tn.Groups))
+	if lr := tn.LR; lr.On {
+		return fmt.Sprintf("lr-ns%d-rb%d-va%d-pf%d-fn%d-hv%d-groups%d", lr.Subgroups, lr.Rows, b(lr.ValuesAfter), b(lr.Prefetch), b(lr.Funcs), b(lr.HalfVector), tn.Groups)
 	}
-	if tn.Sub != 0 {
-		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", tn.KL, tn.NS, tn.U, tn.Groups, w)
+	if tc := tn.TC; tc.On {
+		return fmt.Sprintf("tc-s%d-t%d-n%d-l%d-groups%d", tc.Subgroups, tc.Tiles, tc.Columns, tc.Loads, max(tc.Groups, tn.Groups))
 	}
-	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d%s", tn.WG, tn.LN, tn.VB, tn.Pre, tn.Groups, w)
+	if sg := tn.SG; sg.On {
+		return fmt.Sprintf("sg-kl%d-ns%d-u%d-groups%d%s", sg.KeyLanes, sg.Subgroups, sg.Steps, tn.Groups, w)
+	}
+	d4 := tn.D4
+	return fmt.Sprintf("wg%d-ln%d-vb%d-pre%d-groups%d%s", d4.Invocations, d4.KeyLanes, d4.ValueRows, b(d4.PreloadValues), tn.Groups, w)
 }
 
 // gpuTime is kernelTimes' "all": the median over 20 ops of their

@@ -48,8 +48,8 @@ type Context struct {
 	// flash16, when NSG is set (tests, benchmarks), fixes flash16's
 	// subgroups and key block (DH and SUB are ignored).
 	flash16 flash16Config
-	// decode, when set (tests, benchmarks), replaces decode4.kc's
-	// default configuration.
+	// decode, when set (tests, benchmarks), replaces the split-key
+	// kernels' default configuration (decodeTune).
 	decode decodeTuning
 	// gemvTeam and gemvR, when positive (tests, benchmarks), fix gemv.kc's
 	// team size and rows per team.

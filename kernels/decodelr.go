@@ -5,18 +5,14 @@ import (
 	"strconv"
 )
 
-// decodeLRDefs returns decodelr.kc's span and specialisation under t for
-// a cache of type d, or nil where it does not apply (lrDefs) or where the
-// device lacks the subgroups, shared memory or invocations. t.NS is the
-// subgroups per workgroup, t.RB the rows a lane group takes a batch (0:
-// the default's choice, see lrDefs), t.VA = 1 loads a batch's values after its dots, t.PF = 1 the next
-// batch's rows before a batch's arithmetic, t.FN = 1 the loads and the
-// butterfly by functions over arrays (the first form, kept to compare),
-// t.HV = 1 half a vector a lane over a 16-bit cache (ignored for f32),
-// t.RG (0: t.Groups) about how many workgroups run.
+// decodeLRDefs returns decodelr.kc's span and specialisation under t (its
+// shape: t.LR, lrTuning) for a cache of type d, or nil where it does not
+// apply (lrDefs) or where the device lacks the subgroups, shared memory
+// or invocations.
 func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (int, map[string]string) {
 	info := c.dev.Info()
-	sg, ns := info.SubgroupSize, max(t.NS, 1)
+	lt := t.LR
+	sg, ns := info.SubgroupSize, max(lt.Subgroups, 1)
 	if !info.Subgroups || ns*sg > info.Limits.MaxInvocationsPerWorkgroup {
 		return 0, nil
 	}
@@ -24,16 +20,13 @@ func (c *Context) decodeLRDefs(d DType, t decodeTuning, tq, s, heads, kvHeads, d
 	if need := 8*g*ns + 4*ns*dh; need > info.Limits.MaxSharedMemory {
 		return 0, nil
 	}
-	pd := lrDefs(sg, d, t.RB, ns, t.VA, t.PF, t.FN, t.HV, g, dh)
+	pd := lrDefs(sg, d, lt.Rows, ns, b2i(lt.ValuesAfter), b2i(lt.Prefetch), b2i(lt.Funcs), b2i(lt.HalfVector), g, dh)
 	if pd == nil {
 		return 0, nil
 	}
 	rb, _ := strconv.Atoi(pd["RB"])
 	lr, _ := strconv.Atoi(pd["LR"])
-	if t.RG != 0 {
-		t.Groups = t.RG
-	}
-	return t.span(ns*(sg/lr)*rb, tq, s, kvHeads), pd
+	return t.span(ns*(sg/lr)*rb, lt.Groups, tq, s, kvHeads), pd
 }
 
 // lrDefs is decodelr.kc's specialisation for subgroups of sg lanes, a

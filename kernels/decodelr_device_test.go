@@ -19,10 +19,8 @@ import (
 // that are multiples of nothing, each checked to run decodelr.kc.
 func TestDecodeRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
-	tns := []kernels.DecodeTuning{{Row: 1, NS: 4, RB: 4, Groups: 4}, {Row: 1, NS: 2, RB: 8, VA: 1, Groups: 4}, {Row: 1, NS: 1, RB: 2, Span: 16},
-		{Row: 1, NS: 2, RB: 4, PF: 1, Groups: 4}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 4}}
 	rng := kctest.NewRand(t)
-	for _, tn := range tns {
+	for _, tn := range decodeRowVariantTunings() {
 		testDecodeTuning(t, c, tn)
 		c.SetDecodeTuning(tn)
 		for _, d := range []kernels.DType{kernels.F32, kernels.F16} {
@@ -53,6 +51,17 @@ func TestDecodeRowVariants(t *testing.T) {
 	}
 }
 
+// decodeRowVariantTunings are TestDecodeRowVariants' configurations.
+func decodeRowVariantTunings() []kernels.DecodeTuning {
+	return []kernels.DecodeTuning{
+		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 4, Rows: 4}},
+		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 8, ValuesAfter: true}},
+		{Span: 16, LR: kernels.LRTuning{On: true, Subgroups: 1, Rows: 2}},
+		{Groups: 4, LR: kernels.LRTuning{On: true, Subgroups: 2, Rows: 4, Prefetch: true}},
+		{Groups: 4, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}},
+	}
+}
+
 // sweepRows are the sweep's decodelr.kc configurations (both caches).
 func sweepRows() []kernels.DecodeTuning {
 	return append(rowsOf(decode32Sweep), rowsOf(decode16Sweep)...)
@@ -62,7 +71,7 @@ func sweepRows() []kernels.DecodeTuning {
 func rowsOf(tns []kernels.DecodeTuning) []kernels.DecodeTuning {
 	var out []kernels.DecodeTuning
 	for _, tn := range tns {
-		if tn.Row != 0 {
+		if tn.LR.On {
 			out = append(out, tn)
 		}
 	}

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"text/template"
 
@@ -504,32 +503,19 @@ func (f decodeTCConfig) subgroupsFor(limit int) int {
 }
 
 // decodeTC returns the tensor-core partial kernel's configuration and
-// keys per workgroup for a cache of type d under t, or false where it
-// does not apply: t.TC is 0, t asks for decodelr.kc (Row) and it applies
-// (decodeLRDefs: it is taken first), the cache is f32, the head dimension is not
-// a multiple of 32 (the merge's columns) up to 256, there are more than
-// 16 query heads per key/value head, the device has no subgroups of 32 or
-// no KHR subgroup matrices of the shapes (f16: 16x8x16 for 8 head
-// columns, else 16x16x16; bf16: 16x16x16; f32 accumulators), or the
-// kernel needs more shared memory or invocations than it has. t.TS (0:
-// 4, or 2 or 1 where 4 do not fit the shared memory) is the subgroups a
-// workgroup, t.TT (0: 1) the tiles of 16 keys a
-// subgroup takes per block, t.TN (0: 8 for f16 with at most 8 query heads
-// per key/value head, else 16) the head columns, t.TL how keys and values
-// are loaded: 0 keys straight from k, values staged through shared
-// memory; 1 both straight; 2 both staged; 3 keys staged, values straight;
-// 4 as 0, each block's loads issued while the block before runs (PF);
-// t.TG (0: t.Groups) about how many workgroups run.
+// keys per workgroup for a cache of type d under t (its shape: t.TC,
+// tcTuning), or false where it does not apply: t.TC is off, the cache is
+// f32, the head dimension is not a multiple of 32 (the merge's columns)
+// up to 256, there are more than 16 query heads per key/value head, the
+// device has no subgroups of 32 or no KHR subgroup matrices of the shapes
+// (f16: 16x8x16 for 8 head columns, else 16x16x16; bf16: 16x16x16; f32
+// accumulators), or the kernel needs more shared memory or invocations
+// than it has. splitPart takes decodelr.kc before it where both apply.
 func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh int) (decodeTCConfig, int, bool) {
 	info := c.dev.Info()
 	g := heads / kvHeads
-	if t.TC == 0 || (d != F16 && d != BF16) || dh%32 != 0 || dh > maxHeadDim || g > 16 || !info.Subgroups || info.SubgroupSize != 32 {
+	if !t.TC.On || (d != F16 && d != BF16) || dh%32 != 0 || dh > maxHeadDim || g > 16 || !info.Subgroups || info.SubgroupSize != 32 {
 		return decodeTCConfig{}, 0, false
-	}
-	if t.Row != 0 {
-		if _, pd := c.decodeLRDefs(d, t, tq, s, heads, kvHeads, dh); pd != nil {
-			return decodeTCConfig{}, 0, false
-		}
 	}
 	has := func(n int) bool {
 		for _, sh := range info.CoopMat {
@@ -540,49 +526,24 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 		}
 		return false
 	}
-	f := decodeTCConfig{DH: dh, G: g, N: t.TN, NSG: max(t.TS, 1), BT: max(t.TT, 1), BF16: d == BF16,
-		SK: t.TL == 2 || t.TL == 3, SV: t.TL == 0 || t.TL == 2 || t.TL == 4, PF: t.TL == 4}
+	tc := t.TC
+	f := decodeTCConfig{DH: dh, G: g, N: tc.Columns, NSG: max(tc.Subgroups, 1), BT: max(tc.Tiles, 1), BF16: d == BF16,
+		SK: tc.Loads == 2 || tc.Loads == 3, SV: tc.Loads == 0 || tc.Loads == 2 || tc.Loads == 4, PF: tc.Loads == 4}
 	if f.N == 0 {
 		f.N = 16
 		if d == F16 && g <= 8 && has(8) {
 			f.N = 8
 		}
 	}
-	if t.TS == 0 {
+	if tc.Subgroups == 0 {
 		f.NSG = f.subgroupsFor(info.Limits.MaxSharedMemory)
 	}
 	if f.check() != nil || !has(f.N) || f.shared() > info.Limits.MaxSharedMemory || 32*f.NSG > info.Limits.MaxInvocationsPerWorkgroup {
 		return decodeTCConfig{}, 0, false
 	}
 	bk := 16 * f.NSG * f.BT
-	if t.TG != 0 {
-		t.Groups = t.TG
-	}
-	span := ceilDiv(t.span(bk, tq, s, kvHeads), bk) * bk
+	span := ceilDiv(t.span(bk, tc.Groups, tq, s, kvHeads), bk) * bk
 	return f, span, true
-}
-
-// splitKeysTC records decodetc's partial kernel in configuration f with
-// span keys a workgroup, then decode4_merge16 into out, as splitKeys
-// records decode4h.kc and the merge.
-func (c *Context) splitKeysTC(f decodeTCConfig, span int, params []uint32, q, k, v, out *Tensor) error {
-	tq, s, heads, kvHeads := int(params[0]), int(params[1]), int(params[2]), int(params[3])
-	nch := ceilDiv(s, span)
-	part, err := c.emptyOf(F32, tq*heads*nch*(f.DH+2))
-	if err != nil {
-		return err
-	}
-	defer part.Release()
-	p, err := c.decodeTCPipeline(f)
-	if err != nil {
-		return err
-	}
-	if err := c.dispatch(p, append(params, uint32(span)), [3]uint32{uint32(kvHeads), uint32(nch), uint32(tq)}, q, k, v, part); err != nil {
-		return err
-	}
-	md := map[string]string{"DH": strconv.Itoa(f.DH), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024", "H16": h16Def[out.dtype]}
-	g := [3]uint32{uint32(heads), uint32(tq), uint32(f.DH / 32)}
-	return c.run("decode4.kc", "decode4_merge16", md, []uint32{uint32(heads), uint32(nch)}, g, part, out)
 }
 
 // decodeTCPipeline is the partial kernel's pipeline in configuration f.

@@ -25,12 +25,13 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 // decodeTCSweep is the 16-bit configurations that BenchmarkOps -sweep
 // times with KC_DECODE_SWEEP=tc (beside the default) and TestDecodeSweep
 // and TestDecodeTCDevice check: the tensor-core kernel's (TC) by
-// subgroups a workgroup (TS), tiles of 16 keys a subgroup per block (TT),
-// head columns (TN; 0: 8 for f16), loads (TL: 0 values staged) and
-// workgroups, the first the tensor-core default; then decodelr.kc's with
-// half a vector a lane (HV; the 16-bit default where it applies is the
-// first of them), which TestDecodeSweep checks. The H200 calls
-// (docs/PERF.md) also timed TL 1 (keys and values straight from k and
+// subgroups a workgroup (Subgroups; TS in docs/PERF.md), tiles of 16 keys
+// a subgroup per block (Tiles, TT), head columns (Columns, TN; 0: 8 for
+// f16), loads (Loads, TL: 0 values staged) and workgroups, the first the
+// tensor-core default; then decodelr.kc's with half a vector a lane
+// (LR.HalfVector, HV; the 16-bit default where it applies is the first
+// of them), which TestDecodeSweep checks. The H200 calls (docs/PERF.md)
+// also timed TL 1 (keys and values straight from k and
 // v), 2 (both staged), 3 (keys staged), 4 (each block's loads issued
 // during the block before, into the same registers), a block's loads
 // issued at the start of the block before into a second set of registers
@@ -41,9 +42,11 @@ func decodeHalfTol(c *kernels.Context, d kernels.DType, tc flashCase) kctest.Tol
 // the dots, about 512 workgroups, and a lane's half selected as it is
 // loaded (removed): none faster than these.
 var decodeTCSweep = []kernels.DecodeTuning{
-	{TC: 1, TS: 4, TT: 1, TL: 0, Groups: 256}, {TC: 1, TS: 2, TT: 1, TL: 0, Groups: 512},
-	{Row: 1, HV: 1, NS: 4, RB: 8, Groups: 1024}, {Row: 1, HV: 1, NS: 4, RB: 8, Groups: 2048},
-	{Row: 1, HV: 1, NS: 4, RB: 4, Groups: 1024},
+	{Groups: 256, TC: kernels.TCTuning{On: true, Subgroups: 4, Tiles: 1}},
+	{Groups: 512, TC: kernels.TCTuning{On: true, Subgroups: 2, Tiles: 1}},
+	{Groups: 1024, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}},
+	{Groups: 2048, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 8}},
+	{Groups: 1024, LR: kernels.LRTuning{On: true, HalfVector: true, Subgroups: 4, Rows: 4}},
 }
 
 // TestDecodeTCDevice runs decode attention on the tensor-core kernel in
@@ -68,7 +71,7 @@ func TestDecodeTCDevice(t *testing.T) {
 	}{{flashCase{1, 1000, 32, 8, 128}, false}, {flashCase{3, 501, 8, 2, 128}, true}, {flashCase{1, 7, 4, 4, 64}, false},
 		{flashCase{2, 300, 3, 1, 64}, false}, {flashCase{1, 200, 2, 2, 256}, false}, {flashCase{3, 333, 16, 2, 32}, true}, {flashCase{1, 100, 16, 1, 64}, false}}
 	for n, tn := range decodeTCSweep {
-		if tn.TC == 0 {
+		if !tn.TC.On {
 			continue
 		}
 		tn.Groups = 8 // spans of several blocks at these sizes

@@ -38,7 +38,8 @@ func decodeTCTol(bf16 bool, ref float64) float64 {
 }
 
 // runDecodeTC runs the kernel's text src and decode4_merge16 on the
-// interpreter as splitKeysTC records them and returns o.
+// interpreter as recordSplit records them (splitPlanFor's merge for a
+// 16-bit output) and returns o.
 func runDecodeTC(t *testing.T, src string, f decodeTCConfig, tc decodeTCCase, qb, kb, vb []byte) ([]float64, error) {
 	t.Helper()
 	m, err := parse.Load("decodetc.kc", []byte(src), nil)

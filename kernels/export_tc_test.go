@@ -4,6 +4,5 @@ package kernels
 // with these shapes takes the tensor-core kernel (decodetc.go) under c's
 // decode tuning.
 func DecodeTCApplies(c *Context, d DType, tq, s, heads, kvHeads, dh int) bool {
-	_, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh)
-	return ok
+	return c.splitPart(d, tq, s, heads, kvHeads, dh).isTC
 }

@@ -16,11 +16,19 @@ func (c *Context) SetMaxGroups(n int) { c.maxGroups = n }
 // every row length.
 func (c *Context) SetRowsLooped(on bool) { c.rowsLooped = on }
 
-// DecodeTuning is decode4.kc's configuration (see decodeTuning).
-type DecodeTuning = decodeTuning
+// DecodeTuning is the split-key kernels' configuration (see
+// decodeTuning); D4Tuning, SGTuning, TCTuning and LRTuning are its
+// kernels' shapes.
+type (
+	DecodeTuning = decodeTuning
+	D4Tuning     = d4Tuning
+	SGTuning     = sgTuning
+	TCTuning     = tcTuning
+	LRTuning     = lrTuning
+)
 
-// SetDecodeTuning replaces decode4.kc's configuration (the zero value:
-// the default).
+// SetDecodeTuning replaces the split-key kernels' configuration (the
+// zero value: the cache type's default).
 func (c *Context) SetDecodeTuning(t DecodeTuning) { c.decode = t }
 
 // DefaultDecode is the split-key kernels' default configuration over f32
@@ -128,32 +136,18 @@ func coopmatOptions(a, b *Tensor, transB bool) coopmat.Options {
 // decode tuning picks for these shapes ("decodetc.go" for the tensor-core
 // kernel, "" where none applies).
 func (c *Context) SplitKernel(d DType, tq, s, heads, kvHeads, dh int) string {
-	if _, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh); ok {
-		return "decodetc.go"
-	}
-	f, _, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
-	if pd == nil {
-		return ""
-	}
-	return f
+	return c.splitPart(d, tq, s, heads, kvHeads, dh).name()
 }
 
 // SplitStats is what the driver reports about the split-key partial
-// kernel the decode takes (the tensor-core kernel where it applies, else
-// splitPlan's: registers, local memory, ...: KC_VULKAN_STATS), as
-// NAME=VALUE pairs, or the error.
+// kernel the decode takes (splitPart's: registers, local memory, ...:
+// KC_VULKAN_STATS), as NAME=VALUE pairs, or the error.
 func (c *Context) SplitStats(d DType, tq, s, heads, kvHeads, dh int) string {
-	var p *backend.Pipeline
-	var err error
-	if f, _, ok := c.decodeTC(d, c.decodeTune(d), tq, s, heads, kvHeads, dh); ok {
-		p, err = c.decodeTCPipeline(f)
-	} else {
-		f, k, _, pd := c.splitPlan(d, tq, s, heads, kvHeads, dh)
-		if pd == nil {
-			return "no split kernel"
-		}
-		p, err = c.pipeline(f, k, pd)
+	pc := c.splitPart(d, tq, s, heads, kvHeads, dh)
+	if !pc.ok() {
+		return "no split kernel"
 	}
+	p, err := c.splitPipeline(pc)
 	if err != nil {
 		return err.Error()
 	}

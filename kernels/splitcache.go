@@ -13,8 +13,8 @@ type splitKey struct {
 	t                    decodeTuning
 }
 
-// splitPipes is splitKeys' plan for a splitKey: the partial kernel (nil
-// where none applies), its span, and the merge.
+// splitPipes is the split-key kernels' plan for a splitKey: splitPart's
+// partial kernel (nil where none applies), its span, and the merge.
 type splitPipes struct {
 	part, merge *backend.Pipeline
 	span        int
@@ -38,10 +38,9 @@ func (c *Context) splitPlanFor(in, out DType, tq, s, heads, kvHeads, dh int) (*s
 		return p, nil
 	}
 	p = &splitPipes{}
-	file, kernel, span, pd := c.splitPlan(in, tq, s, heads, kvHeads, dh)
-	if pd != nil {
+	if pc := c.splitPart(in, tq, s, heads, kvHeads, dh); pc.ok() {
 		var err error
-		if p.part, err = c.pipeline(file, kernel, pd); err != nil {
+		if p.part, err = c.splitPipeline(pc); err != nil {
 			return nil, err
 		}
 		// the merge reads only DH, WG and H16; the rest is any valid
@@ -54,7 +53,7 @@ func (c *Context) splitPlanFor(in, out DType, tq, s, heads, kvHeads, dh int) (*s
 		if p.merge, err = c.pipeline("decode4.kc", merge, md); err != nil {
 			return nil, err
 		}
-		p.span = span
+		p.span = pc.span
 	}
 	c.mu.Lock()
 	if c.splits == nil || len(c.splits) >= maxSplitPlans {
