@@ -391,6 +391,7 @@ func BenchmarkDecode(b *testing.B) {
 		w.Release()
 	}
 	benchDecodeF32(b, c, dev, dim, mats, reps)
+	benchDecoderShapes(b, c, dev, reps)
 	cn := 64 << 20
 	if dev.Info().Type == backend.TypeCPU {
 		cn = 1 << 20
@@ -436,6 +437,56 @@ func benchDecodeF32(b *testing.B, c *kernels.Context, dev *backend.Device, dim, 
 	}
 	for _, w := range ws {
 		w.Release()
+	}
+}
+
+// benchDecoderShapes times one-row x·Wᵀ (x f32) over the example
+// decoder's matrices (form "dec"; width 2048, MLP 5632, vocabulary 32000,
+// an eighth of each on CPU devices) with f16 and f32 weights through the
+// default routes: "attn" chains [2048, 2048] products, "mlp" alternates
+// [5632, 2048] and [2048, 5632] (gate or up, then down), "head" repeats
+// [32000, 2048] on one x (free to overlap). Each shape rotates through 4
+// matrices (8 for attn). The decoder with f16 weights ran slower than with
+// f32 (256 against 312 tokens/s on the H200, docs/PERF.md) though its
+// weights are half the bytes; these are its products' figures.
+func benchDecoderShapes(b *testing.B, c *kernels.Context, dev *backend.Device, reps int) {
+	d, ff, vocab := 2048, 5632, 32000
+	if dev.Info().Type == backend.TypeCPU {
+		d, ff, vocab = d/8, ff/8, vocab/8
+	}
+	for _, sh := range []struct {
+		name  string
+		dims  [][2]int // the [n, k] of the matrices a chain rotates through
+		chain bool
+	}{
+		{"attn", [][2]int{{d, d}}, true},
+		{"mlp", [][2]int{{ff, d}, {d, ff}}, true},
+		{"head", [][2]int{{vocab, d}}, false},
+	} {
+		for _, wt := range []kernels.DType{kernels.F16, kernels.F32} {
+			mats := 4
+			if sh.name == "attn" {
+				mats = 8
+			}
+			ws := make([]*kernels.Tensor, mats)
+			for i := range ws {
+				nk := sh.dims[i%len(sh.dims)]
+				ws[i], _ = fillOf(b, c, wt, nk[0]*nk[1]).Reshape(nk[0], nk[1])
+			}
+			x0, _ := fillOf(b, c, kernels.F32, d).Reshape(1, d)
+			op := func(x *kernels.Tensor, i int) (*kernels.Tensor, error) { return c.MatMulBT(x, ws[i%mats], 1) }
+			nk := sh.dims[0]
+			route := "gemv4f" // f32 weights: MatMulBT's gemv4f (k a multiple of 4)
+			if wt != kernels.F32 {
+				route = kernels.DecodeRoute(c, x0, ws[0], true)
+			}
+			name := fmt.Sprintf("dec/%s/w%s/default_%s", sh.name, wt, route)
+			benchChain(b, c, dev, name, x0, float64(wt.Size()*nk[0]*nk[1]), reps, sh.chain, op)
+			x0.Release()
+			for _, w := range ws {
+				w.Release()
+			}
+		}
 	}
 }
 

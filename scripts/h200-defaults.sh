@@ -6,11 +6,12 @@
 # default decode-product route against float64, timed products), then
 # PyTorch (`torch_baselines.py copy decode norms`, `torch_decode.py f16`),
 # then kc: BenchmarkDecode's default routes (x·Wᵀ and x·W, 1/4/8/16 rows,
-# x f32 and f16, 4096x4096 f16 weights, chained; and x·Wᵀ over f32
-# weights through coopmat and gemv4f) and BenchmarkOps' copy,
-# elementwise, norms and decode attention (f32 and f16 caches), both
-# with -gpu for the GPU-timestamp figure beside the wall time; last the
-# example decoder's tokens/s in kc and PyTorch eager on the same weights
+# x f32 and f16, 4096x4096 f16 weights, chained; x·Wᵀ over f32 weights
+# through coopmat and gemv4f; the example decoder's products, f16 and f32
+# weights) and BenchmarkOps' copy, elementwise, norms and decode
+# attention (f32 and f16 caches), both with -gpu for the GPU-timestamp
+# figure beside the wall time; last the example decoder's tokens/s in kc
+# (with and without early submits) and PyTorch eager on the same weights
 # (DEC: the types, default "f16 f32"). The SM clock is sampled every 250
 # ms. Each step has its own timeout.
 #
@@ -56,6 +57,10 @@ echo "decode: rc $?"
 # (not yet a default: this is the figure that decides)
 KC_DEVICE=vulkan timeout "${FT:-25}" "$T" -test.run '^$' -test.bench 'Decode/^btf32$' -test.benchtime 10x -gpu >>"$OUT/decode.txt" 2>&1
 echo "decode f32 weights: rc $?"
+# the example decoder's products (2048-wide, MLP 5632, head 32000), f16
+# against f32 weights: the f16 decoder ran slower than the f32 one
+KC_DEVICE=vulkan timeout "${ST:-25}" "$T" -test.run '^$' -test.bench 'Decode/^dec$' -test.benchtime 10x -gpu >>"$OUT/decode.txt" 2>&1
+echo "decoder shapes: rc $?"
 KC_DEVICE=vulkan timeout "${OT:-30}" "$T" -test.run '^$' -test.bench 'Ops/^(copy|copycmd|add|addbias|silu|softmax|layernorm|rmsnorm|decodeattention|decodeattention16)$/^(256MiB|d4096|d32768|s32768)$' -test.benchtime 30x -gpu >"$OUT/ops.txt" 2>&1
 echo "ops: rc $?"
 # the example decoder, kc and PyTorch eager on the same weights (as
