@@ -121,14 +121,7 @@ func (c *Context) gemvTSG(a, b *Tensor, o coopmat.Options, sh gemvtsgShape) (*Te
 	params := []uint32{uint32(o.N / 8), uint32(o.K), uint32(ks)}
 	err = c.run("gemvtsg.kc", "gemvt8", defs, params, c.grid2(ceilDiv(o.N/8, sh.CT)*slices), a, b, part)
 	if err == nil && slices > 1 {
-		sd := gemvDefs(o.M, b.dtype)
-		sd["OUT"] = h16Def[y.dtype]
-		mn := o.M * o.N
-		items := mn // sum's invocations: an output each, or a word of two
-		if y.dtype != F32 {
-			items = mn / 2
-		}
-		err = c.run("gemvt.kc", "sum", sd, []uint32{uint32(mn), uint32(slices)}, c.grid(items, 256), part, y)
+		err = c.sumSlices(b.dtype, o.M, o.N, slices, part, y)
 	}
 	if err != nil {
 		y.Release()

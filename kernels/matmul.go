@@ -256,22 +256,30 @@ func (c *Context) gemvT(a, b *Tensor, o coopmat.Options, rt decodeRoute) (*Tenso
 	if a.dtype.half() {
 		defs["XH"] = "1"
 	}
-	defs["OUT"] = h16Def[yT]
 	params := []uint32{uint32(np), uint32(o.K), uint32(ks), math.Float32bits(1)}
 	err = c.run("gemvt.kc", kernel, defs, params, c.grid2(blocks*slices), a, b, part)
 	if err == nil && slices > 1 {
-		mn := o.M * o.N
-		items := mn // sum's invocations: an output each, or a word of two
-		if yT != F32 {
-			items = mn / 2
-		}
-		err = c.run("gemvt.kc", "sum", defs, []uint32{uint32(mn), uint32(slices)}, c.grid(items, 256), part, y)
+		err = c.sumSlices(b.dtype, o.M, o.N, slices, part, y)
 	}
 	if err != nil {
 		y.Release()
 		return nil, err
 	}
 	return c.fromF32(y, outT)
+}
+
+// sumSlices records gemvt.kc's sum for a product over b of type bt: y
+// [m, n] (f32, or a 16-bit type the kernel rounds to, m·n even) = the sum
+// of part's f32 partial products, [slices·m, n], one [m, n] a slice of k.
+func (c *Context) sumSlices(bt DType, m, n, slices int, part, y *Tensor) error {
+	defs := gemvDefs(m, bt)
+	defs["OUT"] = h16Def[y.dtype]
+	mn := m * n
+	items := mn // sum's invocations: an output each, or a word of two
+	if y.dtype != F32 {
+		items = mn / 2
+	}
+	return c.run("gemvt.kc", "sum", defs, []uint32{uint32(mn), uint32(slices)}, c.grid(items, 256), part, y)
 }
 
 // asF32 gives a 16-bit t cast to f32, the cast added to *tmp for its
