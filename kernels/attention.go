@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/kcgo/kc/backend"
 )
 
 // Attention returns softmax(scale·q·kᵀ)·v for one head: q [tq, d],
@@ -296,12 +298,7 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 	if d != F16 || tq <= splitMaxQueries || dh%16 != 0 || !info.Subgroups || info.SubgroupSize != 32 {
 		return flash16Config{}, false
 	}
-	has := false
-	for _, s := range info.CoopMat {
-		has = has || (s.Scope == "subgroup" && s.Flavor == "khr" && s.A == "f16" && s.B == "f16" && s.C == "f32" &&
-			s.Result == "f32" && s.M == 16 && s.N == 16 && s.K == 16 && !s.Saturating)
-	}
-	if !has {
+	if !hasKHRShape(info, F16, 16, 16, 16) {
 		return flash16Config{}, false
 	}
 	lean := flash16Config{DH: dh, NSG: 4, SUB: 32, BK: 64, Packed: true, Lean: true, Bcast0: true, Unmask: true, Near: true, Single: true}
@@ -319,6 +316,20 @@ func (c *Context) flash16Config(d DType, tq, dh int) (flash16Config, bool) {
 		}
 	}
 	return flash16Config{}, false
+}
+
+// hasKHRShape says whether the device has KHR cooperative matrices of
+// subgroup scope with A and B of type d, f32 accumulators and results,
+// in the shape m x n x k (not saturating): what the attention kernels'
+// generated texts are written for.
+func hasKHRShape(info backend.AdapterInfo, d DType, m, n, k int) bool {
+	for _, sh := range info.CoopMat {
+		if sh.Scope == "subgroup" && sh.Flavor == "khr" && sh.A == d.String() && sh.B == d.String() && sh.C == "f32" &&
+			sh.Result == "f32" && sh.M == m && sh.N == n && sh.K == k && !sh.Saturating {
+			return true
+		}
+	}
+	return false
 }
 
 // checkFlash verifies the shapes of a fused attention.

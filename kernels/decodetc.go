@@ -517,15 +517,7 @@ func (c *Context) decodeTC(d DType, t decodeTuning, tq, s, heads, kvHeads, dh in
 	if !t.TC.On || (d != F16 && d != BF16) || dh%32 != 0 || dh > maxHeadDim || g > 16 || !info.Subgroups || info.SubgroupSize != 32 {
 		return decodeTCConfig{}, 0, false
 	}
-	has := func(n int) bool {
-		for _, sh := range info.CoopMat {
-			if sh.Scope == "subgroup" && sh.Flavor == "khr" && sh.A == d.String() && sh.B == d.String() && sh.C == "f32" &&
-				sh.Result == "f32" && sh.M == 16 && sh.N == n && sh.K == 16 && !sh.Saturating {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(n int) bool { return hasKHRShape(info, d, 16, n, 16) }
 	tc := t.TC
 	f := decodeTCConfig{DH: dh, G: g, N: tc.Columns, NSG: max(tc.Subgroups, 1), BT: max(tc.Tiles, 1), BF16: d == BF16,
 		SK: tc.Loads == 2 || tc.Loads == 3, SV: tc.Loads == 0 || tc.Loads == 2 || tc.Loads == 4, PF: tc.Loads == 4}
