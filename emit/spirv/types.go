@@ -284,7 +284,7 @@ func (b *builder) constScalar(s ir.Scalar, v ir.Value) uint32 {
 		if s == ir.BF16 {
 			// through f32, as bf16(x) converts (a zero matrix of bf16
 			// needs one: OpConstant of the bfloat16 type)
-			return b.constBits(b.tBF16(), uint32(bf16bits(float32(f))))
+			return b.constBits(b.tBF16(), uint32(ir.BF16Bits(float32(f))))
 		}
 		return b.constBits(b.tFloat(32), math.Float32bits(float32(f)))
 	}
@@ -327,16 +327,6 @@ func f16bits(f float64) uint16 {
 	}
 	// A carry out of the mantissa rounds into the exponent, up to infinity.
 	return sign | uint16(shiftRoundEven(uint64(e)<<52|mant, 42))
-}
-
-// bf16bits converts f to bfloat16, rounding to nearest even (NaN stays
-// a quiet NaN).
-func bf16bits(f float32) uint16 {
-	u := math.Float32bits(f)
-	if u&0x7fffffff > 0x7f800000 {
-		return uint16(u>>16) | 0x40
-	}
-	return uint16((u + 0x7fff + (u >> 16 & 1)) >> 16)
 }
 
 // shiftRoundEven is m >> s rounded to nearest, ties to even.
