@@ -115,8 +115,8 @@ func TestBF16ConversionRoundsToNearestEven(t *testing.T) {
 
 // TestBF16ZeroMatrix: a bf16 matrix variable without an initializer (the
 // zero matrix) lowers with a constant of the bfloat16 type instead of
-// failing with an internal error, and bf16bits rounds constants to
-// nearest even.
+// failing with an internal error (constants round by ir.BF16Bits:
+// TestBF16Bits).
 func TestBF16ZeroMatrix(t *testing.T) {
 	m := coopModule(t, `enable bf16
 enable cooperative_matrix
