@@ -152,8 +152,25 @@ func runSplit(t *testing.T, file, kernel string, defs map[string]string, d DType
 	return runSplitSG(t, 32, file, kernel, defs, d, tq, s, hq, hkv, dh, span, causal, qb, kb, vb)
 }
 
-// runSplitSG is runSplit with subgroups of sg lanes for the partial kernel.
+// runSplitSG runs split-key partial kernel `kernel` of file (specialised
+// with defs) on the interpreter with subgroups of sg lanes, then the merge
+// (runSplitModule).
 func runSplitSG(t *testing.T, sg int, file, kernel string, defs map[string]string, d DType, tq, s, hq, hkv, dh, span int, causal bool, qb, kb, vb []byte) []float64 {
+	t.Helper()
+	out, err := runSplitModule(t, mustLoad(t, file, defs), kernel, d, interp.Options{SubgroupSize: sg}, tq, s, hq, hkv, dh, span, causal, qb, kb, vb)
+	if err != nil {
+		t.Fatalf("%v: %v", defs, err)
+	}
+	return out
+}
+
+// runSplitModule runs a split-key partial kernel of m on the interpreter under
+// opt (q, k, v as bytes of the cache's type d; every workgroup of the
+// hkv x spans x tq grid, the partial results poisoned first), then
+// decode4.kc's merge into d (mergeSpec), and returns the output widened
+// to float64. The partial kernel's error is returned (mutant tests expect
+// some); the merge's ends the test.
+func runSplitModule(t *testing.T, m *ir.Module, kernel string, d DType, opt interp.Options, tq, s, hq, hkv, dh, span int, causal bool, qb, kb, vb []byte) ([]float64, error) {
 	t.Helper()
 	nch := (s + span - 1) / span
 	part := interp.Poison(4 * tq * hq * nch * (dh + 2))
@@ -164,16 +181,12 @@ func runSplitSG(t *testing.T, sg int, file, kernel string, defs map[string]strin
 	}
 	params := map[string]ir.Value{"tq": iv(tq), "s": iv(s), "hq": iv(hq), "hkv": iv(hkv), "causal": iv(cz),
 		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(dh))))), "span": iv(span)}
-	err := interp.Run(mustLoad(t, file, defs), kernel, [3]int{hkv, nch, tq},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: sg})
+	err := interp.Run(m, kernel, [3]int{hkv, nch, tq},
+		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, opt)
 	if err != nil {
-		t.Fatalf("%v: %v", defs, err)
+		return nil, err
 	}
-	md := map[string]string{"DH": defs["DH"], "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
-	merge := "decode4_merge"
-	if d != F32 {
-		merge, md["H16"] = "decode4_merge16", h16Def[d]
-	}
+	merge, md := mergeSpec(dh, d)
 	ob := interp.Poison(d.Size() * tq * hq * dh)
 	err = interp.Run(mustLoad(t, "decode4.kc", md), merge, [3]int{hq, tq, dh / 32},
 		&interp.Args{Params: map[string]ir.Value{"hq": iv(hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
@@ -191,5 +204,5 @@ func runSplitSG(t *testing.T, sg int, file, kernel string, defs map[string]strin
 			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(ob[4*i:])))
 		}
 	}
-	return out
+	return out, nil
 }

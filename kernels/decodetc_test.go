@@ -1,17 +1,14 @@
 package kernels
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kcgo/kc/internal/kctest"
-	"github.com/kcgo/kc/ir"
 	"github.com/kcgo/kc/ir/interp"
 	"github.com/kcgo/kc/ir/parse"
 )
@@ -38,49 +35,19 @@ func decodeTCTol(bf16 bool, ref float64) float64 {
 }
 
 // runDecodeTC runs the kernel's text src and decode4_merge16 on the
-// interpreter as recordSplit records them (splitPlanFor's merge for a
-// 16-bit output) and returns o.
+// interpreter as recordSplit records them (runSplitModule, with the
+// interpreter's race check) and returns o.
 func runDecodeTC(t *testing.T, src string, f decodeTCConfig, tc decodeTCCase, qb, kb, vb []byte) ([]float64, error) {
 	t.Helper()
 	m, err := parse.Load("decodetc.kc", []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nch := (tc.s + tc.span - 1) / tc.span
-	part := interp.Poison(4 * tc.tq * tc.hq * nch * (tc.dh + 2))
-	iv := func(x int) ir.Value { return ir.IntVal(int64(x)) }
-	cz := 0
-	if tc.causal {
-		cz = 1
-	}
-	params := map[string]ir.Value{"tq": iv(tc.tq), "s": iv(tc.s), "hq": iv(tc.hq), "hkv": iv(tc.hkv), "causal": iv(cz),
-		"scale": ir.FloatVal(float64(float32(1 / math.Sqrt(float64(tc.dh))))), "span": iv(tc.span)}
-	err = interp.Run(m, "decodetc_partial", [3]int{tc.hkv, nch, tc.tq},
-		&interp.Args{Params: params, Buffers: map[string][]byte{"q": qb, "k": kb, "v": vb, "part": part}}, interp.Options{SubgroupSize: 32, Races: true})
-	if err != nil {
-		return nil, err
-	}
 	d := F16
 	if f.BF16 {
 		d = BF16
 	}
-	md := map[string]string{"DH": strconv.Itoa(tc.dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024", "H16": h16Def[d]}
-	ob := interp.Poison(2 * tc.tq * tc.hq * tc.dh)
-	err = interp.Run(mustLoad(t, "decode4.kc", md), "decode4_merge16", [3]int{tc.hq, tc.tq, tc.dh / 32},
-		&interp.Args{Params: map[string]ir.Value{"hq": iv(tc.hq), "nch": iv(nch)}, Buffers: map[string][]byte{"part": part, "o": ob}}, interp.Options{SubgroupSize: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float64, tc.tq*tc.hq*tc.dh)
-	for i := range out {
-		w := binary.LittleEndian.Uint16(ob[2*i:])
-		if f.BF16 {
-			out[i] = float64(math.Float32frombits(uint32(w) << 16))
-		} else {
-			out[i] = float64(interp.F16BitsToF32(w))
-		}
-	}
-	return out, nil
+	return runSplitModule(t, m, "decodetc_partial", d, interp.Options{SubgroupSize: 32, Races: true}, tc.tq, tc.s, tc.hq, tc.hkv, tc.dh, tc.span, tc.causal, qb, kb, vb)
 }
 
 // decodeTCCheck runs f (its text mutated by mut, where given) on fresh

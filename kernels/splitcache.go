@@ -43,13 +43,7 @@ func (c *Context) splitPlanFor(in, out DType, tq, s, heads, kvHeads, dh int) (*s
 		if p.part, err = c.splitPipeline(pc); err != nil {
 			return nil, err
 		}
-		// the merge reads only DH, WG and H16; the rest is any valid
-		// specialisation
-		merge := "decode4_merge"
-		md := map[string]string{"DH": strconv.Itoa(dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
-		if out != F32 {
-			merge, md["H16"] = "decode4_merge16", h16Def[out]
-		}
+		merge, md := mergeSpec(dh, out)
 		if p.merge, err = c.pipeline("decode4.kc", merge, md); err != nil {
 			return nil, err
 		}
@@ -62,4 +56,16 @@ func (c *Context) splitPlanFor(in, out DType, tq, s, heads, kvHeads, dh int) (*s
 	c.splits[key] = p
 	c.mu.Unlock()
 	return p, nil
+}
+
+// mergeSpec is decode4.kc's merge of the split-key partial results of
+// heads of dh into out's type: its kernel and specialisation (the merge
+// reads only DH, WG and H16; the rest is any valid specialisation).
+func mergeSpec(dh int, out DType) (string, map[string]string) {
+	md := map[string]string{"DH": strconv.Itoa(dh), "G": "1", "WG": "256", "LN": "1", "VB": "1", "RED": "1024"}
+	if out == F32 {
+		return "decode4_merge", md
+	}
+	md["H16"] = h16Def[out]
+	return "decode4_merge16", md
 }
