@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/coopmat"
@@ -153,6 +154,69 @@ func (c *Context) ToHost(ctx context.Context, ts ...*Tensor) ([][]float32, error
 // written, at the cost of one fill dispatch each: a test or a debugging
 // session then sees any element an op fails to write. Off by default.
 func (c *Context) SetPoison(on bool) { c.poison = on }
+
+// SetTimed makes every dispatch c records from now on carry GPU
+// timestamps, kept for TakeTimings, or (false) stops it. It is a
+// profiler, not a clock: a scope holding a timed dispatch waits for the
+// device at its submit (backend.Device.DispatchTimed), so a timed run
+// tells which kernels the GPU spends its time in, and the wall time of
+// the same run untimed tells how fast it is. On a device without GPU
+// timestamps (backend.AdapterInfo.Timestamps) it fails and nothing
+// changes. Device-to-device copies (SetRows, Dup on sizes the copy
+// kernel does not take) are not timed.
+func (c *Context) SetTimed(on bool) error {
+	if on && !c.dev.Info().Timestamps {
+		return fmt.Errorf("kernels: %s adapter %q has no GPU timestamps", c.dev.Info().Driver, c.dev.Info().Name)
+	}
+	c.timed = on
+	return nil
+}
+
+// TakeTimings returns the Timings of the dispatches recorded since the
+// last call while SetTimed was on, and forgets them. A Timing is filled
+// once its submission has completed: read them after the readback (or
+// Device.Wait) that follows the work.
+func (c *Context) TakeTimings() []*backend.Timing {
+	t := c.timings
+	c.timings = nil
+	return t
+}
+
+// KernelTime is one kernel's share of a timed run: its dispatches and
+// their GPU time together.
+type KernelTime struct {
+	Kernel     string
+	Dispatches int
+	Total      time.Duration
+}
+
+// ByKernel sums timings per kernel name, the longest total first (ties
+// by name). Timings not yet filled (their submission has not completed)
+// are left out.
+func ByKernel(ts []*backend.Timing) []KernelTime {
+	at := map[string]int{}
+	var out []KernelTime
+	for _, t := range ts {
+		if !t.Done {
+			continue
+		}
+		i, ok := at[t.Name]
+		if !ok {
+			i = len(out)
+			at[t.Name] = i
+			out = append(out, KernelTime{Kernel: t.Name})
+		}
+		out[i].Dispatches++
+		out[i].Total += t.Duration
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Total != out[j].Total {
+			return out[i].Total > out[j].Total
+		}
+		return out[i].Kernel < out[j].Kernel
+	})
+	return out
+}
 
 // output allocates an op's f32 result, poisoned in tests.
 func (c *Context) output(shape []int) (*Tensor, error) { return c.outputOf(F32, shape) }

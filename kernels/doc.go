@@ -50,6 +50,11 @@
 // other op takes f32 only. Mixed or unsupported types are *ShapeErrors
 // naming the op and each operand's type and shape.
 //
+// Profiling: SetTimed(true) brackets every dispatch with GPU timestamps
+// (on devices that have them); after the readback, TakeTimings returns
+// them and ByKernel sums them per kernel. A timed scope waits for the
+// device at each submit, so time the wall clock with it off.
+//
 // Kernels are the .kc files of this package, embedded in the binary and
 // compiled at first use on each device (through Device.LoadIR and its
 // pipeline cache), then kept by the Context. Ops take no context.Context:

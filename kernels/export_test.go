@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/coopmat"
 )
 
@@ -89,18 +88,6 @@ func (c *Context) SetGEMVTSlices(n int) { c.gemvtSlices = n }
 func Flash16Fits(c *Context, dh int) bool {
 	_, ok := c.flash16Config(F16, 4096, dh)
 	return ok
-}
-
-// SetTimed brackets every dispatch with GPU timestamps (the device must
-// have them) and keeps the Timings for TakeTimings, or stops doing so.
-func (c *Context) SetTimed(on bool) { c.timed = on }
-
-// TakeTimings returns the Timings of the dispatches since the last call
-// (filled once their submission completed) and forgets them.
-func (c *Context) TakeTimings() []*backend.Timing {
-	t := c.timings
-	c.timings = nil
-	return t
 }
 
 // SkinnyLayout is a layout of coopmat's skinny tensor-core kernel (see

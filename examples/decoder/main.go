@@ -11,6 +11,12 @@
 // products stream half the bytes through gemv.kc. torch_decoder.py in
 // this directory is the same model in PyTorch eager on the same weights
 // (same flags), for tokens/s side by side.
+//
+// After tokens/s it prints a decode step's mean host time (recording,
+// then waiting for the logits) and the device's counters a step;
+// -profile then decodes the same tokens again with GPU timestamps on
+// every dispatch and prints each kernel's GPU time a step, so that a
+// step's wall time can be set against the GPU's share of it.
 package main
 
 import (
@@ -20,6 +26,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"text/tabwriter"
 	"time"
 
 	"github.com/kcgo/kc/backend"
@@ -51,6 +58,7 @@ func run(args []string, w io.Writer) error {
 	fs.IntVar(&cfg.ffn, "ffn", cfg.ffn, "MLP width")
 	fs.IntVar(&cfg.maxSeq, "context", cfg.maxSeq, "KV cache length")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed generation to this file")
+	profile := fs.Bool("profile", false, "then decode the same tokens again with GPU timestamps on every dispatch and print each kernel's GPU time a step")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,7 +81,7 @@ func run(args []string, w io.Writer) error {
 	prompt := []int{1, 2, 3, 4, 5, 6, 7, 8}
 	fmt.Fprintf(w, "%s\nmodel: %s, %s weights\nprompt: %v\n", dev.Info().Name, cfg, wdt, prompt)
 	start := time.Now()
-	if _, err := m.logits(ctx, prompt, 0); err != nil { // warm-up: compiles every kernel
+	if _, _, err := m.logits(ctx, prompt, 0); err != nil { // warm-up: compiles every kernel
 		return err
 	}
 	compile := time.Since(start)
@@ -98,5 +106,55 @@ func run(args []string, w io.Writer) error {
 	fmt.Fprintf(w, "last logits [0:4]: %.4f\n", last[:min(4, len(last))])
 	fmt.Fprintf(w, "first pass (compiles) %v; prefill + %d tokens in %v: %.1f tokens/s\n",
 		compile.Round(time.Millisecond), len(out), el.Round(time.Millisecond), float64(len(out))/el.Seconds())
+	printSteps(w, m.decode)
+	if *profile {
+		return printProfile(ctx, w, m, prompt, *tokens)
+	}
 	return nil
+}
+
+// printSteps prints a decode step's mean host time and device work.
+func printSteps(w io.Writer, d decodeSteps) {
+	if d.n == 0 {
+		return
+	}
+	n := time.Duration(d.n)
+	per := func(v uint64) float64 { return float64(v) / float64(d.n) }
+	fmt.Fprintf(w, "a decode step (mean of %d): recording %v, then waiting for the logits %v; %.1f dispatches, %.1f copies, %.1f submits, %.1f uploads, %.1f readbacks\n",
+		d.n, (d.time.record / n).Round(time.Microsecond), (d.time.wait / n).Round(time.Microsecond),
+		per(d.stats.Dispatches), per(d.stats.Copies), per(d.stats.Submits), per(d.stats.Uploads), per(d.stats.Readbacks))
+}
+
+// printProfile decodes the tokens again with every dispatch timed and
+// prints each kernel's GPU time a decode step, the longest first. The
+// timed run's own speed means nothing (a scope with timed dispatches waits
+// for the device at each submit), so it is not printed.
+func printProfile(ctx context.Context, w io.Writer, m *model, prompt []int, tokens int) error {
+	c := m.c
+	if err := c.SetTimed(true); err != nil {
+		return fmt.Errorf("-profile: %w", err)
+	}
+	_, _, err := m.generate(ctx, prompt, tokens)
+	c.SetTimed(false)
+	if err != nil {
+		return err
+	}
+	ks := kernels.ByKernel(c.TakeTimings())
+	if m.decode.n == 0 || len(ks) == 0 {
+		fmt.Fprintln(w, "profile: no decode step timed (-tokens 2 or more)")
+		return nil
+	}
+	n := float64(m.decode.n)
+	var total time.Duration
+	for _, k := range ks {
+		total += k.Total
+	}
+	fmt.Fprintf(w, "GPU time of a decode step by kernel (mean of %d steps; copies not timed):\n", m.decode.n)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "µs\tshare\tdispatches\t  kernel")
+	for _, k := range ks {
+		fmt.Fprintf(tw, "%.1f\t%.0f%%\t%.1f\t  %s\n", k.Total.Seconds()*1e6/n, 100*k.Total.Seconds()/total.Seconds(), float64(k.Dispatches)/n, k.Kernel)
+	}
+	fmt.Fprintf(tw, "%.1f\t\t\t  total\n", total.Seconds()*1e6/n)
+	return tw.Flush()
 }

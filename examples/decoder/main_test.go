@@ -59,7 +59,7 @@ func testDecodeMatchesPrefill(t *testing.T, wdt kernels.DType) {
 		t.Fatal(err)
 	}
 	seq := append(append([]int(nil), prompt...), toks[:len(toks)-1]...)
-	want, err := m2.logits(ctx, seq, 0)
+	want, _, err := m2.logits(ctx, seq, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func testDecodeMatchesPrefill(t *testing.T, wdt kernels.DType) {
 			t.Fatalf("logit %d: decode %g, prefill %g", i, last[i], want[i])
 		}
 	}
-	if _, err := m.logits(ctx, make([]int, 30), 20); err == nil {
+	if _, _, err := m.logits(ctx, make([]int, 30), 20); err == nil {
 		t.Errorf("a sequence past the context: no error")
 	}
 }
@@ -156,6 +156,52 @@ func TestMatchesPyTorch(t *testing.T) {
 		if i >= len(pl) || math.Abs(gl[i]-pl[i]) > 2e-4 {
 			t.Errorf("last logits: Go %v, PyTorch %v", gl, pl)
 			break
+		}
+	}
+}
+
+// TestProfile runs the program with -profile: the timed decode steps
+// account for every dispatch of the untimed ones, and the kernels a
+// decode step needs are in the table.
+func TestProfile(t *testing.T) {
+	d := backendtest.Open(t, "vulkan")
+	if !d.Info().Timestamps {
+		kctest.Missing(t, "%s has no GPU timestamps", d.Info().Name)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-device", d.Info().Name, "-tokens", "4", "-layers", "2", "-profile"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	var steps, dispatches float64
+	kernels := map[string]bool{}
+	var sum float64
+	for _, l := range strings.Split(out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(l, "a decode step (mean of "); ok {
+			if _, err := fmt.Sscanf(rest[strings.Index(rest, "; ")+2:], "%g dispatches", &dispatches); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			fmt.Sscan(rest, &steps)
+		}
+		f := strings.Fields(l)
+		if len(f) == 4 && strings.HasSuffix(f[1], "%") {
+			var n float64
+			if _, err := fmt.Sscan(f[2], &n); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			sum += n
+			kernels[f[3]] = true
+		}
+	}
+	if steps != 3 || dispatches == 0 {
+		t.Fatalf("decode step line: %g steps, %g dispatches; want 3 steps", steps, dispatches)
+	}
+	if math.Abs(sum-dispatches) > 0.05 {
+		t.Errorf("the profile's dispatches add up to %g a step, the untimed steps made %g", sum, dispatches)
+	}
+	for _, k := range []string{"gemv4f", "rmsnorm", "rope", "gather"} {
+		if !kernels[k] {
+			t.Errorf("kernel %s missing from the profile (have %v)", k, kernels)
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
+	"github.com/kcgo/kc/backend"
 	"github.com/kcgo/kc/kernels"
 )
 
@@ -40,6 +42,7 @@ type model struct {
 	head   *kernels.Tensor // [vocab, dim]: the output projection
 	norm   *kernels.Tensor
 	layers []layer
+	decode decodeSteps // the last generate's decode steps
 }
 
 // newModel draws the weights from seed (see draw) and uploads them; the
@@ -194,19 +197,38 @@ func (m *model) forward(p *pass, tokens []int, pos int) *kernels.Tensor {
 	return p.do(c.MatMulBT(p.do(c.RMSNorm(x, m.norm, normEps)), m.head, 1))
 }
 
-// logits runs tokens at positions pos.. and returns the last row's logits.
-func (m *model) logits(ctx context.Context, tokens []int, pos int) ([]float32, error) {
+// logits runs tokens at positions pos.. and returns the last row's
+// logits, and where the host's time went.
+func (m *model) logits(ctx context.Context, tokens []int, pos int) ([]float32, stepTime, error) {
+	var st stepTime
+	t0 := time.Now()
 	p := &pass{c: m.c}
 	defer p.release()
 	out := m.forward(p, tokens, pos)
 	if p.err != nil {
-		return nil, p.err
+		return nil, st, p.err
 	}
+	t1 := time.Now()
 	all, err := out.ToHost(ctx)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
-	return all[len(all)-m.cfg.vocab:], nil
+	st.record, st.wait = t1.Sub(t0), time.Since(t1)
+	return all[len(all)-m.cfg.vocab:], st, nil
+}
+
+// stepTime is where the host's time goes in forward passes: recording
+// (up to the scope's End, with the device's early submits on the way)
+// and then waiting for the logits' readback.
+type stepTime struct {
+	record, wait time.Duration
+}
+
+// decodeSteps sums generate's decode steps (the prefill left out).
+type decodeSteps struct {
+	n     int
+	time  stepTime
+	stats backend.Stats // the device's counters over the steps
 }
 
 func argmax(xs []float32) int {
@@ -221,12 +243,18 @@ func argmax(xs []float32) int {
 
 // generate prefills prompt, then decodes n tokens greedily, one step (one
 // scope, one readback) per token. It returns the tokens and the last
-// step's logits.
+// step's logits, and keeps the decode steps' figures in m.decode (with
+// the Context timed, the prefill's timings are dropped, so that
+// TakeTimings afterwards holds the decode steps' alone).
 func (m *model) generate(ctx context.Context, prompt []int, n int) ([]int, []float32, error) {
-	lg, err := m.logits(ctx, prompt, 0)
+	lg, _, err := m.logits(ctx, prompt, 0)
 	if err != nil {
 		return nil, nil, err
 	}
+	m.c.TakeTimings()
+	dev := m.c.Device()
+	m.decode = decodeSteps{}
+	s0 := dev.Stats()
 	var out []int
 	pos := len(prompt)
 	for i := 0; i < n; i++ {
@@ -235,10 +263,15 @@ func (m *model) generate(ctx context.Context, prompt []int, n int) ([]int, []flo
 		if i == n-1 {
 			break
 		}
-		if lg, err = m.logits(ctx, []int{tok}, pos); err != nil {
+		var st stepTime
+		if lg, st, err = m.logits(ctx, []int{tok}, pos); err != nil {
 			return nil, nil, err
 		}
+		m.decode.n++
+		m.decode.time.record += st.record
+		m.decode.time.wait += st.wait
 		pos++
 	}
+	m.decode.stats = dev.Stats().Since(s0)
 	return out, lg, nil
 }
