@@ -12,8 +12,9 @@
 # attention (f32 and f16 caches), both with -gpu for the GPU-timestamp
 # figure beside the wall time; last the example decoder's tokens/s in kc
 # (with and without early submits) and PyTorch eager on the same weights
-# (DEC: the types, default "f16 f32"). The SM clock is sampled every 250
-# ms. Each step has its own timeout.
+# (DEC: the types, default "f16 f32"), then each decoder again with
+# -profile (each kernel's GPU time a decode step). The SM clock is
+# sampled every 250 ms. Each step has its own timeout.
 #
 # Usage: scripts/h200-defaults.sh [ROOT [DIR]]   (ROOT: the checkout the
 # device tool sends, e.g. /work/main; DIR under ROOT/.gl, default
@@ -74,16 +75,19 @@ for d in ${DEC:-f16 f32}; do
 	if [ $torch = 1 ]; then
 		timeout 25 python3 "$gl/torch_decoder.py" -dtype $d $M >"$OUT/dec_torch_$d.txt" 2>&1
 	fi
+	# where a decode step's time goes: each kernel's GPU time a step
+	KC_DEVICE=vulkan timeout 30 "$gl/decoder" -dtype $d $M -tokens 16 -profile >"$OUT/prof_$d.txt" 2>&1
 done
 [ -n "${smi:-}" ] && kill "$smi"
 grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
 grep -E 'out of bounds|Error' "$OUT/tests.txt" | head -5
 grep RESULT "$OUT/torch.txt" 2>/dev/null
 awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
-for f in "$OUT"/dec_*.txt; do echo "$(basename "$f"): $(grep -hE 'tokens/s' "$f")"; done 2>/dev/null
+for f in "$OUT"/dec_*.txt; do echo "$(basename "$f"): $(grep -hE 'tokens/s|^a decode step' "$f")"; done 2>/dev/null
+for f in "$OUT"/prof_*.txt; do echo "$(basename "$f"):"; grep -A12 '^GPU time' "$f"; done 2>/dev/null
 grep -hE '^Benchmark' "$OUT/decode.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /' | awk '{g=""; w=""; for(i=1;i<NF;i++){if($(i+1)=="GB/s")w=$i; if($(i+1)=="gpuGB/s")g=$i}; print $1, w, g}'
 STEPS
 sed "s|@DIR@|$dir|g" <<'CMD'
-run carry=[".gl/@DIR@"] timeout_s=150 command:
+run carry=[".gl/@DIR@"] timeout_s=190 command:
 for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; bash .gl/@DIR@/steps.sh
 CMD
