@@ -167,10 +167,11 @@ func testDecodeAttention(t *testing.T, c *kernels.Context) {
 // loaded with the keys or after them) with spans of one round and of
 // several, a partial last round and span, head dimensions 32 to 256,
 // f32, f16 and bf16 caches, and causal queries (tq = 3) whose last span
-// ends early; then decodesg.kc's.
+// ends early; then decodesg.kc's. On a CPU device a sample of 6 of the
+// 90 configurations a run (sample).
 func TestDecodeVariants(t *testing.T) {
 	c := open(t, "vulkan")
-	for _, tn := range decodeVariantTunings() {
+	for _, tn := range sample(t, c, kctest.NewRand(t), decodeVariantTunings(), 6) {
 		testDecodeTuning(t, c, tn)
 	}
 }
@@ -205,7 +206,8 @@ func decodeVariantTunings() []kernels.DecodeTuning {
 // TestDecodeSweep: the configurations BenchmarkOps -sweep times, as
 // TestDecodeVariants tests its own (f32, f16 and bf16 caches, head
 // dimensions 32 to 256, causal queries), so that each is checked before
-// it is timed on a device.
+// it is timed on a device (every one on a GPU; on a CPU device a sample
+// of 4 a run).
 func TestDecodeSweep(t *testing.T) {
 	c := open(t, "vulkan")
 	tns := append(append(append(append([]kernels.DecodeTuning{}, decode16Sweep...), decode32Sweep...), decodeWidenSweep[1], decodeWidenSweep[3]), decodeTCSweep...)
@@ -228,7 +230,7 @@ func TestDecodeSweep(t *testing.T) {
 			}
 		}
 	}
-	for _, tn := range tns {
+	for _, tn := range sample(t, c, kctest.NewRand(t), tns, 4) {
 		tn.Groups = 4 // spans of several rounds at these sizes
 		testDecodeTuning(t, c, tn)
 	}
@@ -255,7 +257,8 @@ func testDecodeTuning(t *testing.T, c *kernels.Context, tn kernels.DecodeTuning)
 	if tn.Span != 0 {
 		cases = cases[:1]
 	}
-	for _, d := range halfTypes {
+	// (on a CPU device one of the two types a configuration, drawn afresh)
+	for _, d := range sample(t, c, rng, halfTypes, 1) {
 		for _, tc := range cases {
 			qs, ks, vs := flashInputs(rng, tc)
 			roundAll(d, qs, ks, vs)

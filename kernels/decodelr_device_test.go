@@ -16,11 +16,12 @@ import (
 // dots and a batch ahead, half a 16-bit vector a lane: f32, f16 and bf16 caches (testDecodeTuning's shapes, where a
 // group of 3 heads takes decode4.kc instead), and 1, 2, 4 and 8 query
 // heads per key/value head at head dimensions 32 to 256 with key counts
-// that are multiples of nothing, each checked to run decodelr.kc.
+// that are multiples of nothing, each checked to run decodelr.kc. On a
+// CPU device one of the configurations a run, drawn afresh (sample).
 func TestDecodeRowVariants(t *testing.T) {
 	c := open(t, "vulkan")
 	rng := kctest.NewRand(t)
-	for _, tn := range decodeRowVariantTunings() {
+	for _, tn := range sample(t, c, rng, decodeRowVariantTunings(), 1) {
 		testDecodeTuning(t, c, tn)
 		c.SetDecodeTuning(tn)
 		for _, d := range []kernels.DType{kernels.F32, kernels.F16} {

@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"context"
+	"math/rand"
 	"os"
 	"sync"
 	"testing"
@@ -41,6 +42,14 @@ func open(t *testing.T, driver string) *kernels.Context {
 		d.Close()
 	})
 	return c
+}
+
+// sample is what one run checks of configurations xs (kctest.Sample):
+// every one on a GPU, where device calls check what they then time; n of
+// them, drawn afresh, on a CPU device.
+func sample[T any](t *testing.T, c *kernels.Context, rng *rand.Rand, xs []T, n int) []T {
+	t.Helper()
+	return kctest.Sample(t, rng, xs, n, c.Device().Info().Type != backend.TypeCPU)
 }
 
 // setXDG gives Mesa the private runtime directory it wants.

@@ -3,6 +3,8 @@ package kctest
 import (
 	"math"
 	"math/rand"
+	"os"
+	"sort"
 	"testing"
 	"time"
 )
@@ -48,4 +50,25 @@ func Compare(t testing.TB, what string, got []float32, want []float64, tl Tol) {
 	if bad > 0 {
 		t.Errorf("%s: %d of %d values out of tolerance", what, bad, len(got))
 	}
+}
+
+// Sample returns the part of xs one run checks, where xs are
+// configurations of a kernel equally worth checking but together too
+// slow to compile and run on every run on a CPU device (lavapipe): all of
+// them where all is true (the caller's choice: a GPU) or KC_TEST_ALL=1 is
+// set, else n of them drawn afresh with rng, in their order, so that the
+// runs together cover the list. A failure names its configuration; the
+// seed rng logged draws the same sample again.
+func Sample[T any](t testing.TB, rng *rand.Rand, xs []T, n int, all bool) []T {
+	if all || os.Getenv("KC_TEST_ALL") == "1" || n >= len(xs) {
+		return xs
+	}
+	pick := rng.Perm(len(xs))[:n]
+	sort.Ints(pick)
+	out := make([]T, n)
+	for i, j := range pick {
+		out[i] = xs[j]
+	}
+	t.Logf("checking %d of %d configurations, drawn afresh (KC_TEST_ALL=1: all)", n, len(xs))
+	return out
 }

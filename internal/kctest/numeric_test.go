@@ -73,3 +73,36 @@ func TestRandn(t *testing.T) {
 		t.Errorf("1000 draws span only [%g, %g] of [-3, 5)", lo, hi)
 	}
 }
+
+// TestSample: all of the list where asked, else n distinct items in the
+// list's order, and different draws over runs of the generator.
+func TestSample(t *testing.T) {
+	t.Setenv("KC_TEST_ALL", "")
+	xs := make([]int, 50)
+	for i := range xs {
+		xs[i] = i
+	}
+	if got := Sample(t, NewRand(t), xs, 5, true); len(got) != 50 {
+		t.Fatalf("all: %d items", len(got))
+	}
+	if got := Sample(t, NewRand(t), xs, 80, false); len(got) != 50 {
+		t.Fatalf("n past the list: %d items", len(got))
+	}
+	rng := NewRand(t)
+	seen := map[int]bool{}
+	for run := 0; run < 20; run++ {
+		got := Sample(t, rng, xs, 5, false)
+		if len(got) != 5 {
+			t.Fatalf("%d items, want 5", len(got))
+		}
+		for i, x := range got {
+			if i > 0 && x <= got[i-1] {
+				t.Fatalf("%v: not distinct items in order", got)
+			}
+			seen[x] = true
+		}
+	}
+	if len(seen) <= 5 {
+		t.Errorf("20 draws of 5 covered %d items: not drawn afresh", len(seen))
+	}
+}
