@@ -36,6 +36,10 @@ func (d *Device) Begin() *Scope {
 // maxFlushChunk bounds the dispatches of one early submit (SetScopeFlush).
 const maxFlushChunk = 1024
 
+// nextFlushChunk is the early submit's chunk after one of n dispatches:
+// twice as many, up to maxFlushChunk.
+func nextFlushChunk(n int) int { return min(2*n, maxFlushChunk) }
+
 // SetScopeFlush sets how a scope submits its work while it records it:
 // the first n dispatches as soon as they are recorded, then chunks of
 // twice as many as the one before (up to maxFlushChunk dispatches), the
@@ -68,7 +72,7 @@ func ScopeSubmits(n, first int) int {
 	for first > 0 && n >= chunk {
 		n -= chunk
 		s++
-		chunk = min(2*chunk, maxFlushChunk)
+		chunk = nextFlushChunk(chunk)
 	}
 	if n > 0 {
 		s++
@@ -86,7 +90,7 @@ func (d *Device) flushEarly() error {
 	if d.encDisp < d.flushNext {
 		return nil
 	}
-	d.flushNext = min(2*d.flushNext, maxFlushChunk)
+	d.flushNext = nextFlushChunk(d.flushNext)
 	return d.flushLocked(context.Background())
 }
 
