@@ -57,8 +57,8 @@ func (c *Context) gemvtShape(o coopmat.Options, b *Tensor, rt decodeRoute) (gemv
 		sg = c.gemvSG > 0
 	}
 	info := c.dev.Info()
-	n := info.SubgroupSize
-	if !sg || o.N%8 != 0 || b.View().Off%16 != 0 || !info.Subgroups || n < 4 || n > 128 || n&(n-1) != 0 || n%sh.CT != 0 {
+	n, lanes := shuffleLanes(info)
+	if !sg || o.N%8 != 0 || b.View().Off%16 != 0 || !lanes || n%sh.CT != 0 {
 		return sh, false
 	}
 	shared, lim := int(info.Limits.MaxSharedMemory), info.Limits.MaxInvocationsPerWorkgroup

@@ -346,15 +346,23 @@ func (c *Context) gemvShape(m int, rt decodeRoute) (team, r, u int, sg bool) {
 	if c.gemvSG != 0 {
 		sg = c.gemvSG > 0
 	}
-	info := c.dev.Info()
-	n := info.SubgroupSize
-	if !info.Subgroups || n < 4 || n > 128 || n&(n-1) != 0 || 256%n != 0 {
+	n, ok := shuffleLanes(c.dev.Info())
+	if !ok {
 		sg = false
 	}
 	if sg {
 		team = max(team, n)
 	}
 	return team, r, u, sg
+}
+
+// shuffleLanes is the device's subgroup size, and whether gemvsg.kc and
+// gemvtsg.kc can reduce by its shuffles: subgroups of a power of two
+// from 4 to 128 lanes (which divides gemv.kc's 256-invocation
+// workgroups).
+func shuffleLanes(info backend.AdapterInfo) (int, bool) {
+	n := info.SubgroupSize
+	return n, info.Subgroups && n >= 4 && n <= 128 && n&(n-1) == 0
 }
 
 // gemvFit is the rows per team r, or fewer, whose partial sums gemv.kc's
