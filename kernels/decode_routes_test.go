@@ -247,7 +247,7 @@ func TestDecodeRoutes(t *testing.T) {
 		shapes = append(shapes, [3]int{1, 4096, 4096}, [3]int{4, 4096, 4096}, [3]int{8, 4096, 4096}, [3]int{16, 4096, 4096})
 	}
 	only := regexp.MustCompile(os.Getenv("KC_DECODE_ROUTES"))
-	cpu := info.Type == backend.TypeCPU && os.Getenv("KC_TEST_ALL") != "1"
+	all := checkAll(c)
 	skipped := map[string]bool{}
 	for _, d := range halfTypes {
 		if ty := os.Getenv("KC_DECODE_TYPES"); ty != "" && ty != d.String() {
@@ -266,7 +266,7 @@ func TestDecodeRoutes(t *testing.T) {
 					rs := decodeRoutes(info, m, k, n, d, ad, tb)
 					// the default route always; on a CPU device one other
 					// in one of a shape's four a types and forms
-					if cpu && combo != extraAt {
+					if !all && combo != extraAt {
 						rs = rs[:1]
 					} else {
 						rs = append(rs[:1:1], sample(t, c, rng, rs[1:], 1)...)

@@ -49,7 +49,13 @@ func open(t *testing.T, driver string) *kernels.Context {
 // them, drawn afresh, on a CPU device.
 func sample[T any](t *testing.T, c *kernels.Context, rng *rand.Rand, xs []T, n int) []T {
 	t.Helper()
-	return kctest.Sample(t, rng, xs, n, c.Device().Info().Type != backend.TypeCPU)
+	return kctest.Sample(t, rng, xs, n, checkAll(c))
+}
+
+// checkAll reports whether a run checks every configuration of the
+// sampled lists: on a GPU, or with KC_TEST_ALL=1.
+func checkAll(c *kernels.Context) bool {
+	return c.Device().Info().Type != backend.TypeCPU || kctest.CheckAll()
 }
 
 // setXDG gives Mesa the private runtime directory it wants.

@@ -52,6 +52,10 @@ func Compare(t testing.TB, what string, got []float32, want []float64, tl Tol) {
 	}
 }
 
+// CheckAll reports whether KC_TEST_ALL=1 asks sampled tests to check
+// every configuration (Sample).
+func CheckAll() bool { return os.Getenv("KC_TEST_ALL") == "1" }
+
 // Sample returns the part of xs one run checks, where xs are
 // configurations of a kernel equally worth checking but together too
 // slow to compile and run on every run on a CPU device (lavapipe): all of
@@ -60,7 +64,7 @@ func Compare(t testing.TB, what string, got []float32, want []float64, tl Tol) {
 // runs together cover the list. A failure names its configuration; the
 // seed rng logged draws the same sample again.
 func Sample[T any](t testing.TB, rng *rand.Rand, xs []T, n int, all bool) []T {
-	if all || os.Getenv("KC_TEST_ALL") == "1" || n >= len(xs) {
+	if all || CheckAll() || n >= len(xs) {
 		return xs
 	}
 	pick := rng.Perm(len(xs))[:n]
