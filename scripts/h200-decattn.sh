@@ -71,7 +71,4 @@ grep -E '^(--- FAIL|FAIL|ok|PASS)' "$OUT/tests.txt" | tail -5
 awk -F', ' 'NR > 1 {print $3}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -4
 { grep -hE 'GB/s|FAIL|rror' "$OUT/base.txt" 2>/dev/null | sed 's/^/base:/'; grep -hE 'GB/s|FAIL|rror' "$OUT/bench.txt"; } | sed 's/BenchmarkOps\///' | awk '{g=""; for(i=1;i<NF;i++) if($(i+1)=="gpuGB/s") g=$i; for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w, g}'
 STEPS
-sed "s|@DIR@|$dir|g" <<'CMD'
-run carry=[".gl/@DIR@"] timeout_s=110 command:
-for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; bash .gl/@DIR@/steps.sh
-CMD
+h200_steps_call "$dir" 110

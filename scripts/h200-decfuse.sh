@@ -40,15 +40,10 @@ if [ -n "${BASE:-}" ]; then
 	(cd "$tmp" && GOOS=linux GOARCH=amd64 go test -c -ldflags=-s -o "$gl/base.test" ./kernels)
 	rm -rf "$tmp"
 fi
-cat >"$gl/steps.sh" <<'STEPS'
+h200_steps_head "$gl"
+cat >>"$gl/steps.sh" <<'STEPS'
 # prints each step's figures as it ends, so that a call cut short keeps
 # what it measured
-set -u
-gl=$(cd "$(dirname "$0")" && pwd)
-if command -v nvidia-smi >/dev/null; then
-	nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 250 >"$OUT/smi.csv" 2>&1 &
-	smi=$!
-fi
 bench() { grep -hE '^Benchmark|rror|FAIL' "$1" | sed 's/^Benchmark//; s/-[0-9]* / /; s/ ns\/op//'; }
 torch=0
 python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && torch=1
@@ -84,7 +79,4 @@ fi
 awk -F', ' '{print $2}' "$OUT/smi.csv" 2>/dev/null | sort | uniq -c | sort -rn | head -3
 grep -hE '^--- FAIL|^FAIL' "$OUT/tests.txt" "$OUT/vktests.txt" | head -5
 STEPS
-sed "s|@DIR@|$dir|g" <<'CMD'
-run carry=[".gl/@DIR@"] timeout_s=150 command:
-for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; bash .gl/@DIR@/steps.sh
-CMD
+h200_steps_call "$dir" 150

@@ -31,13 +31,8 @@ h200_kernels "$gl"
 h200_torch "$gl"
 cp scripts/torch_decode.py scripts/torch_common.py examples/decoder/torch_decoder.py "$gl/"
 GOOS=linux GOARCH=amd64 go build -ldflags=-s -o "$gl/decoder" ./examples/decoder
-cat >"$gl/steps.sh" <<'STEPS'
-set -u
-gl=$(cd "$(dirname "$0")" && pwd)
-if command -v nvidia-smi >/dev/null; then
-	nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 250 >"$OUT/smi.csv" 2>&1 &
-	smi=$!
-fi
+h200_steps_head "$gl"
+cat >>"$gl/steps.sh" <<'STEPS'
 cd kernels
 T=$gl/kernels.test
 # the short checks first, so that a slow one below cannot leave them unrun
@@ -87,7 +82,4 @@ for f in "$OUT"/dec_*.txt; do echo "$(basename "$f"): $(grep -hE 'tokens/s|^a de
 for f in "$OUT"/prof_*.txt; do echo "$(basename "$f"):"; grep -A12 '^GPU time' "$f"; done 2>/dev/null
 grep -hE '^Benchmark' "$OUT/decode.txt" "$OUT/ops.txt" | sed 's/^Benchmark//; s/-[0-9]* / /' | awk '{g=""; w=""; for(i=1;i<NF;i++){if($(i+1)=="GB/s")w=$i; if($(i+1)=="gpuGB/s")g=$i}; print $1, w, g}'
 STEPS
-sed "s|@DIR@|$dir|g" <<'CMD'
-run carry=[".gl/@DIR@"] timeout_s=190 command:
-for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; bash .gl/@DIR@/steps.sh
-CMD
+h200_steps_call "$dir" 190

@@ -53,7 +53,4 @@ grep -E '^(--- FAIL|FAIL|ok|PASS)|--- PASS' "$OUT/tests.txt" | tail -5
 grep -hE 'GB/s|FAIL|rror' "$OUT/ops.txt" | sed 's/BenchmarkOps\///' | awk '{g=""; for(i=1;i<NF;i++) if($(i+1)=="gpuGB/s") g=$i; for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w, g}'
 grep -hE 'GB/s|FAIL|rror' "$OUT/decode.txt" | sed 's/BenchmarkDecode\///' | awk '{for(i=1;i<NF;i++) if($(i+1)=="GB/s") w=$i; print $1, w}'
 STEPS
-sed "s|@DIR@|$dir|g" <<'CMD'
-run carry=[".gl/@DIR@"] timeout_s=118 command:
-for f in .gl/@DIR@/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p -m 700 /tmp/xdg; bash .gl/@DIR@/steps.sh
-CMD
+h200_steps_call "$dir" 118
