@@ -351,7 +351,9 @@ func gpuTime(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*
 // of the ops' sums (none where op dispatches nothing: a buffer copy).
 func kernelTimes(b *testing.B, c *kernels.Context, dev *backend.Device, op func() (*kernels.Tensor, error)) map[string]time.Duration {
 	const reps = 20
-	c.SetTimed(true)
+	if err := c.SetTimed(true); err != nil {
+		b.Fatal(err)
+	}
 	defer c.SetTimed(false)
 	c.TakeTimings()
 	per := make([][]*backend.Timing, reps)
@@ -362,16 +364,18 @@ func kernelTimes(b *testing.B, c *kernels.Context, dev *backend.Device, op func(
 	})
 	by := map[string][]time.Duration{}
 	for _, ts := range per {
-		sum := map[string]time.Duration{}
 		for _, t := range ts {
 			if !t.Done {
 				b.Fatalf("timing of %s not resolved", t.Name)
 			}
-			sum[t.Name] += t.Duration
-			sum["all"] += t.Duration
 		}
-		for k, d := range sum {
-			by[k] = append(by[k], d)
+		var all time.Duration
+		for _, k := range kernels.ByKernel(ts) {
+			by[k.Kernel] = append(by[k.Kernel], k.Total)
+			all += k.Total
+		}
+		if len(ts) > 0 {
+			by["all"] = append(by["all"], all)
 		}
 	}
 	out := map[string]time.Duration{}

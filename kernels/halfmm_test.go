@@ -162,7 +162,9 @@ func TestGEMVF32(t *testing.T) {
 			as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, n*k, -1, 1)
 			a, b := upload(t, c, as, m, k), upload(t, c, bs, n, k)
 			scale := 0.5 + rng.Float64()
-			c.SetTimed(timed)
+			if err := c.SetTimed(timed); err != nil {
+				t.Fatal(err)
+			}
 			c.TakeTimings()
 			y, err := c.MatMulBT(a, b, float32(scale))
 			if err != nil {
