@@ -224,7 +224,9 @@ func TestTimedProduct(t *testing.T) {
 	m, k, n := 5, 33, 70
 	as, bs := kctest.Randn(rng, m*k, -1, 1), kctest.Randn(rng, k*n, -1, 1)
 	a, b := upload(t, c, as, m, k), upload(t, c, bs, k, n)
-	c.SetTimed(true)
+	if err := c.SetTimed(true); err != nil {
+		t.Fatal(err)
+	}
 	defer c.SetTimed(false)
 	c.TakeTimings()
 	y, err := c.MatMul(a, b)
